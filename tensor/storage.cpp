@@ -1,0 +1,77 @@
+#include "tensor/storage.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+constexpr std::size_t kAlign = 64;
+alignas(kAlign) std::byte g_empty_storage[kAlign];
+}  // namespace
+
+void MemoryBudget::reserve(int64_t bytes) {
+  int64_t now = live_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (now > limit_) {
+    live_.fetch_sub(bytes, std::memory_order_relaxed);
+    fail(ErrorKind::limit, "memory limit exceeded: allocating " + std::to_string(bytes) +
+                               " bytes with " + std::to_string(now - bytes) +
+                               " live would exceed the limit of " + std::to_string(limit_) + " bytes");
+  }
+  int64_t p = peak_.load(std::memory_order_relaxed);
+  while (now > p && !peak_.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
+  }
+}
+
+std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<MemoryBudget> budget) {
+  if (bytes < 0) fail_invalid("negative allocation size");
+  if (budget) budget->reserve(bytes);
+  std::shared_ptr<Storage> s(new Storage());
+  s->budget_ = std::move(budget);
+  s->bytes_ = bytes;
+  if (bytes == 0) {
+    s->data_ = g_empty_storage;
+    s->writable_ = false;  // nothing to write
+    return s;
+  }
+  std::size_t rounded = (std::size_t(bytes) + kAlign - 1) / kAlign * kAlign;
+  void* p = std::aligned_alloc(kAlign, rounded);
+  if (!p) {
+    if (s->budget_) s->budget_->release(bytes);
+    s->budget_.reset();
+    s->bytes_ = 0;
+    fail(ErrorKind::limit, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
+  s->data_ = static_cast<std::byte*>(p);
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::allocate_zeroed(int64_t bytes, std::shared_ptr<MemoryBudget> budget) {
+  auto s = allocate(bytes, std::move(budget));
+  if (bytes > 0) std::memset(s->data_, 0, std::size_t(bytes));
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::borrow(void* data, int64_t bytes, bool writable,
+                                         std::shared_ptr<void> keepalive) {
+  if (bytes < 0) fail(ErrorKind::usage, "borrowed memory has a negative size");
+  if (!data && bytes > 0) fail(ErrorKind::usage, "borrowed memory is null");
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = data ? static_cast<std::byte*>(data) : g_empty_storage;
+  s->bytes_ = bytes;
+  s->writable_ = writable && bytes > 0;
+  s->origin_ = StorageOrigin::borrowed;
+  s->keepalive_ = std::move(keepalive);
+  return s;
+}
+
+Storage::~Storage() {
+  if (origin_ == StorageOrigin::allocated && bytes_ > 0) std::free(data_);
+  if (budget_) budget_->release(bytes_);
+}
+
+}  // namespace mlvm

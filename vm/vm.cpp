@@ -1,0 +1,2 @@
+// Placeholder translation unit until the interpreter lands.
+namespace mlvm {}
