@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tensor/dims.hpp"
 #include "tensor/tensor.hpp"
@@ -124,7 +125,7 @@ StridedLoop<N> plan_strided_loop(const Dims& shape, const std::array<const Tenso
 // `ptrs[k]` pointing at the first element of operand k's run. Splitting the run range is how
 // threads share a loop.
 template <int N, class Fn>
-void for_each_run(const StridedLoop<N>& L, const std::array<std::byte*, N>& base, int64_t first_run,
+void for_each_run(const StridedLoop<N>& L, const std::type_identity_t<std::array<std::byte*, N>>& base, int64_t first_run,
                   int64_t last_run, Fn&& fn) {
   if (L.empty || first_run >= last_run) return;
   std::array<std::byte*, N> p;
@@ -159,7 +160,7 @@ void for_each_run(const StridedLoop<N>& L, const std::array<std::byte*, N>& base
 }
 
 template <int N, class Fn>
-void for_each_run(const StridedLoop<N>& L, const std::array<std::byte*, N>& base, Fn&& fn) {
+void for_each_run(const StridedLoop<N>& L, const std::type_identity_t<std::array<std::byte*, N>>& base, Fn&& fn) {
   for_each_run(L, base, 0, L.outer_count(), std::forward<Fn>(fn));
 }
 
