@@ -20,6 +20,7 @@ struct VerifyOptions {
 struct VerifyDiagnostic {
   int32_t instruction = -1;  // index into Module::code, or -1 for a declaration
   int32_t operand = -1;      // which argument of the instruction is at fault (-1: the whole)
+  int32_t result = -1;       // which result (destination) of the instruction is at fault
   int32_t attribute = -1;    // which attribute (declared order) is at fault (-1: none)
   int32_t output = -1;       // index into Module::outputs when an .output is at fault
   int32_t input = -1;        // index into Module::inputs
@@ -44,6 +45,10 @@ struct VerifyResult {
 };
 
 VerifyResult verify_module(const Module& module, const VerifyOptions& options = {});
+
+// Where a diagnostic points: "instruction N (line L)", "input 'x'", "constant 'w'",
+// "output 'y'" or "module".
+std::string diagnostic_location(const Module& module, const VerifyDiagnostic& d);
 
 // verify_module, throwing Error(invalid) for the first error with location
 // "instruction N (line L)" (or the declaration's name).

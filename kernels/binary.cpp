@@ -1,44 +1,414 @@
+// Elementwise binary ops, comparisons, logical ops and where (ops.md §3 "Elementwise", seed 000
+// "Broadcast Operator", seed 004 broadcasting).
+//
+// Both operands must have the same dtype (cast converts). Accepted dtypes:
+//   add sub mul div, elemwise_add/sub/mul    f32 f64 i8 u8 i16 i32 i64 (not bool)
+//   maximum minimum                          any (on bool: or / and)
+//   less ... not_equal                       any; result bool
+//   logical_and logical_or                   any; non-zero is true; result bool
+//   where                                    cond any; a, b any (equal); result a's dtype
+// Integer add/sub/mul wrap; integer div truncates toward zero; integer division by zero and
+// MIN / -1 trap.
 #include "kernels/binary.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/broadcast.hpp"
+#include "kernels/elementwise_loop.hpp"
 
 namespace mlvm {
 
-// Placeholder definitions: each is replaced by the real rule and kernel.
+namespace {
 
-void infer_add(InferContext&) { fail_invalid("op add is not implemented yet"); }
-void run_add(KernelContext&) { fail_invalid("op add is not implemented yet"); }
-void infer_sub(InferContext&) { fail_invalid("op sub is not implemented yet"); }
-void run_sub(KernelContext&) { fail_invalid("op sub is not implemented yet"); }
-void infer_mul(InferContext&) { fail_invalid("op mul is not implemented yet"); }
-void run_mul(KernelContext&) { fail_invalid("op mul is not implemented yet"); }
-void infer_div(InferContext&) { fail_invalid("op div is not implemented yet"); }
-void run_div(KernelContext&) { fail_invalid("op div is not implemented yet"); }
-void infer_maximum(InferContext&) { fail_invalid("op maximum is not implemented yet"); }
-void run_maximum(KernelContext&) { fail_invalid("op maximum is not implemented yet"); }
-void infer_minimum(InferContext&) { fail_invalid("op minimum is not implemented yet"); }
-void run_minimum(KernelContext&) { fail_invalid("op minimum is not implemented yet"); }
-void infer_elemwise_add(InferContext&) { fail_invalid("op elemwise_add is not implemented yet"); }
-void run_elemwise_add(KernelContext&) { fail_invalid("op elemwise_add is not implemented yet"); }
-void infer_elemwise_sub(InferContext&) { fail_invalid("op elemwise_sub is not implemented yet"); }
-void run_elemwise_sub(KernelContext&) { fail_invalid("op elemwise_sub is not implemented yet"); }
-void infer_elemwise_mul(InferContext&) { fail_invalid("op elemwise_mul is not implemented yet"); }
-void run_elemwise_mul(KernelContext&) { fail_invalid("op elemwise_mul is not implemented yet"); }
-void infer_less(InferContext&) { fail_invalid("op less is not implemented yet"); }
-void run_less(KernelContext&) { fail_invalid("op less is not implemented yet"); }
-void infer_less_equal(InferContext&) { fail_invalid("op less_equal is not implemented yet"); }
-void run_less_equal(KernelContext&) { fail_invalid("op less_equal is not implemented yet"); }
-void infer_greater(InferContext&) { fail_invalid("op greater is not implemented yet"); }
-void run_greater(KernelContext&) { fail_invalid("op greater is not implemented yet"); }
-void infer_greater_equal(InferContext&) { fail_invalid("op greater_equal is not implemented yet"); }
-void run_greater_equal(KernelContext&) { fail_invalid("op greater_equal is not implemented yet"); }
-void infer_equal(InferContext&) { fail_invalid("op equal is not implemented yet"); }
-void run_equal(KernelContext&) { fail_invalid("op equal is not implemented yet"); }
-void infer_not_equal(InferContext&) { fail_invalid("op not_equal is not implemented yet"); }
-void run_not_equal(KernelContext&) { fail_invalid("op not_equal is not implemented yet"); }
-void infer_logical_and(InferContext&) { fail_invalid("op logical_and is not implemented yet"); }
-void run_logical_and(KernelContext&) { fail_invalid("op logical_and is not implemented yet"); }
-void infer_logical_or(InferContext&) { fail_invalid("op logical_or is not implemented yet"); }
-void run_logical_or(KernelContext&) { fail_invalid("op logical_or is not implemented yet"); }
-void infer_where(InferContext&) { fail_invalid("op where is not implemented yet"); }
-void run_where(KernelContext&) { fail_invalid("op where is not implemented yet"); }
+using namespace ew;
+
+constexpr const char* kNoBool = "no arithmetic on bool; cast first";
+
+// ---------------------------------------------------------------------------------------------
+// Functors.
+struct AddOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return wrap_add(a, b);
+  }
+};
+struct SubOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return wrap_sub(a, b);
+  }
+};
+struct MulOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return wrap_mul(a, b);
+  }
+};
+// Integer division checks its operands; the kernel never reaches an undefined division.
+struct DivOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == T(0)) [[unlikely]]
+        fail_trap("integer division by zero: " + std::to_string(int64_t(a)) + " / 0");
+      if constexpr (std::is_signed_v<T>) {
+        if (a == std::numeric_limits<T>::lowest() && b == T(-1)) [[unlikely]]
+          fail_trap("integer overflow in division: " + std::to_string(int64_t(a)) +
+                    " / -1 does not fit " + std::string(dtype_name(dtype_of<T>::value)));
+      }
+    }
+    return T(a / b);
+  }
+};
+// NaN wins (NumPy maximum/minimum): the first operand when it is NaN, else the second when
+// it is NaN (a >= NaN is false, so b is picked). Ties (0 vs -0) pick a, as NumPy does.
+struct MaximumOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return (a >= b || a != a) ? a : b;
+  }
+};
+struct MinimumOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return (a <= b || a != a) ? a : b;
+  }
+};
+struct LessOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a < b);
+  }
+};
+struct LessEqualOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a <= b);
+  }
+};
+struct GreaterOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a > b);
+  }
+};
+struct GreaterEqualOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a >= b);
+  }
+};
+struct EqualOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a == b);
+  }
+};
+struct NotEqualOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t(a != b);
+  }
+};
+struct LogicalAndOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t((a != T(0)) & (b != T(0)));
+  }
+};
+struct LogicalOrOp {
+  template <class T>
+  uint8_t operator()(T a, T b) const {
+    return uint8_t((a != T(0)) | (b != T(0)));
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Precision (ops.md §2), when both operands are proven.
+enum class PrecisionRule { none, add, mul, first, max };
+
+int binary_precision(PrecisionRule rule, const TensorType& a, const TensorType& b) {
+  if (!is_signed_int(a.dtype) || a.precision == kUnknownPrecision ||
+      b.precision == kUnknownPrecision)
+    return kUnknownPrecision;
+  switch (rule) {
+    case PrecisionRule::none:
+      return kUnknownPrecision;
+    case PrecisionRule::add:
+      return std::max(a.precision, b.precision) + 1;
+    case PrecisionRule::mul:
+      return a.precision + b.precision;
+    case PrecisionRule::first:
+      return a.precision;
+    case PrecisionRule::max:
+      return std::max(a.precision, b.precision);
+  }
+  return kUnknownPrecision;
+}
+
+// Prefixes the op's name to a shape error from the broadcasting helpers.
+template <class F>
+Dims with_op_name(const char* op, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string(op) + ": " + e.message(), e.location());
+  }
+}
+
+// elemwise_*: equal ranks, and per dim equal or `?` on either side.
+Dims equal_shape_types(const char* op, const TensorType& a, const TensorType& b) {
+  auto mismatch = [&](const std::string& detail) {
+    fail_invalid(std::string(op) + " needs equal shapes: " + a.to_string() + " and " +
+                 b.to_string() + " (" + detail + "); use add/sub/mul to broadcast");
+  };
+  if (a.dims.size() != b.dims.size())
+    mismatch("rank " + std::to_string(a.dims.size()) + " vs " + std::to_string(b.dims.size()));
+  Dims out = a.dims;
+  for (int i = 0; i < a.dims.size(); ++i) {
+    int64_t p = a.dims[i], q = b.dims[i];
+    if (p == q) continue;
+    if (p == kDynamic)
+      out[i] = q;
+    else if (q != kDynamic)
+      mismatch("dim " + std::to_string(i) + ": " + std::to_string(p) + " vs " + std::to_string(q));
+  }
+  return out;
+}
+
+struct BinarySpec {
+  const char* op;
+  DTypeSet allowed;
+  const char* why;
+  bool result_bool;
+  bool equal_shapes;  // elemwise_*: no broadcasting
+  PrecisionRule precision;
+};
+
+void infer_binary(InferContext& ctx, const BinarySpec& s) {
+  require_inputs(s.op, ctx.in.size(), 2);
+  const TensorType &a = ctx.in[0], &b = ctx.in[1];
+  require_dtype(s.op, "a", a.dtype, s.allowed, s.why);
+  require_dtype(s.op, "b", b.dtype, s.allowed, s.why);
+  require_same_dtype(s.op, a.dtype, b.dtype);
+  Dims dims = s.equal_shapes ? equal_shape_types(s.op, a, b)
+                             : with_op_name(s.op, [&] { return broadcast_types(a, b); });
+  if (s.result_bool)
+    set_result(ctx, result_type(DType::boolean, dims, 0));
+  else
+    set_result(ctx, result_type(a.dtype, dims, binary_precision(s.precision, a, b)));
+}
+
+// Checks the operands at run time and returns the result shape (a mismatch traps).
+Dims binary_run_shape(const KernelContext& ctx, const BinarySpec& s) {
+  require_inputs(s.op, ctx.in.size(), 2);
+  const Tensor &a = ctx.in[0], &b = ctx.in[1];
+  require_dtype(s.op, "a", a.dtype(), s.allowed, s.why);
+  require_same_dtype(s.op, a.dtype(), b.dtype());
+  if (s.equal_shapes) {
+    if (!(a.shape() == b.shape()))
+      fail_trap(std::string(s.op) + " needs equal shapes at run time: " + a.type_string() +
+                " and " + b.type_string());
+    return a.shape();
+  }
+  return with_op_name(s.op, [&] { return broadcast_shapes(a.shape(), b.shape()); });
+}
+
+// Runs functor Op over the broadcast operands for every dtype in s.allowed.
+template <class Op>
+void run_binary(KernelContext& ctx, const BinarySpec& s) {
+  const Dims shape = binary_run_shape(ctx, s);
+  const Tensor a = broadcast_view(ctx.in[0], shape);
+  const Tensor b = broadcast_view(ctx.in[1], shape);
+  const DType out_dtype = s.result_bool ? DType::boolean : a.dtype();
+  const int64_t numel = checked_numel(shape);
+  Tensor y = ctx.output(out_dtype, shape, reuse_candidate(ctx, out_dtype, numel));
+  visit_dtype(a.dtype(), [&](auto tag) {
+    using T = storage_t<typename decltype(tag)::type>;
+    using TO = decltype(Op{}(T{}, T{}));
+    zip_tensor<TO, T>(ctx.env.pool, y, a, b, Op{});
+  });
+  ctx.out[0] = y;
+}
+
+constexpr BinarySpec kAdd{"add", kNumeric, kNoBool, false, false, PrecisionRule::add};
+constexpr BinarySpec kSub{"sub", kNumeric, kNoBool, false, false, PrecisionRule::add};
+constexpr BinarySpec kMul{"mul", kNumeric, kNoBool, false, false, PrecisionRule::mul};
+constexpr BinarySpec kDiv{"div", kNumeric, kNoBool, false, false, PrecisionRule::first};
+constexpr BinarySpec kMaximum{"maximum", kAnyDType, "", false, false, PrecisionRule::max};
+constexpr BinarySpec kMinimum{"minimum", kAnyDType, "", false, false, PrecisionRule::max};
+constexpr BinarySpec kElemAdd{"elemwise_add", kNumeric, kNoBool, false, true, PrecisionRule::add};
+constexpr BinarySpec kElemSub{"elemwise_sub", kNumeric, kNoBool, false, true, PrecisionRule::add};
+constexpr BinarySpec kElemMul{"elemwise_mul", kNumeric, kNoBool, false, true, PrecisionRule::mul};
+constexpr BinarySpec kLess{"less", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kLessEqual{"less_equal", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kGreater{"greater", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kGreaterEqual{"greater_equal", kAnyDType,          "", true,
+                                   false,           PrecisionRule::none};
+constexpr BinarySpec kEqual{"equal", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kNotEqual{"not_equal", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kLogicalAnd{"logical_and", kAnyDType, "", true, false, PrecisionRule::none};
+constexpr BinarySpec kLogicalOr{"logical_or", kAnyDType, "", true, false, PrecisionRule::none};
+
+}  // namespace
+
+void infer_add(InferContext& ctx) {
+  infer_binary(ctx, kAdd);
+}
+void run_add(KernelContext& ctx) {
+  run_binary<AddOp>(ctx, kAdd);
+}
+void infer_sub(InferContext& ctx) {
+  infer_binary(ctx, kSub);
+}
+void run_sub(KernelContext& ctx) {
+  run_binary<SubOp>(ctx, kSub);
+}
+void infer_mul(InferContext& ctx) {
+  infer_binary(ctx, kMul);
+}
+void run_mul(KernelContext& ctx) {
+  run_binary<MulOp>(ctx, kMul);
+}
+void infer_div(InferContext& ctx) {
+  infer_binary(ctx, kDiv);
+}
+void run_div(KernelContext& ctx) {
+  run_binary<DivOp>(ctx, kDiv);
+}
+void infer_maximum(InferContext& ctx) {
+  infer_binary(ctx, kMaximum);
+}
+void run_maximum(KernelContext& ctx) {
+  run_binary<MaximumOp>(ctx, kMaximum);
+}
+void infer_minimum(InferContext& ctx) {
+  infer_binary(ctx, kMinimum);
+}
+void run_minimum(KernelContext& ctx) {
+  run_binary<MinimumOp>(ctx, kMinimum);
+}
+void infer_elemwise_add(InferContext& ctx) {
+  infer_binary(ctx, kElemAdd);
+}
+void run_elemwise_add(KernelContext& ctx) {
+  run_binary<AddOp>(ctx, kElemAdd);
+}
+void infer_elemwise_sub(InferContext& ctx) {
+  infer_binary(ctx, kElemSub);
+}
+void run_elemwise_sub(KernelContext& ctx) {
+  run_binary<SubOp>(ctx, kElemSub);
+}
+void infer_elemwise_mul(InferContext& ctx) {
+  infer_binary(ctx, kElemMul);
+}
+void run_elemwise_mul(KernelContext& ctx) {
+  run_binary<MulOp>(ctx, kElemMul);
+}
+void infer_less(InferContext& ctx) {
+  infer_binary(ctx, kLess);
+}
+void run_less(KernelContext& ctx) {
+  run_binary<LessOp>(ctx, kLess);
+}
+void infer_less_equal(InferContext& ctx) {
+  infer_binary(ctx, kLessEqual);
+}
+void run_less_equal(KernelContext& ctx) {
+  run_binary<LessEqualOp>(ctx, kLessEqual);
+}
+void infer_greater(InferContext& ctx) {
+  infer_binary(ctx, kGreater);
+}
+void run_greater(KernelContext& ctx) {
+  run_binary<GreaterOp>(ctx, kGreater);
+}
+void infer_greater_equal(InferContext& ctx) {
+  infer_binary(ctx, kGreaterEqual);
+}
+void run_greater_equal(KernelContext& ctx) {
+  run_binary<GreaterEqualOp>(ctx, kGreaterEqual);
+}
+void infer_equal(InferContext& ctx) {
+  infer_binary(ctx, kEqual);
+}
+void run_equal(KernelContext& ctx) {
+  run_binary<EqualOp>(ctx, kEqual);
+}
+void infer_not_equal(InferContext& ctx) {
+  infer_binary(ctx, kNotEqual);
+}
+void run_not_equal(KernelContext& ctx) {
+  run_binary<NotEqualOp>(ctx, kNotEqual);
+}
+void infer_logical_and(InferContext& ctx) {
+  infer_binary(ctx, kLogicalAnd);
+}
+void run_logical_and(KernelContext& ctx) {
+  run_binary<LogicalAndOp>(ctx, kLogicalAnd);
+}
+void infer_logical_or(InferContext& ctx) {
+  infer_binary(ctx, kLogicalOr);
+}
+void run_logical_or(KernelContext& ctx) {
+  run_binary<LogicalOrOp>(ctx, kLogicalOr);
+}
+
+// where: three-way broadcasting; the result's precision is max(pa, pb) (cond's value range
+// does not reach the result).
+void infer_where(InferContext& ctx) {
+  require_inputs("where", ctx.in.size(), 3);
+  const TensorType &c = ctx.in[0], &a = ctx.in[1], &b = ctx.in[2];
+  require_same_dtype("where", a.dtype, b.dtype);
+  Dims dims = with_op_name("where", [&] {
+    TensorType ca = c;
+    ca.dtype = a.dtype;
+    ca.dims = broadcast_types(c, a);
+    return broadcast_types(ca, b);
+  });
+  set_result(ctx, result_type(a.dtype, dims, binary_precision(PrecisionRule::max, a, b)));
+}
+
+void run_where(KernelContext& ctx) {
+  require_inputs("where", ctx.in.size(), 3);
+  require_same_dtype("where", ctx.in[1].dtype(), ctx.in[2].dtype());
+  const Dims shape = with_op_name("where", [&] {
+    return broadcast_shapes(broadcast_shapes(ctx.in[0].shape(), ctx.in[1].shape()),
+                            ctx.in[2].shape());
+  });
+  const Tensor c = broadcast_view(ctx.in[0], shape);
+  const Tensor a = broadcast_view(ctx.in[1], shape);
+  const Tensor b = broadcast_view(ctx.in[2], shape);
+  const int64_t numel = checked_numel(shape);
+  Tensor y = ctx.output(a.dtype(), shape, reuse_candidate(ctx, a.dtype(), numel));
+  visit_dtype(c.dtype(), [&](auto ctag) {
+    using TC = storage_t<typename decltype(ctag)::type>;
+    // Values are moved, never interpreted: dispatch on the element size only.
+    auto by_size = [&](auto vtag) {
+      using T = typename decltype(vtag)::type;
+      for_each_run_parallel<4>(
+          ctx.env.pool, shape, {&y, &c, &a, &b}, [&](auto p, int64_t n, auto st) {
+            select_run<T, TC>(p[0], p[1], p[2], p[3], n, st[0], st[1], st[2], st[3]);
+          });
+    };
+    switch (a.itemsize()) {
+      case 1:
+        by_size(type_tag<uint8_t>{});
+        break;
+      case 2:
+        by_size(type_tag<uint16_t>{});
+        break;
+      case 4:
+        by_size(type_tag<uint32_t>{});
+        break;
+      default:
+        by_size(type_tag<uint64_t>{});
+        break;
+    }
+  });
+  ctx.out[0] = y;
+}
 
 }  // namespace mlvm

@@ -8,6 +8,7 @@
 //                            problems (integer division by zero, take mode=raise) throw Error(trap).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -133,6 +134,14 @@ class ExecEnv {
  public:
   ThreadPool* pool = nullptr;                  // null: run on the calling thread
   std::shared_ptr<MemoryBudget> budget;        // null: unlimited
+  // Set by the host (another thread) to stop the run; null: the run cannot be cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+  // Long kernel loops call this between chunks: Error(limit) once the host has cancelled.
+  void check_cancelled() const {
+    if (cancelled()) fail(ErrorKind::limit, "run cancelled by the host");
+  }
 };
 
 struct KernelContext {

@@ -1,20 +1,369 @@
+// Reductions (ops.md §3 "Reductions", seed 000 "Reduce Operator").
+//
+// Accepted dtypes:
+//   sum          f32 f64 i8 u8 i16 i32 i64 (integer sums wrap in the input's dtype)
+//   max min      any (on bool: any / all)
+//   mean         f32 f64
+//   argmax argmin any; result i64
+// Reducing an empty dim: sum gives 0 (mean 0/0 = NaN); max, min, argmax, argmin are an error
+// (static when the dim is known to be 0, a trap when it was `?`).
+//
+// Kernel layout (after NumPy): the result is seen as a view over the input's shape with
+// stride 0 on the reduced dims, and the strided planner walks input and result in the input's
+// memory order. An inner run then either reduces into one accumulator (result stride 0: the
+// reduced dim is the run) or combines a whole row of accumulators elementwise (result stride
+// non-zero) — no per-element index arithmetic either way.
+//
+// Float sums: a run that is reduced into one accumulator is summed pairwise (blocks of 128 with
+// 8 partial sums), error O(eps·log n)·Σ|x|; runs combined across an outer reduced dim add
+// sequentially, error O(eps·m)·Σ|x| for m such rows. Tests allow 1e-5·Σ|x| (f32).
 #include "kernels/reduce.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/elementwise_loop.hpp"
+#include "kernels/precision.hpp"
+#include "kernels/reduce_plan.hpp"
 
 namespace mlvm {
 
-// Placeholder definitions: each is replaced by the real rule and kernel.
+namespace {
 
-void infer_sum(InferContext&) { fail_invalid("op sum is not implemented yet"); }
-void run_sum(KernelContext&) { fail_invalid("op sum is not implemented yet"); }
-void infer_max(InferContext&) { fail_invalid("op max is not implemented yet"); }
-void run_max(KernelContext&) { fail_invalid("op max is not implemented yet"); }
-void infer_min(InferContext&) { fail_invalid("op min is not implemented yet"); }
-void run_min(KernelContext&) { fail_invalid("op min is not implemented yet"); }
-void infer_mean(InferContext&) { fail_invalid("op mean is not implemented yet"); }
-void run_mean(KernelContext&) { fail_invalid("op mean is not implemented yet"); }
-void infer_argmax(InferContext&) { fail_invalid("op argmax is not implemented yet"); }
-void run_argmax(KernelContext&) { fail_invalid("op argmax is not implemented yet"); }
-void infer_argmin(InferContext&) { fail_invalid("op argmin is not implemented yet"); }
-void run_argmin(KernelContext&) { fail_invalid("op argmin is not implemented yet"); }
+using namespace ew;
+
+enum class ReduceKind { sum, max, min, mean };
+
+const char* kind_name(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::sum:
+      return "sum";
+    case ReduceKind::max:
+      return "max";
+    case ReduceKind::min:
+      return "min";
+    case ReduceKind::mean:
+      return "mean";
+  }
+  return "?";
+}
+
+DTypeSet kind_dtypes(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::sum:
+      return kNumeric;
+    case ReduceKind::mean:
+      return kFloats;
+    default:
+      return kAnyDType;
+  }
+}
+const char* kind_why(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::sum:
+      return "no arithmetic on bool; cast first";
+    case ReduceKind::mean:
+      return "defined on floats only; cast first";
+    default:
+      return "";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accumulation.
+template <class T, bool Contiguous>
+T pairwise_sum(const std::byte* p, int64_t n, int64_t stride) {
+  auto at = [&](int64_t k) {
+    if constexpr (Contiguous)
+      return reinterpret_cast<const T*>(p)[k];
+    else
+      return load<T>(p + k * stride);
+  };
+  if (n <= 128) {
+    T acc[8] = {};
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += at(k + j);
+    T r = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; k < n; ++k) r += at(k);
+    return r;
+  }
+  const int64_t half = (n / 2) & ~int64_t(7);
+  return pairwise_sum<T, Contiguous>(p, half, stride) +
+         pairwise_sum<T, Contiguous>(p + half * stride, n - half, stride);
+}
+
+template <class T, ReduceKind K>
+struct Reducer {
+  static T identity() {
+    if constexpr (K == ReduceKind::max)
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest();
+    else if constexpr (K == ReduceKind::min)
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::max();
+    else
+      return T(0);
+  }
+  // NaN sticks: once acc is NaN it stays (x > NaN is false); a NaN x replaces acc.
+  static T combine(T acc, T x) {
+    if constexpr (K == ReduceKind::max)
+      return (x > acc || x != x) ? x : acc;
+    else if constexpr (K == ReduceKind::min)
+      return (x < acc || x != x) ? x : acc;
+    else
+      return wrap_add(acc, x);
+  }
+  // Reduces one run of n elements to one value.
+  static T run(const std::byte* p, int64_t n, int64_t stride) {
+    if constexpr ((K == ReduceKind::sum || K == ReduceKind::mean) && std::is_floating_point_v<T>) {
+      return stride == int64_t(sizeof(T)) ? pairwise_sum<T, true>(p, n, stride)
+                                          : pairwise_sum<T, false>(p, n, stride);
+    } else {
+      T acc = identity();
+      if (stride == int64_t(sizeof(T))) {
+        const T* q = reinterpret_cast<const T*>(p);
+        for (int64_t k = 0; k < n; ++k) acc = combine(acc, q[k]);
+      } else {
+        for (int64_t k = 0; k < n; ++k, p += stride) acc = combine(acc, load<T>(p));
+      }
+      return acc;
+    }
+  }
+};
+
+// Folds x into `acc`, a view of the result over x's shape with stride 0 on reduced dims.
+template <class T, ReduceKind K>
+void reduce_into(const Tensor& x, const Tensor& acc) {
+  using R = Reducer<T, K>;
+  auto L = plan_strided_loop<2>(x.shape(), std::array<const Tensor*, 2>{&x, &acc});
+  for_each_run(L, {x.raw_data(), acc.raw_data()}, [&](auto p, int64_t n, auto st) {
+    if (st[1] == 0) {
+      T* o = reinterpret_cast<T*>(p[1]);
+      *o = R::combine(*o, R::run(p[0], n, st[0]));
+    } else if (st[0] == int64_t(sizeof(T)) && st[1] == int64_t(sizeof(T))) {
+      const T* q = reinterpret_cast<const T*>(p[0]);
+      T* o = reinterpret_cast<T*>(p[1]);
+      for (int64_t k = 0; k < n; ++k) o[k] = R::combine(o[k], q[k]);
+    } else {
+      const std::byte* q = p[0];
+      std::byte* o = p[1];
+      for (int64_t k = 0; k < n; ++k, q += st[0], o += st[1])
+        store<T>(o, R::combine(load<T>(o), load<T>(q)));
+    }
+  });
+}
+
+std::span<const int64_t> axes_attr(const Attrs& attrs) {
+  return attrs.ints(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+void infer_reduce(InferContext& ctx, ReduceKind kind) {
+  const char* op = kind_name(kind);
+  require_inputs(op, ctx.in.size(), 1);
+  const TensorType& x = ctx.in[0];
+  require_dtype(op, "x", x.dtype, kind_dtypes(kind), kind_why(kind));
+  ReducePlan P = make_reduce_plan(op, x.dims, axes_attr(ctx.attrs), ctx.attrs.b(1), ctx.attrs.b(2));
+  bool any_dynamic = false;
+  int64_t count = 1;  // reduced elements, saturated at 2^62
+  for (int k = 0; k < P.rank; ++k) {
+    if (!P.reduced[k]) continue;
+    const int64_t d = x.dims[k];
+    if (d == kDynamic) {
+      any_dynamic = true;
+      continue;
+    }
+    if (d == 0 && (kind == ReduceKind::max || kind == ReduceKind::min))
+      fail_invalid(std::string(op) + ": cannot reduce dim " + std::to_string(k) + " of " +
+                   x.to_string() + ": it is empty, and " + op + " of no elements is undefined");
+    count = (d != 0 && count > (int64_t(1) << 62) / d) ? (int64_t(1) << 62) : count * d;
+  }
+  int precision = kUnknownPrecision;
+  if (x.precision != kUnknownPrecision) {
+    if (kind == ReduceKind::max || kind == ReduceKind::min)
+      precision = x.precision;
+    else if (kind == ReduceKind::sum && !any_dynamic)
+      precision = x.precision + ceil_log2(count);
+  }
+  set_result(ctx, result_type(x.dtype, P.out_shape, precision));
+}
+
+void run_reduce(KernelContext& ctx, ReduceKind kind) {
+  const char* op = kind_name(kind);
+  require_inputs(op, ctx.in.size(), 1);
+  const Tensor& x = ctx.in[0];
+  require_dtype(op, "x", x.dtype(), kind_dtypes(kind), kind_why(kind));
+  ReducePlan P =
+      make_reduce_plan(op, x.shape(), axes_attr(ctx.attrs), ctx.attrs.b(1), ctx.attrs.b(2));
+  int64_t count = 1;
+  for (int k = 0; k < P.rank; ++k) {
+    if (!P.reduced[k]) continue;
+    if (x.dim(k) == 0 && (kind == ReduceKind::max || kind == ReduceKind::min))
+      fail_trap(std::string(op) + ": cannot reduce dim " + std::to_string(k) + " of " +
+                x.type_string() + ": it is empty, and " + op + " of no elements is undefined");
+    count *= x.dim(k);
+  }
+  // Never reuses x: the accumulators are initialized before x is read.
+  Tensor y = ctx.output(x.dtype(), P.out_shape);
+  if (y.numel() > 0) {
+    Dims acc_strides = contiguous_strides(P.keep_shape);
+    for (int k = 0; k < P.rank; ++k)
+      if (P.reduced[k]) acc_strides[k] = 0;
+    const Tensor acc = y.with_layout(x.shape(), acc_strides, 0);
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = storage_t<typename decltype(tag)::type>;
+      auto with_kind = [&](auto kind_tag) {
+        constexpr ReduceKind K = decltype(kind_tag)::value;
+        T* o = y.data<T>();
+        const T init = Reducer<T, K>::identity();
+        for (int64_t k = 0; k < y.numel(); ++k) o[k] = init;
+        reduce_into<T, K>(x, acc);
+        if constexpr (K == ReduceKind::mean && std::is_floating_point_v<T>) {
+          const T divisor = T(count);
+          for (int64_t k = 0; k < y.numel(); ++k) o[k] = o[k] / divisor;
+        }
+      };
+      switch (kind) {
+        case ReduceKind::sum:
+          if constexpr (!std::is_same_v<typename decltype(tag)::type, bool_tag>)
+            with_kind(std::integral_constant<ReduceKind, ReduceKind::sum>{});
+          break;
+        case ReduceKind::max:
+          with_kind(std::integral_constant<ReduceKind, ReduceKind::max>{});
+          break;
+        case ReduceKind::min:
+          with_kind(std::integral_constant<ReduceKind, ReduceKind::min>{});
+          break;
+        case ReduceKind::mean:
+          if constexpr (std::is_floating_point_v<T>)
+            with_kind(std::integral_constant<ReduceKind, ReduceKind::mean>{});
+          break;
+      }
+    });
+  }
+  ctx.out[0] = y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// argmax / argmin: first index of the extreme along `axis`; a NaN is extreme (the first NaN).
+Dims arg_out_dims(const Dims& in, int axis, bool keepdims) {
+  Dims out;
+  for (int k = 0; k < in.size(); ++k) {
+    if (k != axis)
+      out.push_back(in[k]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  if (out.empty()) out.push_back(1);
+  return out;
+}
+
+void infer_arg(InferContext& ctx, const char* op) {
+  require_inputs(op, ctx.in.size(), 1);
+  const TensorType& x = ctx.in[0];
+  const int rank = x.dims.size();
+  const int64_t a = ctx.attrs.i(0);
+  if (a < -rank || a >= rank)
+    fail_invalid(std::string(op) + ": axis " + std::to_string(a) + " is out of range for rank " +
+                 std::to_string(rank) + " (expected -" + std::to_string(rank) + ".." +
+                 std::to_string(rank - 1) + ")");
+  const int axis = int(a < 0 ? a + rank : a);
+  if (x.dims[axis] == 0)
+    fail_invalid(std::string(op) + ": cannot reduce dim " + std::to_string(axis) + " of " +
+                 x.to_string() + ": it is empty");
+  set_result(
+      ctx, result_type(DType::i64, arg_out_dims(x.dims, axis, ctx.attrs.b(1)), kUnknownPrecision));
+}
+
+template <class T, bool Max>
+int64_t arg_scan(const std::byte* p, int64_t n, int64_t stride) {
+  T best = load<T>(p);
+  if (best != best) return 0;
+  int64_t bi = 0;
+  p += stride;
+  for (int64_t i = 1; i < n; ++i, p += stride) {
+    const T v = load<T>(p);
+    if (v != v) return i;
+    if (Max ? v > best : v < best) {
+      best = v;
+      bi = i;
+    }
+  }
+  return bi;
+}
+
+template <bool Max>
+void run_arg(KernelContext& ctx, const char* op) {
+  require_inputs(op, ctx.in.size(), 1);
+  const Tensor& x = ctx.in[0];
+  const int rank = x.rank();
+  const int64_t a = ctx.attrs.i(0);
+  if (a < -rank || a >= rank)
+    fail_invalid(std::string(op) + ": axis " + std::to_string(a) + " is out of range for rank " +
+                 std::to_string(rank));
+  const int axis = int(a < 0 ? a + rank : a);
+  const int64_t n = x.dim(axis);
+  if (n == 0)
+    fail_trap(std::string(op) + ": cannot reduce dim " + std::to_string(axis) + " of " +
+              x.type_string() + ": it is empty");
+  Tensor y = ctx.output(DType::i64, arg_out_dims(x.shape(), axis, ctx.attrs.b(1)));
+  if (y.numel() > 0) {
+    Dims keep = x.shape();
+    keep[axis] = 1;
+    const Tensor xs = x.with_layout(keep, x.strides(), x.offset());  // element 0 of each line
+    const Tensor ys = y.with_layout(keep, contiguous_strides(keep), 0);
+    const int64_t stride = x.strides()[axis] * x.itemsize();
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = storage_t<typename decltype(tag)::type>;
+      for_each_run_parallel<2>(ctx.env.pool, keep, {&ys, &xs}, [&](auto p, int64_t cnt, auto st) {
+        std::byte* o = p[0];
+        const std::byte* q = p[1];
+        for (int64_t k = 0; k < cnt; ++k, o += st[0], q += st[1])
+          store<int64_t>(o, arg_scan<T, Max>(q, n, stride));
+      });
+    });
+  }
+  ctx.out[0] = y;
+}
+
+}  // namespace
+
+void infer_sum(InferContext& ctx) {
+  infer_reduce(ctx, ReduceKind::sum);
+}
+void run_sum(KernelContext& ctx) {
+  run_reduce(ctx, ReduceKind::sum);
+}
+void infer_max(InferContext& ctx) {
+  infer_reduce(ctx, ReduceKind::max);
+}
+void run_max(KernelContext& ctx) {
+  run_reduce(ctx, ReduceKind::max);
+}
+void infer_min(InferContext& ctx) {
+  infer_reduce(ctx, ReduceKind::min);
+}
+void run_min(KernelContext& ctx) {
+  run_reduce(ctx, ReduceKind::min);
+}
+void infer_mean(InferContext& ctx) {
+  infer_reduce(ctx, ReduceKind::mean);
+}
+void run_mean(KernelContext& ctx) {
+  run_reduce(ctx, ReduceKind::mean);
+}
+void infer_argmax(InferContext& ctx) {
+  infer_arg(ctx, "argmax");
+}
+void run_argmax(KernelContext& ctx) {
+  run_arg<true>(ctx, "argmax");
+}
+void infer_argmin(InferContext& ctx) {
+  infer_arg(ctx, "argmin");
+}
+void run_argmin(KernelContext& ctx) {
+  run_arg<false>(ctx, "argmin");
+}
 
 }  // namespace mlvm

@@ -1,10 +1,102 @@
+// softmax along one axis, numerically stable: y = exp(x - max) / sum(exp(x - max)).
+// The input is seen as (outer, n, inner) with the axis in the middle; for inner == 1 each
+// row is one contiguous run, otherwise the inner dim is the contiguous vector.
 #include "kernels/softmax.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/thread_pool.hpp"
+#include "tensor/copy.hpp"
 
 namespace mlvm {
 
-// Placeholder definitions: each is replaced by the real rule and kernel.
+namespace {
 
-void infer_softmax(InferContext&) { fail_invalid("op softmax is not implemented yet"); }
-void run_softmax(KernelContext&) { fail_invalid("op softmax is not implemented yet"); }
+int softmax_axis(const InferContext& ctx) {
+  return normalize_axis(ctx.attrs.i(0), ctx.in[0].dims.size(), "softmax: axis");
+}
+
+template <class T>
+void softmax_rows(const T* x, T* y, int64_t n, int64_t inner, int64_t first, int64_t last) {
+  std::vector<T> m, s;
+  if (inner > 1) {
+    m.resize(std::size_t(inner));
+    s.resize(std::size_t(inner));
+  }
+  for (int64_t o = first; o < last; ++o) {
+    const T* xo = x + o * n * inner;
+    T* yo = y + o * n * inner;
+    if (inner == 1) {
+      T mx = -std::numeric_limits<T>::infinity();
+      for (int64_t j = 0; j < n; ++j) mx = xo[j] > mx ? xo[j] : mx;
+      T sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        yo[j] = std::exp(xo[j] - mx);
+        sum += yo[j];
+      }
+      const T inv = T(1) / sum;
+      for (int64_t j = 0; j < n; ++j) yo[j] *= inv;
+      continue;
+    }
+    std::fill(m.begin(), m.end(), -std::numeric_limits<T>::infinity());
+    std::fill(s.begin(), s.end(), T(0));
+    for (int64_t j = 0; j < n; ++j) {
+      const T* r = xo + j * inner;
+      for (int64_t i = 0; i < inner; ++i) m[i] = r[i] > m[i] ? r[i] : m[i];
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const T* r = xo + j * inner;
+      T* d = yo + j * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        d[i] = std::exp(r[i] - m[i]);
+        s[i] += d[i];
+      }
+    }
+    for (int64_t i = 0; i < inner; ++i) s[i] = T(1) / s[i];
+    for (int64_t j = 0; j < n; ++j) {
+      T* d = yo + j * inner;
+      for (int64_t i = 0; i < inner; ++i) d[i] *= s[i];
+    }
+  }
+}
+
+}  // namespace
+
+void infer_softmax(InferContext& ctx) {
+  const TensorType& x = ctx.in[0];
+  if (!is_float(x.dtype)) fail_invalid("softmax: x must be f32 or f64, got " + x.to_string());
+  softmax_axis(ctx);
+  TensorType out = x;
+  out.precision = kUnknownPrecision;
+  ctx.out.assign(1, out);
+}
+
+void run_softmax(KernelContext& ctx) {
+  const Tensor& in = ctx.in[0];
+  if (!is_float(in.dtype())) fail_trap("softmax: x must be f32 or f64, got " + in.type_string());
+  const int axis = normalize_axis(ctx.attrs.i(0), in.rank(), "softmax: axis");
+  const Tensor x = contiguous(in, ctx.env.budget);
+  // Safe in place: every element is read before its own slot is written.
+  Tensor y = ctx.output(x.dtype(), x.shape(), x.storage() == in.storage() ? 0 : -1);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  const int64_t n = x.dim(axis);
+  if (x.numel() > 0) {
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = storage_t<typename decltype(tag)::type>;
+      if constexpr (std::is_floating_point_v<T>) {
+        const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n * inner));
+        parallel_for(ctx.env.pool, outer, grain, [&](int64_t f, int64_t l) {
+          softmax_rows<T>(x.template data<T>(), y.template data<T>(), n, inner, f, l);
+        });
+      }
+    });
+  }
+  ctx.out[0] = y;
+}
 
 }  // namespace mlvm

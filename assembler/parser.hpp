@@ -1,0 +1,66 @@
+// The .mlasm parser: source text -> statements with source positions (language.md §4).
+// A line with a syntax error is reported and skipped; parsing goes on with the next line.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/op_api.hpp"
+
+namespace mlvm::asm_detail {
+
+struct Pos {
+  int line = 0;  // 1-based
+  int col = 0;   // 1-based byte column
+};
+
+struct NameRef {
+  std::string name;  // "" with is_none for `none`
+  Pos pos;
+  bool is_none = false;
+};
+
+struct AttrAst {
+  std::string name;
+  Pos name_pos;
+  AttrValue value;
+  Pos value_pos;
+};
+
+enum class StmtKind { program, input, constant, output, label, instruction };
+
+struct Stmt {
+  StmtKind kind = StmtKind::instruction;
+  Pos pos;  // where the statement starts
+  // .program / .input / .const / .output / label
+  std::string name;
+  Pos name_pos;
+  // .input / .const / .output: the (resolved) type
+  bool has_type = false;
+  TensorType type;
+  Pos type_pos;
+  Pos precision_pos;  // .input ... precision=P
+  Tensor value;       // .const
+  // instruction
+  std::vector<NameRef> results;
+  NameRef op;
+  std::vector<NameRef> args;
+  std::vector<AttrAst> attrs;
+};
+
+struct SyntaxError {
+  Pos pos;
+  std::string message;
+};
+
+struct ParsedSource {
+  std::vector<std::string_view> lines;  // views into the source, without newline
+  std::vector<Stmt> statements;
+  std::vector<SyntaxError> errors;
+};
+
+// `base_dir` resolves load("...") paths. Stops collecting after `max_errors` errors.
+ParsedSource parse_source(std::string_view source, const std::string& base_dir, int max_errors);
+
+}  // namespace mlvm::asm_detail

@@ -1,0 +1,285 @@
+#include "bytecode/disassembler.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "tensor/copy.hpp"
+
+namespace mlvm {
+
+namespace {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty()) return false;
+  auto head = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (!head(s[0])) return false;
+  for (char c : s.substr(1))
+    if (!head(c) && !(c >= '0' && c <= '9') && c != '.') return false;
+  return true;
+}
+
+// Names a register or label may not take in generated text: keywords, literal words and op
+// names (so no parser has to tell `relu = relu x` apart).
+bool reserved(const std::string& s) {
+  static const std::set<std::string> words = {"none", "true", "false", "inf",
+                                              "nan",  "fill", "load"};
+  return words.count(s) || find_op(s) != nullptr;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string type_text(const TensorType& t, bool with_precision) {
+  std::string s = std::string(dtype_name(t.dtype)) + dims_to_string(t.dims);
+  if (with_precision && t.precision != kUnknownPrecision)
+    s += " precision=" + std::to_string(t.precision);
+  return s;
+}
+
+std::string format_attr(const AttrValue& v) {
+  using K = AttrValue::Kind;
+  switch (v.kind) {
+    case K::none:
+      return "none";
+    case K::integer:
+      return std::to_string(v.i);
+    case K::floating:
+      return format_float(v.f);
+    case K::boolean:
+      return v.b ? "true" : "false";
+    case K::dtype:
+      return std::string(dtype_name(v.dt));
+    case K::string:
+      return quote(v.s);
+    case K::tuple: {
+      std::string out = "(";
+      for (std::size_t k = 0; k < v.items.size(); ++k)
+        out += (k ? ", " : "") + format_attr(v.items[k]);
+      if (v.items.size() == 1) out += ",";
+      return out + ")";
+    }
+  }
+  return "none";
+}
+
+// One element of a contiguous tensor as a literal.
+template <class T>
+std::string element_text(const T* p, int64_t k, DType dt) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return format_float(double(p[k]), dt);
+  } else {
+    if (dt == DType::boolean) return p[k] ? "true" : "false";
+    return std::to_string(int64_t(p[k]));
+  }
+}
+
+std::string nested_literal(const Tensor& value) {
+  Tensor t = contiguous(value);
+  std::string out;
+  const Dims& shape = t.shape();
+  if (t.numel() == 0) return "[]";
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = storage_t<typename decltype(tag)::type>;
+    const T* p = t.data<T>();
+    int64_t next = 0;
+    // Row-major walk: open a bracket per dim, elements at the innermost.
+    auto rec = [&](auto&& self, int dim) -> void {
+      out += "[";
+      for (int64_t i = 0; i < shape[dim]; ++i) {
+        if (i) out += ", ";
+        if (dim + 1 == shape.size())
+          out += element_text(p, next++, t.dtype());
+        else
+          self(self, dim + 1);
+      }
+      out += "]";
+    };
+    rec(rec, 0);
+  });
+  return out;
+}
+
+std::string fill_literal(const Tensor& v) {
+  std::string out;
+  visit_dtype(v.dtype(), [&](auto tag) {
+    using T = storage_t<typename decltype(tag)::type>;
+    out = "fill(" + element_text(reinterpret_cast<const T*>(v.raw_data()), 0, v.dtype()) + ")";
+  });
+  return out;
+}
+
+class Namer {
+ public:
+  // Claims `name` for use; false if taken.
+  bool claim(const std::string& name) { return used_.insert(name).second; }
+  bool taken(const std::string& name) const { return used_.count(name) != 0; }
+  // `preferred` if free and valid, else base0, base1, ... (the first free).
+  std::string fresh(const std::string& preferred, const std::string& base) {
+    if (is_identifier(preferred) && !reserved(preferred) && claim(preferred)) return preferred;
+    for (int k = 0;; ++k) {
+      std::string c = base + std::to_string(k);
+      if (claim(c)) return c;
+    }
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+std::string format_float(double v, DType dtype) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::to_chars_result r{};
+  if (dtype == DType::f32) {
+    float x = float(v);
+    r = std::to_chars(buf, buf + sizeof buf, x);
+    *r.ptr = 0;
+    // Shortest for float; keep it only if parsing as double then narrowing gives x back.
+    float back = float(std::strtod(buf, nullptr));
+    if (std::memcmp(&back, &x, sizeof x) != 0) r = std::to_chars(buf, buf + sizeof buf, double(x));
+  } else {
+    r = std::to_chars(buf, buf + sizeof buf, v);
+  }
+  std::string s(buf, r.ptr);
+  std::string out;
+  for (char c : s)
+    if (c != '+') out += c;  // "1e+20" -> "1e20"
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
+  const int32_t nregs = m.num_registers();
+  const int32_t n = int32_t(m.code.size());
+  auto in_range = [&](int32_t r) { return r >= 0 && r < nregs; };
+
+  // Register names: declarations first (they are the interface), then the module's names when
+  // usable, else generated ones.
+  Namer names;
+  std::vector<std::string> reg(std::size_t(std::max(nregs, 0)));
+  auto bind = [&](int32_t r, const std::string& name, const char* kind) {
+    if (!in_range(r))
+      fail_invalid(std::string("cannot disassemble: ") + kind + " '" + name + "' uses register " +
+                   std::to_string(r) + ", which does not exist");
+    if (!is_identifier(name))
+      fail_invalid(std::string("cannot disassemble: ") + kind + " name '" + name +
+                   "' is not an identifier");
+    std::string& slot = reg[std::size_t(r)];
+    if (slot.empty()) {
+      slot = name;
+      names.claim(name);
+    } else if (slot != name) {
+      fail_invalid(std::string("cannot disassemble: ") + kind + " '" + name + "' is register " +
+                   std::to_string(r) + ", already named '" + slot + "'");
+    }
+  };
+  for (auto& in : m.inputs) bind(in.reg, in.name, "input");
+  for (auto& c : m.constants) bind(c.reg, c.name, "constant");
+  for (auto& o : m.outputs) bind(o.reg, o.name, "output");
+  for (int32_t r = 0; r < nregs; ++r)
+    if (reg[std::size_t(r)].empty())
+      reg[std::size_t(r)] = names.fresh(m.register_names[std::size_t(r)], "r");
+
+  // Labels: the module's, then generated ones for jump targets without one.
+  std::map<int32_t, std::vector<std::string>> labels;
+  for (auto& [pc, name] : m.labels) {
+    if (pc < 0 || pc > n || !is_identifier(name) || reserved(name) || names.taken(name)) continue;
+    names.claim(name);
+    labels[pc].push_back(name);
+  }
+  for (const Instruction& ins : m.code) {
+    if (ins.op != Opcode::jmp && ins.op != Opcode::br) continue;
+    if (ins.target < 0 || ins.target > n)
+      fail_invalid("cannot disassemble: a jump targets " + std::to_string(ins.target) +
+                   ", outside the code");
+    if (labels[ins.target].empty()) labels[ins.target].push_back(names.fresh("", "L"));
+  }
+
+  Disassembly out;
+  std::string& t = out.text;
+  if (options.header_comment)
+    t += "# disassembled by mlvm-dis" +
+         (m.source_name.empty() ? std::string() : " from " + m.source_name) + "\n";
+  if (!m.name.empty()) {
+    if (is_identifier(m.name))
+      t += ".program " + m.name + "\n";
+    else
+      t += "# program name: " + m.name + "\n";
+  }
+  for (auto& in : m.inputs) t += ".input  " + in.name + " : " + type_text(in.type, true) + "\n";
+  for (auto& c : m.constants) {
+    if (!c.value.defined())
+      fail_invalid("cannot disassemble: constant '" + c.name + "' has no data");
+    t += ".const  " + c.name + " : " +
+         type_text(TensorType{c.value.dtype(), c.value.shape()}, false) + " = ";
+    if (c.value.mode() == ValueMode::constant) {
+      t += fill_literal(c.value);
+    } else if (c.value.numel() <= options.inline_limit) {
+      t += nested_literal(c.value);
+    } else {
+      std::string file = options.side_file_prefix + c.name + ".npy";
+      t += "load(" + quote(file) + ")";
+      out.files.push_back(SideFile{file, c.value});
+    }
+    t += "\n";
+  }
+  for (auto& o : m.outputs) {
+    t += ".output " + o.name;
+    if (o.has_type) t += " : " + type_text(o.type, false);
+    t += "\n";
+  }
+  if (n > 0 || !labels.empty()) t += "\n";
+
+  auto reg_text = [&](int32_t r) {
+    if (r == kNoRegister) return std::string("none");
+    if (!in_range(r))
+      fail_invalid("cannot disassemble: register " + std::to_string(r) + " does not exist");
+    return reg[std::size_t(r)];
+  };
+  for (int32_t pc = 0; pc <= n; ++pc) {
+    auto it = labels.find(pc);
+    if (it != labels.end())
+      for (auto& l : it->second) t += l + ":\n";
+    if (pc == n) break;
+    const Instruction& ins = m.code[std::size_t(pc)];
+    if (!opcode_valid(uint32_t(ins.op)))
+      fail_invalid("cannot disassemble: instruction " + std::to_string(pc) +
+                   " has an unknown opcode");
+    const OpInfo& op = op_info(ins.op);
+    std::string line = "    ";
+    for (std::size_t k = 0; k < ins.results.size(); ++k)
+      line += (k ? ", " : "") + reg_text(ins.results[k]);
+    if (!ins.results.empty()) line += " = ";
+    line += op.name;
+    std::vector<std::string> parts;
+    for (int32_t a : ins.args) parts.push_back(reg_text(a));
+    if (ins.op == Opcode::jmp || ins.op == Opcode::br) parts.push_back(labels[ins.target].front());
+    const auto& values = ins.attrs.values();
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (k >= op.attrs.size())
+        fail_invalid("cannot disassemble: instruction " + std::to_string(pc) +
+                     " has too many attributes");
+      const AttrSpec& spec = op.attrs[k];
+      if (!spec.required && values[k] == spec.default_value) continue;
+      parts.push_back(spec.name + "=" + format_attr(values[k]));
+    }
+    for (std::size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
+    t += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace mlvm

@@ -1,0 +1,270 @@
+// Internal helpers of the elementwise, comparison, logical and reduction kernels
+// (unary.cpp, binary.cpp, reduce.cpp): the dtype-set checks their static rules share, and
+// the strided loops their kernels run.
+//
+// Loop structure: a kernel plans over the output shape with the output as operand 0 and its
+// inputs read through broadcast views (stride 0), then calls one *run function* per
+// contiguous inner run. The run functions below (map_run, zip_run, select_run) are templated
+// on the op's functor type and special-case the contiguous and the stride-0 layouts so that
+// the compiler can vectorize them; a later SIMD pass specializes them per functor without
+// touching the ops.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/op_api.hpp"
+#include "kernels/thread_pool.hpp"
+#include "tensor/strided_loop.hpp"
+
+namespace mlvm::ew {
+
+// ---------------------------------------------------------------------------------------------
+// Dtype sets, for the static rules.
+using DTypeSet = uint32_t;
+constexpr DTypeSet dset(DType t) {
+  return DTypeSet(1) << unsigned(t);
+}
+inline constexpr DTypeSet kFloats = dset(DType::f32) | dset(DType::f64);
+inline constexpr DTypeSet kSignedInts =
+    dset(DType::i8) | dset(DType::i16) | dset(DType::i32) | dset(DType::i64);
+inline constexpr DTypeSet kInts = kSignedInts | dset(DType::u8);
+inline constexpr DTypeSet kNumeric = kFloats | kInts;
+inline constexpr DTypeSet kAnyDType = kNumeric | dset(DType::boolean);
+
+inline std::string dtype_set_names(DTypeSet s) {
+  std::string out;
+  for (int k = 0; k < kNumDTypes; ++k) {
+    if (!(s & dset(DType(k)))) continue;
+    if (!out.empty()) out += ", ";
+    out += dtype_name(DType(k));
+  }
+  return out;
+}
+
+// Error(invalid) "exp: x has dtype i32; expected one of f32, f64 (floats only; cast first)".
+inline void require_dtype(const char* op, const char* operand, DType t, DTypeSet allowed,
+                          const char* why = "") {
+  if (allowed & dset(t)) return;
+  std::string msg = std::string(op) + ": " + operand + " has dtype " + std::string(dtype_name(t)) +
+                    "; expected one of " + dtype_set_names(allowed);
+  if (why && *why) msg += std::string(" (") + why + ")";
+  fail_invalid(msg);
+}
+
+inline void require_same_dtype(const char* op, DType a, DType b, const char* na = "a",
+                               const char* nb = "b") {
+  if (a == b) return;
+  fail_invalid(std::string(op) + ": operand dtypes differ (" + na + " is " +
+               std::string(dtype_name(a)) + ", " + nb + " is " + std::string(dtype_name(b)) +
+               "); binary ops need equal dtypes, use cast");
+}
+
+inline void require_inputs(const char* op, std::size_t got, std::size_t want) {
+  if (got != want)
+    fail(ErrorKind::usage, std::string(op) + ": expected " + std::to_string(want) +
+                               " inputs, got " + std::to_string(got));
+}
+
+// The result type: dtype, dims and (signed ints only) precision.
+inline TensorType result_type(DType dtype, const Dims& dims, int precision) {
+  TensorType t;
+  t.dtype = dtype;
+  t.dims = dims;
+  t.precision = is_signed_int(dtype) ? precision : kUnknownPrecision;
+  return t;
+}
+
+inline void set_result(InferContext& ctx, const TensorType& t) {
+  ctx.out.resize(1);
+  ctx.out[0] = t;
+}
+
+// Picks an input whose storage the result may take over (ops.md §1): donated (checked by
+// ctx.output) and not read through any other input, since an in-place write is only safe
+// when every read of that storage is at the position being written.
+inline int reuse_candidate(const KernelContext& ctx, DType dtype, int64_t numel) {
+  for (int k = 0; k < int(ctx.in.size()); ++k) {
+    const Tensor& t = ctx.in[k];
+    if (!(ctx.donatable >> k & 1u) || !t.defined() || t.dtype() != dtype || t.numel() != numel)
+      continue;
+    bool shared = false;
+    for (int j = 0; j < int(ctx.in.size()); ++j) {
+      const Tensor& o = ctx.in[j];
+      if (j == k || !o.defined() || o.storage() != t.storage()) continue;
+      if (!(o.shape() == t.shape() && o.strides() == t.strides() && o.offset() == t.offset()))
+        shared = true;
+    }
+    if (!shared) return k;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer arithmetic that wraps (two's complement) without UB: computed in an unsigned type
+// at least as wide as `unsigned`, so that small types do not promote to signed int.
+template <class T>
+using wide_unsigned_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <class T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = wide_unsigned_t<T>;
+    return T(W(a) + W(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = wide_unsigned_t<T>;
+    return T(W(a) - W(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = wide_unsigned_t<T>;
+    return T(W(a) * W(b));
+  } else {
+    return a * b;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run functions: one inner run of `n` elements, byte strides per operand.
+template <class T>
+inline T load(const std::byte* p) {
+  return *reinterpret_cast<const T*>(p);
+}
+template <class T>
+inline void store(std::byte* p, T v) {
+  *reinterpret_cast<T*>(p) = v;
+}
+
+// y[k] = f(x[k])
+template <class TO, class TI, class F>
+inline void map_run(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int64_t sx,
+                    const F& f) {
+  if (sy == int64_t(sizeof(TO)) && sx == int64_t(sizeof(TI))) {
+    TO* py = reinterpret_cast<TO*>(y);
+    const TI* px = reinterpret_cast<const TI*>(x);
+    for (int64_t k = 0; k < n; ++k) py[k] = f(px[k]);
+  } else if (sy == int64_t(sizeof(TO)) && sx == 0) {
+    TO* py = reinterpret_cast<TO*>(y);
+    const TO v = f(load<TI>(x));
+    for (int64_t k = 0; k < n; ++k) py[k] = v;
+  } else {
+    for (int64_t k = 0; k < n; ++k, y += sy, x += sx) store<TO>(y, f(load<TI>(x)));
+  }
+}
+
+// y[k] = f(a[k], b[k])
+template <class TO, class TI, class F>
+inline void zip_run(std::byte* y, const std::byte* a, const std::byte* b, int64_t n, int64_t sy,
+                    int64_t sa, int64_t sb, const F& f) {
+  constexpr int64_t so = sizeof(TO), si = sizeof(TI);
+  if (sy == so && sa == si && sb == si) {
+    TO* py = reinterpret_cast<TO*>(y);
+    const TI* pa = reinterpret_cast<const TI*>(a);
+    const TI* pb = reinterpret_cast<const TI*>(b);
+    for (int64_t k = 0; k < n; ++k) py[k] = f(pa[k], pb[k]);
+  } else if (sy == so && sa == si && sb == 0) {
+    TO* py = reinterpret_cast<TO*>(y);
+    const TI* pa = reinterpret_cast<const TI*>(a);
+    const TI vb = load<TI>(b);
+    for (int64_t k = 0; k < n; ++k) py[k] = f(pa[k], vb);
+  } else if (sy == so && sa == 0 && sb == si) {
+    TO* py = reinterpret_cast<TO*>(y);
+    const TI va = load<TI>(a);
+    const TI* pb = reinterpret_cast<const TI*>(b);
+    for (int64_t k = 0; k < n; ++k) py[k] = f(va, pb[k]);
+  } else {
+    for (int64_t k = 0; k < n; ++k, y += sy, a += sa, b += sb)
+      store<TO>(y, f(load<TI>(a), load<TI>(b)));
+  }
+}
+
+// y[k] = c[k] != 0 ? a[k] : b[k]
+template <class T, class TC>
+inline void select_run(std::byte* y, const std::byte* c, const std::byte* a, const std::byte* b,
+                       int64_t n, int64_t sy, int64_t sc, int64_t sa, int64_t sb) {
+  constexpr int64_t st = sizeof(T), scz = sizeof(TC);
+  if (sy == st && sc == scz && sa == st && sb == st) {
+    T* py = reinterpret_cast<T*>(y);
+    const TC* pc = reinterpret_cast<const TC*>(c);
+    const T* pa = reinterpret_cast<const T*>(a);
+    const T* pb = reinterpret_cast<const T*>(b);
+    for (int64_t k = 0; k < n; ++k) py[k] = pc[k] != TC(0) ? pa[k] : pb[k];
+  } else {
+    for (int64_t k = 0; k < n; ++k, y += sy, c += sc, a += sa, b += sb)
+      store<T>(y, load<TC>(c) != TC(0) ? load<T>(a) : load<T>(b));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving the runs, optionally across the pool.
+inline constexpr int64_t kParallelGrain = int64_t(1) << 15;  // elements per chunk, at least
+
+// Calls fn(ptrs, count, byte_strides) for every inner run of `shape` over the N operands
+// (operand 0 is the output and fixes the visiting order). `fn` must be safe to call from
+// several threads at once on disjoint runs.
+template <int N, class Fn>
+void for_each_run_parallel(ThreadPool* pool, const Dims& shape,
+                           const std::array<const Tensor*, N>& ops, const Fn& fn) {
+  StridedLoop<N> L = plan_strided_loop<N>(shape, ops);
+  if (L.empty) return;
+  std::array<std::byte*, N> base;
+  for (int k = 0; k < N; ++k) base[k] = ops[k]->raw_data();
+  const int64_t outer = L.outer_count(), inner = L.inner_count();
+  const int threads = pool ? pool->size() : 1;
+  if (threads <= 1 || outer * inner < 2 * kParallelGrain) {
+    for_each_run(L, base, fn);
+    return;
+  }
+  if (outer >= threads) {
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / inner);
+    parallel_for(pool, outer, grain,
+                 [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, fn); });
+    return;
+  }
+  // Few long runs: split each run into pieces.
+  const int64_t pieces = (inner + kParallelGrain - 1) / kParallelGrain;
+  parallel_for(pool, outer * pieces, 1, [&](int64_t b, int64_t e) {
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t run = item / pieces, piece = item % pieces;
+      const int64_t first = piece * kParallelGrain;
+      const int64_t count = std::min(kParallelGrain, inner - first);
+      for_each_run(L, base, run, run + 1, [&](auto p, int64_t, auto st) {
+        for (int k = 0; k < N; ++k) p[k] += first * st[k];
+        fn(p, count, st);
+      });
+    }
+  });
+}
+
+// y = f(x) elementwise; x already has y's shape (a broadcast view is fine).
+template <class TO, class TI, class F>
+void map_tensor(ThreadPool* pool, const Tensor& y, const Tensor& x, const F& f) {
+  for_each_run_parallel<2>(pool, y.shape(), {&y, &x}, [&](auto p, int64_t n, auto st) {
+    map_run<TO, TI>(p[0], p[1], n, st[0], st[1], f);
+  });
+}
+
+// y = f(a, b) elementwise; a and b already have y's shape.
+template <class TO, class TI, class F>
+void zip_tensor(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b, const F& f) {
+  for_each_run_parallel<3>(pool, y.shape(), {&y, &a, &b}, [&](auto p, int64_t n, auto st) {
+    zip_run<TO, TI>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
+  });
+}
+
+}  // namespace mlvm::ew

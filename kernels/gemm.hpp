@@ -1,0 +1,60 @@
+// The blocked GEMM core behind dense, matmul and conv2d (the GotoBLAS/BLIS structure):
+// B is packed into NR-wide column panels, A into MR-high row panels, and a register-blocked
+// micro-kernel runs over the contiguous packed data. Packing reads any element strides
+// (negative and 0 included), so callers never need to copy strided views first.
+//
+// Integer paths accumulate modulo 2^32 (2^64 for i64): i8, u8, i16 and i32 inputs give an i32
+// result, i64 gives i64 — two's complement wrapping, never C++ signed overflow. Every output
+// element is summed over k in the same order whatever the thread count, so results (float ones
+// included) do not depend on the pool.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/op_api.hpp"
+
+namespace mlvm {
+
+class ThreadPool;
+
+// Result element type of a GEMM over T: the CVM path widens 8/16-bit integers to i32.
+template <class T>
+using gemm_out_t = std::conditional_t<
+    std::is_floating_point_v<T>, T,
+    std::conditional_t<std::is_same_v<T, int64_t>, int64_t, int32_t>>;
+
+// C (M x N) = A (M x K) · B (K x N) + bias. Element (i, k) of A is a[i*rsa + k*csa], element
+// (k, j) of B is b[k*rsb + j*csb], element (i, j) of C is c[i*ldc + j]. When `bias` is set,
+// bias[j*bias_stride] is added to column j, or bias[i*bias_stride] to row i if bias_per_row.
+template <class T>
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  const T* a = nullptr;
+  int64_t rsa = 0, csa = 0;
+  const T* b = nullptr;
+  int64_t rsb = 0, csb = 0;
+  gemm_out_t<T>* c = nullptr;
+  int64_t ldc = 0;
+  const gemm_out_t<T>* bias = nullptr;
+  int64_t bias_stride = 0;
+  bool bias_per_row = false;
+};
+
+// Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t.
+// `pool` may be null (run on the calling thread).
+template <class T>
+void gemm(const GemmArgs<T>& g, ThreadPool* pool);
+
+// --- Static rules shared by dense, matmul and conv2d ---------------------------------------
+
+// x and w must have one dtype, numeric (not bool). Error(invalid) naming `op` otherwise.
+void check_gemm_dtypes(const char* op, const TensorType& x, const TensorType& w);
+// The result dtype: i8, u8, i16 -> i32 (the CVM path), others unchanged.
+DType gemm_result_dtype(DType input);
+// ops.md §2: px + pw + ceil_log2(k), with a bias max(that, pb) + 1; unknown (0) for float
+// results, when any input precision is unknown, or when k is kDynamic. A u8 input counts as
+// precision 9 (every u8 value lies in [-(2^8-1), 2^8-1]). `bias` may be null.
+int gemm_result_precision(const TensorType& x, const TensorType& w, const TensorType* bias, int64_t k);
+
+}  // namespace mlvm

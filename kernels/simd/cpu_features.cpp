@@ -1,0 +1,78 @@
+#include "kernels/simd/cpu_features.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace mlvm::simd {
+namespace {
+
+Level detect_best() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("fma"))
+    return Level::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::avx2;
+#endif
+  return Level::sse2;
+}
+
+Level clamp(Level want) {
+  Level best = cpu_best_level();
+  return int(want) < int(best) ? want : best;
+}
+
+Level from_environment() {
+  Level best = cpu_best_level();
+  const char* env = std::getenv("MLVM_SIMD");
+  if (!env || !*env) return best;
+  if (std::strcmp(env, "sse2") == 0) return clamp(Level::sse2);
+  if (std::strcmp(env, "avx2") == 0) return clamp(Level::avx2);
+  if (std::strcmp(env, "avx512") == 0) return clamp(Level::avx512);
+  return best;  // unknown names are ignored rather than fatal: this is a tuning knob
+}
+
+std::atomic<int>& current() {
+  static std::atomic<int> level{int(from_environment())};
+  return level;
+}
+
+}  // namespace
+
+Level cpu_best_level() {
+  static const Level best = detect_best();
+  return best;
+}
+
+bool cpu_has_avx512_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return cpu_best_level() == Level::avx512 && __builtin_cpu_supports("avx512vnni");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+Level level() {
+  return Level(current().load(std::memory_order_relaxed));
+}
+
+void set_level_for_testing(Level l) {
+  current().store(int(clamp(l)), std::memory_order_relaxed);
+}
+
+std::string_view level_name(Level l) {
+  switch (l) {
+    case Level::avx512: return "avx512";
+    case Level::avx2: return "avx2";
+    case Level::sse2: return "sse2";
+  }
+  return "sse2";
+}
+
+}  // namespace mlvm::simd

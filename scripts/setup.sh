@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what mlvm needs from Debian packages. As root it runs apt-get; otherwise it prints
+# the exact command to run and stops, so nothing is installed behind anyone's back.
+# Usage: scripts/setup.sh [--with-peers]   (--with-peers: also the benchmark peers and sample trainers)
+set -euo pipefail
+
+packages=(cmake g++ libboost-test-dev libboost-program-options-dev libxsimd-dev)
+if [[ "${1:-}" == "--with-peers" ]]; then
+  packages+=(python3-numpy python3-torch python3-sklearn)
+fi
+if [[ "${MLVM_WITH_FUZZ:-0}" == "1" ]]; then
+  packages+=(clang libclang-rt-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "mlvm needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
+  apt-get update >/dev/null
+  apt-get install -y --no-install-recommends "${missing[@]}"
+}

@@ -1,0 +1,346 @@
+// One failing program per diagnostic the assembler itself produces (lexer, parser, literal,
+// declarations, per-instruction and cross-line checks), asserting message and exact line:col.
+// None of these reach the verifier.
+#include <boost/test/unit_test.hpp>
+
+#include "asm_test_util.hpp"
+
+using namespace mlvm;
+using namespace mlvm::asm_test;
+
+BOOST_AUTO_TEST_SUITE(assembler_diagnostics)
+
+// ---- lexical ------------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(lexical_errors) {
+  expect_error(".input x : f32[2]\n  y = relu x $\n", 2, 14, "unexpected character '$'");
+  expect_error("y = relu x\x01\n", 1, 11, "unexpected character '\\x01'");
+  expect_error(std::string("y = relu\0 x\n", 12), 1, 9, "unexpected character '\\x00'");
+  expect_error("y = relu x\xc3\xa9\n", 1, 11, "'\\xc3'");
+  expect_error(".const c : i64[1] = [99999999999999999999]\n", 1, 22,
+               "integer 99999999999999999999 does not fit in 64 bits");
+  expect_error(".const c : i64[1] = [0x10000000000000000]\n", 1, 22, "does not fit in 64 bits");
+  expect_error(".const c : f64[1] = [1e999]\n", 1, 22, "out of range of f64");
+  expect_error(".const c : f64[1] = [1e]\n", 1, 22, "expected digits in the exponent");
+  expect_error(".const c : f64[1] = [12abc]\n", 1, 22, "malformed number '12a'");
+  expect_error(".const c : f64[1] = [0x]\n", 1, 22, "expected hex digits");
+  expect_error("y = take x, i, mode=\"cl\n", 1, 21, "unterminated string");
+  expect_error("y = take x, i, mode=\"c\\n\"\n", 1, 23, "unknown escape '\\n'");
+  expect_error("y = relu - x\n", 1, 10, "expected a number after it");
+  expect_error(". input x : f32[1]\n", 1, 1, "unexpected '.'");
+}
+
+BOOST_AUTO_TEST_CASE(limits_of_numbers_are_exact) {
+  // INT64_MIN is representable; one more is not.
+  BOOST_TEST(run(".const c : i64[1] = [-9223372036854775808]\n.output c\n").diagnostics.size() <=
+             1u);
+  expect_error(".const c : i64[1] = [-9223372036854775809]\n", 1, 22, "does not fit in 64 bits");
+  expect_error(".const c : i64[1] = [9223372036854775808]\n", 1, 22, "does not fit in 64 bits");
+}
+
+// ---- statements ---------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(directive_errors) {
+  expect_error(".inptu x : f32[1]\n", 1, 1,
+               "unknown directive '.inptu'; expected .program, .input, .const or .output");
+  expect_error(".input x f32[1]\n", 1, 10, "expected ':' and a type");
+  expect_error(".input x : f31[1]\n", 1, 12, "unknown dtype 'f31'");
+  expect_error(".input x : f32\n", 1, 15, "expected '[' and the dims after the dtype");
+  expect_error(".input x : f32[]\n", 1, 16,
+               "a type needs at least one dim; a scalar is written f32[1]");
+  expect_error(".input x : f32[2 3]\n", 1, 18, "expected ',' or ']' but found 3");
+  expect_error(".input x : f32[2, -3]\n", 1, 19, "dim -3 is negative");
+  expect_error(".input x : f32[1,1,1,1,1,1,1,1,1]\n", 1, 32, "rank is at most 8");
+  expect_error(".input x : f32[4294967296, 4294967296]\n", 1, 12,
+               "more elements than fit in int64");
+  expect_error(".input x : f32[2] precision=8\n", 1, 29,
+               "precision applies only to signed integer inputs");
+  expect_error(".input x : i8[2] precision=9\n", 1, 28,
+               "precision 9 is out of range for i8; expected 1..8");
+  expect_error(".input x : i32[2] extra\n", 1, 19,
+               "expected precision=P or end of line but found 'extra'");
+  expect_error(".output y : f32[2] junk\n", 1, 20, "expected end of line but found 'junk'");
+  expect_error(".program a b\n", 1, 12, "expected end of line but found 'b'");
+  expect_error(".input none : f32[1]\n", 1, 8, "'none' is a keyword");
+  expect_error(".input 3 : f32[1]\n", 1, 8, "expected an input name but found 3");
+}
+
+BOOST_AUTO_TEST_CASE(instruction_syntax_errors) {
+  expect_error(".input x : f32[2]\n.output y\n  y = relu x x\n", 3, 14,
+               "expected ',' or end of line but found 'x'");
+  expect_error(
+      ".input x : f32[2]\n  y = relu x,\n", 2, 14,
+      "expected an argument (a register name or none) or name=value but found end of line");
+  expect_error(".input x : f32[2]\n  y = squeeze axes=(0,), x\n", 2, 26,
+               "argument 'x' after attributes");
+  expect_error("  y = \n", 1, 7, "expected an op name after '=' but found end of line");
+  expect_error("  y, = relu x\n", 1, 6, "expected a result name but found '='");
+  expect_error("  = relu x\n", 1, 3,
+               "expected an op name, a label (name:) or a directive but found '='");
+  expect_error("  y = squeeze x, axes=(0\n", 1, 25, "expected ',' or ')' but found end of line");
+  expect_error("  y = squeeze x, axes=[0 1]\n", 1, 26, "expected ',' or ']' but found 1");
+  expect_error("  y = take x, i, mode=clip\n", 1, 23, "strings are quoted, e.g. \"clip\"");
+  expect_error("  y = squeeze x, axes=\n", 1, 23, "expected a value");
+}
+
+BOOST_AUTO_TEST_CASE(nesting_is_bounded) {
+  std::string deep = "  y = squeeze x, axes=" + std::string(100000, '(') + "\n";
+  expect_error(deep, 1, 23 + 64, "nested more than 64 levels deep");
+  std::string deep_list = ".const c : f32[1] = " + std::string(100000, '[') + "\n";
+  expect_error(deep_list, 1, 22, "literal nests deeper than the type f32[1] (rank 1)");
+}
+
+// ---- .const literals ----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(literal_errors) {
+  expect_error(".const c : i8[2] = [300, 1]\n", 1, 21,
+               "value 300 does not fit in i8 (range -128..127)");
+  expect_error(".const c : u8[2] = [1, -1]\n", 1, 24, "value -1 does not fit in u8 (range 0..255)");
+  expect_error(".const c : i32[2] = [1.5, 1]\n", 1, 22,
+               "value 1.5 is not an integer; i32 holds integers");
+  expect_error(".const c : i32[1] = [nan]\n", 1, 22, "is not an integer");
+  expect_error(".const c : f32[1] = [1e39]\n", 1, 22, "overflows f32");
+  expect_error(".const c : bool[2] = [true, 2]\n", 1, 29, "value 2 is not a bool");
+  expect_error(".const c : f32[2] = [true, 1]\n", 1, 22,
+               "true is a bool value but the constant is f32");
+  expect_error(".const c : f32[2, 2] = [[1, 2], [3]]\n", 1, 35,
+               "dim 1 has 1 element but f32[2, 2] needs 2");
+  expect_error(".const c : f32[2, 2] = [[1, 2], [3, 4, 5]]\n", 1, 40, "too many elements in dim 1");
+  expect_error(".const c : f32[2] = [1, 2, 3]\n", 1, 28, "too many elements in dim 0");
+  expect_error(".const c : f32[2, 2] = [1, 2]\n", 1, 25,
+               "expected '[' (dim 1 of f32[2, 2] is a list) but found 1");
+  expect_error(".const c : f32[2] = [[1], [2]]\n", 1, 22,
+               "literal nests deeper than the type f32[2]");
+  expect_error(".const c : f32[2] = [1 2]\n", 1, 24, "expected ',' or ']' but found 2");
+  expect_error(".const c : f32[2] = [1, 2\n", 1, 26, "expected ',' or ']' but found end of line");
+  expect_error(".const c : f32[2, 3] = []\n", 1, 24,
+               "literal [] has no elements but f32[2, 3] needs 6");
+  expect_error(".const c : f32[2] = 5\n", 1, 21,
+               "expected '[', fill(...) or load(\"...\") but found 5");
+  expect_error(".const c : f32[2] = [1, 2] x\n", 1, 28, "expected end of line but found 'x'");
+  expect_error(".const c : f32[2]\n", 1, 18, "expected '=' and a literal");
+  expect_error(".const c : i8[2] = fill(1000)\n", 1, 25, "value 1000 does not fit in i8");
+  expect_error(".const c : f32[?, 2] = fill(1)\n", 1, 24, "fill(...) needs a fully known shape");
+  expect_error(".const c : f32[2] = fill 1\n", 1, 21,
+               "expected '[', fill(...) or load(\"...\") but found 'fill'");
+}
+
+BOOST_AUTO_TEST_CASE(load_errors) {
+  expect_error(".const c : f32[2] = load(\"missing.npy\")\n", 1, 26,
+               "cannot load \"missing.npy\": no such file");
+  expect_error(".const c : f32[2] = load(\"ops\")\n", 1, 26, "not a regular file");
+  expect_error(".const c : f32[2] = load(\"/dev/zero\")\n", 1, 26, "not a regular file");
+  expect_error(".const c : f32[2] = load(\"/proc/self/status\")\n", 1, 26, "not a regular file");
+  expect_error(".const c : f32[2] = load(\"gen_npy.py\")\n", 1, 26, "cannot load \"gen_npy.py\"");
+  expect_error(".const c : f32[2] = load(w1.npy)\n", 1, 26, "expected a quoted file name");
+  expect_error(
+      ".const c : f64[32, 64] = load(\"w1.npy\")\n", 1, 31,
+      "\"w1.npy\" holds f32[32, 64] but the constant is declared f64[32, 64] (dtype differs)");
+  expect_error(".const c : f32[32, 65] = load(\"w1.npy\")\n", 1, 31, "(dim 1: 64 vs 65)");
+  expect_error(".const c : f32[2048] = load(\"w1.npy\")\n", 1, 29, "(rank differs)");
+}
+
+// ---- declarations, instructions, registers, labels
+// ------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(declaration_errors) {
+  expect_error(".program a\n.program b\n", 2, 1, "the program is already named 'a' at line 1");
+  expect_error(".input x : f32[1]\n.const x : f32[1] = [0]\n", 2, 8,
+               "'x' is already declared as an .input at line 1");
+  expect_error(".input x : f32[1]\n.output x\n.output x\n", 3, 9,
+               "output 'x' is already declared at line 2");
+  expect_error(".input x : f32[1]\na:\na:\n  halt\n", 3, 1,
+               "duplicate label 'a' (first defined at line 2)");
+}
+
+BOOST_AUTO_TEST_CASE(op_and_arity_errors) {
+  expect_error(".input x : f32[1,2,3,3]\n.input w : f32[1,2,3,3]\n  y = conv x, w\n", 3, 7,
+               "unknown op 'conv'; did you mean 'conv2d'?");
+  expect_error(".input x : f32[1]\n  y = zzzzzzzz x\n", 2, 7, "unknown op 'zzzzzzzz'");
+  expect_error(".input x : f32[1]\n  y = relu x, x\n", 2, 15,
+               "relu takes 1 input (x) but 2 are given");
+  expect_error(".input x : f32[1]\n  y = add x\n", 2, 7,
+               "add needs 2 inputs (a, b) but 1 is given");
+  expect_error(".input x : f32[1]\n  y = dense x\n", 2, 7,
+               "dense needs at least 2 inputs (x, w, ?b) but 1 is given");
+  expect_error(".input x : f32[1]\n  y = dense x, x, x, x\n", 2, 22,
+               "dense takes at most 3 inputs");
+  expect_error(".input x : f32[1]\n  y = relu none\n", 2, 12, "input 'x' of relu cannot be none");
+  expect_error(".input x : f32[1]\n  y = concatenate x, none\n", 2, 22, "cannot be none");
+  expect_error(".input x : f32[1]\n  y, z = relu x\n", 2, 3,
+               "relu gives 1 result but 2 names are assigned");
+  expect_error(".input x : f32[1,4,6]\n  y = get_valid_count x\n", 2, 3,
+               "get_valid_count gives 2 results but 1 name is assigned");
+  expect_error(".input x : f32[1]\n  relu x\n", 2, 3,
+               "relu gives 1 result but 0 names are assigned; write NAME = relu");
+  expect_error(".input x : f32[1]\n  y = print x\n", 2, 3,
+               "print gives no result; write it without 'y ='");
+  expect_error(".input x : f32[1,4,6]\n  y, y = get_valid_count x\n", 2, 6,
+               "result 'y' is assigned twice");
+}
+
+BOOST_AUTO_TEST_CASE(attribute_errors) {
+  const std::string decl = ".input x : f32[1,2,5,5]\n.input w : f32[2,2,3,3]\n";
+  expect_error(decl + "  y = conv2d x, w, strid=(1, 1)\n", 3, 20,
+               "unknown attribute 'strid' for conv2d; did you mean 'strides'?");
+  expect_error(decl + "  y = conv2d x, w, groups=0\n", 3, 27,
+               "attribute 'groups' of conv2d is 0; expected a value >= 1");
+  expect_error(decl + "  y = conv2d x, w, groups=1, groups=1\n", 3, 30,
+               "attribute 'groups' of conv2d is given twice");
+  expect_error(decl + "  y = conv2d x, w, padding=1.5\n", 3, 28,
+               "attribute 'padding' of conv2d must be an integer or a tuple");
+  expect_error(".input x : f32[1]\n  y = cast x\n", 2, 7, "cast needs attribute 'dtype'");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=f33\n", 2, 21, "strings are quoted");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=\"f32\"\n", 2, 21,
+               "attribute 'dtype' of cast must be a dtype");
+  expect_error(".input x : f32[1]\n  y = relu x, axis=1\n", 2, 15,
+               "unknown attribute 'axis' for relu (it takes no attributes)");
+  expect_error(".input x : f32[5,3]\n.input i : i32[2]\n  y = take x, i, mode=\"clamp\"\n", 3, 23,
+               "attribute 'mode' of take must be one of \"clip\" \"wrap\" \"raise\"");
+  expect_error(".input x : f32[1]\n  y = cvm_clip x, precision=33\n", 2, 29,
+               "expected a value in [1, 32]");
+}
+
+BOOST_AUTO_TEST_CASE(jump_errors) {
+  expect_error(".input x : f32[1]\nloop:\n  jmp lop\n", 3, 7,
+               "unknown label 'lop'; did you mean 'loop'?");
+  expect_error(".input x : f32[1]\n  jmp nowhere\n", 2, 7,
+               "unknown label 'nowhere' (the program defines no labels");
+  expect_error(".input x : f32[1]\n  jmp\n", 2, 3, "jmp needs a label: jmp LABEL");
+  expect_error(".input x : f32[1]\na:\n  br a\n", 3, 3,
+               "br needs a condition and a label: br COND, LABEL");
+  expect_error(".input x : f32[1]\na:\n  br x, a, a\n", 3, 12,
+               "too many arguments: br COND, LABEL");
+  expect_error(".input x : f32[1]\na:\n  y = jmp a\n", 3, 3, "jmp gives no result");
+  expect_error(".input x : f32[1]\na:\n  jmp a, k=1\n", 3, 10, "jmp takes no attributes");
+  expect_error(".input x : f32[1]\na:\n  br none, a\n", 3, 6, "br's condition cannot be none");
+}
+
+BOOST_AUTO_TEST_CASE(register_errors) {
+  expect_error(".const c : f32[1] = [1]\n.input x : f32[1]\n  c = relu x\n", 3, 3,
+               "'c' is a .const (line 1) and cannot be assigned; constants are read-only");
+  expect_error(".input x : f32[1]\n.output y\n  y = relu h\n", 3, 12,
+               "register 'h' is read before it is assigned");
+  expect_error(".input xx : f32[1]\n.output y\n  y = relu x\n", 3, 12, "did you mean 'xx'?");
+  // Assigned later in straight-line code: read before assigned.
+  expect_error(".input x : f32[1]\n.output y\n  y = relu h\n  h = relu x\n", 3, 12,
+               "register 'h' is read before it is assigned");
+  // Assigned on one path only.
+  expect_error(
+      ".input x : f32[1]\n.input c : bool[1]\n.output y\n  br c, skip\n  h = relu x\nskip:\n  y = "
+      "relu h\n",
+      7, 12, "register 'h' is read before it is assigned on some path to here");
+  expect_error(".input x : f32[1]\n.output y\n  z = relu x\n", 2, 9,
+               "output 'y' is never assigned");
+  expect_error(
+      ".input x : f32[1]\n.input c : bool[1]\n.output y\n  br c, out\n  y = relu x\nout:\n", 3, 9,
+      "output 'y' is not assigned on every path to halt (not on a path to the end of the program)");
+  expect_error(
+      ".input x : f32[1]\n.input c : bool[1]\n.output y\n  br c, out\n  y = relu x\n  jmp "
+      "end\nout:\n  halt\nend:\n",
+      3, 9,
+      "output 'y' is not assigned on every path to halt (not on a path to the halt at line 8)");
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_code_reads_nothing) {
+  // `h` is read before its assignment, but the read is dead code: no error there.
+  AssembleResult r =
+      run(".input x : f32[1]\n.output y\n  y = relu x\n  halt\n  y = relu h\n  h = relu x\n");
+  for (auto& d : r.diagnostics)
+    BOOST_TEST(d.message.find("read before") == std::string::npos, d.render());
+}
+
+// ---- recovery, limits, rendering ----------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(every_independent_error_is_reported) {
+  std::string src =
+      ".input x : f32[2]\n"          // 1
+      "  y = relu x $\n"             // 2: lexical
+      "  y = relu x x\n"             // 3: syntax
+      "  z = conv x\n"               // 4: unknown op (still checked after syntax errors)
+      ".const c : i8[1] = [300]\n";  // 5: literal
+  AssembleResult r = run(src);
+  BOOST_REQUIRE(r.diagnostics.size() == 4u);
+  BOOST_TEST(r.diagnostics[0].line == 2);
+  BOOST_TEST(r.diagnostics[1].line == 3);
+  BOOST_TEST(r.diagnostics[2].line == 4);
+  BOOST_TEST(r.diagnostics[3].line == 5);
+  BOOST_TEST(!r.module.has_value());
+
+  AssembleOptions few;
+  few.max_errors = 2;
+  BOOST_TEST(run(src, few).diagnostics.size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(render_shows_line_and_caret) {
+  AssembleResult r = run(".input x : f32[1]\n\ty = conv x\n");
+  BOOST_REQUIRE(!r.diagnostics.empty());
+  BOOST_TEST(
+      r.diagnostics[0].render() ==
+      "t.mlasm:2:6: error: unknown op 'conv'; did you mean 'conv2d'?\n  \ty = conv x\n  \t    ^");
+  // A caret past the end of the line (end of line errors).
+  r = run("  y = relu x,\n");
+  BOOST_TEST(r.diagnostics[0].render() ==
+             "t.mlasm:1:14: error: expected an argument (a register name or none) or name=value "
+             "but found end of "
+             "line\n    y = relu x,\n               ^");
+  // Control bytes are not echoed raw.
+  r = run(std::string("y = relu\0 x\n", 12));
+  BOOST_TEST(r.diagnostics[0].render().find('\0') == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(long_lines_are_windowed) {
+  std::string line = "  y = relu x, " + std::string(1000000, 'a') + " $";
+  AssembleResult r = run(".input x : f32[1]\n" + line + "\n");
+  BOOST_REQUIRE(!r.diagnostics.empty());
+  const Diagnostic& d = r.diagnostics[0];
+  BOOST_TEST(d.line == 2);
+  BOOST_TEST(d.col == int(line.size()));
+  BOOST_TEST(d.source_line.size() < 200u);
+  std::string text = d.render();
+  // The caret sits under the '$' in the window.
+  auto lines_end = text.rfind('\n');
+  auto prev = text.rfind('\n', lines_end - 1);
+  std::string src_line = text.substr(prev + 1, lines_end - prev - 1);
+  std::string caret_line = text.substr(lines_end + 1);
+  BOOST_TEST(caret_line.size() == src_line.find('$') + 1);
+}
+
+BOOST_AUTO_TEST_CASE(garbage_never_crashes) {
+  std::string bin;
+  for (int k = 0; k < 4096; ++k) bin += char((k * 131 + 7) % 256);
+  AssembleResult r = run(bin);
+  BOOST_TEST(!r.ok());
+  BOOST_TEST(!r.diagnostics.empty());
+  // An empty program has nothing to report from the parser.
+  BOOST_TEST(run("").diagnostics.size() <= 1u);
+  std::string nuls(1000, '\0');
+  BOOST_TEST(!run(nuls).ok());
+  // Deterministic: the same input gives the same diagnostics.
+  BOOST_TEST(all_messages(run(bin)) == all_messages(run(bin)));
+}
+
+BOOST_AUTO_TEST_CASE(assemble_or_throw_reports_every_error) {
+  try {
+    assemble_or_throw("  y = conv x\n  z = relu\n", "f.mlasm");
+    BOOST_FAIL("expected an error");
+  } catch (const Error& e) {
+    BOOST_TEST(e.kind() == ErrorKind::invalid);
+    BOOST_TEST(e.location() == "f.mlasm:1:7");
+    std::string m = e.message();
+    BOOST_TEST(m.find("f.mlasm:1:7: error: unknown op 'conv'") != std::string::npos);
+    BOOST_TEST(m.find("f.mlasm:2:7: error: relu needs 1 input") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(assemble_file_errors) {
+  BOOST_CHECK_THROW(assemble_file(data_dir() + "/no_such_file.mlasm"), Error);
+  try {
+    assemble_file(data_dir());
+    BOOST_FAIL("expected an error");
+  } catch (const Error& e) {
+    BOOST_TEST(e.kind() == ErrorKind::io);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

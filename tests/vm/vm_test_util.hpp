@@ -1,0 +1,45 @@
+// Helpers shared by the VM tests: programs from text, and error expectations.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "mlvm/mlvm.hpp"
+
+namespace mlvm::test {
+
+inline Program program_from(std::string_view source, const std::string& name = "test.mlasm") {
+  return Program::assemble(source, name);
+}
+
+// Runs `fn`, which must throw mlvm::Error of `kind` whose message contains every string in
+// `message_parts` and whose location contains `location_part`. Returns the error.
+inline Error expect_error(const std::function<void()>& fn, ErrorKind kind,
+                          std::initializer_list<std::string_view> message_parts,
+                          std::string_view location_part = {}) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    BOOST_TEST_INFO("error: " << e.describe());
+    BOOST_CHECK_EQUAL(e.kind(), kind);
+    for (std::string_view part : message_parts) {
+      BOOST_TEST_INFO("message part: " << part << " in: " << e.message());
+      BOOST_CHECK(e.message().find(part) != std::string::npos);
+    }
+    BOOST_TEST_INFO("location part: " << location_part << " in: " << e.location());
+    BOOST_CHECK(e.location().find(location_part) != std::string::npos);
+    return e;
+  }
+  BOOST_FAIL("expected an mlvm::Error of kind " << error_kind_name(kind));
+  return Error(kind, "");
+}
+
+inline SessionOptions single_thread() {
+  SessionOptions o;
+  o.threads = 1;
+  return o;
+}
+
+}  // namespace mlvm::test

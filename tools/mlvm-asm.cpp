@@ -1,0 +1,192 @@
+// mlvm-asm: assemble a .mlasm program into a .mlbc module (language.md §6).
+// Exit codes: 0 ok, 1 usage or file error, 2 the program is invalid or malformed.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "assembler/assembler.hpp"
+#include "bytecode/codec.hpp"
+
+namespace po = boost::program_options;
+using namespace mlvm;
+
+namespace {
+
+constexpr const char* kVersion = "mlvm-asm (mlvm) 0.1.0";
+
+int exit_code_of(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::usage:
+    case ErrorKind::io:
+      return 1;
+    case ErrorKind::malformed:
+    case ErrorKind::invalid:
+      return 2;
+    case ErrorKind::trap:
+      return 3;
+    case ErrorKind::limit:
+      return 4;
+  }
+  return 2;
+}
+
+// "i32[4] precision=8" / "i32[4] precision=?" for signed ints; the plain type otherwise.
+std::string type_text(const TensorType& t) {
+  if (!t.present) return "none";
+  std::string s = std::string(dtype_name(t.dtype)) + dims_to_string(t.dims);
+  if (is_signed_int(t.dtype))
+    s += " precision=" +
+         (t.precision == kUnknownPrecision ? std::string("?") : std::to_string(t.precision));
+  return s;
+}
+
+void print_types(const Module& m, const VerifyResult& v, std::ostream& os) {
+  auto name = [&](int32_t r) {
+    return r < 0 ? std::string("none") : m.register_names.at(std::size_t(r));
+  };
+  for (auto& in : m.inputs) os << "input  " << in.name << ": " << type_text(in.type) << "\n";
+  for (auto& c : m.constants) os << "const  " << c.name << ": " << type_text(c.type) << "\n";
+  std::vector<std::string> label_at(m.code.size() + 1);
+  for (auto& [pc, label] : m.labels)
+    if (pc >= 0 && std::size_t(pc) <= m.code.size()) label_at[std::size_t(pc)] += label + ": ";
+  for (std::size_t pc = 0; pc < m.code.size(); ++pc) {
+    const Instruction& ins = m.code[pc];
+    const OpInfo& op = op_info(ins.op);
+    std::ostringstream text;
+    for (std::size_t k = 0; k < ins.results.size(); ++k)
+      text << (k ? ", " : "") << name(ins.results[k]);
+    if (!ins.results.empty()) text << " = ";
+    text << op.name;
+    // Trailing omitted optionals are not worth showing.
+    std::size_t nargs = ins.args.size();
+    while (nargs > 0 && ins.args[nargs - 1] == kNoRegister) --nargs;
+    for (std::size_t k = 0; k < nargs; ++k) text << (k ? ", " : " ") << name(ins.args[k]);
+    // Attributes that differ from their defaults, as they would be written.
+    for (int k = 0; k < ins.attrs.size() && std::size_t(k) < op.attrs.size(); ++k) {
+      const AttrSpec& spec = op.attrs[std::size_t(k)];
+      AttrValue v = ins.attrs[k];
+      v.ints.clear();
+      AttrValue d = spec.default_value;
+      d.ints.clear();
+      if (!spec.required && v == d) continue;
+      text << (nargs ? ", " : " ") << spec.name << "=" << v.to_string();
+      ++nargs;
+    }
+    if (ins.op == Opcode::jmp || ins.op == Opcode::br) {
+      std::string target = "end";
+      for (auto& [lpc, label] : m.labels)
+        if (lpc == ins.target) target = label;
+      text << (nargs ? ", " : " ") << target;
+    }
+    os << std::setw(4) << pc << "  line " << std::left << std::setw(5) << m.line_of(pc)
+       << std::right << " " << label_at[pc] << text.str();
+    const auto* types = pc < v.result_types.size() ? &v.result_types[pc] : nullptr;
+    if (!ins.results.empty()) {
+      if (!types || types->size() != ins.results.size()) {
+        os << "    # unreachable";
+      } else {
+        os << "    #";
+        for (std::size_t k = 0; k < ins.results.size(); ++k)
+          os << (k ? ", " : " ") << name(ins.results[k]) << ": " << type_text((*types)[k]);
+      }
+    }
+    os << "\n";
+  }
+  for (std::size_t k = 0; k < m.outputs.size(); ++k) {
+    os << "output " << m.outputs[k].name << ": ";
+    if (k < v.output_types.size())
+      os << type_text(v.output_types[k]);
+    else
+      os << "?";
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible("Usage: mlvm-asm PROGRAM.mlasm [options]\n\nOptions");
+  visible.add_options()                          //
+      ("help,h", "print this help and exit")     //
+      ("version", "print the version and exit")  //
+      ("output,o", po::value<std::string>(),
+       "write the module here (default: PROGRAM.mlbc beside the input)")(
+          "check", "verify only; write nothing")                                        //
+      ("print-types", "list every instruction with its inferred types and precisions")  //
+      ("strict-precision", "reject integer arithmetic on values of unknown precision")  //
+      ("no-precision-check", "turn integer precision checking off");
+  po::options_description all;
+  all.add(visible).add_options()("program", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("program", -1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "mlvm-asm: " << e.what() << "\nTry 'mlvm-asm --help'.\n";
+    return 1;
+  }
+  if (vm.count("help")) {
+    std::cout << visible
+              << "\nExit codes: 0 ok, 1 usage or file error, 2 the program is invalid.\n";
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << kVersion << "\n";
+    return 0;
+  }
+  if (!vm.count("program") || vm["program"].as<std::vector<std::string>>().size() != 1) {
+    std::cerr << "mlvm-asm: expected exactly one PROGRAM.mlasm\nTry 'mlvm-asm --help'.\n";
+    return 1;
+  }
+  if (vm.count("strict-precision") && vm.count("no-precision-check")) {
+    std::cerr << "mlvm-asm: --strict-precision and --no-precision-check exclude each other\n";
+    return 1;
+  }
+  if (vm.count("check") && vm.count("output")) {
+    std::cerr << "mlvm-asm: --check writes nothing; drop -o\n";
+    return 1;
+  }
+  const std::string input = vm["program"].as<std::vector<std::string>>()[0];
+
+  AssembleOptions options;
+  options.verify.strict_precision = vm.count("strict-precision") > 0;
+  options.verify.precision_check = vm.count("no-precision-check") == 0;
+
+  try {
+    AssembleResult r = assemble_file(input, options);
+    if (!r.ok()) {
+      for (auto& d : r.diagnostics) std::cerr << d.render() << "\n";
+      if (r.diagnostics.empty())
+        std::cerr << input << ": error: assembly failed\n";
+      else if (int(r.diagnostics.size()) >= options.max_errors)
+        std::cerr << input << ": stopped after " << r.diagnostics.size() << " errors\n";
+      return 2;
+    }
+    if (vm.count("print-types")) print_types(*r.module, r.verify, std::cout);
+    if (vm.count("check")) return 0;
+    std::string out;
+    if (vm.count("output")) {
+      out = vm["output"].as<std::string>();
+    } else {
+      std::filesystem::path p(input);
+      p.replace_extension(".mlbc");
+      out = p.string();
+      if (out == input) out += ".mlbc";
+    }
+    std::vector<uint8_t> bytes = encode_module(*r.module);
+    write_file_bytes(out, bytes);
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "mlvm-asm: " << e.describe() << "\n";
+    return exit_code_of(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mlvm-asm: out of memory\n";
+    return 4;
+  }
+}

@@ -1,0 +1,339 @@
+// mlvm-run: runs a program (.mlbc, or .mlasm assembled in memory) on .npy inputs.
+// The contract is language.md §6; exit codes: 0 ok, 1 usage/file, 2 malformed/invalid,
+// 3 trap, 4 limit.
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlvm/mlvm.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitUsage = 1, kExitInvalid = 2, kExitTrap = 3, kExitLimit = 4;
+
+int exit_code(mlvm::ErrorKind kind) {
+  switch (kind) {
+    case mlvm::ErrorKind::usage:
+    case mlvm::ErrorKind::io:
+      return kExitUsage;
+    case mlvm::ErrorKind::malformed:
+    case mlvm::ErrorKind::invalid:
+      return kExitInvalid;
+    case mlvm::ErrorKind::trap:
+      return kExitTrap;
+    case mlvm::ErrorKind::limit:
+      return kExitLimit;
+  }
+  return kExitUsage;
+}
+
+// A usage problem found by mlvm-run itself (not by the library).
+struct UsageError {
+  std::string message;
+};
+
+int report(const std::string& where, const mlvm::Error& e) {
+  std::cerr << "mlvm-run: " << (where.empty() ? "" : where + ": ") << e.describe() << "\n";
+  return exit_code(e.kind());
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "NAME=FILE" -> (NAME, FILE)
+std::pair<std::string, std::string> split_binding(const std::string& spec, const char* option) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw UsageError{std::string("--") + option + " expects NAME=FILE.npy, got '" + spec + "'"};
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+// Bytes with an optional K/M/G/T suffix (powers of 1024).
+int64_t parse_bytes(const std::string& text) {
+  std::size_t used = 0;
+  long double v = 0;
+  try {
+    v = std::stold(text, &used);
+  } catch (...) {
+    throw UsageError{
+        "--max-memory expects a number of bytes (optionally with K, M, G or T), got '" + text +
+        "'"};
+  }
+  std::string suffix = text.substr(used);
+  long double scale = 1;
+  if (suffix == "K" || suffix == "k" || suffix == "KiB")
+    scale = 1024.0L;
+  else if (suffix == "M" || suffix == "MiB")
+    scale = 1024.0L * 1024;
+  else if (suffix == "G" || suffix == "GiB")
+    scale = 1024.0L * 1024 * 1024;
+  else if (suffix == "T" || suffix == "TiB")
+    scale = 1024.0L * 1024 * 1024 * 1024;
+  else if (!suffix.empty() && suffix != "B")
+    throw UsageError{"--max-memory: unknown unit '" + suffix + "' in '" + text +
+                     "' (use K, M, G or T)"};
+  long double bytes = v * scale;
+  if (!(bytes >= 0) || bytes > 9.2e18L)
+    throw UsageError{"--max-memory out of range: '" + text + "'"};
+  return int64_t(bytes);
+}
+
+int64_t physical_memory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return INT64_MAX;
+  return int64_t(pages) * int64_t(page);
+}
+
+std::string type_list(const std::vector<mlvm::ValueInfo>& v) {
+  std::string s;
+  for (const auto& i : v) s += (s.empty() ? "" : ", ") + i.name + " : " + i.type.to_string();
+  return s.empty() ? "none" : s;
+}
+
+const mlvm::ValueInfo* find_value(const std::vector<mlvm::ValueInfo>& v, const std::string& name) {
+  for (const auto& i : v)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+void print_profile(const std::vector<mlvm::RunStats>& runs) {
+  struct Row {
+    int64_t count = 0;
+    double seconds = 0;
+  };
+  std::map<std::string, Row> rows;
+  double total = 0;
+  std::vector<double> times;
+  for (const auto& r : runs) {
+    total += r.seconds;
+    times.push_back(r.seconds * 1e3);
+    for (const auto& o : r.ops) {
+      rows[o.op].count += o.count;
+      rows[o.op].seconds += o.seconds;
+    }
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto& a, auto& b) { return a.second.seconds > b.second.seconds; });
+  std::printf("profile over %zu run%s:\n", runs.size(), runs.size() == 1 ? "" : "s");
+  std::printf("%-24s %12s %14s %8s\n", "op", "count", "total ms", "share");
+  for (const auto& [op, row] : sorted)
+    std::printf("%-24s %12lld %14.3f %7.1f%%\n", op.c_str(), static_cast<long long>(row.count),
+                row.seconds * 1e3, total > 0 ? 100.0 * row.seconds / total : 0.0);
+  std::sort(times.begin(), times.end());
+  std::size_t n = times.size();
+  double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  std::printf("total: min=%.3f median=%.3f max=%.3f runs=%zu\n", times.front(), median,
+              times.back(), n);
+}
+
+const char* kUsage =
+    "usage: mlvm-run PROGRAM(.mlbc|.mlasm) [--input NAME=FILE.npy ...] [--output NAME=FILE.npy "
+    "...]\n"
+    "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N] "
+    "[--profile]\n"
+    "\n"
+    "Runs a verified mlvm program. A .mlasm file is assembled in memory first.\n"
+    "Exit codes: 0 success, 1 usage or file error, 2 malformed or invalid program or input,\n"
+    "3 run-time trap, 4 resource limit (memory, steps).\n";
+
+int run_main(int argc, char** argv) {
+  po::options_description visible("options");
+  std::vector<std::string> input_specs, output_specs;
+  std::string max_memory_text;
+  int threads = 0;
+  int64_t max_steps = 0;
+  int repeat = 1;
+  // clang-format off
+  visible.add_options()
+    ("help,h", "print this help and exit")
+    ("version", "print the version and exit")
+    ("input,i", po::value(&input_specs)->composing(), "NAME=FILE.npy: value of .input NAME (one per input)")
+    ("output,o", po::value(&output_specs)->composing(), "NAME=FILE.npy: write output NAME to a file; "
+                                                         "outputs not written are printed")
+    ("print", "print every output (the default when no --output is given)")
+    ("threads", po::value(&threads)->default_value(0), "worker threads for kernels (0: all cores)")
+    ("max-memory", po::value(&max_memory_text), "bytes of live tensor storage the run may use "
+                                                "(suffix K, M, G, T allowed; default: physical memory)")
+    ("max-steps", po::value(&max_steps)->default_value(0), "instructions the run may execute (0: no limit)")
+    ("repeat", po::value(&repeat)->default_value(1), "run N times on the same inputs (timing)")
+    ("profile", "after the run: time per op kind and total min/median/max over the runs")
+    ("no-precision-check", "(.mlasm) assemble without integer precision checks (ops.md §2)")
+    ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
+  // clang-format on
+  po::options_description hidden;
+  std::string program_path;
+  hidden.add_options()("program", po::value(&program_path));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description pos;
+  pos.add("program", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError{e.what()};
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << "\n" << visible << "\n";
+    return kExitOk;
+  }
+  if (vm.count("version")) {
+    std::cout << "mlvm-run " << mlvm::version() << "\n";
+    return kExitOk;
+  }
+  if (program_path.empty()) throw UsageError{"no PROGRAM given"};
+  if (threads < 0) throw UsageError{"--threads must be >= 0 (0: all cores)"};
+  if (max_steps < 0) throw UsageError{"--max-steps must be >= 0 (0: no limit)"};
+  if (repeat < 1) throw UsageError{"--repeat must be >= 1"};
+  if (vm.count("no-precision-check") && vm.count("strict-precision"))
+    throw UsageError{"--no-precision-check and --strict-precision exclude each other"};
+  const int64_t max_memory =
+      max_memory_text.empty() ? physical_memory() : parse_bytes(max_memory_text);
+
+  // Bindings are checked before anything is read, so a typo costs nothing.
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  for (const auto& s : input_specs) inputs.push_back(split_binding(s, "input"));
+  for (const auto& s : output_specs) outputs.push_back(split_binding(s, "output"));
+
+  // --- load the program ---
+  mlvm::Program program;
+  try {
+    if (ends_with(program_path, ".mlasm")) {
+      mlvm::AssembleOptions aopt;
+      aopt.verify.precision_check = !vm.count("no-precision-check");
+      aopt.verify.strict_precision = vm.count("strict-precision") > 0;
+      mlvm::AssembleResult r = mlvm::assemble_file(program_path, aopt);
+      if (!r.ok()) {
+        for (const auto& d : r.diagnostics) std::cerr << d.render() << "\n";
+        if (r.diagnostics.empty())
+          std::cerr << "mlvm-run: " << program_path << ": assembly failed\n";
+        return kExitInvalid;
+      }
+      program = mlvm::Program::from_module(std::move(*r.module), aopt.verify);
+    } else {
+      program = mlvm::Program::load_file(program_path);
+    }
+  } catch (const mlvm::Error& e) {
+    // load_file's locations already name the file.
+    bool named = e.location().rfind(program_path, 0) == 0;
+    return report(named ? "" : program_path, e);
+  }
+
+  const auto in_decls = program.inputs(), out_decls = program.outputs();
+  std::map<std::string, std::string> input_files;
+  for (const auto& [name, file] : inputs) {
+    if (!find_value(in_decls, name))
+      throw UsageError{"--input " + name + ": the program has no input named " + name +
+                       " (its inputs: " + type_list(in_decls) + ")"};
+    if (!input_files.emplace(name, file).second)
+      throw UsageError{"--input " + name + " given twice"};
+  }
+  std::string missing;
+  for (const auto& d : in_decls)
+    if (!input_files.count(d.name))
+      missing += (missing.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
+  if (!missing.empty()) throw UsageError{"missing --input for: " + missing};
+  std::map<std::string, std::string> output_files;
+  for (const auto& [name, file] : outputs) {
+    if (!find_value(out_decls, name))
+      throw UsageError{"--output " + name + ": the program has no output named " + name +
+                       " (its outputs: " + type_list(out_decls) + ")"};
+    if (!output_files.emplace(name, file).second)
+      throw UsageError{"--output " + name + " given twice"};
+  }
+
+  // --- read the inputs, counted against the run's memory limit ---
+  auto budget = std::make_shared<mlvm::MemoryBudget>(max_memory);
+  mlvm::TensorMap values;
+  for (const auto& [name, file] : input_files) {
+    try {
+      values.emplace(name, mlvm::load_npy(file, budget));
+    } catch (const mlvm::Error& e) {
+      bool named = e.location().find(file) != std::string::npos ||
+                   std::string(e.what()).find(file) != std::string::npos;
+      return report(named ? "" : file, e);
+    }
+  }
+
+  // --- run ---
+  mlvm::SessionOptions sopt;
+  sopt.threads = threads;
+  sopt.max_memory = max_memory;
+  sopt.max_steps = max_steps;
+  sopt.print = &std::cout;
+  sopt.profile = vm.count("profile") > 0;
+  sopt.budget = budget;
+  std::vector<mlvm::RunStats> runs;
+  mlvm::TensorMap results;
+  try {
+    // `print` instructions write during the first run only; repeats are for timing.
+    mlvm::Session first(program, sopt);
+    results = first.run(values);
+    runs.push_back(first.last_stats());
+    if (repeat > 1) {
+      sopt.print = nullptr;
+      mlvm::Session again(program, sopt);
+      for (int k = 1; k < repeat; ++k) {
+        results = again.run(values);
+        runs.push_back(again.last_stats());
+      }
+    }
+  } catch (const mlvm::Error& e) {
+    // An input that breaks its declaration is reported against its file.
+    for (const auto& [name, file] : input_files)
+      if (e.location() == "input " + name) return report(file, e);
+    return report(program_path, e);
+  }
+
+  // --- outputs ---
+  std::cout.flush();
+  const bool print_all = vm.count("print") > 0 || output_files.empty();
+  for (const auto& d : out_decls) {
+    const mlvm::Tensor& t = results.at(d.name);
+    auto f = output_files.find(d.name);
+    if (f != output_files.end()) {
+      try {
+        mlvm::save_npy(f->second, t);
+      } catch (const mlvm::Error& e) {
+        return report(e.location().empty() ? f->second : "", e);
+      }
+    }
+    if (print_all || f == output_files.end()) mlvm::print_tensor(std::cout, d.name, t);
+  }
+  if (vm.count("profile")) print_profile(runs);
+  std::cout.flush();
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "mlvm-run: error: " << e.message << "\n(try mlvm-run --help)\n";
+    return kExitUsage;
+  } catch (const mlvm::Error& e) {
+    return report("", e);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mlvm-run: limit: out of memory\n";
+    return kExitLimit;
+  } catch (const std::exception& e) {
+    std::cerr << "mlvm-run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}

@@ -1,0 +1,40 @@
+#include "vm/compiled.hpp"
+
+#include <algorithm>
+
+namespace mlvm {
+
+namespace {
+
+Tensor read_only(const Tensor& t) {
+  if (!t.defined() || !t.storage()->writable()) return t;
+  const auto& s = t.storage();
+  auto ro = Storage::borrow(s->data(), s->bytes(), /*writable=*/false, s);
+  ValueMode mode = t.mode() == ValueMode::constant ? ValueMode::constant : ValueMode::borrowed;
+  return Tensor::make_view(std::move(ro), t.dtype(), t.shape(), t.strides(), t.offset(), mode);
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledProgram> CompiledProgram::compile(Module module,
+                                                                const VerifyOptions& options) {
+  VerifyResult verified = verify_or_throw(module, options);
+  return from_verified(std::move(module), std::move(verified));
+}
+
+std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module module,
+                                                                      VerifyResult verified) {
+  auto p = std::make_shared<CompiledProgram>();
+  p->module = std::move(module);
+  p->verified = std::move(verified);
+  // The plan points into p->module, which never moves again.
+  p->plan = build_plan(p->module, p->verified);
+  for (const ConstDecl& c : p->module.constants) p->constant_values.push_back(read_only(c.value));
+  for (const PlannedInstruction& ins : p->plan.code) {
+    p->max_args = std::max(p->max_args, int(ins.args.size()));
+    p->max_results = std::max(p->max_results, int(ins.results.size()));
+  }
+  return p;
+}
+
+}  // namespace mlvm

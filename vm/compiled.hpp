@@ -1,0 +1,31 @@
+// A verified, planned module: immutable after construction, shared by every run of it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "bytecode/module.hpp"
+#include "bytecode/verifier.hpp"
+#include "vm/plan.hpp"
+
+namespace mlvm {
+
+struct CompiledProgram {
+  Module module;
+  VerifyResult verified;
+  ExecPlan plan;
+  // Per constant: its value as a read-only tensor over the module's own bytes (no copy), so
+  // that neither a kernel nor a host holding an output that aliases it can write into the
+  // module that other runs share.
+  std::vector<Tensor> constant_values;
+  int max_args = 0;
+  int max_results = 0;
+
+  // Verifies `module` (Error(invalid) with the instruction location on failure) and plans it.
+  static std::shared_ptr<const CompiledProgram> compile(Module module,
+                                                        const VerifyOptions& options = {});
+  // For a module and VerifyResult already in hand (the assembler verifies as it goes).
+  static std::shared_ptr<const CompiledProgram> from_verified(Module module, VerifyResult verified);
+};
+
+}  // namespace mlvm

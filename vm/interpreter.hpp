@@ -1,0 +1,57 @@
+// The run loop: executes a planned module over one set of registers. One Interpreter per
+// thread; the CompiledProgram it runs is shared and never written.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/op_api.hpp"
+#include "vm/compiled.hpp"
+
+namespace mlvm {
+
+struct RunConfig {
+  int64_t max_steps = 0;          // instructions executed; 0: no limit
+  std::ostream* print = nullptr;  // where `print` writes; null: nowhere
+  bool profile = false;           // time every instruction by op kind
+};
+
+struct OpProfile {
+  std::string op;
+  int64_t count = 0;
+  double seconds = 0;
+};
+
+struct ExecStats {
+  int64_t steps = 0;           // instructions executed
+  double seconds = 0;          // wall time of the run loop
+  std::vector<OpProfile> ops;  // when profiling: one row per op kind executed, slowest first
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(std::shared_ptr<const CompiledProgram> program);
+
+  // `inputs` has one tensor per Module::inputs entry, in that order. Every input is checked
+  // against its declaration (type, precision) before the first instruction. Returns one
+  // tensor per Module::outputs entry. Errors come out as mlvm::Error located at
+  // "instruction N (line L)" (run time) or "input NAME" (input checks).
+  std::vector<Tensor> run(std::span<const Tensor> inputs, ExecEnv& env, const RunConfig& config,
+                          ExecStats* stats = nullptr);
+
+  const CompiledProgram& program() const { return *program_; }
+
+ private:
+  void execute(ExecEnv& env, const RunConfig& config, ExecStats* stats);
+
+  std::shared_ptr<const CompiledProgram> program_;
+  std::vector<Tensor> registers_;
+  std::vector<Tensor> args_, results_;  // scratch, sized for the widest instruction
+};
+
+}  // namespace mlvm

@@ -1,0 +1,24 @@
+// The readable rendering of a tensor used by `print` and by mlvm-run for outputs:
+//   name : f32[2, 3] = [[1, 2, 3],
+//                       [4, 5, 6]]
+// Large tensors are elided NumPy-style: the first and last few entries of every long dim.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+
+#include "tensor/tensor.hpp"
+
+namespace mlvm {
+
+struct RenderOptions {
+  int64_t threshold = 1000;  // more elements than this: elide
+  int64_t edge_items = 3;    // entries kept at each end of an elided dim
+};
+
+// Writes one rendering followed by a newline.
+void render_tensor(std::ostream& os, std::string_view name, const Tensor& t,
+                   const RenderOptions& options = {});
+
+}  // namespace mlvm

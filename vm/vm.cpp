@@ -1,2 +1,0 @@
-// Placeholder translation unit until the interpreter lands.
-namespace mlvm {}
