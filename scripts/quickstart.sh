@@ -3,7 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+out=build/samples-out
+mkdir -p "$out"
 echo
-echo "== digits: a CNN over the 8x8 handwritten digits test split, f32 and int8 (CVM) =="
-build/tools/mlvm-run samples/digits/digits_f32.mlasm
-build/tools/mlvm-run samples/digits/digits_int8.mlasm
+echo "== digits: a CNN over the 8x8 handwritten digits test split (360 images) =="
+for variant in f32 int8; do
+  echo "-- samples/digits/digits_${variant}.mlasm (predictions and logits in $out/)"
+  build/tools/mlvm-run "samples/digits/digits_${variant}.mlasm" \
+    --output "predictions=$out/digits_${variant}_predictions.npy" \
+    --output "logits=$out/digits_${variant}_logits.npy"
+done

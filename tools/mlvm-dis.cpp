@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
       ("help,h", "print this help and exit")     //
       ("version", "print the version and exit")  //
       ("output,o", po::value<std::string>(),
-       "write the text here (default: MODULE.mlasm beside the input; '-' for standard output, "
-       "side files then go to the current directory)")  //
+       "write the text here (default or '-': standard output). Side files go beside the "
+       "text, or beside the module when writing to standard output")  //
       ("inline-limit", po::value<int64_t>()->default_value(64),
        "write constants with at most this many elements inline, larger ones to .npy files")  //
       ("no-verify", "disassemble a module even if it fails verification (it must still decode)");
@@ -90,15 +90,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::string out;
-  if (vm.count("output")) {
-    out = vm["output"].as<std::string>();
-  } else {
-    fs::path p(input);
-    p.replace_extension(".mlasm");
-    out = p.string();
-    if (out == input) out += ".mlasm";
-  }
+  // Standard output by default: writing MODULE.mlasm beside the module would silently
+  // overwrite the source the module was assembled from.
+  const std::string out = vm.count("output") ? vm["output"].as<std::string>() : "-";
   const bool to_stdout = out == "-";
 
   try {
@@ -125,7 +119,7 @@ int main(int argc, char** argv) {
     }
     DisassembleOptions options;
     options.inline_limit = inline_limit;
-    fs::path dir = to_stdout ? fs::path() : fs::path(out).parent_path();
+    fs::path dir = to_stdout ? fs::path(input).parent_path() : fs::path(out).parent_path();
     options.side_file_prefix =
         to_stdout ? fs::path(input).stem().string() + "." : fs::path(out).stem().string() + ".";
     Disassembly d = disassemble(m, options);
