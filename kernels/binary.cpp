@@ -26,20 +26,24 @@ using namespace ew;
 constexpr const char* kNoBool = "no arithmetic on bool; cast first";
 
 // ---------------------------------------------------------------------------------------------
-// Functors.
+// Functors. Arithmetic ones name their SIMD runs (kSimd, kernels/simd/ew.hpp), which compute
+// exactly what operator() computes.
 struct AddOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::add;
   template <class T>
   T operator()(T a, T b) const {
     return wrap_add(a, b);
   }
 };
 struct SubOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::sub;
   template <class T>
   T operator()(T a, T b) const {
     return wrap_sub(a, b);
   }
 };
 struct MulOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::mul;
   template <class T>
   T operator()(T a, T b) const {
     return wrap_mul(a, b);
@@ -47,6 +51,7 @@ struct MulOp {
 };
 // Integer division checks its operands; the kernel never reaches an undefined division.
 struct DivOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::div;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
@@ -64,12 +69,14 @@ struct DivOp {
 // NaN wins (NumPy maximum/minimum): the first operand when it is NaN, else the second when
 // it is NaN (a >= NaN is false, so b is picked). Ties (0 vs -0) pick a, as NumPy does.
 struct MaximumOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::maximum;
   template <class T>
   T operator()(T a, T b) const {
     return (a >= b || a != a) ? a : b;
   }
 };
 struct MinimumOp {
+  static constexpr simd::BinaryOp kSimd = simd::BinaryOp::minimum;
   template <class T>
   T operator()(T a, T b) const {
     return (a <= b || a != a) ? a : b;
@@ -215,6 +222,20 @@ Dims binary_run_shape(const KernelContext& ctx, const BinarySpec& s) {
   return with_op_name(s.op, [&] { return broadcast_shapes(a.shape(), b.shape()); });
 }
 
+// y = Op(a, b) through the op's SIMD runs (kernels/simd/ew.hpp) when it has them for T at the
+// current level; false when it has none (comparisons, integer div: it keeps its trap checks).
+template <class Op, class T>
+bool zip_with_simd_runs(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b) {
+  if constexpr (requires { Op::kSimd; }) {
+    const auto& runs = simd::ew_kernels().binary[int(Op::kSimd)][int(dtype_of<T>::value)];
+    if (!runs[0][0]) return false;
+    zip_tensor_simd<T>(pool, y, a, b, Op{}, runs);
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // Runs functor Op over the broadcast operands for every dtype in s.allowed.
 template <class Op>
 void run_binary(KernelContext& ctx, const BinarySpec& s) {
@@ -225,8 +246,12 @@ void run_binary(KernelContext& ctx, const BinarySpec& s) {
   const int64_t numel = checked_numel(shape);
   Tensor y = ctx.output(out_dtype, shape, reuse_candidate(ctx, out_dtype, numel));
   visit_dtype(a.dtype(), [&](auto tag) {
-    using T = storage_t<typename decltype(tag)::type>;
+    using Tag = typename decltype(tag)::type;
+    using T = storage_t<Tag>;
     using TO = decltype(Op{}(T{}, T{}));
+    if constexpr (!std::is_same_v<Tag, bool_tag>) {
+      if (zip_with_simd_runs<Op, T>(ctx.env.pool, y, a, b)) return;
+    }
     zip_tensor<TO, T>(ctx.env.pool, y, a, b, Op{});
   });
   ctx.out[0] = y;

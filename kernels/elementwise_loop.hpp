@@ -6,8 +6,9 @@
 // inputs read through broadcast views (stride 0), then calls one *run function* per
 // contiguous inner run. The run functions below (map_run, zip_run, select_run) are templated
 // on the op's functor type and special-case the contiguous and the stride-0 layouts so that
-// the compiler can vectorize them; a later SIMD pass specializes them per functor without
-// touching the ops.
+// the compiler can vectorize them. map_tensor_simd / zip_tensor_simd take, in addition, the
+// run-time-selected SIMD runs of kernels/simd/ew.hpp, used for the contiguous and splat
+// layouts (the scalar run functions keep every other layout).
 #pragma once
 
 #include <array>
@@ -18,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/op_api.hpp"
+#include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/strided_loop.hpp"
 
@@ -264,6 +266,41 @@ template <class TO, class TI, class F>
 void zip_tensor(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b, const F& f) {
   for_each_run_parallel<3>(pool, y.shape(), {&y, &a, &b}, [&](auto p, int64_t n, auto st) {
     zip_run<TO, TI>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
+  });
+}
+
+// y = f(x), with `simd_run(y, x, n)` for runs where both are contiguous.
+template <class TO, class TI, class F, class SimdRun>
+void map_tensor_simd(ThreadPool* pool, const Tensor& y, const Tensor& x, const F& f,
+                     const SimdRun& simd_run) {
+  for_each_run_parallel<2>(pool, y.shape(), {&y, &x}, [&](auto p, int64_t n, auto st) {
+    if (st[0] == int64_t(sizeof(TO)) && st[1] == int64_t(sizeof(TI)))
+      simd_run(p[0], p[1], n);
+    else
+      map_run<TO, TI>(p[0], p[1], n, st[0], st[1], f);
+  });
+}
+
+// y = f(a, b) with the SIMD runs `runs[splat][streaming]` of kernels/simd/ew.hpp (non-null)
+// for a contiguous output and contiguous or splat inputs. Large outputs are written with
+// streaming stores: they would not stay in the caches anyway.
+template <class T, class F>
+void zip_tensor_simd(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b,
+                     const F& f, const simd::BinaryRun (&runs)[simd::kNumSplats][2]) {
+  constexpr int64_t s = sizeof(T);
+  const int streaming = y.numel() * s >= simd::kStreamingMinBytes ? 1 : 0;
+  const simd::BinaryRun vv = runs[int(simd::Splat::vv)][streaming];
+  const simd::BinaryRun vs = runs[int(simd::Splat::vs)][streaming];
+  const simd::BinaryRun sv = runs[int(simd::Splat::sv)][streaming];
+  for_each_run_parallel<3>(pool, y.shape(), {&y, &a, &b}, [&](auto p, int64_t n, auto st) {
+    if (st[0] == s && st[1] == s && st[2] == s)
+      vv(p[0], p[1], p[2], n);
+    else if (st[0] == s && st[1] == s && st[2] == 0)
+      vs(p[0], p[1], p[2], n);
+    else if (st[0] == s && st[1] == 0 && st[2] == s)
+      sv(p[0], p[1], p[2], n);
+    else
+      zip_run<T, T>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
   });
 }
 

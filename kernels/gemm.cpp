@@ -1,179 +1,231 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/precision.hpp"
+#include "kernels/simd/gemm_kernels.hpp"
+#include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_pool.hpp"
 
 namespace mlvm {
 
 namespace {
 
-// The arithmetic type: floats compute in their own type; integers in the unsigned type of the
-// result's width, so that wrapping is defined behaviour (two's complement modulo 2^w).
-template <class T> struct work_of { using type = T; };
-template <> struct work_of<int8_t> { using type = uint32_t; };
-template <> struct work_of<uint8_t> { using type = uint32_t; };
-template <> struct work_of<int16_t> { using type = uint32_t; };
-template <> struct work_of<int32_t> { using type = uint32_t; };
-template <> struct work_of<int64_t> { using type = uint64_t; };
-template <class T> using work_t = typename work_of<T>::type;
+using simd::GemmKernel;
+using simd::MicroTile;
+using simd::PackFormat;
 
-// Register block MR x NR (about 8 vector accumulators at 128-bit width) and cache blocks:
-// an MC x KC block of A stays in L2, a KC x NC block of B in L3.
-template <class W>
-struct Blocking {
-  static constexpr int MR = 4;
-  static constexpr int NR = sizeof(W) == 4 ? 8 : 4;
-  static constexpr int64_t KC = 256;
-  static constexpr int64_t MC = 128;   // multiple of MR
-  static constexpr int64_t NC = 2048;  // multiple of NR
+// How one GEMM over T runs at the current SIMD level: the micro-kernel, the panel formats of
+// A and B, and the level's packers for them where it has its own (else pack_panel).
+template <class T>
+struct Plan {
+  GemmKernel kern;
+  PackFormat fa = PackFormat::plain, fb = PackFormat::plain;
+  simd::PanelPacker<T> pack_a = nullptr, pack_b = nullptr;
 };
 
-// Input element -> arithmetic type. Going through the (signed) result type first sign-extends
-// signed inputs, so the unsigned arithmetic equals the two's complement one.
 template <class T>
-inline work_t<T> widen(T x) {
-  return static_cast<work_t<T>>(static_cast<gemm_out_t<T>>(x));
-}
-
-// Packs B[0:kc, 0:nc] panel `p` (columns p*NR ..) as kc rows of NR, zero-padded past nc.
-template <class T, int NR>
-void pack_b_panel(const T* b, int64_t rsb, int64_t csb, int64_t kc, int64_t nc, int64_t p,
-                  work_t<T>* out) {
-  using W = work_t<T>;
-  const int64_t j0 = p * NR;
-  const int nr = int(std::min<int64_t>(NR, nc - j0));
-  W* dst = out + p * kc * NR;
-  const T* src = b + j0 * csb;
-  if (nr < NR || (csb < 0 ? -csb : csb) <= (rsb < 0 ? -rsb : rsb)) {
-    // Rows of B are the closer dimension: walk k outer, j inner.
-    for (int64_t k = 0; k < kc; ++k) {
-      const T* row = src + k * rsb;
-      W* d = dst + k * NR;
-      for (int j = 0; j < nr; ++j) d[j] = widen(row[j * csb]);
-      for (int j = nr; j < NR; ++j) d[j] = W(0);
-    }
-  } else {
-    // Columns of B are contiguous-ish (dense's wᵀ): walk j outer, k inner.
-    for (int j = 0; j < NR; ++j) {
-      const T* col = src + j * csb;
-      for (int64_t k = 0; k < kc; ++k) dst[k * NR + j] = widen(col[k * rsb]);
-    }
+Plan<T> plan_for() {
+  const simd::GemmKernelTable& t = simd::gemm_kernels();
+  if constexpr (std::is_same_v<T, float>) return {t.f32, PackFormat::plain, PackFormat::plain, t.pack_f32, t.pack_f32};
+  else if constexpr (std::is_same_v<T, double>) return {t.f64};
+  else if constexpr (std::is_same_v<T, int32_t>) return {t.i32};
+  else if constexpr (std::is_same_v<T, int64_t>) return {t.i64};
+  else {
+    if constexpr (std::is_same_v<T, int8_t>)
+      if (t.u8s8_quads.fn)
+        return {t.u8s8_quads, PackFormat::quads_u8_offset, PackFormat::quads_s8_sums, t.pack_quads_u8_offset,
+                t.pack_quads_s8_sums};
+    return {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
   }
 }
 
-// Packs A[0:mc, 0:kc] as MR-high panels: panel p holds kc columns of MR, zero-padded past mc.
-template <class T, int MR>
-void pack_a(const T* a, int64_t rsa, int64_t csa, int64_t mc, int64_t kc, work_t<T>* out) {
-  using W = work_t<T>;
-  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-    const int mr = int(std::min<int64_t>(MR, mc - i0));
-    W* dst = out + i0 * kc;
-    for (int i = 0; i < mr; ++i) {
-      const T* row = a + (i0 + i) * rsa;
-      for (int64_t k = 0; k < kc; ++k) dst[k * MR + i] = widen(row[k * csa]);
-    }
-    for (int i = mr; i < MR; ++i)
-      for (int64_t k = 0; k < kc; ++k) dst[k * MR + i] = W(0);
+// 64-byte aligned scratch owned by the calling thread and kept between calls, so that a GEMM
+// does not pay for fresh pages (a few MB at most per thread). `slot` separates buffers that
+// live at the same time.
+void* scratch(int slot, int64_t bytes) {
+  thread_local std::vector<std::unique_ptr<char[]>> bufs(3);
+  thread_local std::vector<int64_t> sizes(3, 0);
+  if (sizes[slot] < bytes) {
+    bufs[slot].reset(new char[std::size_t(bytes + 64)]);
+    sizes[slot] = bytes;
   }
+  const auto p = reinterpret_cast<std::uintptr_t>(bufs[slot].get());
+  return reinterpret_cast<void*>((p + 63) & ~std::uintptr_t(63));
 }
+enum ScratchSlot { kSlotA = 0, kSlotB = 1, kSlotShared = 2 };
 
-// acc (MR x NR) = Apanel · Bpanel over kc. Plain C++ the compiler vectorizes over j.
-template <class W, int MR, int NR>
-inline void micro_kernel(int64_t kc, const W* __restrict a, const W* __restrict b,
-                         W* __restrict acc) {
-  W c[MR][NR] = {};
-  for (int64_t k = 0; k < kc; ++k, a += MR, b += NR) {
-    for (int i = 0; i < MR; ++i) {
-      const W ai = a[i];
-      for (int j = 0; j < NR; ++j) c[i][j] += ai * b[j];
-    }
-  }
-  std::memcpy(acc, c, sizeof(c));
-}
+// Packed A, all of it, fits in this many bytes: keep it resident (see run_a_resident).
+constexpr int64_t kResidentABytes = int64_t(384) << 10;
+// Below this many multiply-adds the fork/join costs more than it saves.
+constexpr double kParallelMinMacs = 1.0e6;
 
 template <class T>
-void gemm_impl(const GemmArgs<T>& g, ThreadPool* pool) {
-  using W = work_t<T>;
+class GemmRun {
+ public:
   using Out = gemm_out_t<T>;
-  using B = Blocking<W>;
-  constexpr int MR = B::MR, NR = B::NR;
-  if (g.m <= 0 || g.n <= 0) return;
 
-  auto bias_at = [&](int64_t i, int64_t j) -> W {
-    if (!g.bias) return W(0);
-    return static_cast<W>(g.bias[(g.bias_per_row ? i : j) * g.bias_stride]);
-  };
-  if (g.k <= 0) {
-    for (int64_t i = 0; i < g.m; ++i)
-      for (int64_t j = 0; j < g.n; ++j) g.c[i * g.ldc + j] = static_cast<Out>(bias_at(i, j));
-    return;
-  }
-
-  const int threads = pool ? pool->size() : 1;
-  // Below ~1 MFLOP the fork/join costs more than it saves.
-  ThreadPool* use_pool = double(g.m) * double(g.n) * double(g.k) >= 1.0e6 ? pool : nullptr;
-  std::vector<W> bpack;
-
-  for (int64_t jc = 0; jc < g.n; jc += B::NC) {
-    const int64_t nc = std::min(B::NC, g.n - jc);
-    const int64_t npan = (nc + NR - 1) / NR;
-    for (int64_t pc = 0; pc < g.k; pc += B::KC) {
-      const int64_t kc = std::min(B::KC, g.k - pc);
-      const bool first = pc == 0;
-      bpack.resize(std::size_t(npan * kc * NR));
-      const T* bsrc = g.b + pc * g.rsb + jc * g.csb;
-      parallel_for(use_pool, npan, 16, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) pack_b_panel<T, NR>(bsrc, g.rsb, g.csb, kc, nc, p, bpack.data());
-      });
-
-      // Tasks: M blocks, each further split into column groups when there are fewer M blocks
-      // than threads (dense with a small batch).
-      const int64_t mb = (g.m + B::MC - 1) / B::MC;
-      const int64_t ng = use_pool && mb < threads ? std::min<int64_t>(npan, (threads + mb - 1) / mb) : 1;
-      parallel_for(use_pool, mb * ng, 1, [&](int64_t t0, int64_t t1) {
-        thread_local std::vector<W> apack;
-        apack.resize(std::size_t(B::MC * kc));
-        W acc[MR * NR];
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t ib = t / ng, gi = t % ng;
-          const int64_t ic = ib * B::MC;
-          const int64_t mc = std::min(B::MC, g.m - ic);
-          pack_a<T, MR>(g.a + ic * g.rsa + pc * g.csa, g.rsa, g.csa, mc, kc, apack.data());
-          const int64_t pan0 = npan * gi / ng, pan1 = npan * (gi + 1) / ng;
-          for (int64_t p = pan0; p < pan1; ++p) {
-            const int64_t j0 = jc + p * NR;
-            const int nr = int(std::min<int64_t>(NR, g.n - j0));
-            const W* bp = bpack.data() + p * kc * NR;
-            for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-              const int mr = int(std::min<int64_t>(MR, mc - i0));
-              micro_kernel<W, MR, NR>(kc, apack.data() + i0 * kc, bp, acc);
-              for (int i = 0; i < mr; ++i) {
-                const int64_t row = ic + i0 + i;
-                Out* c = g.c + row * g.ldc + j0;
-                for (int j = 0; j < nr; ++j) {
-                  W v = acc[i * NR + j];
-                  v += first ? bias_at(row, j0 + j) : static_cast<W>(c[j]);
-                  c[j] = static_cast<Out>(v);
-                }
-              }
-            }
-          }
-        }
-      });
+  GemmRun(const GemmArgs<T>& g, const Plan<T>& plan) : g_(g), p_(plan), k_(plan.kern) {
+    mr_ = k_.mr;
+    nr_ = k_.nr;
+    mpanels_ = (g.m + mr_ - 1) / mr_;
+    npanels_ = (g.n + nr_ - 1) / nr_;
+    // K splits into equal blocks of at most the kernel's KC (rounded up to whole 4-k groups):
+    // K slightly past KC gives two half blocks, not a full one and a sliver. Depends on K and
+    // the level only, never on threads.
+    if (g.k > 0) {
+      kblocks_ = (g.k + k_.kc - 1) / k_.kc;
+      kc_ = ((g.k + kblocks_ - 1) / kblocks_ + 3) / 4 * 4;
+      kblocks_ = (g.k + kc_ - 1) / kc_;
+    }
+    if (g.bias) {
+      // Contiguous and padded to whole panels, as the kernels read them.
+      if (g.bias_per_row) {
+        row_bias_.assign(std::size_t(mpanels_ * mr_), Out(0));
+        for (int64_t i = 0; i < g.m; ++i) row_bias_[i] = g.bias[i * g.bias_stride];
+      } else {
+        col_bias_.assign(std::size_t(npanels_ * nr_), Out(0));
+        for (int64_t j = 0; j < g.n; ++j) col_bias_[j] = g.bias[j * g.bias_stride];
+      }
     }
   }
-}
+
+  void run(ThreadPool* pool) {
+    if (g_.m <= 0 || g_.n <= 0) return;
+    if (g_.k <= 0) return fill_bias_only();
+    if (double(g_.m) * double(g_.n) * double(g_.k) < kParallelMinMacs) pool = nullptr;
+    threads_ = pool ? pool->size() : 1;
+    if (mpanels_ * a_panel_bytes(kc_) * kblocks_ <= kResidentABytes) run_a_resident(pool);
+    else run_blocked(pool);
+  }
+
+ private:
+  int64_t kc_of(int64_t kb) const { return std::min(kc_, g_.k - kb * kc_); }
+  int64_t a_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fa, sizeof(T), mr_, kc); }
+  int64_t b_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fb, sizeof(T), nr_, kc); }
+
+  void pack_a(int64_t ir, int64_t kb, void* dst) const {
+    const int64_t i0 = ir * mr_;
+    const T* src = g_.a + i0 * g_.rsa + kb * kc_ * g_.csa;
+    const int rvalid = int(std::min<int64_t>(mr_, g_.m - i0));
+    if (p_.pack_a) p_.pack_a(src, g_.rsa, g_.csa, nullptr, rvalid, mr_, kc_of(kb), dst);
+    else simd::pack_panel<T>(p_.fa, src, g_.rsa, g_.csa, nullptr, rvalid, mr_, kc_of(kb), dst);
+  }
+  void pack_b(int64_t jr, int64_t kb, void* dst) const {
+    const int64_t j0 = jr * nr_, k0 = kb * kc_;
+    const T* src = g_.b + j0 * g_.csb;
+    const int64_t* koff = g_.b_row_offsets ? g_.b_row_offsets + k0 : nullptr;
+    if (!koff) src += k0 * g_.rsb;
+    const int rvalid = int(std::min<int64_t>(nr_, g_.n - j0));
+    if (p_.pack_b) p_.pack_b(src, g_.csb, g_.rsb, koff, rvalid, nr_, kc_of(kb), dst);
+    else simd::pack_panel<T>(p_.fb, src, g_.csb, g_.rsb, koff, rvalid, nr_, kc_of(kb), dst);
+  }
+
+  void tile(int64_t ir, int64_t jr, int64_t kb, const void* apanel, const void* bpanel) const {
+    MicroTile t;
+    t.kc = kc_of(kb);
+    t.a = apanel;
+    t.b = bpanel;
+    t.c = g_.c + ir * mr_ * g_.ldc + jr * nr_;
+    t.ldc = g_.ldc;
+    t.mr = int(std::min<int64_t>(mr_, g_.m - ir * mr_));
+    t.nr = int(std::min<int64_t>(nr_, g_.n - jr * nr_));
+    t.accumulate = kb > 0;
+    if (!row_bias_.empty()) t.row_bias = row_bias_.data() + ir * mr_;
+    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr * nr_;
+    k_.fn(t);
+  }
+
+  void fill_bias_only() const {
+    for (int64_t i = 0; i < g_.m; ++i)
+      for (int64_t j = 0; j < g_.n; ++j)
+        g_.c[i * g_.ldc + j] = !row_bias_.empty() ? row_bias_[i] : !col_bias_.empty() ? col_bias_[j] : Out(0);
+  }
+
+  // Packed A (every row panel, every k block) fits in L2: pack it once, shared, then split the
+  // columns into chunks that threads claim one by one. Per chunk and k block a thread packs the
+  // chunk's B panels and runs every A panel against each (the B micro-panel stays in L1).
+  // This is the small-M shape: conv2d (M = output channels) and dense with a small batch.
+  void run_a_resident(ThreadPool* pool) {
+    const int64_t apb = a_panel_bytes(kc_);
+    char* apack = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
+    parallel_for(pool, mpanels_ * kblocks_, 8, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) pack_a(t % mpanels_, t / mpanels_, apack + t * apb);
+    });
+    constexpr int64_t kChunkPanels = 4;
+    const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
+    const int64_t bpb = b_panel_bytes(kc_);
+    std::atomic<int64_t> next{0};
+    parallel_for(pool, std::min<int64_t>(threads_, chunks), 1, [&](int64_t, int64_t) {
+      char* bpack = static_cast<char*>(scratch(kSlotB, bpb * kChunkPanels));
+      for (int64_t ch; (ch = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+        const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
+        for (int64_t kb = 0; kb < kblocks_; ++kb) {
+          for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
+          for (int64_t jr = jr0; jr < jr1; ++jr)
+            for (int64_t ir = 0; ir < mpanels_; ++ir)
+              tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bpack + (jr - jr0) * bpb);
+        }
+      }
+    });
+  }
+
+  // The GotoBLAS loop nest: per NC column block and KC k block, the threads pack the B block
+  // together (shared), then claim MC-row blocks of A (packed per thread, kept in L2). With
+  // fewer than two row blocks per thread, row blocks are split into column groups too (each
+  // group packs its A block again) so that every thread has work.
+  void run_blocked(ThreadPool* pool) {
+    const int64_t nc_panels = k_.nc / nr_, mc_panels = k_.mc / mr_;
+    const int64_t apb = a_panel_bytes(kc_), bpb = b_panel_bytes(kc_);
+    char* bpack = static_cast<char*>(scratch(kSlotShared, bpb * nc_panels));
+    const int64_t mblocks = (mpanels_ + mc_panels - 1) / mc_panels;
+    for (int64_t jp0 = 0; jp0 < npanels_; jp0 += nc_panels) {
+      const int64_t jp1 = std::min(npanels_, jp0 + nc_panels), npan = jp1 - jp0;
+      const int64_t groups =
+          threads_ > 1 && mblocks < 2 * threads_ ? std::min<int64_t>(npan, (2 * threads_ + mblocks - 1) / mblocks) : 1;
+      for (int64_t kb = 0; kb < kblocks_; ++kb) {
+        parallel_for(pool, npan, 4, [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p) pack_b(jp0 + p, kb, bpack + p * bpb);
+        });
+        const int64_t tasks = mblocks * groups;
+        std::atomic<int64_t> next{0};
+        parallel_for(pool, std::min<int64_t>(threads_, tasks), 1, [&](int64_t, int64_t) {
+          char* apack = static_cast<char*>(scratch(kSlotA, apb * mc_panels));
+          for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
+            const int64_t mb = t / groups, grp = t % groups;
+            const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
+            for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
+            const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
+            for (int64_t q = q0; q < q1; ++q)
+              for (int64_t ir = ir0; ir < ir1; ++ir)
+                tile(ir, jp0 + q, kb, apack + (ir - ir0) * apb, bpack + q * bpb);
+          }
+        });
+      }
+    }
+  }
+
+  const GemmArgs<T>& g_;
+  const Plan<T>& p_;
+  const GemmKernel& k_;
+  int mr_ = 0, nr_ = 0;
+  int64_t mpanels_ = 0, npanels_ = 0, kblocks_ = 0, kc_ = 0;
+  int threads_ = 1;
+  std::vector<Out> row_bias_, col_bias_;
+};
 
 }  // namespace
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  gemm_impl<T>(g, pool);
+  const Plan<T> plan = plan_for<T>();
+  GemmRun<T>(g, plan).run(pool);
 }
 
 void check_gemm_dtypes(const char* op, const TensorType& x, const TensorType& w) {

@@ -1,12 +1,19 @@
 // The blocked GEMM core behind dense, matmul and conv2d (the GotoBLAS/BLIS structure):
 // B is packed into NR-wide column panels, A into MR-high row panels, and a register-blocked
-// micro-kernel runs over the contiguous packed data. Packing reads any element strides
-// (negative and 0 included), so callers never need to copy strided views first.
+// SIMD micro-kernel of the current level (kernels/simd/gemm_kernels.hpp) runs over the
+// contiguous packed data. Packing reads any element strides (negative and 0 included), so
+// callers never need to copy strided views first.
 //
 // Integer paths accumulate modulo 2^32 (2^64 for i64): i8, u8, i16 and i32 inputs give an i32
-// result, i64 gives i64 — two's complement wrapping, never C++ signed overflow. Every output
-// element is summed over k in the same order whatever the thread count, so results (float ones
-// included) do not depend on the pool.
+// result, i64 gives i64 — two's complement wrapping, never C++ signed overflow. i8 uses
+// AVX-512 VNNI (u8·s8 with an exact correction) where the CPU has it, i16 pairs (vpmaddwd,
+// exact modulo 2^32) otherwise; every level gives the same integers.
+//
+// Float summation order: each output element is summed over k in blocks (K split into equal
+// blocks of at most the level's KC, in whole groups of 4), in k order inside a block, the block sums added to the output in block order (the bias
+// comes with the first block). Blocking depends on the SIMD level and the dtype only, never on
+// the thread count or on which thread computes a tile, so float results do not depend on the
+// pool. (Different levels round differently: SSE2 has no FMA.)
 #pragma once
 
 #include <cstdint>
@@ -25,8 +32,10 @@ using gemm_out_t = std::conditional_t<
     std::conditional_t<std::is_same_v<T, int64_t>, int64_t, int32_t>>;
 
 // C (M x N) = A (M x K) · B (K x N) + bias. Element (i, k) of A is a[i*rsa + k*csa], element
-// (k, j) of B is b[k*rsb + j*csb], element (i, j) of C is c[i*ldc + j]. When `bias` is set,
-// bias[j*bias_stride] is added to column j, or bias[i*bias_stride] to row i if bias_per_row.
+// (k, j) of B is b[k*rsb + j*csb] — or b[b_row_offsets[k] + j*csb] when b_row_offsets is set
+// (conv2d's implicit im2col; rsb is then unused) — and element (i, j) of C is c[i*ldc + j].
+// When `bias` is set, bias[j*bias_stride] is added to column j, or bias[i*bias_stride] to row
+// i if bias_per_row.
 template <class T>
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0;
@@ -34,6 +43,7 @@ struct GemmArgs {
   int64_t rsa = 0, csa = 0;
   const T* b = nullptr;
   int64_t rsb = 0, csb = 0;
+  const int64_t* b_row_offsets = nullptr;  // K entries, or null
   gemm_out_t<T>* c = nullptr;
   int64_t ldc = 0;
   const gemm_out_t<T>* bias = nullptr;

@@ -183,6 +183,63 @@ void pool_planes(const T* x, T* y, int64_t first, int64_t last, int64_t h, int64
   }
 }
 
+template <class T>
+constexpr T lowest_value() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::lowest();
+}
+
+// The larger of m and v; a NaN in either wins (written branch-free so that loops over rows
+// vectorize).
+template <class T>
+inline T max_nan(T m, T v) {
+  return (v > m || v != v) ? v : m;
+}
+
+// max_pool2d without dilation, separably: for each output row, the element-wise max of its
+// window's valid input rows (contiguous, so it vectorizes) goes into a scratch row bordered
+// by the lowest value on both sides; each output is then the max of kw neighbours of that
+// row. Taps per output row come from make_taps, so padding and ceil_mode are as in
+// pool_planes, which stays the reference path for dilated windows.
+template <class T>
+void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, int64_t h, int64_t w,
+                               int64_t oh, int64_t ow, const PoolParams& p, const Taps& taps) {
+  // scratch[k] is input column k - left; wide enough for the last window (ceil_mode may take
+  // it past the right padding).
+  const int64_t width = std::max((ow - 1) * p.sw + p.kw, p.left + w);
+  std::vector<T> scratch(std::size_t(width), lowest_value<T>());
+  T* row = scratch.data() + p.left;
+  for (int64_t plane = first; plane < last; ++plane) {
+    const T* xp = x + plane * h * w;
+    T* yp = y + plane * oh * ow;
+    for (int64_t i = 0; i < oh; ++i) {
+      const auto [h0, h1] = taps.h[i];
+      const int64_t hs = i * p.sh - p.top;
+      if (h0 == h1) {
+        std::fill(row, row + w, lowest_value<T>());
+      } else {
+        std::memcpy(row, xp + (hs + h0) * w, std::size_t(w) * sizeof(T));
+        for (int64_t a = h0 + 1; a < h1; ++a) {
+          const T* src = xp + (hs + a) * w;
+          for (int64_t k = 0; k < w; ++k) row[k] = max_nan(row[k], src[k]);
+        }
+      }
+      T* out = yp + i * ow;
+      const T* win = scratch.data();
+      const int64_t sw = p.sw;
+      if (sw == 1) {
+        std::memcpy(out, win, std::size_t(ow) * sizeof(T));
+        for (int64_t b = 1; b < p.kw; ++b)
+          for (int64_t j = 0; j < ow; ++j) out[j] = max_nan(out[j], win[j + b]);
+      } else {
+        for (int64_t j = 0; j < ow; ++j) out[j] = win[j * sw];
+        for (int64_t b = 1; b < p.kw; ++b)
+          for (int64_t j = 0; j < ow; ++j) out[j] = max_nan(out[j], win[j * sw + b]);
+      }
+    }
+  }
+}
+
 template <bool kMax>
 void run_pool(KernelContext& ctx, InferFn infer, const char* op) {
   const TensorType ot = infer_at_run_time(ctx, infer);
@@ -198,7 +255,11 @@ void run_pool(KernelContext& ctx, InferFn infer, const char* op) {
       using T = storage_t<typename decltype(tag)::type>;
       if constexpr (kMax || std::is_floating_point_v<T>) {
         parallel_for(ctx.env.pool, planes, grain, [&](int64_t f, int64_t l) {
-          pool_planes<T, kMax>(x.template data<T>(), y.template data<T>(), f, l, h, w, oh, ow, p, taps);
+          if (kMax && p.dh == 1 && p.dw == 1)
+            max_pool_planes_separable<T>(x.template data<T>(), y.template data<T>(), f, l, h, w, oh, ow, p,
+                                         taps);
+          else
+            pool_planes<T, kMax>(x.template data<T>(), y.template data<T>(), f, l, h, w, oh, ow, p, taps);
         });
       }
     });
@@ -256,7 +317,10 @@ void run_upsampling(KernelContext& ctx) {
                      for (int64_t r = f; r < l; ++r) {
                        const T* src = xs + r * w;
                        T* dst = ys + r * sh * ow;
-                       if (sw == 1) std::memcpy(dst, src, std::size_t(w) * sizeof(T));
+                       if (sw == 1)
+                         std::memcpy(dst, src, std::size_t(w) * sizeof(T));
+                       else if (sw == 2)  // the common case, as a loop the compiler vectorizes
+                         for (int64_t j = 0; j < w; ++j) dst[2 * j] = dst[2 * j + 1] = src[j];
                        else
                          for (int64_t j = 0; j < w; ++j) std::fill(dst + j * sw, dst + (j + 1) * sw, src[j]);
                        for (int64_t k = 1; k < sh; ++k) std::memcpy(dst + k * ow, dst, std::size_t(ow) * sizeof(T));

@@ -14,9 +14,12 @@
 // reduced dim is the run) or combines a whole row of accumulators elementwise (result stride
 // non-zero) — no per-element index arithmetic either way.
 //
-// Float sums: a run that is reduced into one accumulator is summed pairwise (blocks of 128 with
-// 8 partial sums), error O(eps·log n)·Σ|x|; runs combined across an outer reduced dim add
-// sequentially, error O(eps·m)·Σ|x| for m such rows. Tests allow 1e-5·Σ|x| (f32).
+// Float sums: a contiguous run that is reduced into one accumulator is summed by the SIMD fold
+// (kernels/simd/reduce.hpp: SIMD partial sums over blocks of 1024, blocks combined pairwise),
+// a strided one pairwise (blocks of 128 with 8 partial sums); either way the error is
+// O(eps·(block/lanes + log n))·Σ|x|. Runs combined across an outer reduced dim add
+// sequentially (SIMD across the row, same order per element), error O(eps·m)·Σ|x| for m such
+// rows. Tests allow 2e-5·Σ|x| (f32). Integer sums, max and min are exact whatever the order.
 #include "kernels/reduce.hpp"
 
 #include <cmath>
@@ -25,6 +28,7 @@
 #include "kernels/elementwise_loop.hpp"
 #include "kernels/precision.hpp"
 #include "kernels/reduce_plan.hpp"
+#include "kernels/simd/reduce.hpp"
 
 namespace mlvm {
 
@@ -132,16 +136,46 @@ struct Reducer {
   }
 };
 
+// The SIMD runs of kind K for x's dtype (bool max/min compare 0/1 bytes exactly as u8).
+template <ReduceKind K>
+simd::ReduceOp simd_reduce_op() {
+  if constexpr (K == ReduceKind::max)
+    return simd::ReduceOp::max;
+  else if constexpr (K == ReduceKind::min)
+    return simd::ReduceOp::min;
+  else
+    return simd::ReduceOp::sum;
+}
+inline int simd_elem(DType t) {
+  return t == DType::boolean ? int(DType::u8) : int(t);
+}
+
 // Folds x into `acc`, a view of the result over x's shape with stride 0 on reduced dims.
+// Contiguous runs go to the SIMD runs of kernels/simd/reduce.hpp: a fold when the run is
+// reduced (acc stride 0), an accumulate when it is not.
+//
+// Across the pool, the work is split so that no two threads touch one accumulator, and each
+// accumulator sees its elements in the same order whatever the thread count (results do not
+// depend on it): by the outermost dim of the plan when it is not reduced, else by blocks of
+// the inner run when that is not reduced (accumulating rows). Reducing everything into one
+// value, or only along the outer dims of each inner run, stays on one thread.
 template <class T, ReduceKind K>
-void reduce_into(const Tensor& x, const Tensor& acc) {
+void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
   using R = Reducer<T, K>;
+  constexpr int64_t s = sizeof(T);
+  const simd::ReduceTable& table = simd::reduce_kernels();
+  const simd::FoldRun fold = table.fold[int(simd_reduce_op<K>())][simd_elem(x.dtype())];
+  const simd::AccumulateRun accumulate =
+      table.accumulate[int(simd_reduce_op<K>())][simd_elem(x.dtype())];
   auto L = plan_strided_loop<2>(x.shape(), std::array<const Tensor*, 2>{&x, &acc});
-  for_each_run(L, {x.raw_data(), acc.raw_data()}, [&](auto p, int64_t n, auto st) {
+  const std::array<std::byte*, 2> base{x.raw_data(), acc.raw_data()};
+  auto run = [&](auto p, int64_t n, auto st) {
     if (st[1] == 0) {
+      if (st[0] == s && fold) return fold(p[1], p[0], n);
       T* o = reinterpret_cast<T*>(p[1]);
       *o = R::combine(*o, R::run(p[0], n, st[0]));
-    } else if (st[0] == int64_t(sizeof(T)) && st[1] == int64_t(sizeof(T))) {
+    } else if (st[0] == s && st[1] == s) {
+      if (accumulate) return accumulate(p[1], p[0], n);
       const T* q = reinterpret_cast<const T*>(p[0]);
       T* o = reinterpret_cast<T*>(p[1]);
       for (int64_t k = 0; k < n; ++k) o[k] = R::combine(o[k], q[k]);
@@ -151,7 +185,32 @@ void reduce_into(const Tensor& x, const Tensor& acc) {
       for (int64_t k = 0; k < n; ++k, q += st[0], o += st[1])
         store<T>(o, R::combine(load<T>(o), load<T>(q)));
     }
-  });
+  };
+  const int64_t outer = L.outer_count(), inner = L.inner_count();
+  if (pool && pool->size() > 1 && !L.empty && L.ndim >= 2 && outer * inner >= 2 * kParallelGrain) {
+    if (L.byte_strides[1][0] != 0) {  // dim 0 is kept: its slices own disjoint accumulators
+      const int64_t runs_per_slice = outer / L.shape[0];
+      const int64_t grain = std::max<int64_t>(1, kParallelGrain / (runs_per_slice * inner));
+      parallel_for(pool, L.shape[0], grain, [&](int64_t b, int64_t e) {
+        for_each_run(L, base, b * runs_per_slice, e * runs_per_slice, run);
+      });
+      return;
+    }
+    if (L.byte_strides[1][L.ndim - 1] != 0) {  // rows accumulate: split their columns
+      constexpr int64_t kBlock = 64;             // columns per block, a multiple of any SIMD width
+      const int64_t blocks = (inner + kBlock - 1) / kBlock;
+      const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kBlock * outer));
+      parallel_for(pool, blocks, grain, [&](int64_t b, int64_t e) {
+        const int64_t first = b * kBlock, count = std::min(e * kBlock, inner) - first;
+        for_each_run(L, base, [&](auto p, int64_t, auto st) {
+          for (int k = 0; k < 2; ++k) p[k] += first * st[k];
+          run(p, count, st);
+        });
+      });
+      return;
+    }
+  }
+  for_each_run(L, base, run);
 }
 
 std::span<const int64_t> axes_attr(const Attrs& attrs) {
@@ -218,7 +277,7 @@ void run_reduce(KernelContext& ctx, ReduceKind kind) {
         T* o = y.data<T>();
         const T init = Reducer<T, K>::identity();
         for (int64_t k = 0; k < y.numel(); ++k) o[k] = init;
-        reduce_into<T, K>(x, acc);
+        reduce_into<T, K>(ctx.env.pool, x, acc);
         if constexpr (K == ReduceKind::mean && std::is_floating_point_v<T>) {
           const T divisor = T(count);
           for (int64_t k = 0; k < y.numel(); ++k) o[k] = o[k] / divisor;

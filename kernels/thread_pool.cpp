@@ -1,87 +1,133 @@
 #include "kernels/thread_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace mlvm {
+
+namespace {
+
+// The pool whose chunk this thread is running (workers: their pool, for life), so that a
+// nested parallel_for on the same pool runs inline instead of waiting for itself.
+thread_local const ThreadPool* tl_serving = nullptr;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until pred() or kSpinMicros pass; returns pred().
+template <class Pred>
+bool spin_until(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(ThreadPool::kSpinMicros);
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (pred()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, 256);
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  // Workers start from epoch 0 even if they first run after a job (or the destructor) has
+  // bumped it, so they never sleep through it.
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true);
   {
-    std::lock_guard<std::mutex> lk(mu_);
-    stop_ = true;
+    std::lock_guard<std::mutex> lk(sleep_mu_);
+    epoch_.fetch_add(1);
   }
-  wake_.notify_all();
+  work_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::worker_loop(int) {
-  uint64_t seen = 0;
+void ThreadPool::worker_loop() {
+  tl_serving = this;
+  uint32_t seen = 0;
   for (;;) {
-    std::unique_lock<std::mutex> lk(mu_);
-    wake_.wait(lk, [&] { return stop_ || (generation_ != seen && next_chunk_ < chunks_.size()); });
-    if (stop_) return;
-    while (next_chunk_ < chunks_.size()) {
-      auto [b, e] = chunks_[next_chunk_++];
-      const auto* job = job_;
-      lk.unlock();
-      try {
-        (*job)(b, e);
-      } catch (...) {
-        std::lock_guard<std::mutex> g(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-      lk.lock();
-      if (--pending_ == 0) done_.notify_all();
+    if (!spin_until([&] { return epoch_.load(std::memory_order_acquire) != seen; })) {
+      // Sleep. The seq_cst counter pairs with the publisher's epoch bump: either it sees us
+      // sleeping and notifies (under the mutex), or we see its new epoch before waiting.
+      std::unique_lock<std::mutex> lk(sleep_mu_);
+      sleeping_workers_.fetch_add(1);
+      work_cv_.wait(lk, [&] { return epoch_.load() != seen; });
+      sleeping_workers_.fetch_sub(1);
     }
-    seen = generation_;
+    seen = epoch_.load(std::memory_order_acquire);
+    if (stop_.load()) return;
+    run_chunks();
+  }
+}
+
+void ThreadPool::run_chunks() {
+  uint64_t s = claims_.load(std::memory_order_acquire);
+  for (;;) {
+    const int64_t parts = int64_t((s >> 16) & 0xffff), chunk = int64_t(s & 0xffff);
+    if (chunk >= parts) return;
+    if (!claims_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    // The claimed chunk keeps its job alive (pending_ > 0), so fn_ and n_ are that job's.
+    const int64_t n = n_;
+    try {
+      (*fn_)(n * chunk / parts, n * (chunk + 1) / parts);
+    } catch (...) {
+      std::lock_guard<std::mutex> g(error_mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+      std::lock_guard<std::mutex> lk(sleep_mu_);
+      done_cv_.notify_all();
+    }
+    s = claims_.load(std::memory_order_acquire);
   }
 }
 
 void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  int64_t parts = std::min<int64_t>(size(), (n + grain - 1) / grain);
-  if (parts <= 1 || workers_.empty()) {
+  // Whole grains per chunk (n / grain, not rounded up), at most one chunk per thread (<= 256).
+  const int64_t parts = std::min<int64_t>(size(), std::max<int64_t>(1, n / grain));
+  if (parts <= 1 || workers_.empty() || tl_serving == this) {
     fn(0, n);
     return;
   }
   std::lock_guard<std::mutex> serial(serial_);
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    chunks_.clear();
-    for (int64_t p = 0; p < parts; ++p) chunks_.emplace_back(n * p / parts, n * (p + 1) / parts);
-    job_ = &fn;
-    next_chunk_ = 0;
-    pending_ = int(parts);
-    error_ = nullptr;
-    ++generation_;
-  }
-  wake_.notify_all();
-  // The caller works too.
-  std::unique_lock<std::mutex> lk(mu_);
-  while (next_chunk_ < chunks_.size()) {
-    auto [b, e] = chunks_[next_chunk_++];
-    lk.unlock();
-    try {
-      fn(b, e);
-    } catch (...) {
-      std::lock_guard<std::mutex> g(mu_);
-      if (!error_) error_ = std::current_exception();
-    }
-    lk.lock();
-    --pending_;
-  }
-  done_.wait(lk, [&] { return pending_ == 0; });
-  job_ = nullptr;
-  chunks_.clear();
-  auto err = error_;
+  // Publish: the job fields, then the counters, then the epoch that wakes the workers.
+  fn_ = &fn;
+  n_ = n;
   error_ = nullptr;
-  lk.unlock();
+  pending_.store(parts);
+  const uint64_t job = (claims_.load(std::memory_order_relaxed) >> 32) + 1;
+  claims_.store((job << 32) | (uint64_t(parts) << 16), std::memory_order_release);
+  epoch_.fetch_add(1);
+  if (sleeping_workers_.load() > 0) {
+    std::lock_guard<std::mutex> lk(sleep_mu_);
+    work_cv_.notify_all();
+  }
+
+  tl_serving = this;
+  run_chunks();
+  tl_serving = nullptr;
+  if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+    std::unique_lock<std::mutex> lk(sleep_mu_);
+    caller_sleeping_.store(true);
+    done_cv_.wait(lk, [&] { return pending_.load() == 0; });
+    caller_sleeping_.store(false);
+  }
+  std::exception_ptr err;
+  {
+    std::lock_guard<std::mutex> g(error_mu_);
+    err = error_;
+    error_ = nullptr;
+  }
   if (err) std::rethrow_exception(err);
 }
 

@@ -1,8 +1,16 @@
 // A fixed pool of worker threads for splitting one kernel across cores. No external runtime.
+//
+// Low overhead between back-to-back kernels (a GEMM forks and joins a few times per call):
+// idle workers spin for a short while (kSpinMicros) before sleeping on a condition variable,
+// the calling
+// thread takes chunks too, and chunks are claimed from an atomic counter, so a worker that is
+// slow to wake (a busy machine) simply gets fewer chunks.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -21,22 +29,39 @@ class ThreadPool {
   int size() const { return int(workers_.size()) + 1; }
 
   // Runs fn(begin, end) over [0, n) split into at most size() contiguous chunks of at least
-  // `grain` items; the calling thread takes a chunk too. Returns when all are done. If a chunk
-  // throws, the first exception is rethrown here after every chunk has finished.
+  // `grain` items; the calling thread takes chunks too. Returns when all are done. If a chunk
+  // throws, the first exception is rethrown here after every chunk has finished. One call at
+  // a time per pool (other callers wait); a call from inside a chunk of this pool runs inline.
   void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+  // How long an idle worker spins before sleeping.
+  static constexpr int kSpinMicros = 300;
+
  private:
-  void worker_loop(int index);
+  void worker_loop();
+  // Claims and runs chunks of the current job until none is left.
+  void run_chunks();
 
   std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::condition_variable wake_, done_;
-  const std::function<void(int64_t, int64_t)>* job_ = nullptr;
-  std::vector<std::pair<int64_t, int64_t>> chunks_;
-  std::size_t next_chunk_ = 0;
-  int pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+
+  // The current job; written by the caller before it publishes the job's claim state, and
+  // not again until every chunk has finished.
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0;
+  // Claim state: job number (32 bits) | chunk count (16) | next chunk (16). Claiming is a CAS
+  // on the whole word, so a worker waking late can never claim a chunk of a newer job against
+  // an older job's count.
+  std::atomic<uint64_t> claims_{0};
+  std::atomic<int64_t> pending_{0};  // chunks not yet finished
+  std::atomic<uint32_t> epoch_{0};   // bumped once per job (and at shutdown)
+  std::atomic<int> sleeping_workers_{0};
+  std::atomic<bool> caller_sleeping_{false};
+  std::atomic<bool> stop_{false};
+  // Sleeping after the spin (not std::atomic::wait: libstdc++ 12's can miss a notify).
+  std::mutex sleep_mu_;
+  std::condition_variable work_cv_, done_cv_;
+
+  std::mutex error_mu_;
   std::exception_ptr error_;
   std::mutex serial_;  // one parallel_for at a time per pool
 };

@@ -30,9 +30,11 @@ const char* const kFloatOnly = "defined on floats only; cast first";
 const char* const kSignedOnly = "CVM ops work on signed integers";
 
 // ---------------------------------------------------------------------------------------------
-// Functors: one per op, applied to a storage value. Kept as named types so that a SIMD pass
-// can specialize the run functions on them.
+// Functors: one per op, applied to a storage value. kSimd names the op's SIMD run
+// (kernels/simd/ew.hpp), which computes exactly what operator() computes (exp: within
+// simd::kExpMaxUlp); ClipOp has its own SIMD runs.
 struct AbsOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::abs;
   template <class T>
   T operator()(T x) const {
     if constexpr (std::is_floating_point_v<T>)
@@ -44,6 +46,7 @@ struct AbsOp {
   }
 };
 struct NegativeOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::negative;
   template <class T>
   T operator()(T x) const {
     if constexpr (std::is_floating_point_v<T>)
@@ -53,6 +56,7 @@ struct NegativeOp {
   }
 };
 struct ReluOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::relu;
   // NaN < 0 is false, so NaN passes through (NumPy's maximum(x, 0)).
   template <class T>
   T operator()(T x) const {
@@ -70,6 +74,7 @@ struct SignOp {
   }
 };
 struct ExpOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::exp;
   template <class T>
   T operator()(T x) const {
     return std::exp(x);
@@ -82,6 +87,7 @@ struct LogOp {
   }
 };
 struct SqrtOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::sqrt;
   template <class T>
   T operator()(T x) const {
     return std::sqrt(x);
@@ -101,6 +107,7 @@ struct SigmoidOp {
 };
 template <class T>
 struct ClipOp {
+  static constexpr bool kSimdClip = true;
   T lo, hi;
   // Written so that NaN passes through (both comparisons are false).
   T operator()(T x) const { return x < lo ? lo : x > hi ? hi : x; }
@@ -148,6 +155,23 @@ struct LogicalNotOp {
 // ---------------------------------------------------------------------------------------------
 // Shared rule / kernel shapes.
 
+// y = op(x) elementwise on dtype T, with the op's SIMD run when the level has one for T.
+template <class T, class Op>
+void map_same_dtype(ThreadPool* pool, const Tensor& y, const Tensor& x, const Op& op) {
+  const simd::EwTable& k = simd::ew_kernels();
+  const int e = int(dtype_of<T>::value);
+  if constexpr (requires { Op::kSimd; }) {
+    if (const simd::UnaryRun run = k.unary[int(Op::kSimd)][e])
+      return map_tensor_simd<T, T>(pool, y, x, op, [run](std::byte* py, const std::byte* px,
+                                                         int64_t n) { run(py, px, n); });
+  } else if constexpr (requires { Op::kSimdClip; }) {
+    if (const simd::ClipRun run = k.clip[e])
+      return map_tensor_simd<T, T>(pool, y, x, op, [&](std::byte* py, const std::byte* px,
+                                                       int64_t n) { run(py, px, n, &op.lo, &op.hi); });
+  }
+  map_tensor<T, T>(pool, y, x, op);
+}
+
 // Result like x: same dtype, dims; precision as given.
 void infer_like(InferContext& ctx, const char* op, DTypeSet allowed, const char* why,
                 int precision) {
@@ -171,7 +195,7 @@ void run_same_dtype(KernelContext& ctx, const char* op, DTypeSet allowed, const 
     using T = storage_t<Tag>;
     if constexpr (!std::is_same_v<Tag, bool_tag>) {
       if constexpr (decltype(make(tag))::value) {
-        map_tensor<T, T>(ctx.env.pool, y, x, make(tag).op);
+        map_same_dtype<T>(ctx.env.pool, y, x, make(tag).op);
       }
     }
   });

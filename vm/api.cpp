@@ -164,7 +164,9 @@ std::vector<Tensor> Session::run(std::span<const Tensor> inputs) {
 TensorMap Session::run(const TensorMap& inputs) {
   const Module& m = program_.module();
   std::vector<Tensor> ordered(m.inputs.size());
-  for (const auto& [name, value] : inputs) {
+  for (const auto& entry : inputs) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& name = entry.first;
     auto it = std::find_if(m.inputs.begin(), m.inputs.end(),
                            [&](const InputDecl& d) { return d.name == name; });
     if (it == m.inputs.end()) {
@@ -175,7 +177,7 @@ TensorMap Session::run(const TensorMap& inputs) {
                       (known.empty() ? std::string("none") : known) + ")",
                   "input " + name);
     }
-    ordered[std::size_t(it - m.inputs.begin())] = value;
+    ordered[std::size_t(it - m.inputs.begin())] = entry.second;
   }
   for (std::size_t k = 0; k < m.inputs.size(); ++k)
     if (!ordered[k].defined())

@@ -24,13 +24,24 @@ using Clock = std::chrono::steady_clock;
 }
 
 // Each result must have the type the verifier proved; static dims are checked here because a
-// kernel only sees concrete shapes and a `?` dim earlier may have made them differ.
-void check_result(const PlannedInstruction& p, std::size_t pc, std::size_t k, const Tensor& t) {
+// kernel only sees concrete shapes and a `?` dim earlier may have made them differ. This is
+// the common case, inlined into the run loop; report_bad_result words the failure.
+inline bool result_ok(const PlannedInstruction& p, std::size_t k, const Tensor& t) {
+  if (!t.defined()) return false;
+  if (k >= p.result_types.size()) return true;
+  const TensorType& want = p.result_types[k];
+  if (t.dtype() != want.dtype || t.rank() != want.dims.size()) return false;
+  for (int i = 0; i < t.rank(); ++i)
+    if (want.dims[i] != kDynamic && want.dims[i] != t.dim(i)) return false;
+  return true;
+}
+
+[[noreturn]] void report_bad_result(const PlannedInstruction& p, std::size_t pc, std::size_t k,
+                                    const Tensor& t) {
   if (!t.defined())
     fail_at(p, pc, ErrorKind::trap,
             "internal error: the kernel produced no result " + std::to_string(k));
-  if (k >= p.result_types.size()) return;
-  const TensorType& want = p.result_types[k];
+  const TensorType& want = p.result_types.at(k);  // result_ok passes results with no type
   if (t.dtype() != want.dtype || t.rank() != want.dims.size()) {
     TensorType plain = want;
     plain.precision = kUnknownPrecision;
@@ -48,6 +59,13 @@ void check_result(const PlannedInstruction& p, std::size_t pc, std::size_t k, co
                   ": " + std::to_string(t.dim(i)) + " vs " + std::to_string(want.dims[i]) + ")");
     }
   }
+  fail_at(p, pc, ErrorKind::trap, "internal error: result " + std::to_string(k) + " rejected");
+}
+
+// Releases a slot's value. Cheaper than `t = Tensor()`, which would zero a whole Tensor
+// (two inline Dims) only to move it in: a moved-from Tensor is already undefined.
+inline void drop(Tensor& t) {
+  Tensor gone = std::move(t);
 }
 
 bool is_nonzero(const PlannedInstruction& p, std::size_t pc, const Tensor& c) {
@@ -146,15 +164,27 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
 
     switch (p.kind) {
       case StepKind::kernel: {
-        const std::size_t na = p.args.size(), nr = p.results.size();
-        for (std::size_t k = 0; k < na; ++k)
-          args_[k] = p.args[k] == kNoRegister ? Tensor() : registers_[std::size_t(p.args[k])];
-        // Drop the registers of values that die here, so an argument held nowhere else is
-        // solely owned by args_ and may be donated to the result.
-        for (int32_t r : p.dying_args) registers_[std::size_t(r)] = Tensor();
+        const std::size_t na = p.arg_plan.size(), nr = p.results.size();
+        const ArgPlan* plan = p.arg_plan.data();
+        // Registers move into the argument slots (no reference counting); a register read
+        // twice is copied from its first slot. A taken value is then held by its slot alone,
+        // so a sole owner may be donated to the result.
         uint32_t donatable = 0;
+        for (std::size_t k = 0; k < na; ++k) {
+          switch (plan[k].pass) {
+            case ArgPass::absent:
+              break;  // the slot was left undefined by the previous instruction
+            case ArgPass::lend:
+            case ArgPass::take:
+              args_[k] = std::move(registers_[std::size_t(plan[k].reg)]);
+              break;
+            case ArgPass::repeat:
+              args_[k] = args_[std::size_t(plan[k].first)];
+              break;
+          }
+        }
         for (uint32_t bits = p.may_donate; bits; bits &= bits - 1) {
-          int k = __builtin_ctz(bits);
+          const int k = __builtin_ctz(bits);
           const Tensor& a = args_[std::size_t(k)];
           if (a.defined() && a.mode() == ValueMode::owned && a.storage().use_count() == 1)
             donatable |= 1u << k;
@@ -170,11 +200,18 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
         } catch (const std::exception& e) {
           fail_at(p, pc, ErrorKind::trap, std::string("internal error: ") + e.what());
         }
-        for (std::size_t k = 0; k < na; ++k) args_[k] = Tensor();
+        // Lent values go back to their registers before the results are stored: a result
+        // register is never a lent one (writing it makes its old value die here).
+        for (std::size_t k = 0; k < na; ++k) {
+          if (plan[k].pass == ArgPass::lend)
+            registers_[std::size_t(plan[k].reg)] = std::move(args_[k]);
+          else if (plan[k].pass != ArgPass::absent)
+            drop(args_[k]);
+        }
         for (std::size_t k = 0; k < nr; ++k) {
-          check_result(p, pc, k, results_[k]);
+          if (!result_ok(p, k, results_[k])) report_bad_result(p, pc, k, results_[k]);
+          // Moving leaves the slot undefined, ready for the next kernel.
           registers_[std::size_t(p.results[k])] = std::move(results_[k]);
-          results_[k] = Tensor();
         }
         break;
       }
@@ -199,8 +236,8 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
         break;
     }
     if (p.kind != StepKind::kernel)
-      for (int32_t r : p.dying_args) registers_[std::size_t(r)] = Tensor();
-    for (int32_t r : p.release) registers_[std::size_t(r)] = Tensor();
+      for (int32_t r : p.dying_args) drop(registers_[std::size_t(r)]);
+    for (int32_t r : p.release) drop(registers_[std::size_t(r)]);
     if (config.profile) {
       counts[std::size_t(p.op)] += 1;
       times[std::size_t(p.op)] += Clock::now() - t0;

@@ -25,6 +25,23 @@ StepKind step_kind(Opcode op) {
   }
 }
 
+std::vector<ArgPlan> plan_args(const std::vector<int32_t>& args, const std::vector<int32_t>& dying) {
+  std::vector<ArgPlan> plan(args.size());
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    ArgPlan& a = plan[k];
+    a.reg = args[k];
+    if (a.reg == kNoRegister) continue;  // absent
+    const auto earlier = std::find(args.begin(), args.begin() + std::ptrdiff_t(k), a.reg);
+    if (earlier != args.begin() + std::ptrdiff_t(k)) {
+      a.pass = ArgPass::repeat;
+      a.first = int32_t(earlier - args.begin());
+    } else {
+      a.pass = contains(dying, a.reg) ? ArgPass::take : ArgPass::lend;
+    }
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::string instruction_location(std::size_t pc, uint32_t line) {
@@ -69,6 +86,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     }
     for (int32_t r : released)
       if (!contains(p.dying_args, r) || contains(p.results, r)) p.release.push_back(r);
+    if (p.kind == StepKind::kernel) p.arg_plan = plan_args(p.args, p.dying_args);
   }
   return plan;
 }

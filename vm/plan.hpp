@@ -14,6 +14,23 @@ namespace mlvm {
 
 enum class StepKind : uint8_t { kernel, jmp, br, halt, print };
 
+// How the run loop hands argument k of a kernel to it. Registers are moved into the kernel's
+// argument slots and (when they live on) moved back afterwards, so passing an argument costs
+// no reference-count traffic: on a one-element tensor those atomic increments and decrements
+// are most of an instruction's cost.
+enum class ArgPass : uint8_t {
+  absent,  // omitted optional input (kNoRegister): the slot stays undefined
+  lend,    // the register lives on: moved in, moved back after the kernel
+  take,    // the value dies here: moved in and dropped after the kernel (may be donated)
+  repeat,  // the same register as an earlier argument (`add x, x`): a copy of that slot
+};
+
+struct ArgPlan {
+  ArgPass pass = ArgPass::absent;
+  int32_t reg = -1;    // the register read
+  int32_t first = -1;  // for repeat: the earlier argument with the same register
+};
+
 struct PlannedInstruction {
   StepKind kind = StepKind::halt;
   Opcode op = Opcode::halt;
@@ -21,10 +38,11 @@ struct PlannedInstruction {
   KernelFn run = nullptr;        // kernels only
   const Attrs* attrs = nullptr;  // points into the module's instruction
   std::vector<int32_t> args;     // registers read (kNoRegister: omitted optional)
+  std::vector<ArgPlan> arg_plan; // kernels: how each argument is passed (one per args entry)
   std::vector<int32_t> results;  // registers written
   // Distinct argument registers whose value dies here (released by the verifier, or
-  // overwritten by this very instruction): the run loop drops them before calling the kernel
-  // so that a sole owner can donate its storage.
+  // overwritten by this very instruction). A kernel takes them (ArgPass::take), so that a sole
+  // owner can donate its storage; other steps (br, print) drop them afterwards.
   std::vector<int32_t> dying_args;
   // Bit k: argument k's register is in dying_args and appears only once among the arguments.
   uint32_t may_donate = 0;

@@ -1,0 +1,76 @@
+// SIMD inner runs of the elementwise ops (binary arithmetic and the hot unary ops).
+//
+// Each SIMD level compiles kernels/simd/ew_impl.inl once, in its own translation unit with
+// that level's instruction-set flags (ew_avx512.cpp, ew_avx2.cpp, ew_sse2.cpp), and exports
+// its table of plain function pointers; ew_kernels() returns the table of simd::level().
+// A null entry means "no SIMD run for this op and dtype": the caller keeps its scalar loop.
+//
+// Only the layouts the strided planner produces for hot loops have runs: every operand
+// contiguous, or one binary operand a splat (stride 0, a single element). Everything else
+// stays on the scalar strided loop in kernels/elementwise_loop.hpp.
+//
+// This header is included by the per-level translation units, so it holds declarations and
+// plain data only (see the ODR note in kernels/simd/cpu_features.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mlvm::simd {
+
+// Element types, numbered as mlvm::DType numbers them (bool has no arithmetic runs).
+enum class Elem : int { f32 = 0, f64, i8, u8, i16, i32, i64 };
+inline constexpr int kNumElems = 7;
+
+// Integer add/sub/mul wrap (two's complement); maximum/minimum follow the scalar functors in
+// kernels/binary.cpp bit for bit (NaN wins, ties keep the first operand). Integer div traps,
+// so it has no SIMD run.
+enum class BinaryOp : int { add = 0, sub, mul, div, maximum, minimum };
+inline constexpr int kNumBinaryOps = 6;
+
+// Which operand is a splat: vv none, vs b, sv a.
+enum class Splat : int { vv = 0, vs, sv };
+inline constexpr int kNumSplats = 3;
+
+// y[k] = a[k] op b[k] for k < n, with a (sv) or b (vs) read as one element repeated.
+using BinaryRun = void (*)(void* y, const void* a, const void* b, int64_t n);
+
+// Exact ops (results identical to the scalar functors in kernels/unary.cpp), except exp,
+// which is within kExpMaxUlp of the correctly rounded value.
+enum class UnaryOp : int { negative = 0, abs, relu, sqrt, exp };
+inline constexpr int kNumUnaryOps = 5;
+inline constexpr int kExpMaxUlp = 1;
+
+// y[k] = op(x[k]) for k < n, both contiguous.
+using UnaryRun = void (*)(void* y, const void* x, int64_t n);
+// y[k] = x < lo ? lo : x > hi ? hi : x (NaN passes through); lo and hi point at one element.
+using ClipRun = void (*)(void* y, const void* x, int64_t n, const void* lo, const void* hi);
+
+struct EwTable {
+  // [op][elem][splat][streaming]: streaming runs write the output with non-temporal stores
+  // (for outputs much larger than the caches, which would otherwise be read before being
+  // overwritten); they end with a store fence, so the result is visible to other threads
+  // once the run returns.
+  BinaryRun binary[kNumBinaryOps][kNumElems][kNumSplats][2] = {};
+  UnaryRun unary[kNumUnaryOps][kNumElems] = {};
+  ClipRun clip[kNumElems] = {};
+};
+
+// Outputs of at least this many bytes are written with streaming stores.
+inline constexpr int64_t kStreamingMinBytes = int64_t(16) << 20;
+
+// The table of the current level (simd::level()).
+const EwTable& ew_kernels();
+
+// One per level; defined in ew_<level>.cpp.
+namespace avx512 {
+const EwTable& ew_table();
+}
+namespace avx2 {
+const EwTable& ew_table();
+}
+namespace sse2 {
+const EwTable& ew_table();
+}
+
+}  // namespace mlvm::simd

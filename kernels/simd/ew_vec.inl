@@ -1,0 +1,146 @@
+// Vector helpers shared by the per-level kernel bodies (ew_impl.inl, reduce_impl.inl).
+//
+// Not a header: it is included inside a per-level translation unit after that unit has
+// defined
+//   MLVM_SIMD_NS     the level's namespace (avx512, avx2, sse2)
+//   MLVM_SIMD_ARCH   the xsimd architecture type of that level
+//   MLVM_SIMD_BYTES  the register width in bytes (64, 32, 16)
+// Everything here lives in an anonymous namespace inside mlvm::simd::MLVM_SIMD_NS, so no
+// function compiled with one level's instructions can be picked by the linker for another
+// (the ODR note in kernels/simd/cpu_features.hpp).
+#pragma once
+
+#if !defined(MLVM_SIMD_NS) || !defined(MLVM_SIMD_ARCH) || !defined(MLVM_SIMD_BYTES)
+#error "define MLVM_SIMD_NS, MLVM_SIMD_ARCH and MLVM_SIMD_BYTES before including this file"
+#endif
+
+// GCC 12's AVX-512 intrinsics (e.g. _mm512_sqrt_ps) pass _mm512_undefined_ps() as the
+// ignored merge source, which -Wmaybe-uninitialized reports once inlined (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__) && MLVM_SIMD_BYTES == 64
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+// Lets the compiler vectorize a plain loop whose output may be the very same array as an
+// input (an in-place op): each iteration reads and writes index k only, so there is no
+// loop-carried dependence, but without the hint the compiler versions the loop on an alias
+// check that an exact alias fails.
+#if defined(__clang__)
+#define MLVM_SIMD_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define MLVM_SIMD_INDEPENDENT _Pragma("GCC ivdep")
+#else
+#define MLVM_SIMD_INDEPENDENT
+#endif
+
+namespace mlvm::simd::MLVM_SIMD_NS {
+namespace {
+
+using Arch = MLVM_SIMD_ARCH;
+template <class T>
+using V = xsimd::batch<T, Arch>;
+template <class T>
+inline constexpr int64_t kLanes = int64_t(V<T>::size);
+
+static_assert(sizeof(V<float>) == MLVM_SIMD_BYTES, "xsimd arch and register width disagree");
+
+// Beware: xsimd 8.1's operator!= on float registers is an *ordered* compare on AVX and
+// AVX-512 (false when a side is NaN, unlike C++'s !=), so NaN tests use xsimd::isnan.
+
+// Integer arithmetic that wraps without UB: computed in an unsigned type at least as wide as
+// `unsigned`, so that small types do not promote to signed int.
+template <class T>
+using WideUnsigned =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <class T>
+inline T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return T(WideUnsigned<T>(a) + WideUnsigned<T>(b));
+  else
+    return a + b;
+}
+template <class T>
+inline T wrapping_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return T(WideUnsigned<T>(a) - WideUnsigned<T>(b));
+  else
+    return a - b;
+}
+template <class T>
+inline T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return T(WideUnsigned<T>(a) * WideUnsigned<T>(b));
+  else
+    return a * b;
+}
+
+template <class T>
+inline V<T> load(const T* p) {
+  return V<T>::load_unaligned(p);
+}
+template <class T>
+inline void store(T* p, const V<T>& v) {
+  v.store_unaligned(p);
+}
+
+// Non-temporal store of one register to a register-aligned address.
+#if MLVM_SIMD_BYTES == 64
+inline void stream_register(void* p, __m512 r) {
+  _mm512_stream_ps(static_cast<float*>(p), r);
+}
+inline void stream_register(void* p, __m512d r) {
+  _mm512_stream_pd(static_cast<double*>(p), r);
+}
+inline void stream_register(void* p, __m512i r) {
+  _mm512_stream_si512(static_cast<__m512i*>(p), r);
+}
+#elif MLVM_SIMD_BYTES == 32
+inline void stream_register(void* p, __m256 r) {
+  _mm256_stream_ps(static_cast<float*>(p), r);
+}
+inline void stream_register(void* p, __m256d r) {
+  _mm256_stream_pd(static_cast<double*>(p), r);
+}
+inline void stream_register(void* p, __m256i r) {
+  _mm256_stream_si256(static_cast<__m256i*>(p), r);
+}
+#else
+inline void stream_register(void* p, __m128 r) {
+  _mm_stream_ps(static_cast<float*>(p), r);
+}
+inline void stream_register(void* p, __m128d r) {
+  _mm_stream_pd(static_cast<double*>(p), r);
+}
+inline void stream_register(void* p, __m128i r) {
+  _mm_stream_si128(static_cast<__m128i*>(p), r);
+}
+#endif
+
+template <class T>
+inline void stream(T* p, const V<T>& v) {
+  stream_register(p, v.data);
+}
+
+// Non-temporal stores are weakly ordered: fence them before anyone else may read the output.
+inline void stream_fence() {
+  _mm_sfence();
+}
+
+// Elements to write one by one before `p` is register-aligned (all of n if it never is).
+template <class T>
+inline int64_t elements_before_aligned(const T* p, int64_t n) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  if (addr % sizeof(T) != 0) return n;
+  const int64_t mis = int64_t(addr % MLVM_SIMD_BYTES);
+  const int64_t head = mis == 0 ? 0 : (MLVM_SIMD_BYTES - mis) / int64_t(sizeof(T));
+  return head < n ? head : n;
+}
+
+}  // namespace
+}  // namespace mlvm::simd::MLVM_SIMD_NS

@@ -1,0 +1,92 @@
+// The AVX2 (+FMA) GEMM micro-kernels (compiled with the avx2 flags).
+//
+// 16 ymm registers: a 6 x 16 tile is 12 accumulators, 2 B vectors and 1 broadcast, enough
+// independent FMAs for two 256-bit FMA pipes with 4 cycles latency.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/simd/gemm_kernels.hpp"
+
+namespace mlvm::simd::avx2 {
+namespace {
+
+struct VF32 {
+  using T = float;
+  using W = float;
+  using V = __m256;
+  static constexpr int L = 8;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const T* p) { return _mm256_load_ps(p); }
+  static V loadu(const T* p) { return _mm256_loadu_ps(p); }
+  static void storeu(T* p, V v) { _mm256_storeu_ps(p, v); }
+  static V bcast(const T* p) { return _mm256_broadcast_ss(p); }
+  static V fma(V a, V b, V acc) { return _mm256_fmadd_ps(a, b, acc); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+};
+
+struct VF64 {
+  using T = double;
+  using W = double;
+  using V = __m256d;
+  static constexpr int L = 4;
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const T* p) { return _mm256_load_pd(p); }
+  static V loadu(const T* p) { return _mm256_loadu_pd(p); }
+  static void storeu(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static V bcast(const T* p) { return _mm256_broadcast_sd(p); }
+  static V fma(V a, V b, V acc) { return _mm256_fmadd_pd(a, b, acc); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+};
+
+// i32 lanes; fma is the wrapping multiply-add of i32 panels.
+struct VI32 {
+  using T = int32_t;
+  using W = uint32_t;
+  using V = __m256i;
+  static constexpr int L = 8;
+  static V zero() { return _mm256_setzero_si256(); }
+  static V load(const void* p) { return _mm256_load_si256(static_cast<const __m256i*>(p)); }
+  static V loadu(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static void storeu(void* p, V v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+  static V bcast(const void* p) {
+    int32_t x;
+    __builtin_memcpy(&x, p, 4);
+    return _mm256_set1_epi32(x);
+  }
+  static V add(V a, V b) { return _mm256_add_epi32(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+  static V fma(V a, V b, V acc) { return _mm256_add_epi32(acc, _mm256_mullo_epi32(a, b)); }
+};
+
+// i16 pairs -> i32: vpmaddwd is exact modulo 2^32 (see gemm_avx512.cpp).
+struct MaddPairs {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+  }
+};
+
+}  // namespace
+
+#include "kernels/simd/gemm_microkernels.inl"
+
+namespace {
+
+GemmKernelTable make_table() {
+  GemmKernelTable t;
+  t.f32 = fma_entry<VF32, 6, 2>(256, 120, 2048);
+  t.f64 = fma_entry<VF64, 6, 2>(256, 60, 1024);
+  t.i16_pairs = int_entry<VI32, MaddPairs, 2, 6, 2>(512, 120, 2048);
+  t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
+  t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
+  return t;
+}
+
+}  // namespace
+
+const GemmKernelTable& gemm_table() {
+  static const GemmKernelTable t = make_table();
+  return t;
+}
+
+}  // namespace mlvm::simd::avx2

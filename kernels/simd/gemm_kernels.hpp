@@ -1,0 +1,97 @@
+// The GEMM micro-kernels of each SIMD level, behind plain function-pointer tables.
+//
+// A micro-kernel multiplies one packed A panel (MR rows) by one packed B panel (NR columns)
+// over a block of k and updates an MR x NR tile of C. The driver (kernels/gemm.cpp) does the
+// blocking, packing (kernels/simd/gemm_pack.hpp) and threading; each level only provides
+// register-blocked inner loops, compiled in its own translation unit with that level's flags
+// (gemm_avx512.cpp, gemm_avx2.cpp, gemm_sse2.cpp, all built from gemm_microkernels.inl).
+//
+// Packed panel layout, shared by A and B: a panel of width R (MR or NR) and depth kc is
+// ceil(kc / KU) groups of R x KU elements, dst[(g·R + r)·KU + u] = element (r, g·KU + u),
+// zero past the valid rows/columns and past kc. KU is how many consecutive k one SIMD lane
+// consumes: 1 for plain multiply-add, 2 for i16 pairs (vpmaddwd), 4 for u8·s8 quads
+// (vpdpbusd). Every kernel reads its A column group as one 4-byte broadcast (MR groups per
+// step) and its B row group as NR lanes of 4 bytes, except the f64/i64 ones (8-byte elements).
+//
+// This header is included by the per-level translation units, so it holds declarations and
+// plain data only (see the ODR note in kernels/simd/cpu_features.hpp).
+#pragma once
+
+#include <cstdint>
+
+namespace mlvm::simd {
+
+// One call of a micro-kernel. Accumulation happens in the output type (float, double, or
+// two's-complement wrapping i32/i64).
+struct MicroTile {
+  int64_t kc = 0;            // depth of this k block (unpadded; the panels are padded to KU)
+  const void* a = nullptr;   // packed A panel, MR wide
+  const void* b = nullptr;   // packed B panel, NR wide (u8·s8: followed by NR i32 corrections)
+  void* c = nullptr;         // C(0, 0) of the tile; row i starts at c + i·ldc elements
+  int64_t ldc = 0;
+  int mr = 0, nr = 0;        // valid rows and columns of the tile (<= MR, NR)
+  // When `accumulate`: C += A·B. Otherwise C = A·B + bias, where the bias is row_bias[i]
+  // (MR values) or col_bias[j] (NR values), whichever is set, or 0.
+  bool accumulate = false;
+  const void* row_bias = nullptr;
+  const void* col_bias = nullptr;
+};
+
+using MicroKernel = void (*)(const MicroTile& t);
+
+// A micro-kernel with its register block and the cache blocks the driver uses with it:
+// KC (the most k per block, a multiple of 4; K is split into equal blocks up to it), MC (rows
+// of A per block, a multiple of mr) and NC (columns of B per block, a multiple of nr). All
+// chosen for the level, never for the thread count, so the summation order of an output
+// element does not depend on the pool.
+struct GemmKernel {
+  MicroKernel fn = nullptr;
+  int mr = 0, nr = 0;
+  int64_t kc = 0, mc = 0, nc = 0;
+};
+
+// A level's own packer for one panel format, with the contract of simd::pack_panel
+// (kernels/simd/gemm_pack.hpp): it handles the layouts it has a fast path for and hands
+// everything else to pack_panel.
+template <class T>
+using PanelPacker = void (*)(const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets, int rvalid,
+                             int R, int64_t kc, void* dst);
+
+// Which arithmetic a kernel does on its packed operands (the element types of the panels).
+struct GemmKernelTable {
+  GemmKernel f32;        // float panels, KU 1
+  GemmKernel f64;        // double panels, KU 1
+  GemmKernel i16_pairs;  // i16 panels, KU 2, i32 accumulators: i8, u8 and i16 inputs
+  GemmKernel u8s8_quads; // A u8 (x + 128), B s8 + column corrections, KU 4: i8 inputs (VNNI)
+  GemmKernel i32;        // i32 panels, KU 1, wrapping
+  GemmKernel i64;        // i64 panels, KU 1, wrapping
+  // Optional packers (null: pack_panel): f32 plain panels, and the two u8·s8 quad formats.
+  PanelPacker<float> pack_f32 = nullptr;
+  PanelPacker<int8_t> pack_quads_u8_offset = nullptr;
+  PanelPacker<int8_t> pack_quads_s8_sums = nullptr;
+};
+
+// The table of the current level (simd::level()); u8s8_quads.fn is null unless the level is
+// avx512 and the CPU has AVX-512 VNNI.
+const GemmKernelTable& gemm_kernels();
+
+// One per level; defined in gemm_<level>.cpp.
+namespace avx512 {
+const GemmKernelTable& gemm_table();       // without VNNI instructions
+const GemmKernelTable& gemm_table_vnni();  // for CPUs with AVX-512 VNNI
+// Packers (gemm_pack_avx512.cpp).
+void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
+                    void* dst);
+void pack_quads_u8_offset_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                                int64_t kc, void* dst);
+void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                              int64_t kc, void* dst);
+}
+namespace avx2 {
+const GemmKernelTable& gemm_table();
+}
+namespace sse2 {
+const GemmKernelTable& gemm_table();
+}
+
+}  // namespace mlvm::simd

@@ -1,0 +1,179 @@
+// The GEMM micro-kernel templates, included by gemm_avx512.cpp, gemm_avx2.cpp and
+// gemm_sse2.cpp inside their own level namespace (mlvm::simd::<level>), after each has
+// defined its vector traits:
+//   float-like  (VF32, VF64):  T, W, L (lanes), V, zero(), load(p), loadu(p), storeu(p, v),
+//                              bcast(p), fma(a, b, acc) = a·b + acc, add(a, b)
+//   integer     (VI32, VI64):  T, W, L, V, zero(), load(p), loadu(p), storeu(p, v), add(a, b),
+//                              sub(a, b), bcast(p) (one lane's worth of bytes from p)
+// and the integer step policies (Step::apply(acc, a_broadcast, b) -> acc).
+//
+// See kernels/simd/gemm_kernels.hpp for the panel layout and the MicroTile contract.
+// Everything here is a template in an unnamed namespace of the level namespace: no symbol is
+// shared with another translation unit (the ODR note in kernels/simd/cpu_features.hpp).
+
+namespace {
+
+// Prefetches the C tile: its rows are read (or written) right after the k loop.
+template <class T, int MR, int NR>
+inline void prefetch_c(const MicroTile& t) {
+  constexpr int kLinesPerRow = int((NR * sizeof(T) + 63) / 64);
+  const char* c = static_cast<const char*>(t.c);
+  for (int i = 0; i < t.mr; ++i)
+    for (int l = 0; l < kLinesPerRow; ++l)
+      _mm_prefetch(c + (i * t.ldc) * int64_t(sizeof(T)) + l * 64, _MM_HINT_T0);
+}
+
+// Applies the MicroTile update rule to the valid mr x nr corner of a finished tile held in
+// `acc` (row-major, NR per row), element by element in the arithmetic type W (unsigned for
+// integers, so wrapping is defined). Used for edge tiles and by the generic kernel.
+template <class T, class W, int MR, int NR>
+inline void update_tile_scalar(const MicroTile& t, const W* acc) {
+  T* c = static_cast<T*>(t.c);
+  const T* rb = static_cast<const T*>(t.row_bias);
+  const T* cb = static_cast<const T*>(t.col_bias);
+  for (int i = 0; i < t.mr; ++i) {
+    T* ci = c + i * t.ldc;
+    for (int j = 0; j < t.nr; ++j) {
+      W v = acc[i * NR + j];
+      if (t.accumulate) v = W(ci[j]) + v;
+      else if (rb) v = v + W(rb[i]);
+      else if (cb) v = v + W(cb[j]);
+      ci[j] = T(v);
+    }
+  }
+}
+
+// The same rule on registers for a full MR x (NV·L) tile, or via update_tile_scalar.
+template <class Vec, int MR, int NV>
+inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
+  using T = typename Vec::T;
+  constexpr int L = Vec::L, NR = NV * L;
+  if (t.mr == MR && t.nr == NR) {
+    T* c = static_cast<T*>(t.c);
+    const T* rb = static_cast<const T*>(t.row_bias);
+    const T* cb = static_cast<const T*>(t.col_bias);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      T* ci = c + i * t.ldc;
+      typename Vec::V add_row = Vec::zero();
+      if (!t.accumulate && rb) add_row = Vec::bcast(rb + i);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        typename Vec::V r = acc[i][v];
+        if (t.accumulate) r = Vec::add(Vec::loadu(ci + v * L), r);
+        else if (rb) r = Vec::add(r, add_row);
+        else if (cb) r = Vec::add(r, Vec::loadu(cb + v * L));
+        Vec::storeu(ci + v * L, r);
+      }
+    }
+    return;
+  }
+  alignas(64) typename Vec::W tmp[MR * NR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) Vec::storeu(reinterpret_cast<T*>(tmp + i * NR + v * L), acc[i][v]);
+  update_tile_scalar<T, typename Vec::W, MR, NR>(t, tmp);
+}
+
+// Float kernel (f32, f64): per k, NV vectors of B, MR broadcasts of A, MR·NV FMAs. Each
+// output element sums its products in k order, one rounding per step (FMA where the level
+// has it).
+template <class Vec, int MR, int NV>
+void fma_kernel(const MicroTile& t) {
+  using T = typename Vec::T;
+  using V = typename Vec::V;
+  constexpr int L = Vec::L;
+  prefetch_c<T, MR, NV * L>(t);
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[i][v] = Vec::zero();
+  const T* a = static_cast<const T*>(t.a);
+  const T* b = static_cast<const T*>(t.b);
+  for (int64_t k = 0; k < t.kc; ++k, a += MR, b += NV * L) {
+    V bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = Vec::load(b + v * L);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const V ai = Vec::bcast(a + i);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = Vec::fma(ai, bv[v], acc[i][v]);
+    }
+  }
+  update_tile<Vec, MR, NV>(t, acc);
+}
+
+// Integer kernel over 4-byte groups: per step (KU consecutive k), NV vectors of B, MR 4-byte
+// broadcasts of A, MR·NV Step::apply. kCorrect: the u8·s8 quads, whose B panel is followed by
+// NR i32 corrections (128 · column sums of B) subtracted at the end — A was packed as a + 128.
+template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect>
+void int_kernel(const MicroTile& t) {
+  using V = typename Vec::V;
+  constexpr int L = Vec::L;
+  prefetch_c<typename Vec::T, MR, NV * L>(t);
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[i][v] = Vec::zero();
+  const char* a = static_cast<const char*>(t.a);
+  const char* b = static_cast<const char*>(t.b);
+  const int64_t steps = (t.kc + KU - 1) / KU;
+  for (int64_t s = 0; s < steps; ++s, a += MR * 4, b += NV * L * 4) {
+    V bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = Vec::load(b + v * L * 4);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const V ai = Vec::bcast(a + i * 4);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = Step::apply(acc[i][v], ai, bv[v]);
+    }
+  }
+  if constexpr (kCorrect) {
+    V corr[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) corr[v] = Vec::load(b + v * L * 4);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = Vec::sub(acc[i][v], corr[v]);
+  }
+  update_tile<Vec, MR, NV>(t, acc);
+}
+
+// Plain C++ kernel for what a level has no vector instruction for (i64 multiply before
+// AVX-512, i32 multiply on SSE2): KU 1 panels of T, arithmetic in W. The compiler vectorizes
+// what it can with the level's flags.
+template <class T, class W, int MR, int NR>
+void generic_kernel(const MicroTile& t) {
+  W acc[MR * NR] = {};
+  const T* a = static_cast<const T*>(t.a);
+  const T* b = static_cast<const T*>(t.b);
+  for (int64_t k = 0; k < t.kc; ++k, a += MR, b += NR)
+    for (int i = 0; i < MR; ++i) {
+      const W ai = W(a[i]);
+      for (int j = 0; j < NR; ++j) acc[i * NR + j] += ai * W(b[j]);
+    }
+  update_tile_scalar<T, W, MR, NR>(t, acc);
+}
+
+template <class Vec, int MR, int NV>
+constexpr GemmKernel fma_entry(int64_t kc, int64_t mc, int64_t nc) {
+  return GemmKernel{&fma_kernel<Vec, MR, NV>, MR, NV * Vec::L, kc, mc, nc};
+}
+
+template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect = false>
+constexpr GemmKernel int_entry(int64_t kc, int64_t mc, int64_t nc) {
+  return GemmKernel{&int_kernel<Vec, Step, KU, MR, NV, kCorrect>, MR, NV * Vec::L, kc, mc, nc};
+}
+
+template <class T, class W, int MR, int NR>
+constexpr GemmKernel generic_entry(int64_t kc, int64_t mc, int64_t nc) {
+  return GemmKernel{&generic_kernel<T, W, MR, NR>, MR, NR, kc, mc, nc};
+}
+
+}  // namespace

@@ -1,0 +1,35 @@
+// Packing of GEMM operands into the micro-kernels' panel layout (kernels/simd/gemm_kernels.hpp).
+//
+// A panel is R consecutive rows r (MR rows of A, or NR columns of B seen as rows of Bᵀ) by kc
+// consecutive k. Element (r, k) is read from data[r·stride_r + koff(k)], where koff(k) is
+// k_offsets[k] when given (conv2d's implicit im2col: one offset per (channel, kh, kw)) and
+// k·stride_k otherwise; any strides work, negative and 0 included.
+//
+// Ordinary (baseline) code: packing is memory-bound and runs once per panel per block.
+#pragma once
+
+#include <cstdint>
+
+namespace mlvm::simd {
+
+enum class PackFormat {
+  plain,            // KU 1, the input type itself (f32, f64, i32, i64)
+  pairs16,          // KU 2, i16 (from i8, u8 or i16)
+  quads_u8_offset,  // KU 4, u8 = x + 128 (from i8; the A side of vpdpbusd)
+  quads_s8_sums,    // KU 4, s8 (from i8), then R i32 corrections 128·sum_k x (the B side)
+};
+
+// k consecutive values one lane consumes.
+int pack_ku(PackFormat f);
+// Bytes of one packed panel of width R and depth kc, for input elements of `elem_size` bytes.
+int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc);
+
+// Packs rows [0, rvalid) x k [0, kc) of the source into a panel of width R (rows past rvalid
+// and k past kc are zero: x + 128 = 128 for quads_u8_offset). `dst` must be 64-byte aligned.
+// Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t with the formats
+// gemm.cpp uses for them.
+template <class T>
+void pack_panel(PackFormat f, const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets,
+                int rvalid, int R, int64_t kc, void* dst);
+
+}  // namespace mlvm::simd

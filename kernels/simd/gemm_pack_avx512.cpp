@@ -1,0 +1,144 @@
+// AVX-512 fast paths of GEMM packing (compiled with the avx512 flags): the layouts conv2d and
+// dense/matmul hit on their hot paths. Anything else goes to the generic simd::pack_panel.
+//
+//   * plain f32 B panels read along r (row-major B, conv2d's padded input): two (masked)
+//     vector copies per k;
+//   * u8·s8 quads B panels read along r: four source rows interleaved byte-wise into
+//     4-byte column groups, the column sums taken on the way (vpmaddubsw + vpmaddwd);
+//   * quads read along k (row-major A, dense's w): 4-byte groups copied as 32-bit words.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/simd/gemm_kernels.hpp"
+#include "kernels/simd/gemm_pack.hpp"
+
+namespace mlvm::simd::avx512 {
+
+namespace {
+
+inline const void* row_at(const void* base, int64_t elem_size, int64_t k, int64_t sk, const int64_t* koff) {
+  return static_cast<const char*>(base) + (koff ? koff[k] : k * sk) * elem_size;
+}
+
+// Sum of n signed bytes from p (vpsadbw on x + 128, minus the 128s).
+inline int64_t sum_bytes(const int8_t* p, int64_t n) {
+  const __m512i bias = _mm512_set1_epi8(int8_t(-128)), zero = _mm512_setzero_si512();
+  __m512i acc = zero;
+  int64_t k = 0;
+  for (; k + 64 <= n; k += 64)
+    acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512(p + k), bias), zero));
+  if (k < n) {
+    const __mmask64 m = (~__mmask64(0)) >> (64 - (n - k));
+    acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p + k), bias), zero));
+    k += 64;  // the masked-off lanes were 0 ^ 0x80 = 128 too
+  }
+  // (Not _mm512_reduce_add_epi64: GCC 12's header trips -Wmaybe-uninitialized.)
+  alignas(64) int64_t lanes[8];
+  _mm512_store_si512(lanes, acc);
+  int64_t total = 0;
+  for (int64_t x : lanes) total += x;
+  return total - 128 * k;
+}
+
+// Quads read along k: d32[g·R + r] = 4 bytes of row r at k = 4g (xor `flip`), for every row;
+// rows past rvalid and k past kc hold the packed zero (`flip` itself: 0 ^ flip).
+void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t flip, uint32_t* d32,
+                   uint32_t* sums) {
+  const int64_t full = kc / 4, groups = (kc + 3) / 4;
+  for (int r = 0; r < R; ++r) {
+    if (r >= rvalid) {
+      for (int64_t g = 0; g < groups; ++g) d32[g * R + r] = flip;
+      if (sums) sums[r] = 0;
+      continue;
+    }
+    const int8_t* row = data + r * sr;
+    for (int64_t g = 0; g < full; ++g) {
+      uint32_t w;
+      __builtin_memcpy(&w, row + 4 * g, 4);
+      d32[g * R + r] = w ^ flip;
+    }
+    if (full < groups) {
+      uint32_t w = 0;
+      for (int64_t k = 4 * full; k < kc; ++k) w |= uint32_t(uint8_t(row[k])) << (8 * (k - 4 * full));
+      d32[full * R + r] = w ^ flip;
+    }
+    if (sums) sums[r] = uint32_t(sum_bytes(row, kc)) * 128u;
+  }
+}
+
+}  // namespace
+
+void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
+                    void* dst) {
+  if (sr != 1 || R % 16 != 0)
+    return pack_panel<float>(PackFormat::plain, data, sr, sk, koff, rvalid, R, kc, dst);
+  float* d = static_cast<float*>(dst);
+  const int vecs = R / 16;
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* src = static_cast<const float*>(row_at(data, 4, k, sk, koff));
+    for (int v = 0; v < vecs; ++v) {
+      const int left = rvalid - 16 * v;
+      const __mmask16 m = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+      _mm512_store_ps(d + k * R + 16 * v, _mm512_maskz_loadu_ps(m, src + 16 * v));
+    }
+  }
+}
+
+void pack_quads_u8_offset_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                                int64_t kc, void* dst) {
+  if (koff || sk != 1)
+    return pack_panel<int8_t>(PackFormat::quads_u8_offset, data, sr, sk, koff, rvalid, R, kc, dst);
+  quads_along_k(data, sr, rvalid, R, kc, 0x80808080u, static_cast<uint32_t*>(dst), nullptr);
+}
+
+void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                              int64_t kc, void* dst) {
+  const int64_t groups = (kc + 3) / 4;
+  uint32_t* sums = reinterpret_cast<uint32_t*>(static_cast<char*>(dst) + groups * R * 4);
+  if (!koff && sk == 1 && sr != 1)
+    return quads_along_k(data, sr, rvalid, R, kc, 0u, static_cast<uint32_t*>(dst), sums);
+  if (sr != 1 || R != 32)
+    return pack_panel<int8_t>(PackFormat::quads_s8_sums, data, sr, sk, koff, rvalid, R, kc, dst);
+  // Along r, 32 columns: per group of 4 k, rows a, b, c, d of 32 bytes become 32 4-byte
+  // column groups. The unpacks work inside 128-bit lanes, so the halves are put back in
+  // column order with permute2x128.
+  const __mmask32 m = rvalid >= 32 ? ~__mmask32(0) : __mmask32((1u << rvalid) - 1);
+  const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+  __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+  char* d = static_cast<char*>(dst);
+  for (int64_t g = 0; g < groups; ++g) {
+    __m256i row[4];
+    for (int u = 0; u < 4; ++u) {
+      const int64_t k = 4 * g + u;
+      row[u] = k < kc ? _mm256_maskz_loadu_epi8(m, row_at(data, 1, k, sk, koff)) : _mm256_setzero_si256();
+    }
+    const __m256i ab_lo = _mm256_unpacklo_epi8(row[0], row[1]), ab_hi = _mm256_unpackhi_epi8(row[0], row[1]);
+    const __m256i cd_lo = _mm256_unpacklo_epi8(row[2], row[3]), cd_hi = _mm256_unpackhi_epi8(row[2], row[3]);
+    const __m256i q0 = _mm256_unpacklo_epi16(ab_lo, cd_lo);  // columns 0-3 | 16-19
+    const __m256i q1 = _mm256_unpackhi_epi16(ab_lo, cd_lo);  // 4-7 | 20-23
+    const __m256i q2 = _mm256_unpacklo_epi16(ab_hi, cd_hi);  // 8-11 | 24-27
+    const __m256i q3 = _mm256_unpackhi_epi16(ab_hi, cd_hi);  // 12-15 | 28-31
+    const __m256i o0 = _mm256_permute2x128_si256(q0, q1, 0x20);  // 0-7
+    const __m256i o1 = _mm256_permute2x128_si256(q2, q3, 0x20);  // 8-15
+    const __m256i o2 = _mm256_permute2x128_si256(q0, q1, 0x31);  // 16-23
+    const __m256i o3 = _mm256_permute2x128_si256(q2, q3, 0x31);  // 24-31
+    __m256i* out = reinterpret_cast<__m256i*>(d + g * 128);
+    _mm256_store_si256(out + 0, o0);
+    _mm256_store_si256(out + 1, o1);
+    _mm256_store_si256(out + 2, o2);
+    _mm256_store_si256(out + 3, o3);
+    // 4-byte sums per column: 1·x pairs to i16 (at most 2·128 in size), then pairs to i32.
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, o0), ones16));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, o1), ones16));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, o2), ones16));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, o3), ones16));
+  }
+  __m256i* out = reinterpret_cast<__m256i*>(sums);
+  _mm256_storeu_si256(out + 0, _mm256_slli_epi32(s0, 7));
+  _mm256_storeu_si256(out + 1, _mm256_slli_epi32(s1, 7));
+  _mm256_storeu_si256(out + 2, _mm256_slli_epi32(s2, 7));
+  _mm256_storeu_si256(out + 3, _mm256_slli_epi32(s3, 7));
+}
+
+}  // namespace mlvm::simd::avx512

@@ -1,0 +1,5 @@
+// The SSE2 instance of the reduction SIMD runs (the x86-64 baseline).
+#define MLVM_SIMD_NS sse2
+#define MLVM_SIMD_ARCH xsimd::sse2
+#define MLVM_SIMD_BYTES 16
+#include "kernels/simd/reduce_impl.inl"

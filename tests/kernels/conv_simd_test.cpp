@@ -1,0 +1,210 @@
+// conv2d at every SIMD level in one process, against a naive loop written from the definition
+// (independent of conv_test.cpp's): the implicit-im2col path (stride 1, any padding and
+// dilation), the explicit im2col path (strides), grouped and depthwise convolutions, 1x1
+// windows, a weight matrix too big to stay resident, i8 extremes; one and two threads must
+// give identical bits, floats included.
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstring>
+
+#include "kernels/conv.hpp"
+#include "kernels/simd/cpu_features.hpp"
+#include "nn_test_util.hpp"
+
+using namespace mlvm;
+using namespace nn_test;
+
+namespace {
+
+struct ConvCase {
+  Dims x, w;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+  std::array<int64_t, 2> stride, dilation;
+  int64_t groups;
+};
+
+const std::vector<ConvCase>& conv_cases() {
+  static const std::vector<ConvCase> c = {
+      {{1, 16, 20, 20}, {24, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // the common 3x3 "same"
+      {{2, 5, 9, 11}, {7, 5, 3, 3}, {0, 2, 1, 0}, {1, 1}, {1, 1}, 1},        // asymmetric padding
+      {{1, 6, 12, 10}, {6, 6, 3, 2}, {2, 1, 2, 1}, {1, 1}, {2, 3}, 1},       // dilation
+      {{1, 8, 13, 13}, {12, 8, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},      // stride 2 (im2col)
+      {{1, 6, 11, 9}, {9, 2, 5, 3}, {2, 1, 0, 1}, {1, 2}, {1, 2}, 3},        // grouped, strided w
+      {{2, 16, 10, 10}, {32, 4, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 4},     // grouped
+      {{1, 8, 14, 14}, {8, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 8},       // depthwise
+      {{2, 6, 15, 12}, {12, 1, 3, 5}, {0, 2, 1, 2}, {2, 1}, {2, 1}, 6},      // depthwise x2, strided, dilated
+      {{1, 12, 7, 9}, {20, 12, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},      // 1x1, reads x as is
+      {{1, 4, 6, 6}, {8, 4, 1, 1}, {1, 0, 2, 1}, {1, 1}, {1, 1}, 1},         // 1x1 with padding
+      {{1, 3, 5, 5}, {4, 3, 5, 5}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},         // window == input
+      {{1, 64, 9, 9}, {200, 64, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},     // weights not resident
+      {{1, 2, 40, 70}, {3, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},       // wide rows, many N chunks
+  };
+  return c;
+}
+
+std::vector<AttrValue> attrs_of(const ConvCase& c) {
+  return {ints({c.pad[0], c.pad[1], c.pad[2], c.pad[3]}), ints({c.stride[0], c.stride[1]}),
+          ints({c.dilation[0], c.dilation[1]}), integer(c.groups)};
+}
+
+DType result_dtype(DType t) { return t == DType::i8 || t == DType::u8 || t == DType::i16 ? DType::i32 : t; }
+
+// y[n, o, p, q] = b[o] + sum over (c, i, j) of x[n, g·Cg + c, p·sh - top + i·dh, q·sw - left + j·dw]
+// · w[o, c, i, j], out-of-range input positions being 0; g = o / (OC / groups). Floats in long
+// double with an absolute error bound, integers modulo 2^64 then wrapped to the result type.
+struct ConvRef {
+  Dims shape;
+  std::vector<long double> value, bound;
+  std::vector<int64_t> exact;
+};
+
+ConvRef naive_conv(const Tensor& x, const Tensor& w, const Tensor* b, const ConvCase& c) {
+  const int64_t N = x.dim(0), H = x.dim(2), W = x.dim(3), OC = w.dim(0), Cg = w.dim(1), KH = w.dim(2), KW = w.dim(3);
+  const int64_t OH = (H + c.pad[0] + c.pad[2] - c.dilation[0] * (KH - 1) - 1) / c.stride[0] + 1;
+  const int64_t OW = (W + c.pad[1] + c.pad[3] - c.dilation[1] * (KW - 1) - 1) / c.stride[1] + 1;
+  ConvRef r;
+  r.shape = Dims{N, OC, OH, OW};
+  const bool f = is_float(x.dtype());
+  const long double u = x.dtype() == DType::f32 ? 6e-8L : 1.2e-16L;
+  const int64_t K = Cg * KH * KW;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t p = 0; p < OH; ++p)
+        for (int64_t q = 0; q < OW; ++q) {
+          const int64_t g = o / (OC / c.groups);
+          long double s = 0, mag = 0;
+          uint64_t si = 0;
+          for (int64_t ci = 0; ci < Cg; ++ci)
+            for (int64_t i = 0; i < KH; ++i)
+              for (int64_t j = 0; j < KW; ++j) {
+                const int64_t ih = p * c.stride[0] - c.pad[0] + i * c.dilation[0];
+                const int64_t iw = q * c.stride[1] - c.pad[1] + j * c.dilation[1];
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                const std::array<int64_t, 4> xi{n, g * Cg + ci, ih, iw}, wi{o, ci, i, j};
+                if (f) {
+                  const long double t = (long double)x.get_double(xi) * w.get_double(wi);
+                  s += t;
+                  mag += t < 0 ? -t : t;
+                } else {
+                  si += uint64_t(x.get_int(xi)) * uint64_t(w.get_int(wi));
+                }
+              }
+          if (b) {
+            const std::array<int64_t, 1> bi{o};
+            s += b->get_double(bi);
+            mag += std::fabs(b->get_double(bi));
+            si += uint64_t(b->get_int(bi));
+          }
+          r.value.push_back(s);
+          r.bound.push_back((K + 2) * 2 * u * mag + 1e-300L);
+          r.exact.push_back(wrap_to(result_dtype(x.dtype()), si));
+        }
+  return r;
+}
+
+void expect_conv(const Tensor& y, const ConvRef& r) {
+  BOOST_REQUIRE(y.shape() == r.shape);
+  std::size_t e = 0;
+  int bad = 0;
+  for_each_index(r.shape, [&](const std::vector<int64_t>& idx) {
+    bool ok;
+    if (is_float(y.dtype())) ok = std::fabs((long double)y.get_double(idx) - r.value[e]) <= r.bound[e];
+    else ok = y.get_int(idx) == r.exact[e];
+    if (!ok && bad++ < 3)
+      BOOST_ERROR("element " << e << ": got " << y.get_double(idx) << ", want " << double(r.value[e]) << " / "
+                             << r.exact[e]);
+    ++e;
+  });
+  BOOST_TEST(bad == 0);
+}
+
+struct LevelGuard {
+  simd::Level saved = simd::level();
+  ~LevelGuard() { simd::set_level_for_testing(saved); }
+};
+
+const simd::Level kLevels[] = {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512};
+
+Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
+  const DType bd = result_dtype(x_dtype);
+  return bd == DType::i32 ? random_tensor(bd, Dims{n}, rng, -100000, 100000) : random_tensor(bd, Dims{n}, rng);
+}
+
+void check_case(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor* b, ThreadPool& pool) {
+  const ConvRef r = naive_conv(x, w, b, c);
+  const Tensor y1 = run_op(run_conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c));
+  expect_conv(y1, r);
+  const Tensor y2 = run_op(run_conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c), &pool);
+  BOOST_TEST((std::memcmp(y1.raw_data(), y2.raw_data(), std::size_t(y1.numel()) * dtype_size(y1.dtype())) == 0),
+             "2 threads differ from 1");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(conv2d_simd)
+
+BOOST_AUTO_TEST_CASE(every_level_every_case) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : kLevels) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(21);
+    for (DType dt : {DType::f32, DType::i8, DType::f64, DType::u8, DType::i16, DType::i32, DType::i64})
+      for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
+        const ConvCase& c = conv_cases()[ci];
+        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << " case " << ci) {
+          // The big cases once per level in the CVM and f32 types only (naive loop time).
+          if ((ci == 11 || ci == 12) && dt != DType::f32 && dt != DType::i8) continue;
+          const Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
+          const Tensor b = bias_for(dt, c.w[0], rng);
+          check_case(c, x, w, ci % 2 ? &b : nullptr, pool);
+        }
+      }
+  }
+}
+
+// Strided views of x and w (the kernel reads them through contiguous copies).
+BOOST_AUTO_TEST_CASE(strided_inputs) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : kLevels) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(22);
+    for (std::size_t ci : {std::size_t(0), std::size_t(4), std::size_t(7)}) {
+      const ConvCase& c = conv_cases()[ci];
+      for (DType dt : {DType::f32, DType::i8}) {
+        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << " case " << ci) {
+          const Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
+          const Tensor b = bias_for(dt, c.w[0], rng);
+          const ConvRef r = naive_conv(x, w, &b, c);
+          expect_conv(run_op(run_conv2d, {relayout(x, Layout::flipped), relayout(w, Layout::transposed),
+                                          relayout(b, Layout::sliced)},
+                             attrs_of(c), &pool),
+                      r);
+        }
+      }
+    }
+  }
+}
+
+// -128 everywhere, and -128 against 127: the VNNI offset and correction at their limits.
+BOOST_AUTO_TEST_CASE(i8_extremes) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : kLevels) {
+    simd::set_level_for_testing(level);
+    for (std::size_t ci : {std::size_t(0), std::size_t(3), std::size_t(6), std::size_t(11)}) {
+      const ConvCase& c = conv_cases()[ci];
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+        const Tensor lo_x = Tensor::constant(DType::i8, c.x, Scalar::from_int(-128));
+        const Tensor lo_w = Tensor::constant(DType::i8, c.w, Scalar::from_int(-128));
+        const Tensor hi_w = Tensor::constant(DType::i8, c.w, Scalar::from_int(127));
+        check_case(c, clone(lo_x), clone(lo_w), nullptr, pool);
+        check_case(c, clone(lo_x), clone(hi_w), nullptr, pool);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,122 @@
+// ThreadPool: every index covered exactly once, chunking rules, exceptions, nested calls,
+// concurrent callers, and many back-to-back jobs across the spin/sleep boundary.
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "kernels/thread_pool.hpp"
+
+using namespace mlvm;
+
+namespace {
+
+// Runs parallel_for and checks [0, n) is covered exactly once by at most `max_parts` chunks
+// of at least `grain` items (except when n itself is smaller).
+void check_cover(ThreadPool& pool, int64_t n, int64_t grain, int64_t max_parts) {
+  std::vector<std::atomic<int>> hits(std::size_t(std::max<int64_t>(n, 1)));
+  std::atomic<int64_t> chunks{0}, short_chunks{0};
+  pool.parallel_for(n, grain, [&](int64_t b, int64_t e) {
+    chunks.fetch_add(1);
+    if (e - b < grain) short_chunks.fetch_add(1);
+    for (int64_t i = b; i < e; ++i) hits[std::size_t(i)].fetch_add(1);
+  });
+  int wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += hits[std::size_t(i)].load() != 1;
+  BOOST_TEST(wrong == 0);
+  BOOST_TEST(chunks.load() <= max_parts);
+  if (n >= grain) BOOST_TEST(short_chunks.load() == 0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(thread_pool)
+
+BOOST_AUTO_TEST_CASE(covers_every_index_once) {
+  for (int threads : {1, 2, 3, 5}) {
+    ThreadPool pool(threads);
+    BOOST_TEST(pool.size() == threads);
+    for (int64_t n : {0, 1, 2, 3, 7, 100, 1001})
+      for (int64_t grain : {1, 2, 16, 1000}) check_cover(pool, n, grain, threads);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(null_pool_runs_inline) {
+  int64_t b0 = -1, e0 = -1;
+  const auto me = std::this_thread::get_id();
+  bool same_thread = false;
+  parallel_for(nullptr, 10, 1, [&](int64_t b, int64_t e) {
+    b0 = b, e0 = e;
+    same_thread = std::this_thread::get_id() == me;
+  });
+  BOOST_TEST(b0 == 0);
+  BOOST_TEST(e0 == 10);
+  BOOST_TEST(same_thread);
+  int calls = 0;
+  parallel_for(nullptr, 0, 1, [&](int64_t, int64_t) { ++calls; });
+  BOOST_TEST(calls == 0);
+}
+
+BOOST_AUTO_TEST_CASE(exceptions_propagate_after_all_chunks) {
+  ThreadPool pool(3);
+  std::atomic<int> finished{0};
+  BOOST_CHECK_THROW(pool.parallel_for(3, 1,
+                                      [&](int64_t b, int64_t) {
+                                        if (b == 0) throw std::runtime_error("boom");
+                                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                                        finished.fetch_add(1);
+                                      }),
+                    std::runtime_error);
+  BOOST_TEST(finished.load() == 2);
+  // The pool still works afterwards.
+  check_cover(pool, 50, 1, 3);
+}
+
+BOOST_AUTO_TEST_CASE(nested_call_runs_inline) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  pool.parallel_for(4, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      pool.parallel_for(10, 1, [&](int64_t b2, int64_t e2) { total.fetch_add(e2 - b2); });
+  });
+  BOOST_TEST(total.load() == 40);
+}
+
+BOOST_AUTO_TEST_CASE(back_to_back_and_after_sleeping) {
+  ThreadPool pool(2);
+  int64_t sum = 0;
+  for (int it = 0; it < 20000; ++it) {
+    std::atomic<int64_t> s{0};
+    pool.parallel_for(2, 1, [&](int64_t b, int64_t e) { s.fetch_add(e - b); });
+    sum += s.load();
+    // Now and then let the workers fall asleep (past the spin) before the next job.
+    if (it % 2000 == 0) std::this_thread::sleep_for(std::chrono::microseconds(3 * ThreadPool::kSpinMicros));
+  }
+  BOOST_TEST(sum == 40000);
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_callers_share_one_pool) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  auto caller = [&] {
+    for (int it = 0; it < 500; ++it)
+      pool.parallel_for(8, 1, [&](int64_t b, int64_t e) { total.fetch_add(e - b); });
+  };
+  std::thread t1(caller), t2(caller);
+  t1.join();
+  t2.join();
+  BOOST_TEST(total.load() == 2 * 500 * 8);
+}
+
+BOOST_AUTO_TEST_CASE(create_and_destroy_quickly) {
+  // Workers may first run after the destructor has started; none may sleep through it.
+  for (int it = 0; it < 300; ++it) {
+    ThreadPool pool(3);
+    if (it % 3 == 0) check_cover(pool, 5, 1, 3);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
