@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/cancel.hpp"
 #include "kernels/op_api.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
@@ -229,13 +230,19 @@ void for_each_run_parallel(ThreadPool* pool, const Dims& shape,
   const int64_t outer = L.outer_count(), inner = L.inner_count();
   const int threads = pool ? pool->size() : 1;
   if (threads <= 1 || outer * inner < 2 * kParallelGrain) {
-    for_each_run(L, base, fn);
+    in_cancellable_blocks(outer, inner,
+                          [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, fn); });
     return;
   }
   if (outer >= threads) {
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / inner);
-    parallel_for(pool, outer, grain,
-                 [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, fn); });
+    // Blocks of a few million elements, each split across the pool: cancellation is polled
+    // between blocks, and one fork-join per block costs nothing beside its work.
+    in_cancellable_blocks(outer, inner, [&](int64_t b0, int64_t e0) {
+      parallel_for(pool, e0 - b0, grain, [&](int64_t b, int64_t e) {
+        for_each_run(L, base, b0 + b, b0 + e, fn);
+      });
+    });
     return;
   }
   // Few long runs: split each run into pieces.

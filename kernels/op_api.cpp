@@ -1,6 +1,15 @@
 #include "kernels/op_api.hpp"
 
+#include "kernels/cancel.hpp"
+
 namespace mlvm {
+
+void poll_cancel() {
+  const std::atomic<bool>* flag = detail::current_cancel_flag;
+  if (flag && flag->load(std::memory_order_relaxed))
+    fail(ErrorKind::limit, "run cancelled by the host");
+}
+
 
 bool TensorType::has_dynamic_dims() const {
   for (int64_t d : dims)

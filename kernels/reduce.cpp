@@ -191,8 +191,10 @@ void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
     if (L.byte_strides[1][0] != 0) {  // dim 0 is kept: its slices own disjoint accumulators
       const int64_t runs_per_slice = outer / L.shape[0];
       const int64_t grain = std::max<int64_t>(1, kParallelGrain / (runs_per_slice * inner));
-      parallel_for(pool, L.shape[0], grain, [&](int64_t b, int64_t e) {
-        for_each_run(L, base, b * runs_per_slice, e * runs_per_slice, run);
+      in_cancellable_blocks(L.shape[0], runs_per_slice * inner, [&](int64_t b0, int64_t e0) {
+        parallel_for(pool, e0 - b0, grain, [&](int64_t b, int64_t e) {
+          for_each_run(L, base, (b0 + b) * runs_per_slice, (b0 + e) * runs_per_slice, run);
+        });
       });
       return;
     }
@@ -210,7 +212,7 @@ void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
       return;
     }
   }
-  for_each_run(L, base, run);
+  in_cancellable_blocks(outer, inner, [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, run); });
 }
 
 std::span<const int64_t> axes_attr(const Attrs& attrs) {

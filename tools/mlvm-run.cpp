@@ -288,6 +288,9 @@ int run_main(int argc, char** argv) {
       sopt.print = nullptr;
       mlvm::Session again(program, sopt);
       for (int k = 1; k < repeat; ++k) {
+        // The previous run's outputs still count against --max-memory: drop them first, so
+        // that every repeat runs under the same budget as the first.
+        results.clear();
         results = again.run(values);
         runs.push_back(again.last_stats());
       }

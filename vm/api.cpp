@@ -2,6 +2,8 @@
 #include <algorithm>
 
 #include "kernels/thread_pool.hpp"
+
+#include <system_error>
 #include "mlvm/mlvm.hpp"
 #include "vm/compiled.hpp"
 #include "vm/interpreter.hpp"
@@ -131,7 +133,12 @@ Session::Session(Program program, SessionOptions options)
   if (options_.max_memory < 0) throw Error(ErrorKind::usage, "max_memory must be >= 0");
   if (options_.max_steps < 0) throw Error(ErrorKind::usage, "max_steps must be >= 0 (0: no limit)");
   interpreter_ = std::make_unique<Interpreter>(program_.impl_);
-  pool_ = std::make_unique<ThreadPool>(options_.threads);
+  try {
+    pool_ = std::make_unique<ThreadPool>(options_.threads);
+  } catch (const std::system_error& e) {  // the OS refused the worker threads
+    throw Error(ErrorKind::limit, "cannot start " + std::to_string(options_.threads) +
+                                      " threads: " + e.what());
+  }
 }
 
 Session::~Session() = default;

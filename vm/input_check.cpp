@@ -66,6 +66,29 @@ void check_precision(const InputDecl& decl, const Tensor& t) {
                 where(decl));
 }
 
+// A bool element is one byte holding 0 or 1; any other byte from a host buffer would make
+// logical ops and `where` disagree with one another.
+void check_bool_values(const InputDecl& decl, const Tensor& t) {
+  if (t.dtype() != DType::boolean) return;
+  const std::byte* bad = nullptr;
+  auto L = plan_strided_loop<1>(t.shape(), std::array<const Tensor*, 1>{&t},
+                                LoopOptions{false, false});
+  for_each_run(L, {t.raw_data()}, [&](auto ptr, int64_t n, auto st) {
+    if (bad) return;
+    const std::byte* q = ptr[0];
+    for (int64_t k = 0; k < n; ++k, q += st[0])
+      if (uint8_t(*q) > 1) {
+        bad = q;
+        return;
+      }
+  });
+  if (bad)
+    throw Error(ErrorKind::invalid,
+                "input " + decl.name + " is bool but element " + index_of(t, bad) + " holds " +
+                    std::to_string(int(uint8_t(*bad))) + " (a bool byte must be 0 or 1)",
+                where(decl));
+}
+
 }  // namespace
 
 void check_input(const InputDecl& decl, const Tensor& value) {
@@ -84,6 +107,7 @@ void check_input(const InputDecl& decl, const Tensor& value) {
                 where(decl));
   }
   check_precision(decl, value);
+  check_bool_values(decl, value);
 }
 
 }  // namespace mlvm

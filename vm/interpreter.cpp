@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "kernels/cancel.hpp"
 #include "vm/input_check.hpp"
 #include "vm/render.hpp"
 
@@ -151,6 +152,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
   const auto run_start = Clock::now();
   int64_t steps = 0;
   std::size_t pc = 0;
+  const CancelScope cancel_scope(env.cancel);  // long kernels poll it between blocks
 
   while (pc < n) {
     const PlannedInstruction& p = code[pc];

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tensor/error.hpp"
+
 namespace mlvm::simd {
 
 namespace {
@@ -113,7 +115,8 @@ void pack_panel(PackFormat f, const T* data, int64_t sr, int64_t sk, const int64
       }
     }
   }
-  __builtin_trap();  // a format gemm.cpp never asks for this type
+  // A format gemm.cpp never asks for this type: a bug, reported rather than crashing.
+  fail(ErrorKind::trap, "internal error: gemm: no packing of this element type into this panel format");
 }
 
 template void pack_panel<float>(PackFormat, const float*, int64_t, int64_t, const int64_t*, int, int, int64_t, void*);

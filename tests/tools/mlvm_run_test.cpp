@@ -237,6 +237,10 @@ BOOST_AUTO_TEST_CASE(exit_4_limits) {
   CHECK_RUN(r, 4);
   BOOST_TEST(contains(r.err, "x256.npy"));
   BOOST_TEST(f.run("big.mlasm -i x=x256.npy --max-memory 3K").code == 0);
+  // Repeats run under the same budget as the first run: the previous run's outputs are
+  // released before the next one starts.
+  r = f.run("big.mlasm -i x=x256.npy --max-memory 3K --repeat 3 -o y=y_rep.npy");
+  CHECK_RUN(r, 0);
 }
 
 BOOST_AUTO_TEST_CASE(profile_rows_and_exact_final_line) {

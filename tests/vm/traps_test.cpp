@@ -241,4 +241,47 @@ BOOST_AUTO_TEST_CASE(cancellation_from_another_thread) {
   expect_error([&] { bounded.run(TensorMap{}); }, ErrorKind::limit, {"step limit"}, "instruction");
 }
 
+// A single kernel over 2^34 elements would run for many seconds: the host's cancel must stop
+// it between blocks, not after the whole kernel (the step limit cannot help: it is one step).
+BOOST_AUTO_TEST_CASE(cancellation_inside_a_long_kernel) {
+  for (int threads : {1, 2}) {
+    auto token = std::make_shared<CancelToken>();
+    SessionOptions o;
+    o.threads = threads;
+    o.cancel = token;
+    Session s(program_from(".const c : f32[131072, 131072] = fill(1.0)\n"
+                           ".output y : f32[131072]\n"
+                           "    y = sum c, axes=(1,)\n"
+                           "    y = sum c, axes=(0,)\n"),
+              o);
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      token->cancel();
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    expect_error([&] { s.run(TensorMap{}); }, ErrorKind::limit, {"cancelled"}, "instruction 0");
+    canceller.join();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    BOOST_TEST_INFO("threads " << threads << ": cancelled after " << seconds << " s");
+    BOOST_CHECK_LT(seconds, 5.0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bool_input_bytes_must_be_0_or_1) {
+  Program p = program_from(".input m : bool[4]\n.output y : bool[4]\n    y = logical_not m\n");
+  Session s(p, single_thread());
+  uint8_t bytes[4] = {0, 1, 2, 1};
+  Tensor bad = Tensor::borrow(DType::boolean, Dims{4}, bytes, int64_t(sizeof bytes), false);
+  expect_error([&] { s.run(TensorMap{{"m", bad}}); }, ErrorKind::invalid, {"[2]", "holds 2", "0 or 1"},
+               "input m");
+  bytes[2] = 0;
+  auto out = s.run(TensorMap{{"m", Tensor::borrow(DType::boolean, Dims{4}, bytes, int64_t(sizeof bytes), false)}});
+  const auto* y = reinterpret_cast<const uint8_t*>(out.at("y").raw_data());
+  BOOST_CHECK_EQUAL(int(y[0]), 1);
+  BOOST_CHECK_EQUAL(int(y[1]), 0);
+  BOOST_CHECK_EQUAL(int(y[2]), 1);
+  BOOST_CHECK_EQUAL(int(y[3]), 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
