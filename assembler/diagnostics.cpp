@@ -1,6 +1,9 @@
 #include "assembler/diagnostics.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+
+#include "bytecode/op_table.hpp"
 
 namespace mlvm {
 
@@ -51,6 +54,53 @@ Diagnostic make_diagnostic(const std::string& file, const std::vector<std::strin
     }
   }
   return d;
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view typed, const std::vector<std::string_view>& candidates,
+                         int max_distance) {
+  std::string best;
+  if (typed.empty() || typed.size() > 64) return best;
+  const std::string typed_lower = lower(typed);
+  int bestd = max_distance + 1;
+  for (std::string_view c : candidates) {
+    if (c == typed) continue;
+    if (c.size() == typed.size() && lower(c) == typed_lower) return std::string(c);
+    // The distance is at least the difference in length: skip the quadratic work.
+    if (std::abs(int64_t(c.size()) - int64_t(typed.size())) >= bestd) continue;
+    int d = edit_distance(typed, c);
+    if (d < bestd && d < int(c.size())) {
+      bestd = d;
+      best = std::string(c);
+    }
+  }
+  return best;
+}
+
+std::string suggest_dtype(std::string_view typed) {
+  static const char* const kAliases[][2] = {
+      {"float", "f32"},   {"float32", "f32"}, {"single", "f32"}, {"double", "f64"},
+      {"float64", "f64"}, {"int8", "i8"},     {"uint8", "u8"},   {"int16", "i16"},
+      {"short", "i16"},   {"int", "i32"},     {"int32", "i32"},  {"int64", "i64"},
+      {"long", "i64"},    {"boolean", "bool"}};
+  const std::string l = lower(typed);
+  for (auto& a : kAliases)
+    if (l == a[0]) return a[1];
+  // No 16-bit floats: nearest by spelling (f16 -> f64) would mislead.
+  if (l == "f16" || l == "bf16" || l == "half" || l == "float16") return "";
+  std::vector<std::string_view> names;
+  for (int k = 0; k < kNumDTypes; ++k) names.push_back(dtype_name(DType(k)));
+  return closest_name(typed, names, 1);
 }
 
 }  // namespace asm_detail

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "bytecode/format.hpp"
+
 namespace mlvm::asm_detail {
 
 namespace {
@@ -86,11 +88,28 @@ class LineLexer {
     return false;
   }
 
+  // The end of the run of name characters from `at`: a malformed number is shown whole
+  // ("1.5.5", not "1.5.").
+  std::size_t word_end(std::size_t at) const {
+    while (at < s_.size() && is_ident_char(s_[at])) ++at;
+    return at;
+  }
+  bool malformed(std::size_t b, std::size_t at, std::string_view why = {}) {
+    std::size_t e = word_end(at);
+    return fail(b, "malformed number '" + clip(s_.substr(b, e - b)) + "'" +
+                       (why.empty() ? std::string() : ": " + std::string(why)));
+  }
+
   bool ident(bool directive) {
     std::size_t b = directive ? p_ - 1 : p_;
     while (p_ < s_.size() && is_ident_char(s_[p_])) ++p_;
     Token t;
     t.kind = directive ? TokKind::directive : TokKind::ident;
+    if (p_ - b > format::kMaxStringBytes)
+      return fail(b, std::string(directive ? "directive" : "name") + " '" +
+                         clip(s_.substr(b, p_ - b)) + "' is " + std::to_string(p_ - b) +
+                         " bytes long; a .mlbc module holds names of at most " +
+                         std::to_string(format::kMaxStringBytes) + " bytes");
     t.text = std::string(s_.substr(b, p_ - b));
     t.col = int(b) + 1;
     if (!directive && (t.text == "inf" || t.text == "nan")) {
@@ -141,8 +160,7 @@ class LineLexer {
         ++p_;
       }
       if (p_ == db) return fail(b, "malformed hexadecimal integer: expected hex digits after '0x'");
-      if (p_ < s_.size() && is_ident_char(s_[p_]))
-        return fail(b, "malformed number '" + clip(s_.substr(b, p_ + 1 - b)) + "'");
+      if (p_ < s_.size() && is_ident_char(s_[p_])) return malformed(b, p_);
       uint64_t limit = neg ? (uint64_t(1) << 63) : uint64_t(INT64_MAX);
       if (overflow || v > limit)
         return fail(b,
@@ -166,14 +184,12 @@ class LineLexer {
           ++q;
         }
         if (q >= s_.size() || !is_digit(s_[q]))
-          return fail(b, "malformed number '" + clip(s_.substr(b, q + 1 - b)) +
-                             "': expected digits in the exponent");
+          return malformed(b, q, "expected digits in the exponent");
         while (q < s_.size() && is_digit(s_[q])) ++q;
         p_ = q;
         is_float = true;
       }
-      if (p_ < s_.size() && is_ident_char(s_[p_]))
-        return fail(b, "malformed number '" + clip(s_.substr(b, p_ + 1 - b)) + "'");
+      if (p_ < s_.size() && is_ident_char(s_[p_])) return malformed(b, p_);
       std::string_view digits = s_.substr(db, p_ - db);
       if (is_float) {
         double v = 0;
@@ -183,7 +199,7 @@ class LineLexer {
             return fail(b, "number " + clip(s_.substr(b, p_ - b)) + " is out of range of f64");
           v = 0;  // underflow: as close to zero as a double gets
         } else if (r.ec != std::errc() || r.ptr != digits.data() + digits.size()) {
-          return fail(b, "malformed number '" + clip(s_.substr(b, p_ - b)) + "'");
+          return malformed(b, p_);
         }
         t.kind = TokKind::floating;
         t.f = neg ? -v : v;
@@ -236,6 +252,10 @@ class LineLexer {
     }
     if (p_ >= s_.size())
       return fail(b, "unterminated string: expected a closing '\"' before the end of the line");
+    if (v.size() > format::kMaxStringBytes)
+      return fail(b, "string is " + std::to_string(v.size()) +
+                         " bytes long; a .mlbc module holds strings of at most " +
+                         std::to_string(format::kMaxStringBytes) + " bytes");
     ++p_;
     Token t;
     t.kind = TokKind::string;

@@ -1,11 +1,13 @@
 #include "assembler/literal.hpp"
 
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 
+#include "assembler/diagnostics.hpp"
 #include "kernels/precision.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/npy.hpp"
@@ -16,6 +18,29 @@ namespace {
 
 std::string type_text(DType dt, const Dims& dims) {
   return std::string(dtype_name(dt)) + dims_to_string(dims);
+}
+
+// A number as it would be written: the shortest text that reads back as the same double
+// (3.5e38, 0.1, -0.0), not 17 digits of binary noise.
+std::string number_text(const Scalar& s) {
+  if (!s.is_float || !std::isfinite(s.f)) return s.to_string();
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, s.f);
+  std::string out;
+  for (const char* p = buf; p != r.ptr; ++p)
+    if (*p != '+') out += *p;  // 3.5e+38 -> 3.5e38
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+// FLT_MAX written so that it reads back as FLT_MAX: 3.4028235e38.
+std::string flt_max_text() {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, FLT_MAX);
+  std::string out;
+  for (const char* p = buf; p != r.ptr; ++p)
+    if (*p != '+') out += *p;
+  return out;
 }
 
 template <class T>
@@ -243,13 +268,18 @@ ConstLiteral parse_load(Cursor& c, const TensorType& declared, const std::string
 }  // namespace
 
 std::string scalar_fit_error(const Scalar& s, DType dtype) {
-  std::string v = s.to_string();
+  std::string v = number_text(s);
   switch (dtype) {
-    case DType::f32:
-      if (std::isfinite(s.as_double()) && std::fabs(s.as_double()) > double(FLT_MAX))
-        return "value " + v + " overflows f32 (largest finite value " + std::to_string(FLT_MAX) +
-               ")";
+    case DType::f32: {
+      // Round to nearest (ties to even) overflows from FLT_MAX + half an ulp up: 2^128 - 2^103,
+      // exact in a double. Below it the value rounds to a finite float (FLT_MAX at most).
+      static const double kOverflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+      double d = s.as_double();
+      if (std::isfinite(d) && std::fabs(d) >= kOverflow)
+        return "value " + v + " overflows f32 (largest finite value " + flt_max_text() +
+               "; use inf for infinity)";
       return "";
+    }
     case DType::f64:
       return "";
     case DType::boolean:
@@ -284,7 +314,7 @@ std::string scalar_fit_error(const Scalar& s, DType dtype) {
          ")";
 }
 
-AttrValue parse_attr_value(Cursor& c, int depth) {
+AttrValue parse_attr_value(Cursor& c, int depth, bool want_dtype) {
   const Token& tok = c.peek();
   if (depth >= kMaxNesting)
     Cursor::error_at(tok, "tuple nested more than " + std::to_string(kMaxNesting) + " levels deep");
@@ -311,6 +341,17 @@ AttrValue parse_attr_value(Cursor& c, int depth) {
         c.next();
         return AttrValue::dtype(*dt);
       }
+      std::string hint = tok.text.size() >= 2 || want_dtype ? suggest_dtype(tok.text) : "";
+      const std::string dtypes = "f32 f64 i8 u8 i16 i32 i64 bool";
+      if (want_dtype)
+        Cursor::error_at(
+            tok, "unknown dtype " + tok.describe() +
+                     (hint.empty() ? "; expected one of " + dtypes
+                                   : "; did you mean '" + hint + "'? (dtypes: " + dtypes + ")"));
+      if (!hint.empty())
+        Cursor::error_at(tok, "unknown dtype " + tok.describe() + "; did you mean '" + hint +
+                                  "'? (a string would be quoted: \"" + tok.text.substr(0, 40) +
+                                  "\")");
       Cursor::error_at(
           tok,
           "expected a value (number, true/false, none, dtype, \"string\" or tuple) but found " +

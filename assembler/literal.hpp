@@ -11,7 +11,8 @@ namespace mlvm::asm_detail {
 
 // An attribute value at the cursor (language.md §2): 42, -1.5, inf, true, none, f32, "s",
 // (1, 2), [1, 2], (), (3,), nested tuples. `(x)` without a comma is just x, as in Python.
-AttrValue parse_attr_value(Cursor& c, int depth = 0);
+// `want_dtype`: the attribute takes a dtype, so an unknown word is an unknown dtype.
+AttrValue parse_attr_value(Cursor& c, int depth = 0, bool want_dtype = false);
 
 struct ConstLiteral {
   Tensor value;     // contiguous data, or a constant-mode tensor for fill(V)
@@ -23,7 +24,8 @@ struct ConstLiteral {
 ConstLiteral parse_const_literal(Cursor& c, const TensorType& declared,
                                  const std::string& base_dir);
 
-// "value 300 does not fit in i8 (range -128..127)"; empty if it fits.
+// "value 300 does not fit in i8 (range -128..127)"; empty if it fits. A float fits f32 when
+// rounding it to f32 (to nearest) gives a finite value: 3.4028235e38 is FLT_MAX.
 std::string scalar_fit_error(const Scalar& s, DType dtype);
 
 }  // namespace mlvm::asm_detail

@@ -1,8 +1,10 @@
 #include "assembler/parser.hpp"
 
 #include "assembler/cursor.hpp"
+#include "assembler/diagnostics.hpp"
 #include "assembler/lexer.hpp"
 #include "assembler/literal.hpp"
+#include "bytecode/op_table.hpp"
 
 namespace mlvm::asm_detail {
 
@@ -53,9 +55,13 @@ class LineParser {
     if (dt_tok.kind != TokKind::ident)
       c_.error_expected(std::string("a type such as f32[2, ?] (dtypes: ") + kDtypeList + ")");
     auto dt = dtype_from_name(dt_tok.text);
-    if (!dt)
-      Cursor::error_at(dt_tok,
-                       "unknown dtype " + dt_tok.describe() + "; expected one of " + kDtypeList);
+    if (!dt) {
+      std::string hint = suggest_dtype(dt_tok.text);
+      Cursor::error_at(dt_tok, "unknown dtype " + dt_tok.describe() +
+                                   (hint.empty() ? "; expected one of " + std::string(kDtypeList)
+                                                 : "; did you mean '" + hint +
+                                                       "'? (dtypes: " + kDtypeList + ")"));
+    }
     c_.next();
     const Token& open = c_.expect_punct('[', "'[' and the dims after the dtype, e.g. f32[2, ?]");
     TensorType t;
@@ -154,8 +160,12 @@ class LineParser {
         c_.expect_end();
       }
     } else {
+      std::string hint = closest_name(d.text, {".program", ".input", ".const", ".output"});
       Cursor::error_at(d, "unknown directive " + d.describe() +
-                              "; expected .program, .input, .const or .output");
+                              (hint.empty() ? "; expected .program, .input, .const or .output"
+                                            : "; did you mean '" + hint +
+                                                  "'? (directives: .program, .input, .const, "
+                                                  ".output)"));
     }
     out_.push_back(std::move(s));
   }
@@ -185,6 +195,7 @@ class LineParser {
     s.op.name = op.text;
     s.op.pos = pos(op);
     c_.next();
+    const OpInfo* info = find_op(s.op.name);
     if (!c_.at_end()) {
       for (;;) {
         const Token& t = c_.peek();
@@ -195,7 +206,10 @@ class LineParser {
           c_.next();
           c_.next();
           a.value_pos = pos(c_.peek());
-          a.value = parse_attr_value(c_);
+          // Knowing a dtype is wanted turns `dtype=f33` into "unknown dtype" (not "quote it").
+          int k = info ? info->attr_index(a.name) : -1;
+          a.value = parse_attr_value(c_, 0,
+                                     k >= 0 && info->attrs[std::size_t(k)].kind == AttrKind::dtype);
           s.attrs.push_back(std::move(a));
         } else if (t.kind == TokKind::ident) {
           if (!s.attrs.empty())
@@ -226,6 +240,66 @@ class LineParser {
   std::vector<Stmt>& out_;
 };
 
+// After a syntax error on a line (already reported): what the line evidently declares or
+// assigns, so that cross-line checks neither call those names unknown nor lose its place in
+// the code. Works on the tokens before the error (a lexical error leaves only those).
+void recover_line(const std::vector<Token>& t, int line, std::vector<Stmt>& out) {
+  auto at = [&](std::size_t k) { return Pos{line, t[k].col}; };
+  auto ident = [&](std::size_t k) { return k < t.size() && t[k].kind == TokKind::ident; };
+  auto name = [&](std::size_t k) { return ident(k) && !is_reserved(t[k].text); };
+  auto punct = [&](std::size_t k, char c) { return k < t.size() && t[k].is_punct(c); };
+  if (t.empty() || t[0].kind == TokKind::end) return;
+  if (t[0].kind == TokKind::directive) {
+    // A broken .input/.const (or a misspelled directive) still names something; a broken
+    // .output or .program defines nothing that is read.
+    if (t[0].text != ".program" && t[0].text != ".output" && name(1)) {
+      Stmt s;
+      s.kind = StmtKind::broken;
+      s.broken_decl = true;
+      s.pos = at(0);
+      s.name = t[1].text;
+      s.name_pos = at(1);
+      out.push_back(std::move(s));
+    }
+    return;
+  }
+  std::size_t i = 0;
+  if (ident(0) && punct(1, ':')) {
+    if (name(0)) {
+      Stmt l;
+      l.kind = StmtKind::label;
+      l.pos = l.name_pos = at(0);
+      l.name = t[0].text;
+      out.push_back(std::move(l));
+    }
+    i = 2;
+    if (i >= t.size() || t[i].kind == TokKind::end) return;
+  }
+  Stmt s;
+  s.kind = StmtKind::broken;
+  s.pos = at(i);
+  if (ident(i) && (punct(i + 1, ',') || punct(i + 1, '='))) {
+    while (ident(i)) {
+      if (name(i)) s.results.push_back(NameRef{t[i].text, at(i), false});
+      ++i;
+      if (!punct(i, ',')) break;
+      ++i;
+    }
+    if (punct(i, '='))
+      ++i;
+    else
+      i = t.size();  // the op is not where it should be
+  }
+  if (ident(i)) {
+    s.op.name = t[i].text;
+    s.op.pos = at(i);
+  }
+  // A broken jump or halt (or a line whose op is unknown) leaves the control flow unknown.
+  s.flow_unknown =
+      s.op.name.empty() || s.op.name == "jmp" || s.op.name == "br" || s.op.name == "halt";
+  out.push_back(std::move(s));
+}
+
 }  // namespace
 
 ParsedSource parse_source(std::string_view source, const std::string& base_dir, int max_errors) {
@@ -244,28 +318,35 @@ ParsedSource parse_source(std::string_view source, const std::string& base_dir, 
 
   std::vector<Token> tokens;
   for (std::size_t k = 0; k < out.lines.size(); ++k) {
-    if (int(out.errors.size()) >= max_errors) break;
+    if (int(out.errors.size()) >= max_errors) {
+      out.truncated = true;
+      break;
+    }
     int line = int(k) + 1;
     LexError lex_err;
     if (!lex_line(out.lines[k], tokens, lex_err)) {
       out.errors.push_back(SyntaxError{Pos{line, lex_err.col}, lex_err.message});
+      recover_line(tokens, line, out.statements);
       continue;
     }
     Cursor c(tokens);
     std::size_t mark = out.statements.size();
+    bool failed = true;
     try {
       LineParser(c, line, base_dir, out.statements).parse();
+      failed = false;
     } catch (const ParseError& e) {
-      out.statements.resize(mark);  // a label parsed before the error stays out too
       out.errors.push_back(SyntaxError{Pos{line, e.col}, e.message});
     } catch (const Error& e) {
       // A tensor could not be built (e.g. too large for memory); report it at the line.
-      out.statements.resize(mark);
       out.errors.push_back(SyntaxError{Pos{line, 1}, e.message()});
     } catch (const std::bad_alloc&) {
-      out.statements.resize(mark);
       out.errors.push_back(
           SyntaxError{Pos{line, 1}, "out of memory while building this statement"});
+    }
+    if (failed) {
+      out.statements.resize(mark);  // a label parsed before the error is recovered below
+      recover_line(tokens, line, out.statements);
     }
   }
   return out;

@@ -28,7 +28,10 @@ struct AttrAst {
   Pos value_pos;
 };
 
-enum class StmtKind { program, input, constant, output, label, instruction };
+// `broken`: what could be recovered from a line with a syntax error (already reported), so
+// that cross-line checks neither miss it nor report its consequences: the name a broken
+// .input/.const declares (broken_decl), or the results and op of a broken instruction.
+enum class StmtKind { program, input, constant, output, label, instruction, broken };
 
 struct Stmt {
   StmtKind kind = StmtKind::instruction;
@@ -47,6 +50,9 @@ struct Stmt {
   NameRef op;
   std::vector<NameRef> args;
   std::vector<AttrAst> attrs;
+  // broken
+  bool broken_decl = false;   // a declaration: `name` is declared, its type is unknown
+  bool flow_unknown = false;  // an instruction that may have been a jump or halt (or unparsed)
 };
 
 struct SyntaxError {
@@ -58,6 +64,7 @@ struct ParsedSource {
   std::vector<std::string_view> lines;  // views into the source, without newline
   std::vector<Stmt> statements;
   std::vector<SyntaxError> errors;
+  bool truncated = false;  // parsing stopped at max_errors before the last line
 };
 
 // `base_dir` resolves load("...") paths. Stops collecting after `max_errors` errors.

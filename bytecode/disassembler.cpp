@@ -39,6 +39,15 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+// Text for a `#` comment: a module's strings may hold line breaks, which would end the comment
+// and let the rest be read as statements. Control bytes become '?'.
+std::string comment_text(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 std::string type_text(const TensorType& t, bool with_precision) {
   std::string s = std::string(dtype_name(t.dtype)) + dims_to_string(t.dims);
   if (with_precision && t.precision != kUnknownPrecision)
@@ -212,12 +221,12 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
   std::string& t = out.text;
   if (options.header_comment)
     t += "# disassembled by mlvm-dis" +
-         (m.source_name.empty() ? std::string() : " from " + m.source_name) + "\n";
+         (m.source_name.empty() ? std::string() : " from " + comment_text(m.source_name)) + "\n";
   if (!m.name.empty()) {
     if (is_identifier(m.name))
       t += ".program " + m.name + "\n";
     else
-      t += "# program name: " + m.name + "\n";
+      t += "# program name: " + comment_text(m.name) + "\n";
   }
   for (auto& in : m.inputs) t += ".input  " + in.name + " : " + type_text(in.type, true) + "\n";
   for (auto& c : m.constants) {

@@ -236,9 +236,43 @@ bool zip_with_simd_runs(ThreadPool* pool, const Tensor& y, const Tensor& a, cons
   }
 }
 
+// The common small cases, without broadcast views or a loop plan: both operands contiguous
+// with one shape, or a contiguous one and a single element, below the size that threads.
+// This is what keeps the interpreter's per-instruction cost low on scalar-sized programs.
+// Returns false when the case does not apply (the general path then runs).
+template <class Op>
+bool run_binary_contiguous(KernelContext& ctx, const BinarySpec& s) {
+  if constexpr (requires { Op::kSimd; }) {
+    if (ctx.in.size() != 2 || s.result_bool) return false;
+    const Tensor &a = ctx.in[0], &b = ctx.in[1];
+    if (!a.defined() || !b.defined() || a.dtype() != b.dtype() || a.dtype() == DType::boolean)
+      return false;
+    if (!(s.allowed >> int(a.dtype()) & 1u)) return false;
+    const int64_t n = a.numel();
+    if (n >= 2 * kParallelGrain || !a.is_contiguous() || !b.is_contiguous()) return false;
+    simd::Splat splat;
+    if (a.shape() == b.shape())
+      splat = simd::Splat::vv;
+    else if (b.numel() == 1 && b.rank() <= a.rank() && !s.equal_shapes)
+      splat = simd::Splat::vs;  // b broadcasts to a's shape: a [1, ..., 1] b only
+    else
+      return false;
+    const simd::BinaryRun fn =
+        simd::ew_kernels().binary[int(Op::kSimd)][int(a.dtype())][int(splat)][0];
+    if (!fn) return false;
+    Tensor y = ctx.output(a.dtype(), a.shape(), reuse_candidate(ctx, a.dtype(), n));
+    fn(y.raw_data(), a.raw_data(), b.raw_data(), n);
+    ctx.out[0] = std::move(y);
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // Runs functor Op over the broadcast operands for every dtype in s.allowed.
 template <class Op>
 void run_binary(KernelContext& ctx, const BinarySpec& s) {
+  if (run_binary_contiguous<Op>(ctx, s)) return;
   const Dims shape = binary_run_shape(ctx, s);
   const Tensor a = broadcast_view(ctx.in[0], shape);
   const Tensor b = broadcast_view(ctx.in[1], shape);

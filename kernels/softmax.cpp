@@ -76,7 +76,9 @@ void infer_softmax(InferContext& ctx) {
 
 void run_softmax(KernelContext& ctx) {
   const Tensor& in = ctx.in[0];
-  if (!is_float(in.dtype())) fail_trap("softmax: x must be f32 or f64, got " + in.type_string());
+  // A dtype is never hidden by a `?` dim: a wrong one is a static error (invalid) wherever it
+  // is caught, as in the elementwise and reduction kernels' run-time checks.
+  if (!is_float(in.dtype())) fail_invalid("softmax: x must be f32 or f64, got " + in.type_string());
   const int axis = normalize_axis(ctx.attrs.i(0), in.rank(), "softmax: axis");
   const Tensor x = contiguous(in, ctx.env.budget);
   // Safe in place: every element is read before its own slot is written.

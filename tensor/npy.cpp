@@ -361,11 +361,15 @@ Tensor load_npy(const std::string& path, std::shared_ptr<MemoryBudget> budget) {
   }
 }
 
-std::vector<uint8_t> to_npy(const Tensor& t) {
+std::vector<uint8_t> to_npy(const Tensor& t, const NpyWriteOptions& options) {
   if (!t.defined()) fail(ErrorKind::usage, "to_npy: the tensor is absent");
+  if (options.version != 1 && options.version != 2)
+    fail(ErrorKind::usage, "to_npy: cannot write .npy format version " +
+                               std::to_string(options.version) + "; expected 1 or 2");
   // NumPy writes "(3,)" and "(2, 3)".
   std::string dict;
-  dict = std::string("{'descr': '") + descr_of(t.dtype()) + "', 'fortran_order': False, 'shape': (";
+  dict = std::string("{'descr': '") + descr_of(t.dtype()) +
+         "', 'fortran_order': " + (options.fortran_order ? "True" : "False") + ", 'shape': (";
   for (int d = 0; d < t.rank(); ++d) {
     if (d) dict += ", ";
     dict += std::to_string(t.dim(d));
@@ -373,10 +377,12 @@ std::vector<uint8_t> to_npy(const Tensor& t) {
   if (t.rank() == 1) dict += ",";
   dict += "), }";
   // Pad with spaces so that the data starts on a 64-byte boundary; the header ends in '\n'.
+  // Format 1.0 stores the header length in 16 bits: a longer header needs 2.0.
   auto padded_total = [&](std::size_t pre) { return (pre + dict.size() + 1 + 63) / 64 * 64; };
-  const bool v1 = padded_total(10) - 10 <= 65535;
+  const bool v1 = options.version == 1 && padded_total(10) - 10 <= 65535;
   const std::size_t pre = v1 ? 10 : 12;
   const std::size_t total = pre + dict.size() + 1, padded = padded_total(pre);
+  if (padded - pre > UINT32_MAX) fail(ErrorKind::limit, "to_npy: the .npy header is too long");
   dict.append(padded - total, ' ');
   dict += '\n';
   const std::size_t hlen = dict.size();
@@ -388,14 +394,22 @@ std::vector<uint8_t> to_npy(const Tensor& t) {
   for (std::size_t k = 0; k < pre - 8; ++k) out[8 + k] = uint8_t(hlen >> (8 * k));
   std::memcpy(out.data() + pre, dict.data(), hlen);
   if (data_bytes > 0) {
-    Tensor c = contiguous(t);
-    std::memcpy(out.data() + pre + hlen, c.raw_data(), std::size_t(data_bytes));
+    uint8_t* data = out.data() + pre + hlen;
+    if (!options.fortran_order || t.rank() == 1) {
+      Tensor c = contiguous(t);
+      std::memcpy(data, c.raw_data(), std::size_t(data_bytes));
+    } else {
+      // Column-major: copy straight into the output bytes seen through Fortran strides.
+      Dims strides = Dims::filled(t.rank(), 1);
+      for (int d = 1; d < t.rank(); ++d) strides[d] = strides[d - 1] * t.dim(d - 1);
+      copy_into(t, Tensor::borrow(t.dtype(), t.shape(), data, data_bytes, true, &strides));
+    }
   }
   return out;
 }
 
-void save_npy(const std::string& path, const Tensor& t) {
-  std::vector<uint8_t> bytes = to_npy(t);
+void save_npy(const std::string& path, const Tensor& t, const NpyWriteOptions& options) {
+  std::vector<uint8_t> bytes = to_npy(t, options);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) throw Error(ErrorKind::io, "cannot write " + path + ": " + std::strerror(errno));
   if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())

@@ -38,6 +38,12 @@ class Tensor {
                           const Dims& strides, int64_t offset, ValueMode mode);
 
   bool defined() const { return storage_ != nullptr; }
+  // Drops the storage reference: the tensor becomes undefined (the interpreter's register
+  // release; cheaper than assigning a default Tensor).
+  void release() {
+    storage_.reset();
+    numel_ = 0;
+  }
   DType dtype() const { return dtype_; }
   const Dims& shape() const { return shape_; }
   const Dims& strides() const { return strides_; }

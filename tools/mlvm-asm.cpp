@@ -1,6 +1,7 @@
 // mlvm-asm: assemble a .mlasm program into a .mlbc module (language.md §6).
 // Exit codes: 0 ok, 1 usage or file error, 2 the program is invalid or malformed.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -105,6 +106,22 @@ void print_types(const Module& m, const VerifyResult& v, std::ostream& os) {
   }
 }
 
+// True when `out` names the file `input` (the same path, or another way to reach it).
+bool same_file(const std::string& input, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(input, out, ec)) return true;
+  fs::path a = fs::weakly_canonical(input, ec);
+  if (ec) return false;
+  fs::path b = fs::weakly_canonical(out, ec);
+  return !ec && a == b;
+}
+
+bool write_stdout(const std::vector<uint8_t>& bytes) {
+  return std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size() &&
+         std::fflush(stdout) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,7 +130,7 @@ int main(int argc, char** argv) {
       ("help,h", "print this help and exit")     //
       ("version", "print the version and exit")  //
       ("output,o", po::value<std::string>(),
-       "write the module here (default: PROGRAM.mlbc beside the input)")(
+       "write the module here ('-': standard output; default: PROGRAM.mlbc beside the input)")(
           "check", "verify only; write nothing")                                        //
       ("print-types", "list every instruction with its inferred types and precisions")  //
       ("strict-precision", "reject integer arithmetic on values of unknown precision")  //
@@ -153,6 +170,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string input = vm["program"].as<std::vector<std::string>>()[0];
+  const bool has_out = vm.count("output") > 0;
+  const std::string out_opt = has_out ? vm["output"].as<std::string>() : "";
+  if (out_opt == "-" && vm.count("print-types")) {
+    std::cerr << "mlvm-asm: --print-types and -o - would both write to standard output\n";
+    return 1;
+  }
+  if (has_out && out_opt != "-" && same_file(input, out_opt)) {
+    std::cerr << "mlvm-asm: -o " << out_opt << " is the input program itself; refusing to "
+              << "overwrite the source with the module\n";
+    return 1;
+  }
 
   AssembleOptions options;
   options.verify.strict_precision = vm.count("strict-precision") > 0;
@@ -170,16 +198,21 @@ int main(int argc, char** argv) {
     }
     if (vm.count("print-types")) print_types(*r.module, r.verify, std::cout);
     if (vm.count("check")) return 0;
-    std::string out;
-    if (vm.count("output")) {
-      out = vm["output"].as<std::string>();
-    } else {
+    std::string out = out_opt;
+    if (!has_out) {
       std::filesystem::path p(input);
       p.replace_extension(".mlbc");
       out = p.string();
       if (out == input) out += ".mlbc";
     }
     std::vector<uint8_t> bytes = encode_module(*r.module);
+    if (out == "-") {
+      if (!write_stdout(bytes)) {
+        std::cerr << "mlvm-asm: cannot write the module to standard output\n";
+        return 1;
+      }
+      return 0;
+    }
     write_file_bytes(out, bytes);
     return 0;
   } catch (const Error& e) {

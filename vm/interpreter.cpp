@@ -63,10 +63,9 @@ inline bool result_ok(const PlannedInstruction& p, std::size_t k, const Tensor& 
   fail_at(p, pc, ErrorKind::trap, "internal error: result " + std::to_string(k) + " rejected");
 }
 
-// Releases a slot's value. Cheaper than `t = Tensor()`, which would zero a whole Tensor
-// (two inline Dims) only to move it in: a moved-from Tensor is already undefined.
+// Releases a slot's value: only the storage reference goes (see Tensor::release).
 inline void drop(Tensor& t) {
-  Tensor gone = std::move(t);
+  t.release();
 }
 
 bool is_nonzero(const PlannedInstruction& p, std::size_t pc, const Tensor& c) {

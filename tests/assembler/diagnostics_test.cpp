@@ -2,8 +2,12 @@
 // declarations, per-instruction and cross-line checks), asserting message and exact line:col.
 // None of these reach the verifier.
 #include <boost/test/unit_test.hpp>
+#include <cfloat>
+#include <cstring>
 
 #include "asm_test_util.hpp"
+#include "bytecode/codec.hpp"
+#include "bytecode/format.hpp"
 
 using namespace mlvm;
 using namespace mlvm::asm_test;
@@ -22,12 +26,38 @@ BOOST_AUTO_TEST_CASE(lexical_errors) {
   expect_error(".const c : i64[1] = [0x10000000000000000]\n", 1, 22, "does not fit in 64 bits");
   expect_error(".const c : f64[1] = [1e999]\n", 1, 22, "out of range of f64");
   expect_error(".const c : f64[1] = [1e]\n", 1, 22, "expected digits in the exponent");
-  expect_error(".const c : f64[1] = [12abc]\n", 1, 22, "malformed number '12a'");
+  expect_error(".const c : f64[1] = [12abc]\n", 1, 22, "malformed number '12abc'");
+  // A malformed number is shown whole, not cut at the first offending character.
+  expect_error(".const c : f64[1] = [1.5.5]\n", 1, 22, "malformed number '1.5.5'");
+  expect_error(".const c : f64[2] = [0, -1.5.5e3]\n", 1, 25, "malformed number '-1.5.5e3'");
+  expect_error(".const c : i32[1] = [0x1fg]\n", 1, 22, "malformed number '0x1fg'");
+  expect_error(".const c : f64[1] = [1ex]\n", 1, 22,
+               "malformed number '1ex': expected digits in the exponent");
+  expect_error(".const c : f64[1] = [2e+]\n", 1, 22,
+               "malformed number '2e+': expected digits in the exponent");
   expect_error(".const c : f64[1] = [0x]\n", 1, 22, "expected hex digits");
   expect_error("y = take x, i, mode=\"cl\n", 1, 21, "unterminated string");
   expect_error("y = take x, i, mode=\"c\\n\"\n", 1, 23, "unknown escape '\\n'");
   expect_error("y = relu - x\n", 1, 10, "expected a number after it");
   expect_error(". input x : f32[1]\n", 1, 1, "unexpected '.'");
+}
+
+BOOST_AUTO_TEST_CASE(f32_accepts_what_rounds_to_a_finite_float) {
+  // mlvm-dis writes FLT_MAX as 3.4028235e38 (shortest text; as a decimal above FLT_MAX).
+  for (std::string v :
+       {"3.4028235e38", "-3.4028235e38", "3.40282356e38", "3.4028235677973362e38"}) {
+    BOOST_TEST_CONTEXT(v) {
+      for (std::string lit : {"[" + v + "]", "fill(" + v + ")"}) {
+        AssembleResult r = run(".const c : f32[1] = " + lit + "\n.output c\n");
+        BOOST_REQUIRE_MESSAGE(r.ok(), all_messages(r));
+        float got = 0;
+        std::memcpy(&got, r.module->constants[0].value.raw_data(), sizeof got);
+        BOOST_TEST(got == (v[0] == '-' ? -FLT_MAX : FLT_MAX));
+      }
+    }
+  }
+  // Underflow is no error: denormals and values that round to 0 are finite.
+  BOOST_TEST(run(".const c : f32[3] = [1e-45, 1e-50, -0.0]\n.output c\n").ok());
 }
 
 BOOST_AUTO_TEST_CASE(limits_of_numbers_are_exact) {
@@ -42,9 +72,18 @@ BOOST_AUTO_TEST_CASE(limits_of_numbers_are_exact) {
 
 BOOST_AUTO_TEST_CASE(directive_errors) {
   expect_error(".inptu x : f32[1]\n", 1, 1,
-               "unknown directive '.inptu'; expected .program, .input, .const or .output");
+               "unknown directive '.inptu'; did you mean '.input'? (directives: .program, .input, "
+               ".const, .output)");
+  expect_error(".OUTPUT y\n", 1, 1, "unknown directive '.OUTPUT'; did you mean '.output'?");
+  expect_error(".zzzzzz x : f32[1]\n", 1, 1,
+               "unknown directive '.zzzzzz'; expected .program, .input, .const or .output");
   expect_error(".input x f32[1]\n", 1, 10, "expected ':' and a type");
   expect_error(".input x : f31[1]\n", 1, 12, "unknown dtype 'f31'");
+  expect_error(".input x : F32[1]\n", 1, 12,
+               "unknown dtype 'F32'; did you mean 'f32'? (dtypes: f32 f64 i8 u8 i16 i32 i64 bool)");
+  expect_error(".input x : float64[1]\n", 1, 12, "unknown dtype 'float64'; did you mean 'f64'?");
+  expect_error(".input x : tensor[1]\n", 1, 12,
+               "unknown dtype 'tensor'; expected one of f32 f64 i8 u8 i16 i32 i64 bool");
   expect_error(".input x : f32\n", 1, 15, "expected '[' and the dims after the dtype");
   expect_error(".input x : f32[]\n", 1, 16,
                "a type needs at least one dim; a scalar is written f32[1]");
@@ -100,6 +139,13 @@ BOOST_AUTO_TEST_CASE(literal_errors) {
                "value 1.5 is not an integer; i32 holds integers");
   expect_error(".const c : i32[1] = [nan]\n", 1, 22, "is not an integer");
   expect_error(".const c : f32[1] = [1e39]\n", 1, 22, "overflows f32");
+  expect_error(".const c : f32[2] = [0, 3.5e38]\n", 1, 25,
+               "value 3.5e38 overflows f32 (largest finite value 3.4028235e38");
+  expect_error(".const c : f32[2] = fill(-3.5e38)\n", 1, 26,
+               "value -3.5e38 overflows f32 (largest finite value 3.4028235e38");
+  // Overflow starts at FLT_MAX + half an ulp (2^128 - 2^103 = 3.4028235677973366e38).
+  expect_error(".const c : f32[1] = [3.4028236e38]\n", 1, 22, "overflows f32");
+  expect_error(".const c : f32[1] = [3.4028235677973366e38]\n", 1, 22, "overflows f32");
   expect_error(".const c : bool[2] = [true, 2]\n", 1, 29, "value 2 is not a bool");
   expect_error(".const c : f32[2] = [true, 1]\n", 1, 22,
                "true is a bool value but the constant is f32");
@@ -157,6 +203,8 @@ BOOST_AUTO_TEST_CASE(op_and_arity_errors) {
   expect_error(".input x : f32[1,2,3,3]\n.input w : f32[1,2,3,3]\n  y = conv x, w\n", 3, 7,
                "unknown op 'conv'; did you mean 'conv2d'?");
   expect_error(".input x : f32[1]\n  y = zzzzzzzz x\n", 2, 7, "unknown op 'zzzzzzzz'");
+  expect_error(".input x : f32[1]\n  y = RELU x\n", 2, 7,
+               "unknown op 'RELU'; did you mean 'relu'?");
   expect_error(".input x : f32[1]\n  y = relu x, x\n", 2, 15,
                "relu takes 1 input (x) but 2 are given");
   expect_error(".input x : f32[1]\n  y = add x\n", 2, 7,
@@ -190,7 +238,14 @@ BOOST_AUTO_TEST_CASE(attribute_errors) {
   expect_error(decl + "  y = conv2d x, w, padding=1.5\n", 3, 28,
                "attribute 'padding' of conv2d must be an integer or a tuple");
   expect_error(".input x : f32[1]\n  y = cast x\n", 2, 7, "cast needs attribute 'dtype'");
-  expect_error(".input x : f32[1]\n  y = cast x, dtype=f33\n", 2, 21, "strings are quoted");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=f33\n", 2, 21,
+               "unknown dtype 'f33'; did you mean 'f32'? (dtypes: f32 f64 i8 u8 i16 i32 i64 bool)");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=F32\n", 2, 21,
+               "unknown dtype 'F32'; did you mean 'f32'?");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=int32\n", 2, 21,
+               "unknown dtype 'int32'; did you mean 'i32'?");
+  expect_error(".input x : f32[1]\n  y = cast x, dtype=qq\n", 2, 21,
+               "unknown dtype 'qq'; expected one of f32 f64 i8 u8 i16 i32 i64 bool");
   expect_error(".input x : f32[1]\n  y = cast x, dtype=\"f32\"\n", 2, 21,
                "attribute 'dtype' of cast must be a dtype");
   expect_error(".input x : f32[1]\n  y = relu x, axis=1\n", 2, 15,
@@ -222,6 +277,19 @@ BOOST_AUTO_TEST_CASE(register_errors) {
   expect_error(".input x : f32[1]\n.output y\n  y = relu h\n", 3, 12,
                "register 'h' is read before it is assigned");
   expect_error(".input xx : f32[1]\n.output y\n  y = relu x\n", 3, 12, "did you mean 'xx'?");
+  expect_error(".input X : f32[1]\n.output y\n  y = relu x\n", 3, 12, "did you mean 'X'?");
+  // A one- or two-letter name is no hint for another of that length: x is not y.
+  for (const char* src : {".input y : f32[1]\n.output z\n  z = relu x\n",
+                          ".input ab : f32[1]\n.output z\n  z = relu cd\n",
+                          ".input q : f32[1]\n.output z\n  z = relu cd\n"}) {
+    AssembleResult r = run(src);
+    BOOST_REQUIRE(r.diagnostics.size() == 1u);
+    BOOST_TEST(r.diagnostics[0].line == 3);
+    BOOST_TEST(r.diagnostics[0].col == 12);
+    BOOST_TEST(r.diagnostics[0].message.find("(nothing assigns it)") != std::string::npos);
+    BOOST_TEST(r.diagnostics[0].message.find("did you mean") == std::string::npos,
+               r.diagnostics[0].message);
+  }
   // Assigned later in straight-line code: read before assigned.
   expect_error(".input x : f32[1]\n.output y\n  y = relu h\n  h = relu x\n", 3, 12,
                "register 'h' is read before it is assigned");
@@ -272,6 +340,162 @@ BOOST_AUTO_TEST_CASE(every_independent_error_is_reported) {
   BOOST_TEST(run(src, few).diagnostics.size() == 2u);
 }
 
+namespace {
+
+struct Expected {
+  int line, col;
+  std::string text;
+};
+
+// Exactly these diagnostics, in order: each independent error, and no consequence of one.
+void expect_errors(const std::string& src, const std::vector<Expected>& want) {
+  AssembleResult r = run(src);
+  BOOST_TEST_CONTEXT("diagnostics:\n" << all_messages(r)) {
+    BOOST_TEST(!r.module.has_value());
+    BOOST_REQUIRE_EQUAL(r.diagnostics.size(), want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      const Diagnostic& d = r.diagnostics[k];
+      BOOST_TEST(d.line == want[k].line, "diagnostic " << k);
+      BOOST_TEST(d.col == want[k].col, "diagnostic " << k);
+      BOOST_TEST(d.message.find(want[k].text) != std::string::npos,
+                 "message '" << d.message << "' lacks '" << want[k].text << "'");
+    }
+  }
+}
+
+}  // namespace
+
+// One error of every kind in one file: syntax, attribute value, unknown label, unknown
+// register, definite assignment, output path, type (shape, axis), attribute range. No pass
+// hides another's findings, and what a broken line would have assigned (h, z, u) is poisoned,
+// so its readers (g, w, v, t) report nothing.
+BOOST_AUTO_TEST_CASE(errors_of_every_kind_are_reported_together) {
+  expect_errors(
+      ".input x : f32[3, 4]\n"         // 1
+      ".input b : f32[5]\n"            // 2
+      ".input c : bool[1]\n"           // 3
+      ".output q\n"                    // 4: not assigned on the path via `away`
+      ".output y\n"                    // 5
+      "  h = cast x, dtype=f33\n"      // 6: unknown dtype (a syntax error)
+      "  g = relu h\n"                 // 7
+      "  br c, away\n"                 // 8
+      "  z = relu undefined_reg\n"     // 9: nothing assigns it
+      "  w = relu z\n"                 // 10
+      "  q = relu x\n"                 // 11
+      "away:\n"                        // 12
+      "  y = add x, b\n"               // 13: shape mismatch
+      "  s = sum x, axes=(5,)\n"       // 14: axis out of range
+      "  u = relu x x\n"               // 15: syntax
+      "  v = relu u\n"                 // 16
+      "  br c, nowhere\n"              // 17: unknown label
+      "  t = conv2d g, v, groups=0\n"  // 18: attribute out of range
+      "  k = relu later\n"             // 19: read before assigned
+      "  later = relu x\n",            // 20
+      {{4, 9, "output 'q' is not assigned on every path to halt"},
+       {6, 21, "unknown dtype 'f33'; did you mean 'f32'?"},
+       {9, 12, "register 'undefined_reg' is read before it is assigned (nothing assigns it)"},
+       {13, 7, "shape mismatch: f32[3, 4] and f32[5] cannot broadcast"},
+       {14, 7, "axis 5 is out of range for rank 2"},
+       {15, 14, "expected ',' or end of line but found 'x'"},
+       {17, 9, "unknown label 'nowhere'"},
+       {18, 27, "attribute 'groups' of conv2d is 0"},
+       {19, 12, "register 'later' is read before it is assigned"}});
+}
+
+BOOST_AUTO_TEST_CASE(an_output_path_error_does_not_hide_type_errors) {
+  expect_errors(
+      ".input x : f32[3, 4]\n.input b : f32[5]\n.input c : bool[1]\n.output q\n"
+      "  br c, out\n  q = relu x\nout:\n  r = add x, b\n  s = transpose x, axes=(0, 3)\n",
+      {{4, 9, "output 'q' is not assigned on every path to halt (not on a path to the end"},
+       {8, 7, "shape mismatch"},
+       {9, 7, "transpose"}});
+}
+
+BOOST_AUTO_TEST_CASE(attribute_errors_do_not_hide_labels_or_registers) {
+  expect_errors(
+      ".input x : f32[2]\n.output y\n  y = take x, x, mode=clip\n  jmp nowhere\n"
+      "  z = relu nothing\n",
+      {{3, 23, "strings are quoted"},
+       {4, 7, "unknown label 'nowhere'"},
+       {5, 12, "register 'nothing' is read before it is assigned (nothing assigns it)"}});
+  expect_errors(".input x : f32[2]\n.output y\n  y = relu x, axis=1\n  jmp nowhere\n",
+                {{3, 15, "unknown attribute 'axis' for relu"}, {4, 7, "unknown label 'nowhere'"}});
+}
+
+// What a broken line declares or assigns is poisoned, not unknown: no cascades.
+BOOST_AUTO_TEST_CASE(broken_lines_cause_no_cascades) {
+  // A declaration with a bad type or literal still declares its name.
+  expect_errors(".input x : f31[2]\n.output y\n  y = relu x\n", {{1, 12, "unknown dtype 'f31'"}});
+  expect_errors(".inptu x : f32[2]\n.output y\n  y = relu x\n",
+                {{1, 1, "unknown directive '.inptu'"}});
+  expect_errors(".const w : f32[2] = [1, 2, 3]\n.input x : f32[2]\n.output y\n  y = add x, w\n",
+                {{1, 28, "too many elements in dim 0"}});
+  // A lexical error keeps what came before it on the line: y is assigned, `loop` exists.
+  expect_errors(
+      ".input x : f32[2]\n.input c : bool[1]\n.output y\nloop: y = relu x $\n"
+      "  br c, loop\n",
+      {{4, 18, "unexpected character '$'"}});
+  // A misspelled jump's label is no register read.
+  expect_errors(".input x : f32[1]\nloop:\n  jpm loop\n", {{3, 3, "unknown op 'jpm'"}});
+  // An instruction with an error assigns its results (of unknown type).
+  expect_errors(".input x : f32[2]\n.output y\n  h = conv x\n  y = add h, x\n",
+                {{3, 7, "unknown op 'conv'"}});
+  // A broken jump leaves the flow unknown: nothing after it is judged by a guessed path.
+  expect_errors(".input x : f32[2]\n.output y\n  jmp done extra\n  halt\ndone:\n  y = relu x\n",
+                {{3, 12, "expected ',' or end of line but found 'extra'"}});
+  // An unknown label leads nowhere: the jump's path is not followed, the other paths are.
+  expect_errors(
+      ".input x : f32[2]\n.input c : bool[1]\n.output y\n  br c, nowhere\n"
+      "  y = add x, c\n",
+      {{4, 9, "unknown label 'nowhere'"}, {5, 7, "add"}});
+  // Assigning a constant: reported once; readers of the result are not judged.
+  expect_errors(
+      ".const c : f32[1] = [1]\n.input x : f32[2, 2]\n.output y\n  c = relu x\n"
+      "  y = add c, x\n",
+      {{4, 3, "'c' is a .const"}});
+}
+
+BOOST_AUTO_TEST_CASE(stopping_at_the_limit_skips_cross_line_checks) {
+  // Parsing stops after max_errors errors; names defined further down are not "unknown".
+  AssembleOptions two;
+  two.max_errors = 2;
+  AssembleResult r =
+      run(".output y\n  a = relu x x\n  b = relu x x\n.input x : f32[1]\n"
+          "  y = relu x\n  z = relu nothing\n",
+          two);
+  BOOST_REQUIRE(r.diagnostics.size() == 2u);
+  BOOST_TEST(r.diagnostics[0].line == 2);
+  BOOST_TEST(r.diagnostics[1].line == 3);
+}
+
+// The .mlbc format holds strings of at most format::kMaxStringBytes bytes; a longer name is
+// an assembly error at its position, not a failure when the module is written.
+BOOST_AUTO_TEST_CASE(names_longer_than_the_format_allows) {
+  const std::size_t max = format::kMaxStringBytes;
+  const std::string fits(max, 'n'), too_long(max + 1, 'n');
+  AssembleResult ok = run(".program " + fits + "\n.input " + fits + " : f32[1]\n.output " + fits +
+                          "\n" + fits + ":\n  " + fits + " = relu " + fits + "\n");
+  BOOST_REQUIRE_MESSAGE(ok.ok(), all_messages(ok).substr(0, 500));
+  BOOST_CHECK_NO_THROW(encode_module(*ok.module));
+
+  const std::string n = std::to_string(max + 1);
+  expect_error(".program " + too_long + "\n", 1, 10, "is " + n + " bytes long");
+  expect_error(".input " + too_long + " : f32[1]\n", 1, 8,
+               "is " + n + " bytes long; a .mlbc module holds names of at most " +
+                   std::to_string(max) + " bytes");
+  expect_error(".input x : f32[1]\n.output y\n  y = relu " + too_long + "\n", 3, 12, "bytes long");
+  expect_error(".input x : f32[1]\n.output y\n  y = relu x\n" + too_long + ":\n", 4, 1,
+               "bytes long");
+  expect_error(
+      ".input x : f32[5,3]\n.input i : i32[2]\n  y = take x, i, mode=\"" + too_long + "\"\n", 3, 23,
+      "string is " + n + " bytes long");
+  // --check used to pass such a program; only writing it failed, with no position.
+  AssembleResult r =
+      run(".input x : f32[1]\n.output " + too_long + "\n  " + too_long + " = relu x\n");
+  BOOST_TEST(!r.ok());
+  for (auto& d : r.diagnostics) BOOST_TEST(d.line > 0);
+}
+
 BOOST_AUTO_TEST_CASE(render_shows_line_and_caret) {
   AssembleResult r = run(".input x : f32[1]\n\ty = conv x\n");
   BOOST_REQUIRE(!r.diagnostics.empty());
@@ -290,7 +514,9 @@ BOOST_AUTO_TEST_CASE(render_shows_line_and_caret) {
 }
 
 BOOST_AUTO_TEST_CASE(long_lines_are_windowed) {
-  std::string line = "  y = relu x, " + std::string(1000000, 'a') + " $";
+  std::string args;
+  for (int k = 0; k < 250000; ++k) args += "aaa,";  // short names: a long name is an error
+  std::string line = "  y = relu x, " + args + " $";
   AssembleResult r = run(".input x : f32[1]\n" + line + "\n");
   BOOST_REQUIRE(!r.diagnostics.empty());
   const Diagnostic& d = r.diagnostics[0];

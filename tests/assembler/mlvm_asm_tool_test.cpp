@@ -1,5 +1,7 @@
 // The mlvm-asm command line (language.md §6): every exit code, the default output path,
-// --check, --print-types, the precision switches. Runs the built binary.
+// -o (never the input itself; '-' is standard output), --check, --print-types, the precision
+// switches, and modules that do not depend on the directory they were assembled from. Runs
+// the built binary.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,9 @@
 #include <string>
 
 #include "asm_test_util.hpp"
+#include "bytecode/codec.hpp"
+#include "bytecode/disassembler.hpp"
+#include "bytecode/format.hpp"
 
 using namespace mlvm::asm_test;
 namespace fs = std::filesystem;
@@ -52,11 +57,13 @@ struct Scratch {
     std::fclose(f);
     return p.string();
   }
-  Run run(const std::string& args) const {
+  // Runs mlvm-asm with `args` from the folder `cwd` (default: wherever the test runs).
+  Run run(const std::string& args, const fs::path& cwd = {}) const {
     BOOST_REQUIRE_MESSAGE(fs::exists(kTool), "build the mlvm-asm target first: " + kTool);
     fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
     std::string cmd =
         "'" + kTool + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    if (!cwd.empty()) cmd = "cd '" + cwd.string() + "' && " + cmd;
     int status = std::system(cmd.c_str());
     Run r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -182,6 +189,86 @@ BOOST_AUTO_TEST_CASE(precision_switches) {
   std::string unknown = s.write("u.mlasm", ".input a : i32[4]\n.output y\n  y = add a, a\n");
   BOOST_TEST(s.run("--check " + unknown).code == 0);
   BOOST_TEST(s.run("--check --strict-precision " + unknown).code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(output_is_never_the_input) {
+  Scratch s;
+  std::string p = s.write("prog.mlasm", kGood);
+  for (const std::string& o :
+       {p, (s.dir / "." / "prog.mlasm").string(), std::string("prog.mlasm")}) {
+    BOOST_TEST_CONTEXT("-o " << o) {
+      Run r = s.run(p + " -o " + o, s.dir);
+      BOOST_TEST(r.code == 1);
+      BOOST_TEST(r.err.find("is the input program itself") != std::string::npos, r.err);
+      BOOST_TEST(slurp(p) == kGood);  // the source is untouched
+    }
+  }
+  // Through a symbolic link too.
+  std::error_code ec;
+  fs::create_symlink(p, s.dir / "link.mlbc", ec);
+  if (!ec) {
+    Run r = s.run(p + " -o " + (s.dir / "link.mlbc").string());
+    BOOST_TEST(r.code == 1);
+    BOOST_TEST(slurp(p) == kGood);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(dash_writes_the_module_to_stdout) {
+  Scratch s;
+  std::string p = s.write("prog.mlasm", kGood);
+  Run r = s.run(p + " -o -");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.err.empty());
+  BOOST_TEST(!fs::exists(s.dir / "prog.mlbc"));
+  BOOST_TEST(!fs::exists(s.dir / "-"));
+  BOOST_TEST(s.run(p + " -o " + (s.dir / "file.mlbc").string()).code == 0);
+  BOOST_TEST(!r.out.empty());
+  BOOST_TEST((r.out == slurp(s.dir / "file.mlbc")));
+  // Binary and text would mix on one stream.
+  r = s.run("--print-types " + p + " -o -");
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(r.err.find("standard output") != std::string::npos, r.err);
+  // An invalid program writes nothing to stdout.
+  std::string bad = s.write("bad.mlasm", "  y = relu x x\n");
+  r = s.run(bad + " -o -");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(r.out.empty());
+}
+
+// The debug section holds the file's name only: the same source gives the same module from
+// any directory and by any path, and the disassembly header names the file.
+BOOST_AUTO_TEST_CASE(module_does_not_depend_on_the_path_used) {
+  Scratch s;
+  fs::create_directories(s.dir / "sub");
+  std::string p = s.write("sub/prog.mlasm", kGood);
+  BOOST_TEST(s.run(p + " -o " + (s.dir / "abs.mlbc").string()).code == 0);
+  BOOST_TEST(s.run("sub/prog.mlasm -o rel.mlbc", s.dir).code == 0);
+  BOOST_TEST(s.run("prog.mlasm -o ../here.mlbc", s.dir / "sub").code == 0);
+  BOOST_TEST(s.run("../sub/./prog.mlasm -o ../dots.mlbc", s.dir / "sub").code == 0);
+  const std::string want = slurp(s.dir / "abs.mlbc");
+  BOOST_REQUIRE(!want.empty());
+  for (const char* f : {"rel.mlbc", "here.mlbc", "dots.mlbc"})
+    BOOST_TEST((slurp(s.dir / f) == want), f);
+  mlvm::Module m = mlvm::decode_module(mlvm::read_file_bytes((s.dir / "abs.mlbc").string()));
+  BOOST_TEST(m.source_name == "prog.mlasm");
+  BOOST_TEST(mlvm::disassemble(m).text.rfind("# disassembled by mlvm-dis from prog.mlasm\n", 0) ==
+             0u);
+  // Diagnostics still name the file as it was given.
+  std::string bad = s.write("sub/bad.mlasm", "  y = relu x x\n");
+  Run r = s.run("sub/bad.mlasm", s.dir);
+  BOOST_TEST(r.err.find("sub/bad.mlasm:1:14: error:") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(over_long_names_fail_the_check_with_a_position) {
+  Scratch s;
+  const std::string name(mlvm::format::kMaxStringBytes + 1, 'v');
+  std::string p = s.write("long.mlasm",
+                          ".input x : f32[1]\n.output y\n  " + name + " = relu x\n  y = relu x\n");
+  Run r = s.run("--check " + p);
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(r.err.find("long.mlasm:3:3: error: name 'vvvv") != std::string::npos,
+             r.err.substr(0, 300));
+  BOOST_TEST(r.err.find("bytes long") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -119,6 +119,14 @@ BOOST_AUTO_TEST_CASE(large_constants_go_to_side_files) {
   // With a header comment naming the source.
   m.source_name = "digits.mlasm";
   BOOST_TEST(disassemble(m).text.rfind("# disassembled by mlvm-dis from digits.mlasm\n", 0) == 0u);
+  // A line break in a name shown in a comment cannot smuggle a statement into the text.
+  m.source_name = "a.mlasm\n.input evil : f32[1]";
+  m.name = "not an identifier\r\n.const bad : f32[1] = [0]";
+  std::string t = disassemble(m).text;
+  BOOST_TEST(t.rfind("# disassembled by mlvm-dis from a.mlasm?.input evil : f32[1]\n", 0) == 0u, t);
+  BOOST_TEST(contains(t, "# program name: not an identifier??.const bad : f32[1] = [0]\n"));
+  BOOST_TEST(!contains(t, "\n.input evil"));
+  BOOST_TEST(!contains(t, "\n.const bad"));
 }
 
 BOOST_AUTO_TEST_CASE(literals_of_every_dtype) {

@@ -142,10 +142,11 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_threads) {
   ThreadPool pool(2);
   const Case& c = cases()[4];
   for (DType dt : {DType::f32, DType::i8, DType::i32})
-    for (Layout lx : {Layout::transposed, Layout::flipped, Layout::sliced})
-      for (Layout lw : {Layout::contiguous, Layout::flipped, Layout::transposed}) {
+    for (Layout lx : {Layout::transposed, Layout::flipped, Layout::sliced, Layout::broadcast})
+      for (Layout lw : {Layout::contiguous, Layout::flipped, Layout::transposed, Layout::broadcast}) {
         BOOST_TEST_CONTEXT(dtype_name(dt) << " x " << layout_name(lx) << " w " << layout_name(lw)) {
-          Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng), b = bias_for(dt, c.w[0], rng);
+          // broadcast: x repeats along H (N is 1), w along OC and KH; C, W and KW still vary
+          Tensor x = random_for(lx, dt, c.x, rng), w = random_for(lw, dt, c.w, rng), b = bias_for(dt, c.w[0], rng);
           Dims shape;
           Expected e = ref_conv(x, w, &b, c.cv, &shape);
           expect_values(run_op(run_conv2d, {relayout(x, lx), relayout(w, lw), relayout(b, Layout::sliced)},
@@ -171,6 +172,20 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_threads) {
   Tensor bc = Tensor::constant(DType::i32, Dims{32}, Scalar::from_int(-5));
   e = ref_conv(xb, wb, &bc, big, &shape);
   expect_values(run_op(run_conv2d, {xb, wb, bc}, conv_attrs(big), &pool), shape, e);
+  // Other broadcast dims on every case: x repeated over N and C (grouped channels read the
+  // same plane; H when both are 1), w over its input channels and KW; the rest varies.
+  for (std::size_t ci = 0; ci < cases().size(); ++ci) {
+    BOOST_TEST_CONTEXT("broadcast x (N, C), w (C/groups, KW), case " << ci) {
+      const Case& k = cases()[ci];
+      const std::vector<int> xd = k.x[0] * k.x[1] > 1 ? std::vector<int>{0, 1} : std::vector<int>{2};  // (1, 1, 3, 3): H
+      Tensor xc = random_for(Layout::broadcast, DType::i16, k.x, rng, 0, 0, xd);
+      Tensor wc = random_for(Layout::broadcast, DType::i16, k.w, rng, 0, 0, {1, 3});
+      e = ref_conv(xc, wc, nullptr, k.cv, &shape);
+      expect_values(run_op(run_conv2d, {relayout(xc, Layout::broadcast), relayout(wc, Layout::broadcast)},
+                           conv_attrs(k.cv), ci % 2 ? &pool : nullptr),
+                    shape, e);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(empty_batch) {
@@ -180,6 +195,61 @@ BOOST_AUTO_TEST_CASE(empty_batch) {
   // OC = 0 is empty too
   Tensor w0 = Tensor::empty(DType::f32, Dims{0, 3, 3, 3}), x1 = Tensor::zeros_owned(DType::f32, Dims{1, 3, 5, 5});
   BOOST_TEST(run_op(run_conv2d, {x1, w0}, conv_attrs_raw({0, 0}, {1, 1}, {1, 1}, 1)).shape() == Dims({1, 0, 3, 3}));
+}
+
+// C = 0 (ops.md §1: empty tensors are valid wherever the shape rule allows them; 0 channels
+// divide into any groups): every output sums nothing, so y is the bias, or 0 without one —
+// a full-size result, not an empty one. groups must still divide OC, and w must expect
+// C/groups = 0 channels.
+BOOST_AUTO_TEST_CASE(zero_input_channels) {
+  std::mt19937_64 rng(13);
+  ThreadPool pool(2);
+  Tensor xh = Tensor::empty(DType::i8, Dims{1, 0, 3, 3}), wh = Tensor::empty(DType::i8, Dims{2, 0, 2, 2});
+  Tensor bh = make_tensor(DType::i32, Dims{2}, {7, -3});
+  expect_ints(run_op(run_conv2d, {xh, wh, bh}, conv_attrs_raw({0}, {1}, {1}, 1)), Dims{1, 2, 2, 2},
+              {7, 7, 7, 7, -3, -3, -3, -3});
+  expect_ints(run_op(run_conv2d, {xh, wh}, conv_attrs_raw({0}, {1}, {1}, 2)), Dims{1, 2, 2, 2},
+              std::vector<int64_t>(8, 0));
+  for (DType dt : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i64})
+    for (int64_t g : {1, 2, 4}) {
+      BOOST_TEST_CONTEXT(dtype_name(dt) << " groups " << g) {
+        const Conv cv{{1, 0, 2, 1}, {2, 1}, {1, 2}, g};
+        Tensor x = Tensor::empty(dt, Dims{2, 0, 5, 6}), w = Tensor::empty(dt, Dims{4, 0, 3, 2});
+        Tensor b = bias_for(dt, 4, rng);
+        Dims shape;
+        Expected e = ref_conv(x, w, &b, cv, &shape);
+        BOOST_TEST(shape == Dims({2, 4, 3, 5}));
+        Tensor y = run_op(run_conv2d, {x, w, b}, conv_attrs(cv), &pool);
+        BOOST_TEST(y.dtype() == acc_dtype(dt));
+        expect_values(y, shape, e);
+        e = ref_conv(x, w, nullptr, cv, &shape);
+        expect_values(run_op(run_conv2d, {x, w}, conv_attrs(cv)), shape, e);
+        BOOST_TEST(infer_op(infer_conv2d, {type_of(x), type_of(w), type_of(b)}, conv_attrs(cv)).dims == shape);
+      }
+    }
+  // a strided (flipped) bias over the empty sum
+  Tensor x = Tensor::empty(DType::f32, Dims{1, 0, 4, 4}), w = Tensor::empty(DType::f32, Dims{3, 0, 1, 1});
+  Tensor b = random_tensor(DType::f32, Dims{3}, rng);
+  Dims shape;
+  const Conv one{{0, 0, 0, 0}, {1, 1}, {1, 1}, 3};
+  expect_values(run_op(run_conv2d, {x, w, relayout(b, Layout::flipped)}, conv_attrs(one)), Dims{1, 3, 4, 4},
+                ref_conv(x, w, &b, one, &shape));
+  // errors, statically (invalid) and at run time (trap)
+  auto infer0 = [](Dims xd, Dims wd, int64_t g) {
+    return [=] { infer_op(infer_conv2d, {tt(DType::f32, xd), tt(DType::f32, wd)}, conv_attrs_raw({0}, {1}, {1}, g)); };
+  };
+  expect_error(infer0({1, 0, 5, 5}, {4, 0, 3, 3}, 3), ErrorKind::invalid,
+               "conv2d: groups = 3 does not divide the 4 output channels of w f32[4, 0, 3, 3]");
+  expect_error(infer0({1, 0, 5, 5}, {4, 1, 3, 3}, 1), ErrorKind::invalid,
+               "conv2d: channel mismatch: x f32[1, 0, 5, 5] has 0 channels, w f32[4, 1, 3, 3] expects C/groups = 1 "
+               "with groups = 1");
+  expect_error(infer0({1, 2, 5, 5}, {4, 0, 3, 3}, 1), ErrorKind::invalid,
+               "conv2d: channel mismatch: x f32[1, 2, 5, 5] has 2 channels, w f32[4, 0, 3, 3] expects C/groups = 0");
+  Tensor x0 = Tensor::empty(DType::f32, Dims{1, 0, 5, 5});
+  expect_error([&] { run_op(run_conv2d, {x0, Tensor::zeros_owned(DType::f32, Dims{4, 1, 3, 3})}, conv_attrs_raw({0}, {1}, {1}, 1)); },
+               ErrorKind::trap, "conv2d: channel mismatch: x f32[1, 0, 5, 5] has 0 channels");
+  expect_error([&] { run_op(run_conv2d, {x0, Tensor::empty(DType::f32, Dims{4, 0, 3, 3})}, conv_attrs_raw({0}, {1}, {1}, 3)); },
+               ErrorKind::trap, "conv2d: groups = 3 does not divide the 4 output channels");
 }
 
 BOOST_AUTO_TEST_CASE(static_rule) {

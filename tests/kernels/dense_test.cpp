@@ -152,15 +152,29 @@ BOOST_AUTO_TEST_CASE(integer_wrapping) {
 BOOST_AUTO_TEST_CASE(strided_views) {
   std::mt19937_64 rng(2);
   for (DType dt : {DType::f32, DType::i8, DType::i64})
-    for (Layout lx : {Layout::contiguous, Layout::transposed, Layout::flipped, Layout::sliced})
-      for (Layout lw : {Layout::transposed, Layout::flipped, Layout::sliced}) {
+    for (Layout lx : {Layout::contiguous, Layout::transposed, Layout::flipped, Layout::sliced, Layout::broadcast})
+      for (Layout lw : {Layout::transposed, Layout::flipped, Layout::sliced, Layout::broadcast}) {
         BOOST_TEST_CONTEXT(dtype_name(dt) << " x " << layout_name(lx) << " w " << layout_name(lw)) {
-          Tensor x = random_tensor(dt, Dims{13, 17}, rng), w = random_tensor(dt, Dims{11, 17}, rng);
+          // broadcast: x's rows (dim 0) all alike, or w's; K still varies
+          Tensor x = random_for(lx, dt, Dims{13, 17}, rng), w = random_for(lw, dt, Dims{11, 17}, rng);
           Tensor b = bias_for(dt, 11, rng);
           Tensor xv = relayout(x, lx), wv = relayout(w, lw), bv = relayout(b, Layout::flipped);
           expect_values(run_op(run_dense, {xv, wv, bv}), Dims{13, 11}, ref_dense(x, w, &b));
         }
       }
+  // Broadcast along K (stride 0 on the inner dim the GEMM packs), with rows that differ, for
+  // x, for w and for both; and an x broadcast on both dims (one stored value).
+  for (DType dt : {DType::f32, DType::u8, DType::i16, DType::i64})
+    for (int which = 0; which < 4; ++which) {
+      BOOST_TEST_CONTEXT(dtype_name(dt) << " K broadcast, variant " << which) {
+        const Layout lx = which == 1 ? Layout::sliced : Layout::broadcast;
+        const Layout lw = which == 0 ? Layout::transposed : Layout::broadcast;
+        Tensor x = random_for(lx, dt, Dims{9, 21}, rng, 0, 0, which == 3 ? std::vector<int>{0, 1} : std::vector<int>{1});
+        Tensor w = random_for(lw, dt, Dims{6, 21}, rng, 0, 0, {1});
+        Tensor b = bias_for(dt, 6, rng);
+        expect_values(run_op(run_dense, {relayout(x, lx), relayout(w, lw), b}), Dims{9, 6}, ref_dense(x, w, &b));
+      }
+    }
   // Broadcast rows: x (5, 4) read through a stride-0 dim; bias a stride-0 constant.
   Tensor row = random_tensor(DType::i16, Dims{1, 4}, rng);
   Tensor xb = row.with_layout(Dims{5, 4}, Dims{0, 1}, 0);

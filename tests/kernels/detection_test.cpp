@@ -81,8 +81,14 @@ std::vector<int64_t> int_values(const Tensor& t) {
   return v;
 }
 
-enum class Layout { contiguous, transposed, flipped, sliced };
+// broadcast: dim 0 read through stride 0 (every batch the same rows) — only for inputs whose
+// batches are equal; the rows and columns of a batch still vary.
+enum class Layout { contiguous, transposed, flipped, sliced, broadcast };
 const Layout kLayouts[] = {Layout::contiguous, Layout::transposed, Layout::flipped, Layout::sliced};
+const char* layout_name(Layout l) {
+  const char* names[] = {"contiguous", "transposed", "flipped", "sliced", "broadcast"};
+  return names[int(l)];
+}
 
 // Same logical values as `src`, through another layout (values copied exactly).
 Tensor relayout(const Tensor& src, Layout layout) {
@@ -90,6 +96,28 @@ Tensor relayout(const Tensor& src, Layout layout) {
   const int r = shape.size();
   Tensor view;
   if (layout == Layout::contiguous) return src;
+  if (layout == Layout::broadcast) {
+    // one batch stored (at an offset, strided, to keep it honest), seen shape[0] times
+    BOOST_REQUIRE(r >= 2);
+    Dims one = shape;
+    one[0] = 1;
+    Dims big = one;
+    big[r - 1] = 2 * shape[r - 1] + 1;
+    Tensor base = Tensor::empty(src.dtype(), big);
+    Dims st = base.strides();
+    st[0] = 0;
+    st[r - 1] = 2;
+    view = base.with_layout(shape, st, 1);
+    if (shape[0] > 0) {
+      const bool integer = !is_float(src.dtype());
+      for_each_index(one, [&](const std::vector<int64_t>& idx) {
+        set_elem(view, idx, integer ? Num{true, src.get_int(idx), 0} : Num{false, 0, src.get_double(idx)});
+      });
+    }
+    BOOST_REQUIRE_MESSAGE(int_values(view) == int_values(src) && values(view) == values(src),
+                          "broadcast layout: the batches of " << src.type_string() << " differ");
+    return view;
+  }
   if (layout == Layout::transposed) {
     Dims rev = shape;
     for (int d = 0; d < r; ++d) rev[d] = shape[r - 1 - d];
@@ -344,18 +372,23 @@ BOOST_AUTO_TEST_CASE(get_valid_count_thresholds) {
 BOOST_AUTO_TEST_CASE(get_valid_count_reference_dtypes_layouts) {
   Lcg rng{7};
   for (DType dt : kBoxDTypes)
-    for (Layout layout : kLayouts)
+    for (Layout layout : {Layout::contiguous, Layout::transposed, Layout::flipped, Layout::sliced, Layout::broadcast})
       for (int64_t K : {2, 5}) {
-        const int64_t B = 3, N = 7;
-        std::vector<double> v(std::size_t(B * N * K));
-        for (double& e : v) e = double(rng.next(9) - 4) * (is_float(dt) ? 0.5 : 1);
-        Tensor x = relayout(make(dt, Dims{B, N, K}, v), layout);
-        for (double thr : {0.0, -2.0, 1.0}) {
-          std::vector<double> count, y;
-          ref_valid_count(v, B, N, K, thr, &count, &y);
-          std::vector<Tensor> out = run(run_get_valid_count, {x}, {I(int64_t(thr))}, 2);
-          check_values(out[0], DType::i32, Dims{B}, count);
-          check_values(out[1], dt, Dims{B, N, K}, y);
+        BOOST_TEST_CONTEXT(dtype_name(dt) << " " << layout_name(layout) << " K " << K) {
+          const int64_t B = 3, N = 7;
+          std::vector<double> v(std::size_t(B * N * K));
+          for (double& e : v) e = double(rng.next(9) - 4) * (is_float(dt) ? 0.5 : 1);
+          // broadcast: batch 0's rows in every batch (they vary within the batch)
+          if (layout == Layout::broadcast)
+            for (std::size_t k = std::size_t(N * K); k < v.size(); ++k) v[k] = v[k % std::size_t(N * K)];
+          Tensor x = relayout(make(dt, Dims{B, N, K}, v), layout);
+          for (double thr : {0.0, -2.0, 1.0}) {
+            std::vector<double> count, y;
+            ref_valid_count(v, B, N, K, thr, &count, &y);
+            std::vector<Tensor> out = run(run_get_valid_count, {x}, {I(int64_t(thr))}, 2);
+            check_values(out[0], DType::i32, Dims{B}, count);
+            check_values(out[1], dt, Dims{B, N, K}, y);
+          }
         }
       }
   // Empty shapes.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,21 +86,90 @@ inline Tensor random_tensor(DType dtype, const Dims& shape, std::mt19937_64& rng
   return t;
 }
 
-enum class Layout { contiguous, transposed, flipped, sliced };
+// How a test input is stored and seen. `broadcast` reads some dims through stride 0: the
+// values are drawn at a smaller shape (size 1 on those dims) and repeated, so only inputs made
+// by random_for(Layout::broadcast, ...) (or otherwise constant along a dim) can take it.
+enum class Layout { contiguous, transposed, flipped, sliced, broadcast };
 inline const char* layout_name(Layout l) {
   switch (l) {
     case Layout::contiguous: return "contiguous";
     case Layout::transposed: return "transposed";
     case Layout::flipped: return "flipped";
     case Layout::sliced: return "sliced";
+    case Layout::broadcast: return "broadcast";
   }
   return "?";
 }
 
+// The dims random_for(Layout::broadcast, ...) repeats unless a test names others: every other
+// dim counting back from the second-to-last (rank 2: dim 0; rank 3: dim 1; rank 4: N and H),
+// and the only dim of a rank-1 tensor. The dims in between keep distinct values, so a kernel
+// that walked a broadcast dim with a wrong stride, or a varying dim as if broadcast, would
+// read wrong values.
+inline std::vector<int> default_broadcast_dims(int rank) {
+  if (rank == 1) return {0};
+  std::vector<int> d;
+  for (int k = rank - 2; k >= 0; k -= 2) d.push_back(k);
+  return d;
+}
+
+// a[ia] and b[ib] hold the same value (exactly; NaN equals NaN).
+inline bool same_value(const Tensor& a, std::span<const int64_t> ia, const Tensor& b, std::span<const int64_t> ib) {
+  if (!is_float(a.dtype())) return a.get_int(ia) == b.get_int(ib);
+  const double x = a.get_double(ia), y = b.get_double(ib);
+  return x == y || (std::isnan(x) && std::isnan(y));
+}
+
+// Random values as random_tensor, contiguous. For Layout::broadcast they are drawn at `shape`
+// with size 1 on `bdims` (default_broadcast_dims when empty) and repeated along those dims,
+// so the tensor the reference reads holds the logical values relayout(t, Layout::broadcast)
+// shows through stride 0.
+inline Tensor random_for(Layout layout, DType dtype, const Dims& shape, std::mt19937_64& rng, int64_t lo = 0,
+                         int64_t hi = 0, std::vector<int> bdims = {}) {
+  if (layout != Layout::broadcast) return random_tensor(dtype, shape, rng, lo, hi);
+  if (bdims.empty()) bdims = default_broadcast_dims(shape.size());
+  Dims small_shape = shape;
+  for (int d : bdims) small_shape[d] = std::min<int64_t>(shape[d], 1);
+  Tensor small = random_tensor(dtype, small_shape, rng, lo, hi);
+  Dims strides = small.strides();
+  for (int d : bdims) strides[d] = 0;
+  return clone(small.with_layout(shape, strides, 0));
+}
+
 // The same values as `t`, stored differently and seen through a view: transposed (dims stored
-// in reverse order), flipped (every stride negative) or sliced (every other element).
+// in reverse order), flipped (every stride negative), sliced (every other element) or
+// broadcast (stride 0 on every dim along which t does not change, from a fresh copy of one
+// slice; t must not change along at least one dim of size > 1).
 inline Tensor relayout(const Tensor& t, Layout layout) {
   if (layout == Layout::contiguous) return clone(t);
+  if (layout == Layout::broadcast) {
+    const Dims& shape = t.shape();
+    Dims small_shape = shape, strides = t.strides();
+    bool repeated = false;
+    for (int d = 0; d < t.rank(); ++d) {
+      if (shape[d] == 0) continue;
+      bool constant = true;
+      for_each_index(shape, [&](const std::vector<int64_t>& idx) {
+        if (!constant || idx[d] == 0) return;
+        std::vector<int64_t> first = idx;
+        first[d] = 0;
+        constant = same_value(t, idx, t, first);
+      });
+      if (!constant) continue;
+      repeated = repeated || shape[d] > 1;
+      small_shape[d] = 1;
+      strides[d] = 0;
+    }
+    BOOST_REQUIRE_MESSAGE(repeated, "relayout broadcast: " << t.type_string() << " changes along every dim");
+    Tensor small = clone(t.with_layout(small_shape, t.strides(), t.offset()));
+    for (int d = 0; d < t.rank(); ++d)
+      if (strides[d] != 0) strides[d] = small.strides()[d];
+    Tensor v = small.with_layout(shape, strides, 0);
+    bool equal = true;
+    for_each_index(shape, [&](const std::vector<int64_t>& idx) { equal = equal && same_value(v, idx, t, idx); });
+    BOOST_REQUIRE_MESSAGE(equal, "relayout broadcast: the stride-0 view differs from " << t.type_string());
+    return v;
+  }
   const Dims& shape = t.shape();
   const int r = shape.size();
   Dims cs = contiguous_strides(shape);

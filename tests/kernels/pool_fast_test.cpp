@@ -188,18 +188,21 @@ BOOST_AUTO_TEST_CASE(upsampling_width_two_fast_path) {
   for (DType dt : {DType::f32, DType::f64, DType::i8, DType::i16, DType::i64, DType::boolean})
     for (int64_t sh : {1, 2, 3})
       for (int64_t w : {1, 2, 7, 33}) {
-        BOOST_TEST_CONTEXT(dtype_name(dt) << " scale (" << sh << ", 2) W " << w) {
-          Tensor x = dt == DType::boolean ? make_tensor(dt, Dims{2, 3, 5, w}, std::vector<double>(std::size_t(30 * w), 1))
-                                          : random_tensor(dt, Dims{2, 3, 5, w}, rng);
-          const Dims shape{2, 3, 5 * sh, 2 * w};
-          Expected want;
-          for_each_index(shape, [&](const std::vector<int64_t>& o) {
-            std::array<int64_t, 4> xi{o[0], o[1], o[2] / sh, o[3] / 2};
-            want.f.push_back(x.get_double(xi));
-            want.i.push_back(x.get_int(xi));
-          });
-          for (Layout l : {Layout::contiguous, Layout::sliced})
+        // bool holds 0/1 only: random bits
+        const int64_t lo = 0, hi = dt == DType::boolean ? 1 : 0;
+        for (Layout l : {Layout::contiguous, Layout::sliced, Layout::broadcast}) {
+          BOOST_TEST_CONTEXT(dtype_name(dt) << " scale (" << sh << ", 2) W " << w << " " << layout_name(l)) {
+            // broadcast: N and H through stride 0 (C and W vary); for W = 1 also W
+            Tensor x = random_for(l, dt, Dims{2, 3, 5, w}, rng, lo, hi);
+            const Dims shape{2, 3, 5 * sh, 2 * w};
+            Expected want;
+            for_each_index(shape, [&](const std::vector<int64_t>& o) {
+              std::array<int64_t, 4> xi{o[0], o[1], o[2] / sh, o[3] / 2};
+              want.f.push_back(x.get_double(xi));
+              want.i.push_back(x.get_int(xi));
+            });
             expect_values(run_op(run_upsampling, {relayout(x, l)}, {ints({sh, 2})}), shape, want, 0);
+          }
         }
       }
 }

@@ -4,7 +4,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <tuple>
 
 #include "kernels/pool.hpp"
 #include "nn_test_util.hpp"
@@ -245,9 +249,10 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_empty) {
   ThreadPool pool(2);
   const Pool& p = pool_cases()[6];
   for (DType dt : {DType::f32, DType::i16})
-    for (Layout l : {Layout::transposed, Layout::flipped, Layout::sliced}) {
+    for (Layout l : {Layout::transposed, Layout::flipped, Layout::sliced, Layout::broadcast}) {
       BOOST_TEST_CONTEXT(dtype_name(dt) << " " << layout_name(l)) {
-        Tensor x = random_tensor(dt, Dims{2, 3, 9, 7}, rng);
+        // broadcast: N and H read through stride 0, C and W vary
+        Tensor x = random_for(l, dt, Dims{2, 3, 9, 7}, rng);
         Dims shape;
         Expected e = ref_pool(x, p, true, &shape);
         expect_values(run_op(run_max_pool2d, {relayout(x, l)}, pool_attrs(p, false), &pool), shape, e);
@@ -257,9 +262,102 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_empty) {
         }
       }
     }
+  // Broadcast along C and W instead (the window slides over repeated columns), every case.
+  for (std::size_t ci = 0; ci < pool_cases().size(); ++ci) {
+    BOOST_TEST_CONTEXT("broadcast C and W, case " << ci) {
+      const Pool& q = pool_cases()[ci];
+      Tensor x = random_for(Layout::broadcast, DType::f64, Dims{2, 3, 7, 8}, rng, 0, 0, {1, 3});
+      Dims shape;
+      Expected e = ref_pool(x, q, true, &shape);
+      expect_values(run_op(run_max_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, false), &pool), shape, e);
+      e = ref_pool(x, q, false, &shape);
+      expect_values(run_op(run_avg_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, true)), shape, e);
+    }
+  }
   Tensor x0 = Tensor::empty(DType::f32, Dims{0, 3, 9, 7});
   BOOST_TEST(run_op(run_max_pool2d, {x0}, pool_attrs(p, false)).shape() == Dims({0, 3, 5, 3}));
   BOOST_TEST(run_op(run_avg_pool2d, {x0}, pool_attrs(p, true)).shape() == Dims({0, 3, 5, 3}));
+}
+
+// H or W = 0. The seed bounds the window by the padded input (PSH <= H + 2·PH, likewise W)
+// and ops.md keeps empty tensors only where a shape rule allows them: without padding no
+// window fits an empty plane, an error (invalid statically, a trap at run time) with the
+// window-size message, pool_size 1 included. With padding the padded plane can hold a window:
+// the output then has rows (or columns) whose windows are all padding — max gives the dtype's
+// lowest value (-inf), avg divides by the cells counted: 0 of them without count_include_pad
+// (0/0 = NaN), the padded cells with it (0 / n = 0).
+BOOST_AUTO_TEST_CASE(empty_planes) {
+  ThreadPool pool(2);
+  auto attrs = [](std::vector<int64_t> size, std::vector<int64_t> pad, bool ceil, std::optional<bool> inc) {
+    std::vector<AttrValue> a = {ints(size), none(), ints(pad), ints({1}), boolean(ceil)};
+    if (inc) a.push_back(boolean(*inc));
+    return a;
+  };
+  // without padding: no window fits
+  const std::vector<std::tuple<Dims, std::vector<int64_t>, std::string>> bad = {
+      {{1, 2, 0, 5}, {2}, "the dilated window height 2 is larger than the padded input height 0 (x f32[1, 2, 0, 5])"},
+      {{1, 2, 0, 5}, {1}, "the dilated window height 1 is larger than the padded input height 0 (x f32[1, 2, 0, 5])"},
+      {{1, 2, 4, 0}, {1, 2}, "the dilated window width 2 is larger than the padded input width 0 (x f32[1, 2, 4, 0])"},
+      {{0, 2, 0, 0}, {1}, "the dilated window height 1 is larger than the padded input height 0 (x f32[0, 2, 0, 0])"},
+  };
+  for (const auto& [xd, size, msg] : bad) {
+    BOOST_TEST_CONTEXT(dims_to_string(xd) << " pool_size " << size[0]) {
+      Tensor x = Tensor::empty(DType::f32, xd);
+      expect_error([&] { infer_op(infer_max_pool2d, {type_of(x)}, attrs(size, {0}, false, {})); }, ErrorKind::invalid,
+                   "max_pool2d: " + msg);
+      expect_error([&] { infer_op(infer_avg_pool2d, {type_of(x)}, attrs(size, {0}, true, false)); }, ErrorKind::invalid,
+                   "avg_pool2d: " + msg);
+      expect_error([&] { run_op(run_max_pool2d, {x}, attrs(size, {0}, false, {})); }, ErrorKind::trap,
+                   "max_pool2d: " + msg);
+      expect_error([&] { run_op(run_avg_pool2d, {x}, attrs(size, {0}, false, true)); }, ErrorKind::trap,
+                   "avg_pool2d: " + msg);
+    }
+  }
+  // padding too small for the window on an empty plane: still an error
+  Tensor xs = Tensor::empty(DType::f32, Dims{1, 1, 0, 3});
+  expect_error([&] { run_op(run_max_pool2d, {xs}, attrs({3}, {1}, false, {})); }, ErrorKind::trap,
+               "max_pool2d: the dilated window height 3 is larger than the padded input height 2");
+  // hand values: H = 0, pool 2, padding 1: one row of all-padding windows
+  Tensor xh = Tensor::empty(DType::f32, Dims{1, 1, 0, 3});
+  expect_close(run_op(run_max_pool2d, {xh}, attrs({2}, {1}, false, {})), Dims{1, 1, 1, 2}, {-INFINITY, -INFINITY}, 0, 0);
+  expect_close(run_op(run_avg_pool2d, {xh}, attrs({2}, {1}, false, false)), Dims{1, 1, 1, 2}, {NAN, NAN}, 0, 0);
+  expect_close(run_op(run_avg_pool2d, {xh}, attrs({2}, {1}, false, true)), Dims{1, 1, 1, 2}, {0, 0}, 0, 0);
+  Tensor xi = Tensor::empty(DType::i8, Dims{1, 1, 3, 0});
+  expect_ints(run_op(run_max_pool2d, {xi}, attrs({2}, {1}, false, {})), Dims{1, 1, 2, 1}, {-128, -128});
+  // against the reference: H = 0, W = 0 or both, padding on either side, strides, dilation,
+  // ceil_mode, every dtype for max, both divisors for avg, with and without threads
+  const std::vector<std::pair<Dims, Pool>> padded = {
+      {{2, 3, 0, 5}, {{2, 2}, {1, 1}, {1, 0, 1, 0}, {1, 1}, false, false}},
+      {{2, 3, 4, 0}, {{2, 3}, {2, 1}, {0, 1, 0, 2}, {1, 1}, true, false}},
+      {{1, 2, 0, 0}, {{3, 3}, {1, 2}, {2, 1, 1, 2}, {1, 1}, true, false}},
+      {{1, 2, 0, 6}, {{2, 2}, {1, 2}, {1, 1, 2, 1}, {2, 1}, false, false}},  // dilated: span 3 = padded 1 + 0 + 2
+      {{2, 1, 0, 1}, {{3, 1}, {2, 1}, {2, 0, 2, 0}, {1, 1}, true, false}},
+  };
+  std::mt19937_64 rng(27);
+  for (std::size_t k = 0; k < padded.size(); ++k) {
+    const auto& [xd, p] = padded[k];
+    for (DType dt : kNumericDTypes) {
+      BOOST_TEST_CONTEXT("padded case " << k << " " << dtype_name(dt)) {
+        Tensor x = random_tensor(dt, xd, rng);
+        Dims shape;
+        Expected e = ref_pool(x, p, true, &shape);
+        BOOST_TEST(infer_op(infer_max_pool2d, {type_of(x)}, pool_attrs(p, false)).dims == shape);
+        Tensor y = run_op(run_max_pool2d, {x}, pool_attrs(p, false), k % 2 ? &pool : nullptr);
+        BOOST_TEST(y.numel() > 0);
+        expect_values(y, shape, e);
+        if (!is_float(dt)) continue;
+        for (bool inc : {false, true}) {
+          Pool pa = p;
+          pa.include_pad = inc;
+          e = ref_pool(x, pa, false, &shape);
+          expect_values(run_op(run_avg_pool2d, {x}, pool_attrs(pa, true), k % 2 ? nullptr : &pool), shape, e);
+        }
+      }
+    }
+  }
+  // upsampling has no window: an empty plane stays empty
+  Tensor xu = Tensor::empty(DType::i16, Dims{1, 2, 0, 3});
+  BOOST_TEST(run_op(run_upsampling, {xu}, {ints({2, 3})}).shape() == Dims({1, 2, 0, 9}));
 }
 
 BOOST_AUTO_TEST_CASE(pool_static_rule_and_errors) {
@@ -327,11 +425,12 @@ BOOST_AUTO_TEST_CASE(upsampling_every_dtype) {
   expect_ints(run_op(run_upsampling, {xb}, {ints({2})}), Dims{1, 1, 2, 4}, {1, 1, 0, 0, 1, 1, 0, 0});
 }
 
-// Seed test parameters for upsampling: X (1, j, l, r) grid, scale 2 — sampled.
+// Seed test parameters for upsampling: X (1, j, l, r) grid, scale 2 — sampled: the corners
+// of every axis (j 1 and 92, l 1 and 86, r 1 and 93) and an interior point of each.
 BOOST_AUTO_TEST_CASE(seed_grid_upsampling) {
   std::mt19937_64 rng(26);
   ThreadPool pool(2);
-  for (int64_t j : {1, 14, 53})
+  for (int64_t j : {1, 53, 92})
     for (int64_t l : {1, 18, 86})
       for (int64_t r : {1, 24, 93}) {
         BOOST_TEST_CONTEXT("X(1, " << j << ", " << l << ", " << r << ")") {

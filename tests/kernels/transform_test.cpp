@@ -96,7 +96,9 @@ Tensor sample(DType dt, const Dims& shape, int64_t seed = 1) {
   return make(dt, shape, v);
 }
 
-enum class Layout { contiguous, transposed, flipped, sliced };
+// broadcast (not in kLayouts: it needs an input that repeats along some dim) stores one slice
+// and reads every dim along which `src` does not change through stride 0.
+enum class Layout { contiguous, transposed, flipped, sliced, broadcast };
 const Layout kLayouts[] = {Layout::contiguous, Layout::transposed, Layout::flipped, Layout::sliced};
 
 // The same logical values as `src`, seen through another layout.
@@ -140,6 +142,29 @@ Tensor relayout(const Tensor& src, Layout layout) {
       }
       view = base.with_layout(shape, st, off);
       break;
+    }
+    case Layout::broadcast: {
+      Dims small = shape;
+      bool repeated = false;
+      for (int d = 0; d < r; ++d) {
+        if (shape[d] == 0) continue;
+        bool constant = true;
+        for_each_index(shape, [&](const std::vector<int64_t>& idx) {
+          std::vector<int64_t> first = idx;
+          first[std::size_t(d)] = 0;
+          constant = constant && src.get_double(idx) == src.get_double(first);
+        });
+        if (!constant) continue;
+        small[d] = 1;
+        repeated = repeated || shape[d] > 1;
+      }
+      BOOST_REQUIRE_MESSAGE(repeated, "broadcast layout: " << src.type_string() << " changes along every dim");
+      Tensor base = Tensor::empty(src.dtype(), small);
+      Dims st = base.strides();
+      for (int d = 0; d < r; ++d)
+        if (small[d] == 1) st[d] = 0;
+      view = base.with_layout(shape, st, 0);
+      break;  // the copy below writes each stored element once per repeat, always the same value
     }
   }
   std::vector<double> v = values(src);
@@ -748,13 +773,39 @@ BOOST_AUTO_TEST_CASE(take_static_rule) {
 }
 
 BOOST_AUTO_TEST_CASE(cvm_lut_is_take_clip_none) {
-  for (DType dt : kAllDTypes) {
-    Tensor table = relayout(sample(dt, Dims{4, 5}, 9), Layout::transposed);
-    Tensor ind = relayout(make(DType::i32, Dims{2, 3}, {-5, 0, 19, 20, 7, 100}), Layout::flipped);
-    Dims ys;
-    std::vector<double> expect = ref_take(table, ind, -1, "clip", &ys);
-    check_result(run1(run_cvm_lut, {ind, table}, {}), dt, ys, expect);
-  }
+  // The indices and the table both strided, or read through stride 0: the broadcast indices
+  // repeat one row of 6 (clipped ones included) 3 times; the broadcast table repeats one row
+  // of 5 four times, or one column of 4 five times (flattened, the table still varies).
+  const std::vector<double> index_row = {-5, 0, 19, 20, 7, 100};
+  int round = 0;
+  for (DType dt : kAllDTypes)
+    for (Layout lt : {Layout::transposed, Layout::broadcast})
+      for (Layout li : {Layout::flipped, Layout::broadcast}) {
+        BOOST_TEST_CONTEXT(dtype_name(dt) << " table " << int(lt) << " indices " << int(li)) {
+          Tensor table_values = sample(dt, Dims{4, 5}, 9);
+          if (lt == Layout::broadcast) {
+            Tensor slice = round++ % 2 ? sample(dt, Dims{1, 5}, 9) : sample(dt, Dims{4, 1}, 9);
+            std::vector<double> tv;
+            for_each_index(Dims{4, 5}, [&](const std::vector<int64_t>& idx) {
+              std::vector<int64_t> s = {slice.dim(0) == 1 ? 0 : idx[0], slice.dim(1) == 1 ? 0 : idx[1]};
+              tv.push_back(slice.get_double(s));
+            });
+            table_values = make(dt, Dims{4, 5}, tv);
+          }
+          Tensor table = relayout(table_values, lt);
+          std::vector<double> iv = index_row;
+          Dims is{2, 3};
+          if (li == Layout::broadcast) {
+            iv.clear();
+            for (int k = 0; k < 3; ++k) iv.insert(iv.end(), index_row.begin(), index_row.end());
+            is = Dims{3, 6};
+          }
+          Tensor ind = relayout(make(DType::i32, is, iv), li);
+          Dims ys;
+          std::vector<double> expect = ref_take(table, ind, -1, "clip", &ys);
+          check_result(run1(run_cvm_lut, {ind, table}, {}), dt, ys, expect);
+        }
+      }
   TensorType y =
       infer1(infer_cvm_lut, {tt(DType::i32, Dims{3, kDynamic}), tt(DType::i8, Dims{256}, 8)}, {});
   BOOST_CHECK_EQUAL(y.to_string(), "i8[3, ?] precision=8");

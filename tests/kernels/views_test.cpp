@@ -260,37 +260,54 @@ BOOST_AUTO_TEST_CASE(infer_errors) {
       inv, "rank 9");
 }
 
+// Distinct values every dtype holds exactly: f64 quarter steps (as R::iota), i8 over its whole
+// range (-128 and 127 included), bool an irregular 0/1 pattern.
+R::RefArray values_for(DType dt, std::vector<int64_t> shape) {
+  R::RefArray a = R::iota(std::move(shape), 0.25, -2);
+  for (std::size_t k = 0; k < a.v.size(); ++k) {
+    if (dt == DType::i8) a.v[k] = double(127 - int64_t(k * 85 % 256));  // k = 0: 127, k = 3: -128
+    if (dt == DType::boolean) a.v[k] = double((k * 2654435761u >> 9) & 1);
+  }
+  return a;
+}
+
 BOOST_AUTO_TEST_CASE(run_views_match_reference) {
-  Runner run;
-  R::RefArray x = R::iota({3, 4, 5}, 0.25, -2);
-  Tensor t = R::to_tensor(x);
-  R::equals(run(run_transpose, {t}, {ints({})}), R::transpose(x, {}), "transpose");
-  R::equals(run(run_transpose, {t}, {ints({2, 0, 1})}), R::transpose(x, {2, 0, 1}),
-            "transpose perm");
-  R::RefArray col = R::iota({4, 1});
-  R::equals(run(run_broadcast_to, {R::to_tensor(col)}, {ints({2, 4, 3})}),
-            R::broadcast_to(col, {2, 4, 3}), "broadcast_to");
-  R::equals(run(run_expand_dims, {t}, {integer(-2), integer(2)}), R::expand_dims(x, -2, 2),
-            "expand_dims");
-  R::RefArray o = R::iota({1, 3, 1});
-  R::equals(run(run_squeeze, {R::to_tensor(o)}, {ints({})}), R::squeeze(o, {}), "squeeze");
-  R::equals(run(run_squeeze, {R::to_tensor(o)}, {ints({-1})}), R::squeeze(o, {-1}), "squeeze -1");
-  Tensor rv = run(run_reshape, {t}, {ints({5, -1})});
-  R::equals(rv, R::reshape(x, {5, 12}), "reshape view");
-  BOOST_CHECK(rv.storage() == t.storage());
-  R::equals(run(run_flatten, {t}, {}), R::reshape(x, {60}), "flatten view");
-  R::equals(
-      run(run_strided_slice, {t}, {ints({2, -1}), ints({0, 0}), ints({-1, -2}), ints({0, 2})}),
-      R::strided_slice(x, {2, -1}, {0, 0}, {-1, -2}, {0, 2}), "strided_slice");
-  R::equals(run(run_slice_like, {t, Tensor::empty(DType::i8, Dims{2, 3})}, {ints({})}),
-            R::slice_like(x, {2, 3}, {}), "slice_like");
-  R::equals(run(run_flip, {t}, {integer(1)}), R::flip(x, 1), "flip");
-  R::equals(run(run_rot90, {t}, {integer(3), ints({2, 0})}), R::rot90(x, 3, 2, 0), "rot90");
-  // Views share storage and are views.
-  Tensor v = run(run_transpose, {t}, {ints({})});
-  BOOST_CHECK(v.storage() == t.storage());
-  BOOST_CHECK_EQUAL(v.mode(), ValueMode::view);
-  BOOST_CHECK_EQUAL(run.env.budget->live(), 0);
+  for (DType dt : {DType::f64, DType::i8, DType::boolean}) {
+    BOOST_TEST_CONTEXT(dtype_name(dt)) {
+      Runner run;
+      R::RefArray x = values_for(dt, {3, 4, 5});
+      Tensor t = R::to_tensor(x, dt);
+      R::equals(run(run_transpose, {t}, {ints({})}), R::transpose(x, {}), "transpose");
+      R::equals(run(run_transpose, {t}, {ints({2, 0, 1})}), R::transpose(x, {2, 0, 1}),
+                "transpose perm");
+      R::RefArray col = values_for(dt, {4, 1});
+      R::equals(run(run_broadcast_to, {R::to_tensor(col, dt)}, {ints({2, 4, 3})}),
+                R::broadcast_to(col, {2, 4, 3}), "broadcast_to");
+      R::equals(run(run_expand_dims, {t}, {integer(-2), integer(2)}), R::expand_dims(x, -2, 2),
+                "expand_dims");
+      R::RefArray o = values_for(dt, {1, 3, 1});
+      R::equals(run(run_squeeze, {R::to_tensor(o, dt)}, {ints({})}), R::squeeze(o, {}), "squeeze");
+      R::equals(run(run_squeeze, {R::to_tensor(o, dt)}, {ints({-1})}), R::squeeze(o, {-1}),
+                "squeeze -1");
+      Tensor rv = run(run_reshape, {t}, {ints({5, -1})});
+      R::equals(rv, R::reshape(x, {5, 12}), "reshape view");
+      BOOST_CHECK(rv.storage() == t.storage());
+      R::equals(run(run_flatten, {t}, {}), R::reshape(x, {60}), "flatten view");
+      R::equals(
+          run(run_strided_slice, {t}, {ints({2, -1}), ints({0, 0}), ints({-1, -2}), ints({0, 2})}),
+          R::strided_slice(x, {2, -1}, {0, 0}, {-1, -2}, {0, 2}), "strided_slice");
+      R::equals(run(run_slice_like, {t, Tensor::empty(DType::i8, Dims{2, 3})}, {ints({})}),
+                R::slice_like(x, {2, 3}, {}), "slice_like");
+      R::equals(run(run_flip, {t}, {integer(1)}), R::flip(x, 1), "flip");
+      R::equals(run(run_rot90, {t}, {integer(3), ints({2, 0})}), R::rot90(x, 3, 2, 0), "rot90");
+      // Views share storage, are views and keep the dtype.
+      Tensor v = run(run_transpose, {t}, {ints({})});
+      BOOST_CHECK(v.storage() == t.storage());
+      BOOST_CHECK_EQUAL(v.mode(), ValueMode::view);
+      BOOST_CHECK_EQUAL(v.dtype(), dt);
+      BOOST_CHECK_EQUAL(run.env.budget->live(), 0);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(run_reshape_copies_when_strides_forbid) {

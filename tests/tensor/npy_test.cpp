@@ -1,13 +1,18 @@
 // .npy reader/writer: NumPy-written fixtures (tests/data/gen_npy_fixtures.py) compared with
-// the generator's formulas, round trips of every dtype through strided views, and corrupted,
-// truncated, lying and unsupported files.
+// the generator's formulas, round trips of every dtype x format version x order through
+// strided views, and corrupted, truncated, lying and unsupported files (crafted here and
+// committed under tests/data/npy/bad/).
 #include "tensor/npy.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
+#include <set>
 
 #include "tensor/error.hpp"
 #include "tensor/test_reference.hpp"
@@ -81,6 +86,100 @@ void check_formula(const std::string& name, DType dt, const Dims& shape, double 
     }
 }
 
+// As check_formula, comparing integers exactly (i64 values beyond 2^53).
+void check_int_formula(const std::string& name, DType dt, const Dims& shape,
+                       int64_t (*f)(int64_t)) {
+  Tensor t = load_npy(fixture(name));
+  BOOST_CHECK_MESSAGE(t.dtype() == dt, name << ": dtype " << t.dtype());
+  BOOST_REQUIRE_MESSAGE(t.shape() == shape, name << ": shape " << dims_to_string(t.shape()));
+  BOOST_CHECK(t.is_contiguous());
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    R::Index idx(t.rank());
+    for (int64_t d = t.rank() - 1, r = k; d >= 0; --d) {
+      idx[d] = r % t.dim(int(d));
+      r /= t.dim(int(d));
+    }
+    if (t.get_int(idx) != f(k)) {
+      BOOST_ERROR(name << ": element " << k << " is " << t.get_int(idx) << ", want " << f(k));
+      break;
+    }
+  }
+}
+
+// The `dt` element stored at p (unaligned), as a double.
+double element_at(DType dt, const uint8_t* p) {
+  return visit_dtype(dt, [&](auto tag) -> double {
+    using T = storage_t<typename decltype(tag)::type>;
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return double(v);
+  });
+}
+
+// The reference index of element j in column-major (Fortran) order: the first index varies
+// fastest.
+R::Index fortran_index(const std::vector<int64_t>& shape, int64_t j) {
+  R::Index idx(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    idx[d] = j % shape[d];
+    j /= shape[d];
+  }
+  return idx;
+}
+
+// Checks the bytes of a file written by to_npy(src, options) without the reader: preamble,
+// header text, 64-byte alignment of the data, and every data element in the requested order
+// against the reference.
+void check_written_bytes(const Bytes& b, DType dt, const R::RefArray& ref, const NpyWriteOptions& o,
+                         const std::string& what) {
+  const std::size_t pre = o.version == 1 ? 10 : 12;
+  BOOST_REQUIRE_MESSAGE(b.size() >= pre, what);
+  BOOST_CHECK_MESSAGE(std::memcmp(b.data(), "\x93NUMPY", 6) == 0, what << ": magic");
+  BOOST_CHECK_MESSAGE(b[6] == o.version && b[7] == 0, what << ": version " << int(b[6]));
+  std::size_t hlen = 0;
+  for (std::size_t k = 0; k < pre - 8; ++k) hlen |= std::size_t(b[8 + k]) << (8 * k);
+  BOOST_REQUIRE_MESSAGE(pre + hlen <= b.size(), what << ": header length " << hlen);
+  BOOST_CHECK_MESSAGE((pre + hlen) % 64 == 0, what << ": data at " << pre + hlen);
+  const std::string header(b.begin() + pre, b.begin() + pre + hlen);
+  BOOST_CHECK_MESSAGE(header.back() == '\n', what);
+  std::string shape;
+  for (std::size_t d = 0; d < ref.shape.size(); ++d)
+    shape += (d ? ", " : "") + std::to_string(ref.shape[d]);
+  if (ref.shape.size() == 1) shape += ",";
+  const std::string dict = std::string("{'descr': '") +
+                           (dt == DType::f32   ? "<f4"
+                            : dt == DType::f64 ? "<f8"
+                            : dt == DType::i8  ? "|i1"
+                            : dt == DType::u8  ? "|u1"
+                            : dt == DType::i16 ? "<i2"
+                            : dt == DType::i32 ? "<i4"
+                            : dt == DType::i64 ? "<i8"
+                                               : "|b1") +
+                           "', 'fortran_order': " + (o.fortran_order ? "True" : "False") +
+                           ", 'shape': (" + shape + "), }";
+  BOOST_CHECK_MESSAGE(header.rfind(dict, 0) == 0, what << ": header " << header);
+  const std::size_t isz = dtype_size(dt);
+  BOOST_REQUIRE_MESSAGE(b.size() == pre + hlen + std::size_t(ref.numel()) * isz,
+                        what << ": " << b.size() << " bytes");
+  const uint8_t* data = b.data() + pre + hlen;
+  for (int64_t j = 0; j < ref.numel(); ++j) {
+    R::Index idx(ref.shape.size());
+    if (o.fortran_order) {
+      idx = fortran_index(ref.shape, j);
+    } else {
+      for (int64_t d = int64_t(ref.shape.size()) - 1, r = j; d >= 0; --d) {
+        idx[d] = r % ref.shape[d];
+        r /= ref.shape[d];
+      }
+    }
+    const double got = element_at(dt, data + j * isz), want = ref.at(idx);
+    if (got != want) {
+      BOOST_ERROR(what << ": data element " << j << " is " << got << ", want " << want);
+      break;
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE(tensor_npy)
 
 BOOST_AUTO_TEST_CASE(numpy_fixtures) {
@@ -97,6 +196,29 @@ BOOST_AUTO_TEST_CASE(numpy_fixtures) {
   check_formula("f4_fortran.npy", DType::f32, Dims{3, 4}, [](int64_t k) { return double(k); });
   check_formula("i2_fortran.npy", DType::i16, Dims{2, 3, 4}, [](int64_t k) { return double(k); });
   check_formula("f8_fortran_empty.npy", DType::f64, Dims{0, 3}, [](int64_t) { return 0.0; });
+  // Fortran order, one per dtype (f4 and i2 above): the values are formulas of the C-order
+  // index, so a reader that ignored fortran_order would see them permuted.
+  check_formula("f8_fortran.npy", DType::f64, Dims{3, 2, 4},
+                [](int64_t k) { return k * 0.25 - 1; });
+  check_formula("i1_fortran.npy", DType::i8, Dims{4, 5},
+                [](int64_t k) { return double(k * 7 - 64); });
+  check_formula("u1_fortran.npy", DType::u8, Dims{2, 3, 5},
+                [](int64_t k) { return double(k * 9 % 256); });
+  check_formula("i4_fortran.npy", DType::i32, Dims{3, 4},
+                [](int64_t k) { return double(k * -123457 + 1000); });
+  check_int_formula("i8_fortran.npy", DType::i64, Dims{2, 3, 2},
+                    [](int64_t k) { return k * ((int64_t(1) << 50) + 3) - (int64_t(1) << 62); });
+  check_formula("b1_fortran.npy", DType::boolean, Dims{3, 5},
+                [](int64_t k) { return k * 7 % 3 == 1 ? 1.0 : 0.0; });
+  // The stored bytes of a Fortran fixture really are column-major (element [i, j] of f32[3, 4]
+  // holds 4i + j and sits at byte 4 * (i + 3j) of the data).
+  {
+    const Bytes f = read_file(fixture("f4_fortran.npy"));
+    BOOST_REQUIRE_EQUAL(f.size(), 128u + 48u);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j)
+        BOOST_CHECK_EQUAL(element_at(DType::f32, f.data() + 128 + 4 * (i + 3 * j)), 4 * i + j);
+  }
   check_formula("f8_0d.npy", DType::f64, Dims{1}, [](int64_t) { return 3.5; });
   check_formula("f4_empty.npy", DType::f32, Dims{0, 3}, [](int64_t) { return 0.0; });
   check_formula("i4_empty.npy", DType::i32, Dims{2, 0, 5}, [](int64_t) { return 0.0; });
@@ -119,6 +241,19 @@ BOOST_AUTO_TEST_CASE(writer_matches_numpy_bytes) {
         "b1_c.npy", "f4_empty.npy", "i4_empty.npy", "u1_rank8.npy"}) {
     Bytes file = read_file(fixture(name));
     BOOST_CHECK_MESSAGE(to_npy(parse_npy(file)) == file,
+                        name << ": writer output differs from NumPy's");
+  }
+  // Format 2.0 and Fortran order as NumPy writes them.
+  {
+    Bytes file = read_file(fixture("i4_v2.npy"));
+    BOOST_CHECK_MESSAGE(to_npy(parse_npy(file), NpyWriteOptions{2, false}) == file,
+                        "i4_v2.npy: writer output differs from NumPy's");
+  }
+  for (const char* name :
+       {"f4_fortran.npy", "f8_fortran.npy", "i1_fortran.npy", "u1_fortran.npy", "i2_fortran.npy",
+        "i4_fortran.npy", "i8_fortran.npy", "b1_fortran.npy"}) {
+    Bytes file = read_file(fixture(name));
+    BOOST_CHECK_MESSAGE(to_npy(parse_npy(file), NpyWriteOptions{1, true}) == file,
                         name << ": writer output differs from NumPy's");
   }
 }
@@ -181,6 +316,192 @@ BOOST_AUTO_TEST_CASE(round_trip_every_dtype) {
   Tensor t2 = parse_npy(v2);
   const int64_t i1[1] = {1};
   BOOST_CHECK_EQUAL(t2.get_int(i1), -1);
+}
+
+BOOST_AUTO_TEST_CASE(write_options_every_dtype_version_order) {
+  const std::vector<NpyWriteOptions> all_options = {{1, false}, {1, true}, {2, false}, {2, true}};
+  for (DType dt : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64,
+                   DType::boolean}) {
+    const std::string dts(dtype_name(dt));
+    auto values = [&](R::RefArray a) {
+      for (auto& e : a.v)
+        e = dt == DType::boolean ? double(int64_t(e) % 3 == 1) : double(int64_t(e) * 7 % 120);
+      return a;
+    };
+    const R::RefArray x = values(R::iota({3, 4, 5}, 1, 0));
+    const Tensor t = R::to_tensor(x, dt);
+    const R::RefArray row = values(R::iota({1, 5}, 1, 3));
+    const R::RefArray r1 = values(R::iota({7}, 1, 2));
+    const R::RefArray r8 = values(R::iota({2, 1, 3, 1, 2, 1, 1, 2}, 1, 1));
+    const R::RefArray empty = values(R::iota({3, 0, 2}));
+    struct Case {
+      std::string name;
+      Tensor src;
+      R::RefArray ref;
+    };
+    const std::vector<Case> cases = {
+        {"contiguous", t, x},
+        {"transposed", transpose(t, V{2, 0, 1}), R::transpose(x, {2, 0, 1})},
+        {"flipped", flip(t, 1), R::flip(x, 1)},
+        {"transposed+flipped", flip(transpose(t), 0), R::flip(R::transpose(x, {}), 0)},
+        {"stepped slice", strided_slice(t, V{0, 3, 4}, V{3, 0, 0}, V{2, -2, -3}),
+         R::strided_slice(x, {0, 3, 4}, {3, 0, 0}, {2, -2, -3}, {})},
+        {"broadcast", broadcast_to(R::to_tensor(row, dt), V{3, 4, 5}),
+         R::broadcast_to(row, {3, 4, 5})},
+        {"rank 1", R::to_tensor(r1, dt), r1},
+        {"rank 1 flipped", flip(R::to_tensor(r1, dt), 0), R::flip(r1, 0)},
+        {"rank 8 transposed", transpose(R::to_tensor(r8, dt)), R::transpose(r8, {})},
+        {"empty", transpose(R::to_tensor(empty, dt)), R::transpose(empty, {})},
+        {"constant", full(dt, Dims{2, 3}, Scalar::from_int(1)),
+         R::RefArray{{2, 3}, {1, 1, 1, 1, 1, 1}}},
+    };
+    for (const Case& c : cases) {
+      BOOST_REQUIRE_MESSAGE(R::equals(c.src, c.ref, dts + " " + c.name + " source"), c.name);
+      for (const NpyWriteOptions& o : all_options) {
+        const std::string what =
+            dts + " " + c.name + " v" + std::to_string(o.version) + (o.fortran_order ? " F" : " C");
+        const Bytes b = to_npy(c.src, o);
+        check_written_bytes(b, dt, c.ref, o, what);
+        const Tensor back = parse_npy(b);
+        BOOST_CHECK_EQUAL(back.dtype(), dt);
+        BOOST_CHECK(back.is_contiguous());
+        BOOST_CHECK_EQUAL(back.mode(), ValueMode::owned);
+        R::equals(back, c.ref, what + " round trip");
+      }
+    }
+    // Through files, and the defaults are version 1.0, C order.
+    const std::string path = std::string(MLVM_BINARY_DIR) + "/npy_write_options_" + dts + ".npy";
+    const Tensor v = flip(transpose(t, V{1, 2, 0}), 2);
+    const R::RefArray rv = R::flip(R::transpose(x, {1, 2, 0}), 2);
+    for (const NpyWriteOptions& o : all_options) {
+      save_npy(path, v, o);
+      check_written_bytes(read_file(path), dt, rv, o, "file " + dts);
+      R::equals(load_npy(path), rv, "file round trip " + dts);
+    }
+    BOOST_CHECK(to_npy(v) == to_npy(v, NpyWriteOptions{}));
+    BOOST_CHECK(to_npy(v) == to_npy(v, NpyWriteOptions{1, false}));
+    std::remove(path.c_str());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(write_v2_fortran_exact_bytes) {
+  // i16[2, 3] holding 10 * i + j, written as 2.0 in Fortran order: the whole file, byte by byte.
+  Tensor t = Tensor::empty(DType::i16, Dims{2, 3});
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) t.data<int16_t>()[3 * i + j] = int16_t(10 * i + j);
+  const Bytes b = to_npy(t, NpyWriteOptions{2, true});
+  std::string dict = "{'descr': '<i2', 'fortran_order': True, 'shape': (2, 3), }";
+  while ((12 + dict.size() + 1) % 64) dict += ' ';
+  dict += '\n';
+  BOOST_REQUIRE_EQUAL(dict.size(), 116u);
+  Bytes want = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 116, 0, 0, 0};
+  want.insert(want.end(), dict.begin(), dict.end());
+  for (int16_t v : {0, 10, 1, 11, 2, 12}) {  // column-major
+    want.push_back(uint8_t(v & 0xff));
+    want.push_back(uint8_t(v >> 8));
+  }
+  BOOST_CHECK(b == want);
+  // The existing reader takes it back into C order.
+  Tensor back = parse_npy(want);
+  BOOST_CHECK(back.shape() == (Dims{2, 3}));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      const int64_t idx[2] = {i, j};
+      BOOST_CHECK_EQUAL(back.get_int(idx), 10 * i + j);
+    }
+  // Rank 1 in Fortran order is the same data as C order, flagged True.
+  Tensor r1 = flip(R::to_tensor(R::iota({4}), DType::i32), 0);
+  Bytes fb = to_npy(r1, NpyWriteOptions{1, true}), cb = to_npy(r1);
+  BOOST_REQUIRE_EQUAL(fb.size(), cb.size());
+  BOOST_CHECK(std::equal(fb.end() - 16, fb.end(), cb.end() - 16));
+  BOOST_CHECK(std::string(fb.begin(), fb.end() - 16).find("'fortran_order': True") !=
+              std::string::npos);
+  // Unsupported versions are a usage error; nothing is written.
+  for (int version : {0, 3, -1, 256}) {
+    try {
+      to_npy(t, NpyWriteOptions{version, false});
+      BOOST_ERROR("version " << version << " accepted");
+    } catch (const Error& e) {
+      BOOST_CHECK_EQUAL(e.kind(), ErrorKind::usage);
+      BOOST_CHECK(e.message().find("version " + std::to_string(version)) != std::string::npos);
+    }
+  }
+  const std::string path = std::string(MLVM_BINARY_DIR) + "/npy_bad_version.npy";
+  std::remove(path.c_str());
+  BOOST_CHECK_THROW(save_npy(path, t, NpyWriteOptions{3, false}), Error);
+  BOOST_CHECK(!std::filesystem::exists(path));
+  BOOST_CHECK_THROW(to_npy(Tensor(), NpyWriteOptions{2, true}), Error);
+}
+
+// Every file in tests/data/npy/bad/ (gen_npy_fixtures.py) is rejected with Error(malformed)
+// carrying the expected message fragment; every file there must have an entry here.
+BOOST_AUTO_TEST_CASE(committed_bad_files) {
+  const std::map<std::string, std::string> expected = {
+      {"empty.npy", "file of 0 bytes is too short for a .npy header"},
+      {"truncated_preamble.npy", "file of 8 bytes is too short for a .npy header"},
+      {"bad_magic.npy", "bad magic; this is not a .npy file"},
+      {"bad_version.npy", "unsupported .npy format version 9.0"},
+      {"v2_truncated_length.npy", "file of 11 bytes is too short for a .npy 2.0 header"},
+      {"truncated_header.npy",
+       "header length 118 runs past the end of the file (30 bytes follow the length field)"},
+      {"header_length_past_eof.npy", "header length 32767 runs past the end of the file"},
+      {"not_a_dict.npy", "expected '{' opening the header dict, found '['"},
+      {"missing_shape.npy", "header lacks the key 'shape'"},
+      {"missing_descr.npy", "header lacks the key 'descr'"},
+      {"missing_fortran_order.npy", "header lacks the key 'fortran_order'"},
+      {"unterminated_string.npy", "unterminated string in the header"},
+      {"non_ascii_header.npy", "header holds byte 0xe9; expected printable ASCII"},
+      {"unknown_dtype.npy", "unsupported dtype descr '<U1'"},
+      {"object_dtype.npy", "unsupported dtype descr '|O'"},
+      {"big_endian_f8.npy", "big-endian data ('>f8') is not supported"},
+      {"negative_dim.npy", "shape dim 1 is negative"},
+      {"shape_garbage.npy", "expected a non-negative integer in 'shape'"},
+      {"shape_float.npy", "shape dim 0 is not a plain integer"},
+      {"shape_not_tuple.npy", "expected '(' opening the shape tuple"},
+      {"dim_past_int64.npy", "shape dim 0 does not fit in int64"},
+      {"huge_dims_overflow.npy", "shape's element count overflows int64"},
+      {"data_size_overflow.npy", "data size of shape [2305843009213693952] overflows int64"},
+      {"truncated_data.npy",
+       "data is truncated: the header promises 96 bytes of f32[2, 3, 4] but 91 remain"},
+      {"shape_lies.npy",
+       "data is truncated: the header promises 400 bytes of f32[100] but 96 remain"},
+      {"trailing_data.npy", "72 unexpected bytes after the data of f32[2, 3]"},
+      {"bool_not_0_or_1.npy", "bool element 2 is 2; expected 0 or 1"},
+      {"v2_shape_lies.npy",
+       "data is truncated: the header promises 100 bytes of f32[5, 5] but 96 remain"},
+  };
+  namespace fs = std::filesystem;
+  std::set<std::string> on_disk;
+  for (const auto& entry : fs::directory_iterator(fixture("bad")))
+    if (entry.path().extension() == ".npy") on_disk.insert(entry.path().filename().string());
+  BOOST_CHECK_GE(on_disk.size(), 10u);
+  for (const std::string& name : on_disk)
+    BOOST_CHECK_MESSAGE(expected.count(name), "bad/" << name << " has no expected error here");
+  for (const auto& [name, needle] : expected) {
+    BOOST_TEST_CONTEXT("bad/" << name) {
+      BOOST_CHECK_MESSAGE(on_disk.count(name), "missing file");
+      const std::string path = fixture("bad/" + name);
+      try {
+        load_npy(path);
+        BOOST_ERROR("loaded");
+      } catch (const Error& e) {
+        BOOST_CHECK_EQUAL(e.kind(), ErrorKind::malformed);
+        BOOST_CHECK_MESSAGE(e.message().find(needle) != std::string::npos,
+                            "message '" << e.message() << "' lacks '" << needle << "'");
+        BOOST_CHECK_MESSAGE(e.location().rfind(path + ": byte ", 0) == 0,
+                            "location '" << e.location() << "'");
+      }
+      // The same bytes through parse_npy: the same error, located by byte offset only.
+      try {
+        parse_npy(read_file(path));
+        BOOST_ERROR("parsed");
+      } catch (const Error& e) {
+        BOOST_CHECK_EQUAL(e.kind(), ErrorKind::malformed);
+        BOOST_CHECK(e.message().find(needle) != std::string::npos);
+        BOOST_CHECK(e.location().rfind("byte ", 0) == 0);
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(header_grammar) {

@@ -275,6 +275,49 @@ BOOST_AUTO_TEST_CASE(empty_size1_rank8) {
   BOOST_CHECK(R::equals(strided_slice(t, V{1, -1}, V{-3, 0}, V{-1, -1}, V{3, 6}),
                         R::strided_slice(x, {1, -1}, {-3, 0}, {-1, -1}, {3, 6}),
                         "rank-8 slice axes"));
+  // broadcast_to at rank 8: size-1 dims stretched, and a lower-rank input prefixed with 1s.
+  V b8{2, 3, 2, 3, 4, 2, 2, 5};
+  BOOST_CHECK(R::equals(broadcast_to(t, b8), R::broadcast_to(x, b8), "rank-8 broadcast_to"));
+  Tensor bt = broadcast_to(transpose(t, V{7, 1, 3, 0, 6, 2, 5, 4}), V{1, 3, 3, 2, 2, 2, 2, 4});
+  BOOST_CHECK(R::equals(bt,
+                        R::broadcast_to(R::transpose(x, {7, 1, 3, 0, 6, 2, 5, 4}),
+                                        {1, 3, 3, 2, 2, 2, 2, 4}),
+                        "rank-8 broadcast_to of a permutation"));
+  R::RefArray low = R::iota({3, 1, 2}, 2, -5);
+  V b8_low{2, 1, 2, 2, 1, 3, 4, 2};
+  BOOST_CHECK(R::equals(broadcast_to(R::to_tensor(low), b8_low), R::broadcast_to(low, b8_low),
+                        "rank 3 -> 8 broadcast_to"));
+  const V b8_bad{2, 1, 3, 3, 1, 2, 2, 1};
+  expect_error([&] { broadcast_to(t, b8_bad); }, ErrorKind::invalid, "broadcast");
+  // slice_like at rank 8: a like of rank 8, a shorter like (leading dims) and named axes.
+  const Dims like8{1, 1, 2, 2, 1, 1, 2, 1};
+  BOOST_CHECK(R::equals(slice_like(t, like8), R::slice_like(x, V(like8.begin(), like8.end()), {}),
+                        "rank-8 slice_like"));
+  BOOST_CHECK(R::equals(slice_like(t, Dims{1, 1, 1}), R::slice_like(x, {1, 1, 1}, {}),
+                        "rank-8 slice_like of leading dims"));
+  const Dims like_axes{9, 9, 9, 1, 9, 1, 9, 9};
+  const V like_axes_ref(like_axes.begin(), like_axes.end());
+  BOOST_CHECK(R::equals(slice_like(flip(t, 3), like_axes, V{3, -3}),
+                        R::slice_like(R::flip(x, 3), like_axes_ref, {3, -3}),
+                        "rank-8 slice_like on axes"));
+  expect_error([&] { slice_like(t, Dims{3}); }, ErrorKind::invalid, "slice_like");
+  // flatten at rank 8: a view when contiguous, a copy of a permutation or a broadcast.
+  bool copied = true;
+  Tensor ft = flatten(t, &copied);
+  BOOST_CHECK(!copied);
+  BOOST_CHECK(ft.storage() == t.storage());
+  BOOST_CHECK(R::equals(ft, R::reshape(x, {48}), "rank-8 flatten"));
+  Tensor fp = flatten(transpose(t, V{7, 1, 3, 0, 6, 2, 5, 4}), &copied);
+  BOOST_CHECK(copied);
+  BOOST_CHECK(R::equals(fp, R::reshape(R::transpose(x, {7, 1, 3, 0, 6, 2, 5, 4}), {48}),
+                        "rank-8 flatten of a permutation"));
+  BOOST_CHECK(R::equals(flatten(broadcast_to(t, b8)), R::reshape(R::broadcast_to(x, b8), {2880}),
+                        "rank-8 flatten of a broadcast"));
+  BOOST_CHECK(R::equals(flatten(flip(squeeze(t, V{1, 4, 7}), 2)),
+                        R::reshape(R::flip(R::squeeze(x, {1, 4, 7}), 2), {48}),
+                        "flatten of a flipped squeeze"));
+  R::RefArray e8 = R::iota({2, 1, 2, 0, 1, 2, 2, 1});
+  BOOST_CHECK(R::equals(flatten(R::to_tensor(e8)), R::reshape(e8, {0}), "empty rank-8 flatten"));
   expect_error([&] { expand_dims(t, 0); }, ErrorKind::invalid, "result rank 9");
 }
 
