@@ -212,7 +212,8 @@ AttrValue read_attr(Reader& r, int depth) {
 
 class Decoder {
  public:
-  explicit Decoder(std::span<const uint8_t> bytes) : b_(bytes) {}
+  explicit Decoder(std::span<const uint8_t> bytes, std::shared_ptr<const void> keepalive = {})
+      : b_(bytes), keepalive_(std::move(keepalive)) {}
 
   Module run() {
     read_header();
@@ -269,6 +270,7 @@ class Decoder {
 
  private:
   std::span<const uint8_t> b_;
+  std::shared_ptr<const void> keepalive_;  // set: dense constants are views of b_
   Module m_;
   std::vector<TensorType> types_;
   uint64_t nregs_ = 0;
@@ -376,8 +378,14 @@ class Decoder {
         std::size_t data_at = r.pos();
         const uint8_t* p = r.take(bytes, "constant data");
         check_bools(r, data_at, c, p, bytes);
-        c.value = Tensor::empty(c.type.dtype, c.type.dims);
-        if (bytes) std::memcpy(c.value.raw_data(), p, bytes);
+        if (keepalive_ && bytes > 0) {
+          // In place: a read-only view of the module's bytes, alive as long as it is used.
+          c.value = Tensor::borrow(c.type.dtype, c.type.dims, const_cast<uint8_t*>(p),
+                                   int64_t(bytes), false, nullptr, std::const_pointer_cast<void>(keepalive_));
+        } else {
+          c.value = Tensor::empty(c.type.dtype, c.type.dims);
+          if (bytes) std::memcpy(c.value.raw_data(), p, bytes);
+        }
       } else {
         r.fail_at(enc_at, "unknown constant encoding " + std::to_string(enc) +
                               " (expected 0 dense or 1 fill)");
@@ -482,6 +490,10 @@ class Decoder {
 
 Module decode_module(std::span<const uint8_t> bytes) {
   return Decoder(bytes).run();
+}
+
+Module decode_module(std::span<const uint8_t> bytes, std::shared_ptr<const void> keepalive) {
+  return Decoder(bytes, std::move(keepalive)).run();
 }
 
 }  // namespace mlvm

@@ -73,9 +73,12 @@ Program Program::load(std::span<const uint8_t> bytes, const VerifyOptions& optio
 }
 
 Program Program::load_file(const std::string& path, const VerifyOptions& options) {
-  std::vector<uint8_t> bytes = read_file_bytes(path);
+  // Constants are used in place: the module's bytes stay alive as long as a constant does.
+  std::shared_ptr<Storage> storage = read_file_storage(path);
   try {
-    return load(bytes, options);
+    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(storage->data()),
+                                   std::size_t(storage->bytes()));
+    return Program(CompiledProgram::compile(decode_module(bytes, storage), options));
   } catch (const Error& e) {
     // Name the file: "prog.mlbc: byte 12" / "prog.mlbc: instruction 3 (line 7)".
     throw Error(e.kind(), e.what(), e.location().empty() ? path : path + ": " + e.location());

@@ -1,11 +1,13 @@
 // The embedding API: making programs (text, bytes, files, Module), listing their inputs and
 // outputs, tensor helpers, positional runs, errors for misuse.
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "bytecode/builder.hpp"
+#include "bytecode/codec.hpp"
 #include "vm/vm_test_util.hpp"
 
 using namespace mlvm;
@@ -119,6 +121,34 @@ BOOST_AUTO_TEST_CASE(misuse_is_a_usage_error) {
   o.threads = -1;
   expect_error([&] { Session(program_from(kScale), o); }, ErrorKind::usage, {"threads"});
   expect_error([] { Program().inputs(); }, ErrorKind::usage, {"empty Program"});
+}
+
+// load_file uses dense constants in place: a view of the module's (64-byte-aligned) bytes,
+// which an output that is a view of the constant keeps alive after the program is gone.
+BOOST_AUTO_TEST_CASE(load_file_constants_are_used_in_place) {
+  const auto dir = std::filesystem::temp_directory_path() / "mlvm_api_inplace";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "c.mlbc").string();
+  std::string src = ".const c : i32[2, 4] = [[1, 2, 3, 4], [5, 6, 7, 8]]\n.output y\n"
+                    "    y = transpose c\n";
+  Program text = program_from(src);
+  write_file_bytes(path, encode_module(text.module()));
+  Tensor y;
+  {
+    Program p = Program::load_file(path);
+    Session s(p, single_thread());
+    y = s.run(TensorMap{}).at("y");
+    BOOST_TEST((y.mode() == ValueMode::view));
+    BOOST_TEST(!y.is_writable());  // a constant from the module is read-only
+    BOOST_TEST(reinterpret_cast<std::uintptr_t>(y.raw_data()) % 64 == 0);
+  }
+  std::filesystem::remove_all(dir);
+  const int want[4][2] = {{1, 5}, {2, 6}, {3, 7}, {4, 8}};
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      const int64_t idx[2] = {i, j};
+      BOOST_TEST(y.get_int(idx) == want[i][j]);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
