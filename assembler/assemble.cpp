@@ -363,8 +363,11 @@ class Assembler {
         if (f == Flow::jump || f == Flow::branch || f == Flow::halt) poison(r.name);
       }
     }
+    // A copy: poison() below adds registers, and reg_names_ may reallocate (short names live
+    // inside their std::string, so views into it would dangle).
+    const std::vector<std::string> known_names = reg_names_;
     std::vector<std::string_view> known;
-    for (auto& n : reg_names_) known.push_back(n);
+    for (auto& n : known_names) known.push_back(n);
     std::unordered_map<std::string, bool> unknown;  // read but assigned nowhere
     for (std::size_t k = 0; k < instrs_.size() && !too_many(); ++k) {
       // An unknown op's arguments may be labels (a misspelled `jmp loop`): those are no reads.

@@ -2,6 +2,7 @@
 // declarations, per-instruction and cross-line checks), asserting message and exact line:col.
 // None of these reach the verifier.
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <cfloat>
 #include <cstring>
 
@@ -567,6 +568,21 @@ BOOST_AUTO_TEST_CASE(assemble_file_errors) {
   } catch (const Error& e) {
     BOOST_TEST(e.kind() == ErrorKind::io);
   }
+}
+
+// Inputs the fuzzer once crashed on (kept in tests/data/asm/fuzz_regressions/): each must be
+// reported as errors, under the sanitizers without a finding.
+BOOST_AUTO_TEST_CASE(fuzz_regressions) {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(data_dir() + "/fuzz_regressions")) {
+    ++files;
+    AssembleResult r = run(read_text(e.path().string()));
+    BOOST_TEST_INFO("file " << e.path().filename().string());
+    BOOST_TEST(!r.ok());
+    BOOST_TEST(!all_messages(r).empty());
+  }
+  BOOST_TEST(files >= 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
