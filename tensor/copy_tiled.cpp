@@ -91,6 +91,42 @@ void tile_transpose8(const TileCopy& t, std::byte* dst, const std::byte* src, in
   if (r < r1) tile_elements<8>(t, dst, src, r, r1, c0, c1);
 }
 
+// One full tile through two L1-resident buffers: each source line (64 bytes of one source
+// column) is read whole, the tile is transposed in the buffers, and each destination line is
+// written whole. With power-of-two strides every line of a tile maps to one L1 set on both
+// sides (4096 x 4096 f32: 16 KiB apart), more lines than the set has ways; touching each line
+// once, completely, makes those conflicts harmless, where the direct 4 x 4 walk revisits
+// every line four times and misses L1 on nearly every access.
+template <std::size_t S, bool Stream>
+void tile_buffered(const TileCopy& t, std::byte* dst, const std::byte* src, int64_t r0,
+                   int64_t c0) {
+  constexpr int64_t E = kTileEdge<S>;
+  alignas(64) std::byte in[E][64];
+  alignas(64) std::byte out[E][64];
+  for (int64_t c = 0; c < E; ++c) std::memcpy(in[c], src + (c0 + c) * t.src_col_stride + r0 * int64_t(S), 64);
+  TileCopy local;
+  local.rows = E;
+  local.cols = E;
+  local.src_row_stride = int64_t(S);
+  local.src_col_stride = 64;
+  local.dst_row_stride = 64;
+  local.dst_col_stride = int64_t(S);
+  if constexpr (S == 4)
+    tile_transpose4<false>(local, &out[0][0], &in[0][0], 0, E, 0, E);
+  else
+    tile_transpose8<false>(local, &out[0][0], &in[0][0], 0, E, 0, E);
+  for (int64_t r = 0; r < E; ++r) {
+    std::byte* d = dst + (r0 + r) * t.dst_row_stride + c0 * int64_t(S);
+    if constexpr (Stream) {
+      for (int k = 0; k < 64; k += 16)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
+                         _mm_load_si128(reinterpret_cast<const __m128i*>(&out[r][k])));
+    } else {
+      std::memcpy(d, out[r], 64);
+    }
+  }
+}
+
 // Visits the tiles. Streaming runs go in the source's memory order (each tile row of the
 // source continues where the previous tile left it: sequential reads the prefetcher follows,
 // while the streamed writes need no cache); cached runs in the destination's order.
@@ -121,6 +157,7 @@ void copy_tiles(const TileCopy& t, std::byte* dst, const std::byte* src) {
                           reinterpret_cast<uintptr_t>(dst) % 16 == 0 && t.dst_row_stride % 16 == 0;
       if (stream) {
         for_each_tile<true>(t, B, [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+          if (r1 - r0 == B && c1 - c0 == B) return tile_buffered<S, true>(t, dst, src, r0, c0);
           if constexpr (S == 4)
             tile_transpose4<true>(t, dst, src, r0, r1, c0, c1);
           else
@@ -129,6 +166,7 @@ void copy_tiles(const TileCopy& t, std::byte* dst, const std::byte* src) {
         _mm_sfence();  // streamed stores are weakly ordered: publish them before returning
       } else {
         for_each_tile<false>(t, B, [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+          if (r1 - r0 == B && c1 - c0 == B) return tile_buffered<S, false>(t, dst, src, r0, c0);
           if constexpr (S == 4)
             tile_transpose4<false>(t, dst, src, r0, r1, c0, c1);
           else
