@@ -14,36 +14,16 @@
 
 #include "kernels/binary.hpp"
 #include "kernels/simd/cpu_features.hpp"
+#include "simd_test_support.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
 
 using namespace mlvm;
+using namespace mlvm::simd_test;
 
 namespace {
 
-// ---- test support (own copy per suite) ---------------------------------------------------
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
-};
-
-// Every level up to the CPU's best; the level is restored when the guard goes.
-std::vector<simd::Level> levels() {
-  std::vector<simd::Level> out;
-  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) out.push_back(simd::Level(l));
-  return out;
-}
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
-
+// ---- test support (Rng, levels, LevelGuard, same_bits: simd_test_support.hpp) ---------------
 // Random values with the edge cases of T mixed in.
 template <class T>
 T random_value(Rng& r) {
@@ -63,16 +43,6 @@ T random_value(Rng& r) {
       return sp[r.next() % 6];
     }
     return T(r.next());
-  }
-}
-
-template <class T>
-bool same(T want, T got) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(want)) return std::isnan(got);
-    return std::memcmp(&want, &got, sizeof(T)) == 0;  // distinguishes 0 and -0
-  } else {
-    return want == got;
   }
 }
 
@@ -148,7 +118,7 @@ void check_table_runs(const simd::EwTable& table, const std::string& level, int&
               const T va = sp == int(simd::Splat::sv) ? pa[0] : pa[k];
               const T vb = sp == int(simd::Splat::vs) ? pb[0] : pb[k];
               const T want = reference(op, va, vb);
-              if (!same(want, py[k]) && bad++ == 0)
+              if (!same_bits(want, py[k]) && bad++ == 0)
                 BOOST_ERROR(level << " " << op_name(op) << " " << dtype_name(dtype_of<T>::value)
                                   << " splat " << sp << " stream " << stream << " n " << n
                                   << " offset " << offset << ": at " << k << " a=" << +va
@@ -177,7 +147,7 @@ void check_in_place(const simd::EwTable& table, const std::string& level) {
       table.binary[int(op)][e][int(simd::Splat::vv)][stream](a.data() + 1, a.data() + 1,
                                                              b.data() + 1, n);
       for (int64_t k = 0; k < n; ++k)
-        BOOST_TEST(same(want[k], a[k + 1]), level << " in-place " << op_name(op) << " "
+        BOOST_TEST(same_bits(want[k], a[k + 1]), level << " in-place " << op_name(op) << " "
                                                   << dtype_name(dtype_of<T>::value) << " at " << k);
     }
   }
@@ -317,7 +287,7 @@ void check_op(Op op, bool elemwise, const Dims& shape, Layout la, Layout lb, Thr
   for (int64_t k = 0; k < numel; ++k) {
     const T va = element<T>(a, idx), vb = element<T>(b, idx);
     const T want = reference(op, va, vb), got = element<T>(y, idx);
-    if (!same(want, got) && bad++ == 0)
+    if (!same_bits(want, got) && bad++ == 0)
       BOOST_ERROR(level << " " << (elemwise ? "elemwise_" : "") << op_name(op) << " "
                         << dtype_name(dtype_of<T>::value) << dims_to_string(shape) << " "
                         << layout_name(la) << "/" << layout_name(lb) << (pool ? " pool" : "")

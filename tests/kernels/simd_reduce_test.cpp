@@ -20,35 +20,16 @@
 
 #include "kernels/reduce.hpp"
 #include "kernels/simd/cpu_features.hpp"
+#include "simd_test_support.hpp"
 #include "kernels/simd/reduce.hpp"
 #include "kernels/thread_pool.hpp"
 
 using namespace mlvm;
+using namespace mlvm::simd_test;
 
 namespace {
 
-// ---- test support (own copy per suite) ---------------------------------------------------
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
-};
-
-std::vector<simd::Level> levels() {
-  std::vector<simd::Level> out;
-  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) out.push_back(simd::Level(l));
-  return out;
-}
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
-
+// ---- test support (Rng, levels, LevelGuard, same_bits: simd_test_support.hpp) ---------------
 // Values: mostly ordinary; with `specials`, also NaN, infinities and signed zeros (floats) or
 // the integer extremes.
 template <class T>
@@ -67,16 +48,6 @@ T random_value(Rng& r, bool specials) {
       return sp[r.next() % 4];
     }
     return T(r.next());
-  }
-}
-
-template <class T>
-bool same_bits(T want, T got) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(want)) return std::isnan(got);
-    return std::memcmp(&want, &got, sizeof(T)) == 0;
-  } else {
-    return want == got;
   }
 }
 

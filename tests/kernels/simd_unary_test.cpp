@@ -13,36 +13,17 @@
 #include <vector>
 
 #include "kernels/simd/cpu_features.hpp"
+#include "simd_test_support.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
 #include "kernels/unary.hpp"
 
 using namespace mlvm;
+using namespace mlvm::simd_test;
 
 namespace {
 
-// ---- test support (own copy per suite) ---------------------------------------------------
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
-};
-
-std::vector<simd::Level> levels() {
-  std::vector<simd::Level> out;
-  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) out.push_back(simd::Level(l));
-  return out;
-}
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
-
+// ---- test support (Rng, levels, LevelGuard, same_bits: simd_test_support.hpp) ---------------
 template <class T>
 T random_value(Rng& r) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -61,16 +42,6 @@ T random_value(Rng& r) {
       return sp[r.next() % 6];
     }
     return T(r.next());
-  }
-}
-
-template <class T>
-bool same(T want, T got) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(want)) return std::isnan(got);
-    return std::memcmp(&want, &got, sizeof(T)) == 0;
-  } else {
-    return want == got;
   }
 }
 
@@ -161,7 +132,7 @@ void check_table(const simd::EwTable& table, const std::string& level, int& chec
         T* py = y.data() + offset;
         run(py, px, n);
         for (int64_t k = 0; k < n; ++k)
-          if (!same(reference(op, px[k]), py[k])) {
+          if (!same_bits(reference(op, px[k]), py[k])) {
             BOOST_ERROR(level << " " << op_name(op) << " " << dtype_name(dtype_of<T>::value)
                               << " n " << n << " at " << k << " x=" << +px[k] << " want "
                               << +reference(op, px[k]) << " got " << +py[k]);
@@ -183,7 +154,7 @@ void check_table(const simd::EwTable& table, const std::string& level, int& chec
       for (auto& v : x) v = random_value<T>(rng);
       clip(y.data() + 1, x.data() + 1, n, &b[0], &b[1]);
       for (int64_t k = 0; k < n; ++k)
-        if (!same(clip_reference(x[k + 1], b[0], b[1]), y[k + 1])) {
+        if (!same_bits(clip_reference(x[k + 1], b[0], b[1]), y[k + 1])) {
           BOOST_ERROR(level << " clip " << dtype_name(dtype_of<T>::value) << " n " << n << " at "
                             << k << " x=" << +x[k + 1]);
           break;
@@ -253,7 +224,7 @@ BOOST_AUTO_TEST_CASE(exp_f32_accuracy_every_level) {
     for (float v : {0.5f, -87.5f, 88.7f, -100.f}) {
       std::vector<float> in(37, v), out(37);
       run(out.data(), in.data(), 37);
-      for (int k = 1; k < 37; ++k) BOOST_TEST(same(out[0], out[k]));
+      for (int k = 1; k < 37; ++k) BOOST_TEST(same_bits(out[0], out[k]));
     }
   }
 }
@@ -349,7 +320,7 @@ void check_op(const char* name, KernelFn fn, const Attrs& attrs, const Ref& ref,
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < cols; ++c) {
             const T want = ref(element<T>(x, r, c)), got = element<T>(y, r, c);
-            if (!same(want, got)) {
+            if (!same_bits(want, got)) {
               BOOST_ERROR(level << " " << name << " " << dtype_name(dtype_of<T>::value) << " ["
                                 << rows << ", " << cols << "] " << layout_name(lay) << " at ("
                                 << r << ", " << c << ") x=" << +element<T>(x, r, c) << " want "

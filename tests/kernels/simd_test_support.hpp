@@ -1,0 +1,50 @@
+// Shared by the SIMD suites (simd_binary_test, simd_unary_test, simd_reduce_test): a seeded
+// generator, the list of SIMD levels this CPU can run, a guard restoring the level, and a
+// bit-exact comparison. Each suite keeps its own value generator (their edge-case mixes differ).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/simd/cpu_features.hpp"
+
+namespace mlvm::simd_test {
+
+// splitmix64
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
+};
+
+// Every level up to the CPU's best; the level is restored when the guard goes.
+inline std::vector<simd::Level> levels() {
+  std::vector<simd::Level> out;
+  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) out.push_back(simd::Level(l));
+  return out;
+}
+struct LevelGuard {
+  simd::Level saved = simd::level();
+  ~LevelGuard() { simd::set_level_for_testing(saved); }
+};
+
+// Equal bit for bit (0 and -0 differ), any NaN equal to any NaN.
+template <class T>
+bool same_bits(T want, T got) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(want)) return std::isnan(got);
+    return std::memcmp(&want, &got, sizeof(T)) == 0;
+  } else {
+    return want == got;
+  }
+}
+
+}  // namespace mlvm::simd_test
