@@ -32,6 +32,24 @@ std::string index_of(const Tensor& t, const std::byte* p) {
   return "?";
 }
 
+// The first element (in memory order) whose bytes satisfy `bad`, or null.
+template <class Pred>
+const std::byte* first_element_where(const Tensor& t, const Pred& bad) {
+  const std::byte* found = nullptr;
+  auto L = plan_strided_loop<1>(t.shape(), std::array<const Tensor*, 1>{&t},
+                                LoopOptions{false, false});
+  for_each_run(L, {t.raw_data()}, [&](auto ptr, int64_t n, auto st) {
+    if (found) return;
+    const std::byte* q = ptr[0];
+    for (int64_t k = 0; k < n; ++k, q += st[0])
+      if (bad(q)) {
+        found = q;
+        return;
+      }
+  });
+  return found;
+}
+
 void check_precision(const InputDecl& decl, const Tensor& t) {
   const int p = decl.type.precision;
   if (p == kUnknownPrecision || !is_signed_int(t.dtype())) return;
@@ -41,21 +59,16 @@ void check_precision(const InputDecl& decl, const Tensor& t) {
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-      auto L = plan_strided_loop<1>(t.shape(), std::array<const Tensor*, 1>{&t},
-                                    LoopOptions{false, false});
-      for_each_run(L, {t.raw_data()}, [&](auto ptr, int64_t n, auto st) {
-        if (bad) return;
-        const std::byte* q = ptr[0];
-        for (int64_t k = 0; k < n; ++k, q += st[0]) {
-          T v;
-          std::memcpy(&v, q, sizeof v);
-          if (v > bound || v < -bound) {
-            bad = q;
-            bad_value = int64_t(v);
-            return;
-          }
-        }
+      auto value = [](const std::byte* q) {
+        T v;
+        std::memcpy(&v, q, sizeof v);
+        return v;
+      };
+      bad = first_element_where(t, [&](const std::byte* q) {
+        const T v = value(q);
+        return v > bound || v < -bound;
       });
+      if (bad) bad_value = int64_t(value(bad));
     }
   });
   if (bad)
@@ -70,18 +83,7 @@ void check_precision(const InputDecl& decl, const Tensor& t) {
 // logical ops and `where` disagree with one another.
 void check_bool_values(const InputDecl& decl, const Tensor& t) {
   if (t.dtype() != DType::boolean) return;
-  const std::byte* bad = nullptr;
-  auto L = plan_strided_loop<1>(t.shape(), std::array<const Tensor*, 1>{&t},
-                                LoopOptions{false, false});
-  for_each_run(L, {t.raw_data()}, [&](auto ptr, int64_t n, auto st) {
-    if (bad) return;
-    const std::byte* q = ptr[0];
-    for (int64_t k = 0; k < n; ++k, q += st[0])
-      if (uint8_t(*q) > 1) {
-        bad = q;
-        return;
-      }
-  });
+  const std::byte* bad = first_element_where(t, [](const std::byte* q) { return uint8_t(*q) > 1; });
   if (bad)
     throw Error(ErrorKind::invalid,
                 "input " + decl.name + " is bool but element " + index_of(t, bad) + " holds " +
