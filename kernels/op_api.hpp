@@ -5,11 +5,13 @@
 //                            checks. Throws Error(invalid) with a message naming the problem.
 //                            The same shape helpers must also serve the kernel at run time.
 //   run(KernelContext&)    — computes the results from concrete tensors. Data-dependent
-//                            problems (integer division by zero, take mode=raise) throw Error(trap).
+//                            problems (integer division by zero, take mode=raise) throw
+//                            Error(trap).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,7 +40,8 @@ struct TensorType {
   bool has_dynamic_dims() const;
   std::string to_string() const;  // "f32[2, ?]"; with precision: "i32[4] precision=8"
   friend bool operator==(const TensorType& a, const TensorType& b) {
-    return a.dtype == b.dtype && a.dims == b.dims && a.precision == b.precision && a.present == b.present;
+    return a.dtype == b.dtype && a.dims == b.dims && a.precision == b.precision &&
+           a.present == b.present;
   }
 };
 TensorType type_of(const Tensor& t);  // precision unknown
@@ -73,17 +76,17 @@ enum class AttrKind : uint8_t {
   integer,  // int, range-checked
   number,   // int or float (a_min, value, ...)
   boolean,
-  ints,     // tuple of ints; a bare int means a one-element tuple
-  pairs,    // tuple of (int, int) tuples (pad_width)
+  ints,   // tuple of ints; a bare int means a one-element tuple
+  pairs,  // tuple of (int, int) tuples (pad_width)
   dtype,
-  string,   // one of the listed choices
+  string,  // one of the listed choices
 };
 
 struct AttrSpec {
   std::string name;
   AttrKind kind = AttrKind::integer;
   bool required = false;
-  bool nullable = false;  // `none` accepted (e.g. take's axis, pools' strides)
+  bool nullable = false;                     // `none` accepted (e.g. take's axis, pools' strides)
   int64_t min = INT64_MIN, max = INT64_MAX;  // for integer (and each element of ints)
   std::vector<std::string> choices;          // for string
   AttrValue default_value;
@@ -106,7 +109,8 @@ class Attrs {
   const std::vector<int64_t>& ints(int k) const { return v_[k].ints; }
   // A number attribute as a Scalar (keeps int vs float).
   Scalar scalar(int k) const {
-    return v_[k].kind == AttrValue::Kind::floating ? Scalar::from_float(v_[k].f) : Scalar::from_int(v_[k].i);
+    return v_[k].kind == AttrValue::Kind::floating ? Scalar::from_float(v_[k].f)
+                                                   : Scalar::from_int(v_[k].i);
   }
   const std::vector<AttrValue>& items(int k) const { return v_[k].items; }
 
@@ -132,8 +136,8 @@ struct InferContext {
 // Run-time context.
 class ExecEnv {
  public:
-  ThreadPool* pool = nullptr;                  // null: run on the calling thread
-  std::shared_ptr<MemoryBudget> budget;        // null: unlimited
+  ThreadPool* pool = nullptr;            // null: run on the calling thread
+  std::shared_ptr<MemoryBudget> budget;  // null: unlimited
   // Set by the host (another thread) to stop the run; null: the run cannot be cancelled.
   const std::atomic<bool>* cancel = nullptr;
 
@@ -144,9 +148,89 @@ class ExecEnv {
   }
 };
 
+// A kernel's inputs, read as ctx.in[k]: either an array of tensors (tests, direct calls) or an
+// array of pointers to the interpreter's registers, so that running an instruction copies no
+// tensor (on one-element tensors those copies would be most of an instruction's cost).
+class TensorArgs {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Tensor;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Tensor*;
+    using reference = const Tensor&;
+    iterator() = default;
+    iterator(const TensorArgs* args, std::size_t k) : args_(args), k_(k) {}
+    const Tensor& operator*() const { return (*args_)[k_]; }
+    const Tensor* operator->() const { return &(*args_)[k_]; }
+    const Tensor& operator[](difference_type d) const { return (*args_)[k_ + std::size_t(d)]; }
+    iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++k_;
+      return t;
+    }
+    iterator& operator--() {
+      --k_;
+      return *this;
+    }
+    iterator operator--(int) {
+      iterator t = *this;
+      --k_;
+      return t;
+    }
+    iterator& operator+=(difference_type d) {
+      k_ += std::size_t(d);
+      return *this;
+    }
+    iterator& operator-=(difference_type d) {
+      k_ -= std::size_t(d);
+      return *this;
+    }
+    friend iterator operator+(iterator it, difference_type d) { return it += d; }
+    friend iterator operator+(difference_type d, iterator it) { return it += d; }
+    friend iterator operator-(iterator it, difference_type d) { return it -= d; }
+    friend difference_type operator-(const iterator& a, const iterator& b) {
+      return difference_type(a.k_) - difference_type(b.k_);
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.k_ == b.k_; }
+    friend auto operator<=>(const iterator& a, const iterator& b) { return a.k_ <=> b.k_; }
+
+   private:
+    const TensorArgs* args_ = nullptr;
+    std::size_t k_ = 0;
+  };
+
+  TensorArgs() = default;
+  TensorArgs(std::span<const Tensor> values) : values_(values.data()), n_(values.size()) {}
+  TensorArgs(const std::vector<Tensor>& values) : values_(values.data()), n_(values.size()) {}
+  // `n` tensors at *refs[0..n); each pointer must stay valid while the kernel runs.
+  static TensorArgs refs(const Tensor* const* refs, std::size_t n) {
+    TensorArgs a;
+    a.refs_ = refs;
+    a.n_ = n;
+    return a;
+  }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Tensor& operator[](std::size_t k) const { return refs_ ? *refs_[k] : values_[k]; }
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, n_}; }
+
+ private:
+  const Tensor* values_ = nullptr;
+  const Tensor* const* refs_ = nullptr;
+  std::size_t n_ = 0;
+};
+
 struct KernelContext {
-  std::span<const Tensor> in;  // an omitted optional input is a default (undefined) Tensor
-  std::span<Tensor> out;       // the kernel assigns every result
+  TensorArgs in;          // an omitted optional input is a default (undefined) Tensor
+  std::span<Tensor> out;  // the kernel assigns every result
   const Attrs& attrs;
   ExecEnv& env;
   // Bit k set: input k dies at this instruction and its storage is shared with no live value,

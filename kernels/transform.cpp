@@ -590,7 +590,7 @@ int64_t reflect_index(int64_t j, int64_t n) {
 // Contiguous inputs: y seen as [outer, sum of the inputs' axis·inner] is, row by row, each
 // input's [outer, axis·inner] row in turn, so it is memcpy's of whole blocks (one per input
 // when the axis is the leading non-trivial dim).
-void concatenate_contiguous(std::span<const Tensor> in, const Tensor& y, int axis, const ExecEnv& env) {
+void concatenate_contiguous(const TensorArgs& in, const Tensor& y, int axis, const ExecEnv& env) {
   if (y.numel() == 0) return;
   int64_t outer = 1;
   for (int d = 0; d < axis; ++d) outer *= y.dim(d);

@@ -24,6 +24,16 @@ void check_shape(const Dims& shape) {
 
 namespace {
 
+bool layout_is_contiguous(const Dims& shape, const Dims& strides) {
+  int64_t expect = 1;
+  for (int i = shape.size() - 1; i >= 0; --i) {
+    if (shape[i] == 0) return true;
+    if (shape[i] != 1 && strides[i] != expect) return false;
+    expect *= shape[i];
+  }
+  return true;
+}
+
 // Every element a layout can reach must lie inside the storage: checked once, when the view
 // is made, so that no later access needs a check. 128-bit arithmetic cannot overflow here.
 void check_bounds(const Storage& storage, DType dtype, const Dims& shape, const Dims& strides,
@@ -59,6 +69,7 @@ Tensor Tensor::make_view(std::shared_ptr<Storage> storage, DType dtype, const Di
   t.offset_ = offset;
   t.numel_ = checked_numel(shape);
   t.mode_ = mode;
+  t.contiguous_ = layout_is_contiguous(shape, strides);
   return t;
 }
 
@@ -99,15 +110,6 @@ Tensor Tensor::borrow(DType dtype, const Dims& shape, void* data, int64_t bytes,
                    ValueMode::borrowed);
 }
 
-bool Tensor::is_contiguous() const {
-  int64_t expect = 1;
-  for (int i = rank() - 1; i >= 0; --i) {
-    if (shape_[i] == 0) return true;
-    if (shape_[i] != 1 && strides_[i] != expect) return false;
-    expect *= shape_[i];
-  }
-  return true;
-}
 
 bool Tensor::is_writable() const {
   if (!storage_ || !storage_->writable() || mode_ == ValueMode::constant) return numel_ == 0 && storage_;

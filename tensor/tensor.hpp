@@ -60,8 +60,9 @@ class Tensor {
   template <class T>
   T* data() const { return reinterpret_cast<T*>(raw_data()); }
 
-  // Dense row-major with positive strides (size-1 dims may have any stride).
-  bool is_contiguous() const;
+  // Dense row-major with positive strides (size-1 dims may have any stride). Decided once,
+  // when the layout is made: kernels ask on every call.
+  bool is_contiguous() const { return contiguous_; }
   // False for constants, read-only host memory, and any view with stride 0 on a dim > 1.
   bool is_writable() const;
   // Throws Error(invalid) naming `what` unless is_writable().
@@ -86,6 +87,7 @@ class Tensor {
   int64_t offset_ = 0;
   int64_t numel_ = 0;
   ValueMode mode_ = ValueMode::owned;
+  bool contiguous_ = true;
 };
 
 // Rejects rank outside 1..8, negative dims and element counts beyond int64.

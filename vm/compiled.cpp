@@ -30,10 +30,6 @@ std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module mod
   // The plan points into p->module, which never moves again.
   p->plan = build_plan(p->module, p->verified);
   for (const ConstDecl& c : p->module.constants) p->constant_values.push_back(read_only(c.value));
-  for (const PlannedInstruction& ins : p->plan.code) {
-    p->max_args = std::max(p->max_args, int(ins.args.size()));
-    p->max_results = std::max(p->max_results, int(ins.results.size()));
-  }
   return p;
 }
 

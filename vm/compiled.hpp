@@ -18,8 +18,6 @@ struct CompiledProgram {
   // that neither a kernel nor a host holding an output that aliases it can write into the
   // module that other runs share.
   std::vector<Tensor> constant_values;
-  int max_args = 0;
-  int max_results = 0;
 
   // Verifies `module` (Error(invalid) with the instruction location on failure) and plans it.
   static std::shared_ptr<const CompiledProgram> compile(Module module,

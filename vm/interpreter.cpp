@@ -24,40 +24,36 @@ using Clock = std::chrono::steady_clock;
   throw Error(kind, msg, instruction_location(pc, p.line));
 }
 
-// Each result must have the type the verifier proved; static dims are checked here because a
-// kernel only sees concrete shapes and a `?` dim earlier may have made them differ. This is
-// the common case, inlined into the run loop; report_bad_result words the failure.
-inline bool result_ok(const PlannedInstruction& p, std::size_t k, const Tensor& t) {
+// Each result must have the type the verifier proved (`want`, null when it saw none); static
+// dims are checked here because a kernel only sees concrete shapes and a `?` dim earlier may
+// have made them differ. This is the common case, inlined into the run loop;
+// report_bad_result words the failure.
+inline bool result_ok(const TensorType* want, const Tensor& t) {
   if (!t.defined()) return false;
-  if (k >= p.result_types.size()) return true;
-  const TensorType& want = p.result_types[k];
-  if (t.dtype() != want.dtype || t.rank() != want.dims.size()) return false;
+  if (!want) return true;
+  if (t.dtype() != want->dtype || t.rank() != want->dims.size()) return false;
   for (int i = 0; i < t.rank(); ++i)
-    if (want.dims[i] != kDynamic && want.dims[i] != t.dim(i)) return false;
+    if (want->dims[i] != kDynamic && want->dims[i] != t.dim(i)) return false;
   return true;
 }
 
 [[noreturn]] void report_bad_result(const PlannedInstruction& p, std::size_t pc, std::size_t k,
-                                    const Tensor& t) {
+                                    const TensorType* want, const Tensor& t) {
   if (!t.defined())
     fail_at(p, pc, ErrorKind::trap,
             "internal error: the kernel produced no result " + std::to_string(k));
-  const TensorType& want = p.result_types.at(k);  // result_ok passes results with no type
-  if (t.dtype() != want.dtype || t.rank() != want.dims.size()) {
-    TensorType plain = want;
-    plain.precision = kUnknownPrecision;
+  if (!want)
+    fail_at(p, pc, ErrorKind::trap, "internal error: result " + std::to_string(k) + " rejected");
+  if (t.dtype() != want->dtype || t.rank() != want->dims.size())
     fail_at(p, pc, ErrorKind::trap,
             "internal error: result " + std::to_string(k) + " is " + t.type_string() +
-                " but the verified type is " + plain.to_string());
-  }
+                " but the verified type is " + want->to_string());
   for (int i = 0; i < t.rank(); ++i) {
-    if (want.dims[i] != kDynamic && want.dims[i] != t.dim(i)) {
-      TensorType plain = want;
-      plain.precision = kUnknownPrecision;
+    if (want->dims[i] != kDynamic && want->dims[i] != t.dim(i)) {
       fail_at(p, pc, ErrorKind::trap,
               "dynamic-dim mismatch: result " + std::to_string(k) + " is " + t.type_string() +
-                  " but the verified type is " + plain.to_string() + " (dim " + std::to_string(i) +
-                  ": " + std::to_string(t.dim(i)) + " vs " + std::to_string(want.dims[i]) + ")");
+                  " but the verified type is " + want->to_string() + " (dim " + std::to_string(i) +
+                  ": " + std::to_string(t.dim(i)) + " vs " + std::to_string(want->dims[i]) + ")");
     }
   }
   fail_at(p, pc, ErrorKind::trap, "internal error: result " + std::to_string(k) + " rejected");
@@ -85,8 +81,8 @@ Interpreter::Interpreter(std::shared_ptr<const CompiledProgram> program)
     : program_(std::move(program)) {
   if (!program_) throw Error(ErrorKind::usage, "interpreter without a program");
   registers_.resize(std::size_t(program_->plan.num_registers));
-  args_.resize(std::size_t(program_->max_args));
-  results_.resize(std::size_t(program_->max_results));
+  args_.resize(std::size_t(program_->plan.max_args));
+  results_.resize(std::size_t(program_->plan.max_results));
 }
 
 std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& env,
@@ -100,11 +96,11 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
   // Whatever happens, the registers are empty again afterwards: a failed run must not keep
   // its intermediates (or the host's inputs) alive.
   struct Clear {
-    std::vector<Tensor>* regs[3];
+    std::vector<Tensor>* regs[2];
     ~Clear() {
       for (auto* r : regs) std::fill(r->begin(), r->end(), Tensor());
     }
-  } clear{{&registers_, &args_, &results_}};
+  } clear{{&registers_, &results_}};
 
   for (std::size_t k = 0; k < inputs.size(); ++k)
     registers_[std::size_t(m.inputs[k].reg)] = inputs[k];
@@ -144,6 +140,8 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
 
 void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stats) {
   const auto& code = program_->plan.code;
+  const int32_t* const pool = program_->plan.regs.data();
+  const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
@@ -165,32 +163,20 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
 
     switch (p.kind) {
       case StepKind::kernel: {
-        const std::size_t na = p.arg_plan.size(), nr = p.results.size();
-        const ArgPlan* plan = p.arg_plan.data();
-        // Registers move into the argument slots (no reference counting); a register read
-        // twice is copied from its first slot. A taken value is then held by its slot alone,
-        // so a sole owner may be donated to the result.
+        const std::size_t na = p.num_args, nr = p.num_results;
+        const int32_t* const args = p.args(pool);
+        static const Tensor kAbsent;  // an omitted optional input
+        for (std::size_t k = 0; k < na; ++k)
+          args_[k] = args[k] == kNoRegister ? &kAbsent : &registers_[std::size_t(args[k])];
+        // A dying argument whose register is its storage's only owner may become the result.
         uint32_t donatable = 0;
-        for (std::size_t k = 0; k < na; ++k) {
-          switch (plan[k].pass) {
-            case ArgPass::absent:
-              break;  // the slot was left undefined by the previous instruction
-            case ArgPass::lend:
-            case ArgPass::take:
-              args_[k] = std::move(registers_[std::size_t(plan[k].reg)]);
-              break;
-            case ArgPass::repeat:
-              args_[k] = args_[std::size_t(plan[k].first)];
-              break;
-          }
-        }
         for (uint32_t bits = p.may_donate; bits; bits &= bits - 1) {
           const int k = __builtin_ctz(bits);
-          const Tensor& a = args_[std::size_t(k)];
+          const Tensor& a = *args_[std::size_t(k)];
           if (a.defined() && a.mode() == ValueMode::owned && a.storage().use_count() == 1)
             donatable |= 1u << k;
         }
-        KernelContext ctx{std::span<const Tensor>(args_.data(), na),
+        KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr), *p.attrs, env, donatable};
         try {
           p.run(ctx);
@@ -201,33 +187,34 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
         } catch (const std::exception& e) {
           fail_at(p, pc, ErrorKind::trap, std::string("internal error: ") + e.what());
         }
-        // Lent values go back to their registers before the results are stored: a result
-        // register is never a lent one (writing it makes its old value die here).
-        for (std::size_t k = 0; k < na; ++k) {
-          if (plan[k].pass == ArgPass::lend)
-            registers_[std::size_t(plan[k].reg)] = std::move(args_[k]);
-          else if (plan[k].pass != ArgPass::absent)
-            drop(args_[k]);
-        }
+        const int32_t* const type_ids = p.result_types(pool);
         for (std::size_t k = 0; k < nr; ++k) {
-          if (!result_ok(p, k, results_[k])) report_bad_result(p, pc, k, results_[k]);
-          // Moving leaves the slot undefined, ready for the next kernel.
-          registers_[std::size_t(p.results[k])] = std::move(results_[k]);
+          const TensorType* want = type_ids[k] == kNoType ? nullptr : &types[type_ids[k]];
+          if (!result_ok(want, results_[k])) report_bad_result(p, pc, k, want, results_[k]);
         }
+        // Dying arguments go before the results are stored: a result register may be one of
+        // them (h = relu h), and its old value must not outlive this instruction.
+        const int32_t* const dying = p.dying(pool);
+        for (uint32_t k = 0; k < p.num_dying; ++k) drop(registers_[std::size_t(dying[k])]);
+        // Moving leaves each result slot undefined, ready for the next kernel.
+        const int32_t* const results = p.results(pool);
+        for (std::size_t k = 0; k < nr; ++k)
+          registers_[std::size_t(results[k])] = std::move(results_[k]);
         break;
       }
       case StepKind::jmp:
         next = std::size_t(p.target);
         break;
       case StepKind::br:
-        if (is_nonzero(p, pc, registers_[std::size_t(p.args[0])])) next = std::size_t(p.target);
+        if (is_nonzero(p, pc, registers_[std::size_t(p.args(pool)[0])]))
+          next = std::size_t(p.target);
         break;
       case StepKind::halt:
         next = n;
         break;
       case StepKind::print:
         if (config.print) {
-          const int32_t r = p.args[0];
+          const int32_t r = p.args(pool)[0];
           const auto& names = program_->module.register_names;
           render_tensor(
               *config.print,
@@ -236,9 +223,12 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
         }
         break;
     }
-    if (p.kind != StepKind::kernel)
-      for (int32_t r : p.dying_args) drop(registers_[std::size_t(r)]);
-    for (int32_t r : p.release) drop(registers_[std::size_t(r)]);
+    if (p.kind != StepKind::kernel) {
+      const int32_t* const dying = p.dying(pool);
+      for (uint32_t k = 0; k < p.num_dying; ++k) drop(registers_[std::size_t(dying[k])]);
+    }
+    const int32_t* const release = p.release(pool);
+    for (uint32_t k = 0; k < p.num_release; ++k) drop(registers_[std::size_t(release[k])]);
     if (config.profile) {
       counts[std::size_t(p.op)] += 1;
       times[std::size_t(p.op)] += Clock::now() - t0;

@@ -51,7 +51,11 @@ class Interpreter {
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;
-  std::vector<Tensor> args_, results_;  // scratch, sized for the widest instruction
+  // Scratch, sized for the widest instruction: pointers to the argument registers (or to an
+  // undefined tensor for an omitted optional input), and the kernel's results before they are
+  // stored (a result register may also be an argument the kernel is still reading).
+  std::vector<const Tensor*> args_;
+  std::vector<Tensor> results_;
 };
 
 }  // namespace mlvm

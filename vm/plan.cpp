@@ -1,6 +1,8 @@
 #include "vm/plan.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace mlvm {
 
@@ -25,22 +27,26 @@ StepKind step_kind(Opcode op) {
   }
 }
 
-std::vector<ArgPlan> plan_args(const std::vector<int32_t>& args, const std::vector<int32_t>& dying) {
-  std::vector<ArgPlan> plan(args.size());
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    ArgPlan& a = plan[k];
-    a.reg = args[k];
-    if (a.reg == kNoRegister) continue;  // absent
-    const auto earlier = std::find(args.begin(), args.begin() + std::ptrdiff_t(k), a.reg);
-    if (earlier != args.begin() + std::ptrdiff_t(k)) {
-      a.pass = ArgPass::repeat;
-      a.first = int32_t(earlier - args.begin());
-    } else {
-      a.pass = contains(dying, a.reg) ? ArgPass::take : ArgPass::lend;
+// Distinct result types: most instructions of a program share a handful.
+class TypeTable {
+ public:
+  explicit TypeTable(std::vector<TensorType>& types) : types_(types) {}
+  int32_t intern(const TensorType& t) {
+    Key key{t.dtype, std::vector<int64_t>(t.dims.begin(), t.dims.end())};
+    auto [it, fresh] = index_.try_emplace(std::move(key), int32_t(types_.size()));
+    if (fresh) {
+      TensorType plain = t;
+      plain.precision = kUnknownPrecision;
+      types_.push_back(std::move(plain));
     }
+    return it->second;
   }
-  return plan;
-}
+
+ private:
+  using Key = std::tuple<DType, std::vector<int64_t>>;
+  std::vector<TensorType>& types_;
+  std::map<Key, int32_t> index_;
+};
 
 }  // namespace
 
@@ -54,6 +60,8 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   ExecPlan plan;
   plan.num_registers = module.num_registers();
   plan.code.resize(module.code.size());
+  TypeTable types(plan.types);
+  std::vector<int32_t> dying, release;
   for (std::size_t pc = 0; pc < module.code.size(); ++pc) {
     const Instruction& ins = module.code[pc];
     const OpInfo& info = op_info(ins.op);
@@ -63,30 +71,44 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     p.name = info.name.c_str();
     p.run = p.kind == StepKind::kernel ? info.run : nullptr;
     p.attrs = &ins.attrs;
-    p.args = ins.args;
-    p.results = ins.results;
     p.target = ins.target;
     p.line = module.line_of(pc);
-    if (pc < verified.result_types.size()) p.result_types = verified.result_types[pc];
 
     static const std::vector<int32_t> kNone;
     const std::vector<int32_t>& released =
         pc < verified.release_after.size() ? verified.release_after[pc] : kNone;
     // An argument's value dies here when the verifier releases its register after this
     // instruction, or when this instruction overwrites the register (h = relu h).
-    for (std::size_t k = 0; k < p.args.size(); ++k) {
-      int32_t r = p.args[k];
-      if (r == kNoRegister || contains(p.dying_args, r)) continue;
-      if (contains(released, r) || contains(p.results, r)) p.dying_args.push_back(r);
+    dying.clear();
+    for (int32_t r : ins.args) {
+      if (r == kNoRegister || contains(dying, r)) continue;
+      if (contains(released, r) || contains(ins.results, r)) dying.push_back(r);
     }
-    for (std::size_t k = 0; k < p.args.size() && k < 32; ++k) {
-      int32_t r = p.args[k];
-      if (r == kNoRegister || !contains(p.dying_args, r)) continue;
-      if (std::count(p.args.begin(), p.args.end(), r) == 1) p.may_donate |= 1u << k;
+    for (std::size_t k = 0; k < ins.args.size() && k < 32; ++k) {
+      int32_t r = ins.args[k];
+      if (r == kNoRegister || !contains(dying, r)) continue;
+      if (std::count(ins.args.begin(), ins.args.end(), r) == 1) p.may_donate |= 1u << k;
     }
+    release.clear();
     for (int32_t r : released)
-      if (!contains(p.dying_args, r) || contains(p.results, r)) p.release.push_back(r);
-    if (p.kind == StepKind::kernel) p.arg_plan = plan_args(p.args, p.dying_args);
+      if (!contains(dying, r) || contains(ins.results, r)) release.push_back(r);
+
+    p.regs = uint32_t(plan.regs.size());
+    p.num_args = uint32_t(ins.args.size());
+    p.num_results = uint32_t(ins.results.size());
+    p.num_dying = uint32_t(dying.size());
+    p.num_release = uint32_t(release.size());
+    plan.regs.insert(plan.regs.end(), ins.args.begin(), ins.args.end());
+    plan.regs.insert(plan.regs.end(), ins.results.begin(), ins.results.end());
+    plan.regs.insert(plan.regs.end(), dying.begin(), dying.end());
+    plan.regs.insert(plan.regs.end(), release.begin(), release.end());
+    const std::vector<TensorType>* result_types =
+        pc < verified.result_types.size() ? &verified.result_types[pc] : nullptr;
+    for (std::size_t k = 0; k < ins.results.size(); ++k)
+      plan.regs.push_back(
+          result_types && k < result_types->size() ? types.intern((*result_types)[k]) : kNoType);
+    plan.max_args = std::max(plan.max_args, int(ins.args.size()));
+    plan.max_results = std::max(plan.max_results, int(ins.results.size()));
   }
   return plan;
 }

@@ -1,8 +1,8 @@
-// How the run loop hands registers to kernels (vm/plan.hpp ArgPass): values that live on are
-// lent (moved in and back), dying ones taken, a register read twice copied, an omitted
-// optional input left undefined. Each case checks values, that lent registers are intact
-// afterwards (also after a trap), and that the slots carry nothing from one instruction to
-// the next.
+// How the run loop hands registers to kernels (vm/interpreter.cpp, TensorArgs): kernels read
+// registers in place; dying ones are dropped afterwards and may donate their storage; a
+// register read twice is one value; an omitted optional input is undefined. Each case checks
+// values, that live registers are intact afterwards (also after a trap), and that nothing
+// carries over from one instruction to the next.
 #include <boost/test/unit_test.hpp>
 
 #include "vm/vm_test_util.hpp"
