@@ -21,7 +21,7 @@
 #include "assembler/diagnostics.hpp"
 #include "assembler/parser.hpp"
 #include "bytecode/format.hpp"
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 namespace mlvm {
 
@@ -74,11 +74,11 @@ std::string suggest_op_name(std::string_view typed) {
   for (char& c : lowered)
     if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
   if (lowered != typed)
-    if (const OpInfo* o = find_op(lowered)) return lowered == o->alias ? o->alias : o->name;
+    if (const OpInfo* o = find_op(lowered)) return lowered == o->name ? o->name : lowered;
   std::string best;
   if (typed.size() >= 3) {
     for (const OpInfo& o : all_ops())
-      for (const std::string* n : {&o.name, &o.alias})
+      for (const std::string* n = &o.name; n; n = n == &o.name && !o.aliases.empty() ? &o.aliases[0] : nullptr)
         if (n->size() > typed.size() && n->compare(0, typed.size(), typed) == 0 &&
             (best.empty() || n->size() < best.size()))
           best = *n;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 namespace mlvm {
 

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "assembler/diagnostics.hpp"
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/npy.hpp"
 

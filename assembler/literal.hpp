@@ -5,7 +5,8 @@
 #include <string>
 
 #include "assembler/cursor.hpp"
-#include "kernels/op_api.hpp"
+#include "ir/attr_value.hpp"
+#include "ir/types.hpp"
 
 namespace mlvm::asm_detail {
 

@@ -4,7 +4,7 @@
 #include "assembler/diagnostics.hpp"
 #include "assembler/lexer.hpp"
 #include "assembler/literal.hpp"
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 namespace mlvm::asm_detail {
 

@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/op_api.hpp"
+#include "ir/attr_value.hpp"
+#include "ir/types.hpp"
 
 namespace mlvm::asm_detail {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 
 namespace mlvm {
 

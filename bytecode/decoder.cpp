@@ -6,7 +6,7 @@
 
 #include "bytecode/codec.hpp"
 #include "bytecode/format.hpp"
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 
 namespace mlvm {
 

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "bytecode/op_table.hpp"
-#include "kernels/op_api.hpp"
+#include "ir/attr_check.hpp"
+#include "ir/op_table.hpp"
+#include "ir/infer.hpp"
+#include "ir/types.hpp"
 
 namespace mlvm {
 

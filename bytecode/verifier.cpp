@@ -16,7 +16,8 @@
 #include <unordered_map>
 
 #include "bytecode/verifier_testing.hpp"
-#include "kernels/precision.hpp"
+#include "ir/infer.hpp"
+#include "ir/precision.hpp"
 
 namespace mlvm {
 
@@ -399,15 +400,11 @@ class Verifier {
           ok = false;
         }
     }
+    int bad = -1;
     try {
-      attrs_[std::size_t(pc)] = check_positional_attrs(op, ins.attrs.values());
+      attrs_[std::size_t(pc)] = check_positional_attrs(op, ins.attrs.values(), &bad);
     } catch (const Error& e) {
-      int32_t which = -1;
-      std::string msg = e.message();
-      for (std::size_t k = 0; k < op.attrs.size(); ++k)
-        if (msg.find("attribute '" + op.attrs[k].name + "'") != std::string::npos)
-          which = int32_t(k);
-      instr_error(pc, msg, -1, -1, which);
+      instr_error(pc, e.message(), -1, -1, bad);
       ok = false;
     }
     if (is_jump(ins.op)) {
@@ -589,7 +586,7 @@ class Verifier {
         in, attrs_[std::size_t(pc)], {}, InferOptions{opt_.precision_check, opt_.strict_precision}};
     try {
       InferFn infer = g_infer_override ? g_infer_override(ins.op) : nullptr;
-      (infer ? infer : op.infer)(ctx);
+      (infer ? infer : infer_fn(ins.op))(ctx);
     } catch (const Error& e) {
       if (emit) instr_error(pc, e.message());
       poison_results(ins, s);

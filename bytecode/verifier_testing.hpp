@@ -3,7 +3,7 @@
 // Not for production use; not thread-safe; reset it with nullptr.
 #pragma once
 
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 namespace mlvm {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_pool.hpp"

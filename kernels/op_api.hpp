@@ -1,12 +1,9 @@
-// The contract between the op table, the verifier and the kernels.
+// What a kernel sees: its inputs, its results, its op's typed attributes and the run's
+// environment (thread pool, memory budget, cancellation).
 //
-// Every op provides two functions, both written once in its kernel family file:
-//   infer(InferContext&)   — static rule: dtypes, shapes (with kDynamic dims), precision, attribute
-//                            checks. Throws Error(invalid) with a message naming the problem.
-//                            The same shape helpers must also serve the kernel at run time.
-//   run(KernelContext&)    — computes the results from concrete tensors. Data-dependent
-//                            problems (integer division by zero, take mode=raise) throw
-//                            Error(trap).
+// run_<id>(KernelContext&) computes an op's results from concrete tensors; the op's static rule
+// (infer_<id>, ir/infer.hpp) has already checked types and attributes. Data-dependent problems
+// (integer division by zero, take mode=raise) throw Error(trap).
 #pragma once
 
 #include <atomic>
@@ -17,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/attrs.hpp"
+#include "ir/infer.hpp"
+#include "ir/types.hpp"
 #include "tensor/dims.hpp"
 #include "tensor/dtype.hpp"
 #include "tensor/error.hpp"
@@ -26,111 +26,6 @@
 namespace mlvm {
 
 class ThreadPool;
-
-// ---------------------------------------------------------------------------------------------
-// Types as the verifier sees them.
-inline constexpr int kUnknownPrecision = 0;
-
-struct TensorType {
-  DType dtype = DType::f32;
-  Dims dims;                          // kDynamic for `?`
-  int precision = kUnknownPrecision;  // signed ints only; 0 = unknown (ops.md §2)
-  bool present = true;                // false for an omitted optional input
-
-  bool has_dynamic_dims() const;
-  std::string to_string() const;  // "f32[2, ?]"; with precision: "i32[4] precision=8"
-  friend bool operator==(const TensorType& a, const TensorType& b) {
-    return a.dtype == b.dtype && a.dims == b.dims && a.precision == b.precision &&
-           a.present == b.present;
-  }
-};
-TensorType type_of(const Tensor& t);  // precision unknown
-
-// ---------------------------------------------------------------------------------------------
-// Attribute values, as written in the text language.
-struct AttrValue {
-  enum class Kind : uint8_t { none, integer, floating, boolean, tuple, dtype, string };
-  Kind kind = Kind::none;
-  int64_t i = 0;
-  double f = 0;
-  bool b = false;
-  DType dt = DType::f32;
-  std::string s;
-  std::vector<AttrValue> items;  // tuple elements
-  // Filled by resolve_attrs for `ints` attributes: the flattened integer tuple.
-  std::vector<int64_t> ints;
-
-  static AttrValue none() { return {}; }
-  static AttrValue integer(int64_t v);
-  static AttrValue floating(double v);
-  static AttrValue boolean(bool v);
-  static AttrValue dtype(DType t);
-  static AttrValue string(std::string v);
-  static AttrValue tuple(std::vector<AttrValue> v);
-  std::string to_string() const;  // in the text language's syntax; re-parses to the same value
-  bool operator==(const AttrValue& o) const;
-};
-
-// What an attribute accepts (the op table writes these in a small text form; see op_table.cpp).
-enum class AttrKind : uint8_t {
-  integer,  // int, range-checked
-  number,   // int or float (a_min, value, ...)
-  boolean,
-  ints,   // tuple of ints; a bare int means a one-element tuple
-  pairs,  // tuple of (int, int) tuples (pad_width)
-  dtype,
-  string,  // one of the listed choices
-};
-
-struct AttrSpec {
-  std::string name;
-  AttrKind kind = AttrKind::integer;
-  bool required = false;
-  bool nullable = false;                     // `none` accepted (e.g. take's axis, pools' strides)
-  int64_t min = INT64_MIN, max = INT64_MAX;  // for integer (and each element of ints)
-  std::vector<std::string> choices;          // for string
-  AttrValue default_value;
-};
-
-// Attribute values of one instruction in the op's declared order, defaults filled in.
-class Attrs {
- public:
-  Attrs() = default;
-  explicit Attrs(std::vector<AttrValue> v) : v_(std::move(v)) {}
-  int size() const { return int(v_.size()); }
-  const AttrValue& operator[](int k) const { return v_[k]; }
-  const std::vector<AttrValue>& values() const { return v_; }
-
-  bool is_none(int k) const { return v_[k].kind == AttrValue::Kind::none; }
-  int64_t i(int k) const { return v_[k].i; }
-  bool b(int k) const { return v_[k].b; }
-  DType dtype(int k) const { return v_[k].dt; }
-  const std::string& str(int k) const { return v_[k].s; }
-  const std::vector<int64_t>& ints(int k) const { return v_[k].ints; }
-  // A number attribute as a Scalar (keeps int vs float).
-  Scalar scalar(int k) const {
-    return v_[k].kind == AttrValue::Kind::floating ? Scalar::from_float(v_[k].f)
-                                                   : Scalar::from_int(v_[k].i);
-  }
-  const std::vector<AttrValue>& items(int k) const { return v_[k].items; }
-
- private:
-  std::vector<AttrValue> v_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Static rule context.
-struct InferOptions {
-  bool precision_check = true;  // off with --no-precision-check
-  bool strict_precision = false;
-};
-
-struct InferContext {
-  std::span<const TensorType> in;
-  const Attrs& attrs;
-  std::vector<TensorType> out;  // the rule fills one entry per result
-  InferOptions options;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Run-time context.
@@ -243,7 +138,6 @@ struct KernelContext {
   Tensor output(DType dtype, const Dims& shape, int reuse_input = -1) const;
 };
 
-using InferFn = void (*)(InferContext&);
 using KernelFn = void (*)(KernelContext&);
 
 }  // namespace mlvm

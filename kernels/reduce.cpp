@@ -26,7 +26,7 @@
 #include <limits>
 
 #include "kernels/elementwise_loop.hpp"
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "kernels/reduce_plan.hpp"
 #include "kernels/simd/reduce.hpp"
 
@@ -215,7 +215,7 @@ void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
   in_cancellable_blocks(outer, inner, [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, run); });
 }
 
-std::span<const int64_t> axes_attr(const Attrs& attrs) {
+std::vector<int64_t> axes_attr(const Attrs& attrs) {
   return attrs.ints(0);
 }
 

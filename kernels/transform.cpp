@@ -20,7 +20,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {

@@ -17,7 +17,7 @@
 #include <limits>
 
 #include "kernels/elementwise_loop.hpp"
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 
 namespace mlvm {
 

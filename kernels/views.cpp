@@ -4,7 +4,7 @@
 // therefore a trap. Views keep their input's precision; constants compute theirs from the value.
 #include "kernels/views.hpp"
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/views.hpp"
 

@@ -68,10 +68,8 @@ void print_types(const Module& m, const VerifyResult& v, std::ostream& os) {
     // Attributes that differ from their defaults, as they would be written.
     for (int k = 0; k < ins.attrs.size() && std::size_t(k) < op.attrs.size(); ++k) {
       const AttrSpec& spec = op.attrs[std::size_t(k)];
-      AttrValue v = ins.attrs[k];
-      v.ints.clear();
-      AttrValue d = spec.default_value;
-      d.ints.clear();
+      const AttrValue& v = ins.attrs.values()[std::size_t(k)];
+      const AttrValue& d = spec.default_value;
       if (!spec.required && v == d) continue;
       text << (nargs ? ", " : " ") << spec.name << "=" << v.to_string();
       ++nargs;

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 #include "tensor/strided_loop.hpp"
 
 namespace mlvm {

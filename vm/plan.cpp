@@ -1,5 +1,7 @@
 #include "vm/plan.hpp"
 
+#include "kernels/run_table.hpp"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -69,7 +71,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     p.kind = step_kind(ins.op);
     p.op = ins.op;
     p.name = info.name.c_str();
-    p.run = p.kind == StepKind::kernel ? info.run : nullptr;
+    p.run = p.kind == StepKind::kernel ? kernel_fn(ins.op) : nullptr;
     p.attrs = &ins.attrs;
     p.target = ins.target;
     p.line = module.line_of(pc);

@@ -14,6 +14,7 @@
 
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
+#include "kernels/op_api.hpp"
 
 namespace mlvm {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "asm_test_util.hpp"
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 using namespace mlvm;
 using namespace mlvm::asm_test;

@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(registers_attributes_labels_lines) {
   BOOST_TEST((m.code[1].op == Opcode::add));
   BOOST_TEST(m.code[1].args == (std::vector<int32_t>{3, 3}));
   BOOST_TEST(m.code[0].attrs.size() == 1);  // transpose axes, default ()
-  BOOST_TEST(m.code[0].attrs[0].items.empty());
+  BOOST_TEST(m.code[0].attrs.values()[0].items.empty());
   BOOST_TEST(m.code[2].target == 1);
   BOOST_TEST(m.code[3].target == 4);  // a label at the end
   BOOST_TEST(m.lines == (std::vector<uint32_t>{7, 8, 9, 9}));

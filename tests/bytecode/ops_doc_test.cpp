@@ -1,4 +1,4 @@
-// Keeps docs/ops.md in step with the op table (bytecode/ops.def): every op has a `### name`
+// Keeps docs/ops.md in step with the op table (ir/ops.def): every op has a `### name`
 // section whose first line is its signature, written from the table — inputs in order (`?b`
 // optional, `x...` variadic), every attribute in declared order with its default (or a
 // `<kind>` placeholder when it is required), the result count — and the alias, if any, is
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bytecode/op_table.hpp"
+#include "ir/op_table.hpp"
 
 using namespace mlvm;
 
@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(every_heading_names_an_op_of_the_table_once) {
     BOOST_TEST_CONTEXT("docs/ops.md:" << s.line << ": " << s.heading) {
       const OpInfo* op = find_op(s.name);
       BOOST_TEST((op != nullptr && op->name == s.name),
-                 "`### " << s.name << "` is not the name of an op in bytecode/ops.def");
+                 "`### " << s.name << "` is not the name of an op in ir/ops.def");
       BOOST_TEST(++seen[s.name] == 1, "op " << s.name << " has more than one section");
     }
   }
@@ -206,8 +206,8 @@ BOOST_AUTO_TEST_CASE(every_op_is_documented_from_the_table) {
 
       std::string text = s.heading + "\n";
       for (auto& l : s.body) text += l + "\n";
-      if (!op.alias.empty())
-        BOOST_TEST(mentions_word(text, op.alias), "the section does not mention the alias " << op.alias);
+      for (auto& alias : op.aliases)
+        BOOST_TEST(mentions_word(text, alias), "the section does not mention the alias " << alias);
 
       // The signature is the first non-empty line of the section.
       std::string first;

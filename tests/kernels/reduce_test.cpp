@@ -415,7 +415,7 @@ AttrValue ints(std::vector<int64_t> v) {
   a.ints = v;
   return a;
 }
-Attrs reduce_attrs(std::vector<int64_t> axes, bool keepdims = false, bool exclude = false) {
+Attrs reduce_attr_values(std::vector<int64_t> axes, bool keepdims = false, bool exclude = false) {
   return Attrs({ints(axes), AttrValue::boolean(keepdims), AttrValue::boolean(exclude)});
 }
 Attrs arg_attrs(int64_t axis, bool keepdims = false) {
@@ -463,7 +463,7 @@ struct Acc {
 // Runs op on x and compares with the reference, element by element.
 void check_reduce(Op op, const Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
                   bool exclude) {
-  const Attrs attrs = reduce_attrs(axes, keepdims, exclude);
+  const Attrs attrs = reduce_attr_values(axes, keepdims, exclude);
   const RefPlan P = ref_plan(x.shape(), axes, keepdims, exclude);
   TensorType want_t = infer_op(infer_of(op), {type_of(x)}, attrs);
   Tensor y = run_op(run_of(op), {x}, attrs);
@@ -592,18 +592,18 @@ BOOST_AUTO_TEST_SUITE(kernels_reduce)
 BOOST_AUTO_TEST_CASE(seed_sum_examples) {
   Tensor data =
       filled(DType::f32, Dims{3, 3, 2}, {1, 2, 2, 3, 1, 3, 1, 4, 4, 3, 5, 2, 7, 1, 7, 2, 7, 3});
-  Tensor a = run_op(run_sum, {data}, reduce_attrs({1}));
+  Tensor a = run_op(run_sum, {data}, reduce_attr_values({1}));
   BOOST_TEST(dims_to_string(a.shape()) == "[3, 2]");
   const float want_a[] = {4, 8, 10, 9, 21, 6};
   for (int k = 0; k < 6; ++k) BOOST_TEST(a.data<float>()[k] == want_a[k]);
-  Tensor b = run_op(run_sum, {data}, reduce_attrs({1, 2}));
+  Tensor b = run_op(run_sum, {data}, reduce_attr_values({1, 2}));
   BOOST_TEST(dims_to_string(b.shape()) == "[3]");
   const float want_b[] = {12, 19, 27};
   for (int k = 0; k < 3; ++k) BOOST_TEST(b.data<float>()[k] == want_b[k]);
   // The same with integers, and with keepdims.
   Tensor di =
       filled(DType::i32, Dims{3, 3, 2}, {1, 2, 2, 3, 1, 3, 1, 4, 4, 3, 5, 2, 7, 1, 7, 2, 7, 3});
-  Tensor c = run_op(run_sum, {di}, reduce_attrs({1, 2}, true));
+  Tensor c = run_op(run_sum, {di}, reduce_attr_values({1, 2}, true));
   BOOST_TEST(dims_to_string(c.shape()) == "[3, 1, 1]");
   for (int k = 0; k < 3; ++k) BOOST_TEST(c.data<int32_t>()[k] == int32_t(want_b[k]));
 }
@@ -632,33 +632,33 @@ BOOST_AUTO_TEST_CASE(the_four_cases) {
   Tensor x = make_input(DType::i32, Dims{2, 3, 4}, Layout::contiguous, Fill::small, 5);
   // 1. exclude and every axis named: nothing reduced, Y = X.
   for (Op op : {Op::sum, Op::max, Op::min}) {
-    Tensor y = run_op(run_of(op), {x}, reduce_attrs({0, 1, 2}, false, true));
+    Tensor y = run_op(run_of(op), {x}, reduce_attr_values({0, 1, 2}, false, true));
     BOOST_TEST(dims_to_string(y.shape()) == "[2, 3, 4]");
     for (int k = 0; k < 24; ++k) BOOST_TEST(y.data<int32_t>()[k] == x.data<int32_t>()[k]);
     check_reduce(op, x, {0, -2, 2}, true, true);
   }
   // 2. axes=() reduces everything, whatever exclude says; shape [1] or all 1s.
   for (bool exclude : {false, true}) {
-    BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({}, false, exclude)).shape()) ==
+    BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({}, false, exclude)).shape()) ==
                "[1]");
-    BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({}, true, exclude)).shape()) ==
+    BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({}, true, exclude)).shape()) ==
                "[1, 1, 1]");
     for (bool keep : {false, true}) check_reduce(Op::sum, x, {}, keep, exclude);
   }
   // Reducing every axis by name gives [1] too.
-  BOOST_TEST(dims_to_string(run_op(run_max, {x}, reduce_attrs({0, 1, 2})).shape()) == "[1]");
+  BOOST_TEST(dims_to_string(run_op(run_max, {x}, reduce_attr_values({0, 1, 2})).shape()) == "[1]");
   // 3 and 4: keepdims false / true, with exclude inverting the selection.
-  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({1})).shape()) == "[2, 4]");
-  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({1}, true)).shape()) == "[2, 1, 4]");
-  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({1}, false, true)).shape()) == "[3]");
-  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attrs({-1}, true, true)).shape()) ==
+  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({1})).shape()) == "[2, 4]");
+  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({1}, true)).shape()) == "[2, 1, 4]");
+  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({1}, false, true)).shape()) == "[3]");
+  BOOST_TEST(dims_to_string(run_op(run_sum, {x}, reduce_attr_values({-1}, true, true)).shape()) ==
              "[1, 1, 4]");
   // max of everything is the true maximum, even when every element is negative.
   Tensor neg = filled(DType::f32, Dims{2, 2}, {-5, -3, -9, -4});
-  BOOST_TEST(run_op(run_max, {neg}, reduce_attrs({})).data<float>()[0] == -3.0f);
+  BOOST_TEST(run_op(run_max, {neg}, reduce_attr_values({})).data<float>()[0] == -3.0f);
   Tensor negi = filled(DType::i8, Dims{3}, {-128, -7, -100});
-  BOOST_TEST(run_op(run_max, {negi}, reduce_attrs({})).data<int8_t>()[0] == -7);
-  BOOST_TEST(run_op(run_min, {negi}, reduce_attrs({})).data<int8_t>()[0] == -128);
+  BOOST_TEST(run_op(run_max, {negi}, reduce_attr_values({})).data<int8_t>()[0] == -7);
+  BOOST_TEST(run_op(run_min, {negi}, reduce_attr_values({})).data<int8_t>()[0] == -128);
 }
 
 BOOST_AUTO_TEST_CASE(every_dtype_axes_and_layout) {
@@ -693,17 +693,17 @@ BOOST_AUTO_TEST_CASE(every_dtype_axes_and_layout) {
 
 BOOST_AUTO_TEST_CASE(nan_propagation) {
   Tensor x = filled(DType::f32, Dims{2, 3}, {1, NAN, 3, 4, 5, 6});
-  Tensor mx = run_op(run_max, {x}, reduce_attrs({1}));
+  Tensor mx = run_op(run_max, {x}, reduce_attr_values({1}));
   BOOST_TEST(std::isnan(mx.data<float>()[0]));
   BOOST_TEST(mx.data<float>()[1] == 6.0f);
-  Tensor mn = run_op(run_min, {x}, reduce_attrs({}));
+  Tensor mn = run_op(run_min, {x}, reduce_attr_values({}));
   BOOST_TEST(std::isnan(mn.data<float>()[0]));
-  Tensor sm = run_op(run_sum, {x}, reduce_attrs({0}));
+  Tensor sm = run_op(run_sum, {x}, reduce_attr_values({0}));
   BOOST_TEST(std::isnan(sm.data<float>()[1]));
   BOOST_TEST(sm.data<float>()[2] == 9.0f);
   // NaN first in the run, then larger values: still NaN.
   Tensor y = filled(DType::f64, Dims{4}, {NAN, 1, 2, INFINITY});
-  BOOST_TEST(std::isnan(run_op(run_max, {y}, reduce_attrs({})).data<double>()[0]));
+  BOOST_TEST(std::isnan(run_op(run_max, {y}, reduce_attr_values({})).data<double>()[0]));
   Tensor am = filled(DType::f64, Dims{6}, {1, 9, NAN, 9, NAN, 0});
   BOOST_TEST(run_op(run_argmax, {am}, arg_attrs(0)).data<int64_t>()[0] == 2);
   BOOST_TEST(run_op(run_argmin, {am}, arg_attrs(0)).data<int64_t>()[0] == 2);
@@ -716,13 +716,13 @@ BOOST_AUTO_TEST_CASE(nan_propagation) {
 BOOST_AUTO_TEST_CASE(empty_dims) {
   // sum over an empty dim is 0; mean is 0/0 = NaN; an empty kept dim gives an empty result.
   Tensor e = Tensor::empty(DType::i32, Dims{3, 0});
-  Tensor s = run_op(run_sum, {e}, reduce_attrs({1}));
+  Tensor s = run_op(run_sum, {e}, reduce_attr_values({1}));
   BOOST_TEST(dims_to_string(s.shape()) == "[3]");
   for (int k = 0; k < 3; ++k) BOOST_TEST(s.data<int32_t>()[k] == 0);
-  BOOST_TEST(run_op(run_sum, {e}, reduce_attrs({})).data<int32_t>()[0] == 0);
+  BOOST_TEST(run_op(run_sum, {e}, reduce_attr_values({})).data<int32_t>()[0] == 0);
   Tensor ef = Tensor::empty(DType::f32, Dims{0, 2});
-  BOOST_TEST(std::isnan(run_op(run_mean, {ef}, reduce_attrs({0})).data<float>()[1]));
-  BOOST_TEST(dims_to_string(run_op(run_max, {ef}, reduce_attrs({1})).shape()) == "[0]");
+  BOOST_TEST(std::isnan(run_op(run_mean, {ef}, reduce_attr_values({0})).data<float>()[1]));
+  BOOST_TEST(dims_to_string(run_op(run_max, {ef}, reduce_attr_values({1})).shape()) == "[0]");
   check_reduce(Op::sum, make_input(DType::f64, Dims{2, 0, 3}, Layout::transposed, Fill::full, 1),
                {1}, true, false);
   check_reduce(Op::min, make_input(DType::i16, Dims{2, 0, 3}, Layout::flipped, Fill::full, 1),
@@ -731,21 +731,21 @@ BOOST_AUTO_TEST_CASE(empty_dims) {
   for (Op op : {Op::max, Op::min}) {
     expect_error(
         [&] {
-          infer_op(infer_of(op), {tt(DType::f32, {3, 0})}, reduce_attrs({1}));
+          infer_op(infer_of(op), {tt(DType::f32, {3, 0})}, reduce_attr_values({1}));
         },
         ErrorKind::invalid, "cannot reduce dim 1 of f32[3, 0]: it is empty");
     expect_error(
         [&] {
-          infer_op(infer_of(op), {tt(DType::f32, {3, 0})}, reduce_attrs({}));
+          infer_op(infer_of(op), {tt(DType::f32, {3, 0})}, reduce_attr_values({}));
         },
         ErrorKind::invalid, "it is empty");
     BOOST_CHECK_NO_THROW(
-        infer_op(infer_of(op), {tt(DType::f32, {3, kDynamic})}, reduce_attrs({1})));
-    BOOST_CHECK_NO_THROW(infer_op(infer_of(op), {tt(DType::f32, {0, 3})}, reduce_attrs({1})));
-    expect_error([&] { run_op(run_of(op), {ef}, reduce_attrs({0})); }, ErrorKind::trap,
+        infer_op(infer_of(op), {tt(DType::f32, {3, kDynamic})}, reduce_attr_values({1})));
+    BOOST_CHECK_NO_THROW(infer_op(infer_of(op), {tt(DType::f32, {0, 3})}, reduce_attr_values({1})));
+    expect_error([&] { run_op(run_of(op), {ef}, reduce_attr_values({0})); }, ErrorKind::trap,
                  "cannot reduce dim 0 of f32[0, 2]: it is empty");
   }
-  BOOST_CHECK_NO_THROW(infer_op(infer_sum, {tt(DType::f32, {3, 0})}, reduce_attrs({1})));
+  BOOST_CHECK_NO_THROW(infer_op(infer_sum, {tt(DType::f32, {3, 0})}, reduce_attr_values({1})));
   expect_error(
       [&] {
         infer_op(infer_argmax, {tt(DType::f32, {3, 0})}, arg_attrs(1));
@@ -758,32 +758,32 @@ BOOST_AUTO_TEST_CASE(empty_dims) {
 BOOST_AUTO_TEST_CASE(static_errors) {
   const TensorType x = tt(DType::f32, {2, 3, 4});
   for (Op op : {Op::sum, Op::max, Op::min, Op::mean}) {
-    expect_error([&] { infer_op(infer_of(op), {x}, reduce_attrs({3})); }, ErrorKind::invalid,
+    expect_error([&] { infer_op(infer_of(op), {x}, reduce_attr_values({3})); }, ErrorKind::invalid,
                  "axis 3 is out of range for rank 3 (expected -3..2)");
-    expect_error([&] { infer_op(infer_of(op), {x}, reduce_attrs({-4})); }, ErrorKind::invalid,
+    expect_error([&] { infer_op(infer_of(op), {x}, reduce_attr_values({-4})); }, ErrorKind::invalid,
                  "axis -4 is out of range");
     expect_error(
         [&] {
-          infer_op(infer_of(op), {x}, reduce_attrs({1, -2}));
+          infer_op(infer_of(op), {x}, reduce_attr_values({1, -2}));
         },
         ErrorKind::invalid, "axis 1 is named twice");
     expect_error(
         [&] {
           run_op(run_of(op),
                  {make_input(DType::f32, Dims{2, 3}, Layout::contiguous, Fill::full, 1)},
-                 reduce_attrs({0, 0}));
+                 reduce_attr_values({0, 0}));
         },
         ErrorKind::invalid, "named twice");
   }
-  expect_error([&] { infer_op(infer_sum, {tt(DType::boolean, {3})}, reduce_attrs({})); },
+  expect_error([&] { infer_op(infer_sum, {tt(DType::boolean, {3})}, reduce_attr_values({})); },
                ErrorKind::invalid, "sum: x has dtype bool");
   for (DType t : kIntTypes)
-    expect_error([&] { infer_op(infer_mean, {tt(t, {3})}, reduce_attrs({})); }, ErrorKind::invalid,
+    expect_error([&] { infer_op(infer_mean, {tt(t, {3})}, reduce_attr_values({})); }, ErrorKind::invalid,
                  "floats only");
   expect_error(
       [&] {
         run_op(run_mean, {make_input(DType::i32, Dims{3}, Layout::contiguous, Fill::full, 1)},
-               reduce_attrs({}));
+               reduce_attr_values({}));
       },
       ErrorKind::invalid, "mean: x has dtype i32");
   expect_error([&] { infer_op(infer_argmax, {x}, arg_attrs(3)); }, ErrorKind::invalid,
@@ -795,7 +795,7 @@ BOOST_AUTO_TEST_CASE(static_errors) {
 BOOST_AUTO_TEST_CASE(precision_and_dynamic_dims) {
   auto p = [](InferFn f, Dims d, int prec, std::vector<int64_t> axes, bool keep = false,
               bool ex = false) {
-    return infer_op(f, {tt(DType::i32, d, prec)}, reduce_attrs(axes, keep, ex));
+    return infer_op(f, {tt(DType::i32, d, prec)}, reduce_attr_values(axes, keep, ex));
   };
   BOOST_TEST(p(infer_sum, {3, 5}, 8, {}).precision == 8 + 4);  // 15 elements
   BOOST_TEST(p(infer_sum, {3, 5}, 8, {1}).precision == 8 + 3);
@@ -810,7 +810,7 @@ BOOST_AUTO_TEST_CASE(precision_and_dynamic_dims) {
   BOOST_TEST(p(infer_max, {kDynamic, 5}, 8, {0}).precision == 8);
   BOOST_TEST(p(infer_min, {3, 5}, 9, {}).precision == 9);
   BOOST_TEST(p(infer_max, {3, 5}, 0, {}).precision == 0);
-  BOOST_TEST(infer_op(infer_mean, {tt(DType::f32, {3})}, reduce_attrs({})).precision == 0);
+  BOOST_TEST(infer_op(infer_mean, {tt(DType::f32, {3})}, reduce_attr_values({})).precision == 0);
   BOOST_TEST(infer_op(infer_argmax, {tt(DType::i32, {3, 4}, 5)}, arg_attrs(1)).precision == 0);
   // `?` dims flow through.
   BOOST_TEST(dims_to_string(p(infer_sum, {kDynamic, 5, kDynamic}, 8, {1}).dims) == "[?, ?]");
@@ -861,13 +861,13 @@ BOOST_AUTO_TEST_CASE(float_sum_accuracy) {
   Tensor x = Tensor::empty(DType::f32, Dims{n});
   for (int64_t k = 0; k < n; ++k) x.data<float>()[k] = 0.1f;
   const double exact = double(0.1f) * double(n);
-  const float s = run_op(run_sum, {x}, reduce_attrs({})).data<float>()[0];
+  const float s = run_op(run_sum, {x}, reduce_attr_values({})).data<float>()[0];
   BOOST_TEST(std::fabs(double(s) - exact) <= 1e-5 * exact);
-  const float m = run_op(run_mean, {x}, reduce_attrs({})).data<float>()[0];
+  const float m = run_op(run_mean, {x}, reduce_attr_values({})).data<float>()[0];
   BOOST_TEST(std::fabs(double(m) - double(0.1f)) <= 1e-6);
   // Integer sums wrap.
   Tensor i = filled(DType::i8, Dims{3}, {100, 100, 100});
-  BOOST_TEST(run_op(run_sum, {i}, reduce_attrs({})).data<int8_t>()[0] == int8_t(44));
+  BOOST_TEST(run_op(run_sum, {i}, reduce_attr_values({})).data<int8_t>()[0] == int8_t(44));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -79,7 +79,7 @@ std::vector<double> ref_take(const Tensor& x, const Tensor& idx, int axis, const
   return out;
 }
 
-std::vector<AttrValue> take_attrs(int axis, const std::string& mode) {
+std::vector<AttrValue> take_attr_values(int axis, const std::string& mode) {
   return {axis < 0 ? AttrValue::none() : AttrValue::integer(axis), AttrValue::string(mode)};
 }
 
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(take_random_shapes_modes_index_dtypes_and_views) {
       const Tensor idx = indices_for(it, is, lo, hi, rng);
       Dims shape;
       const std::vector<double> want = ref_take(x, idx, axis, mode, &shape);
-      const Tensor y = run_op(run_take, {relayout(x, xl), relayout(idx, il)}, take_attrs(axis, mode));
+      const Tensor y = run_op(run_take, {relayout(x, xl), relayout(idx, il)}, take_attr_values(axis, mode));
       BOOST_TEST(y.dtype() == vt);
       expect_close(y, shape, want, 0, 0);
     }
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(take_flat_across_chunks_and_prefetch_tail) {
       for (const char* mode : {"clip", "wrap"}) {
         Dims shape;
         const std::vector<double> want = ref_take(x, idx, -1, mode, &shape);
-        expect_close(run_op(run_take, {x, idx}, take_attrs(-1, mode)), shape, want, 0, 0);
+        expect_close(run_op(run_take, {x, idx}, take_attr_values(-1, mode)), shape, want, 0, 0);
       }
     }
   }
@@ -137,15 +137,15 @@ BOOST_AUTO_TEST_CASE(take_raise_names_the_first_bad_index) {
   v[40] = 10;   // first out of range for axis 1 (size 10)
   v[70] = -41;  // first out of range for the flattened x (size 40)
   const Tensor idx = make_tensor(DType::i64, Dims{100}, v);
-  expect_error([&] { run_op(run_take, {x, idx}, take_attrs(1, "raise")); }, ErrorKind::trap,
+  expect_error([&] { run_op(run_take, {x, idx}, take_attr_values(1, "raise")); }, ErrorKind::trap,
                "take: index 10 is out of range for axis 1 of size 10 (mode=raise accepts -10 to 9)");
   v[40] = 3;
   const Tensor idx2 = make_tensor(DType::i64, Dims{100}, v);
-  expect_error([&] { run_op(run_take, {x, idx2}, take_attrs(-1, "raise")); }, ErrorKind::trap,
+  expect_error([&] { run_op(run_take, {x, idx2}, take_attr_values(-1, "raise")); }, ErrorKind::trap,
                "take: index -41 is out of range for the flattened input of size 40");
   // -n and n - 1 are the extreme accepted indices.
   const Tensor edge = make_tensor(DType::i8, Dims{2}, {-40, 39});
-  expect_close(run_op(run_take, {x, edge}, take_attrs(-1, "raise")), Dims{2},
+  expect_close(run_op(run_take, {x, edge}, take_attr_values(-1, "raise")), Dims{2},
                {x.get_double(std::vector<int64_t>{0, 0}), x.get_double(std::vector<int64_t>{3, 9})}, 0, 0);
 }
 

@@ -396,7 +396,7 @@ Attrs int_attrs(std::vector<int64_t> v) {
   for (int64_t x : v) a.push_back(AttrValue::integer(x));
   return Attrs(a);
 }
-Attrs clip_attrs(AttrValue lo, AttrValue hi) {
+Attrs clip_attr_values(AttrValue lo, AttrValue hi) {
   return Attrs({lo, hi});
 }
 
@@ -486,7 +486,7 @@ std::vector<UnaryCase> unary_cases() {
                fl([](double v) { return 1.0 / (1.0 + std::exp(-v)); }), 1e-5, DType::f32});
   // The seed's clip test parameters: a_max 10, a_min -19.
   c.push_back({"clip", infer_clip, run_clip, kNumericTypes,
-               clip_attrs(AttrValue::integer(-19), AttrValue::integer(10)),
+               clip_attr_values(AttrValue::integer(-19), AttrValue::integer(10)),
                [](DType t, Val x) {
                  if (x.is_float)
                    return fv(std::isnan(x.f) ? x.f : x.f <= -19 ? -19.0 : x.f >= 10 ? 10.0 : x.f);
@@ -584,7 +584,7 @@ BOOST_AUTO_TEST_CASE(nan_and_signed_zero) {
   BOOST_TEST(y(run_sigmoid, 4) == 1.0);
   BOOST_TEST(y(run_sigmoid, 5) == 0.0);
   BOOST_TEST(std::isnan(y(run_log, 3)));
-  Tensor c = run_op(run_clip, {x}, clip_attrs(AttrValue::integer(-1), AttrValue::integer(1)));
+  Tensor c = run_op(run_clip, {x}, clip_attr_values(AttrValue::integer(-1), AttrValue::integer(1)));
   BOOST_TEST(std::isnan(c.data<double>()[0]));
   BOOST_TEST(c.data<double>()[3] == -1.0);
   BOOST_TEST(c.data<double>()[4] == 1.0);
@@ -654,7 +654,7 @@ BOOST_AUTO_TEST_CASE(dtype_rules) {
       expect_error(
           [&] {
             infer_op(infer_clip, {tt(t, {2})},
-                     clip_attrs(AttrValue::integer(0), AttrValue::integer(1)));
+                     clip_attr_values(AttrValue::integer(0), AttrValue::integer(1)));
           },
           ErrorKind::invalid, "clip: x has dtype bool");
   }
@@ -678,57 +678,57 @@ BOOST_AUTO_TEST_CASE(dtype_rules) {
 BOOST_AUTO_TEST_CASE(clip_attribute_rules) {
   const TensorType i8 = tt(DType::i8, {3});
   expect_error(
-      [&] { infer_op(infer_clip, {i8}, clip_attrs(AttrValue::integer(5), AttrValue::integer(4))); },
+      [&] { infer_op(infer_clip, {i8}, clip_attr_values(AttrValue::integer(5), AttrValue::integer(4))); },
       ErrorKind::invalid, "a_min 5 is greater than a_max 4");
   expect_error(
       [&] {
         infer_op(infer_clip, {tt(DType::f32, {3})},
-                 clip_attrs(AttrValue::floating(0.5), AttrValue::floating(0.25)));
+                 clip_attr_values(AttrValue::floating(0.5), AttrValue::floating(0.25)));
       },
       ErrorKind::invalid, "greater than a_max");
   expect_error(
       [&] {
-        infer_op(infer_clip, {i8}, clip_attrs(AttrValue::floating(1.5), AttrValue::integer(4)));
+        infer_op(infer_clip, {i8}, clip_attr_values(AttrValue::floating(1.5), AttrValue::integer(4)));
       },
       ErrorKind::invalid, "a_min 1.5 is fractional");
   expect_error(
       [&] {
         infer_op(infer_clip, {tt(DType::i32, {3})},
-                 clip_attrs(AttrValue::integer(0), AttrValue::floating(2.25)));
+                 clip_attr_values(AttrValue::integer(0), AttrValue::floating(2.25)));
       },
       ErrorKind::invalid, "a_max 2.25 is fractional");
   expect_error(
       [&] {
         infer_op(infer_clip, {tt(DType::f32, {3})},
-                 clip_attrs(AttrValue::floating(NAN), AttrValue::integer(1)));
+                 clip_attr_values(AttrValue::floating(NAN), AttrValue::integer(1)));
       },
       ErrorKind::invalid, "a_min is NaN");
   Tensor x = make_input(DType::i8, Dims{3}, Layout::contiguous, Fill::small, 3);
   expect_error(
-      [&] { run_op(run_clip, {x}, clip_attrs(AttrValue::integer(2), AttrValue::integer(1))); },
+      [&] { run_op(run_clip, {x}, clip_attr_values(AttrValue::integer(2), AttrValue::integer(1))); },
       ErrorKind::invalid, "greater than a_max");
   // Integral floats are fine on ints; bounds beyond the dtype are clamped to it.
   BOOST_CHECK_NO_THROW(
-      infer_op(infer_clip, {i8}, clip_attrs(AttrValue::floating(-3.0), AttrValue::floating(4.0))));
+      infer_op(infer_clip, {i8}, clip_attr_values(AttrValue::floating(-3.0), AttrValue::floating(4.0))));
   Tensor e = Tensor::empty(DType::i8, Dims{4});
   const int8_t v[] = {-128, 127, -5, 9};
   std::memcpy(e.raw_data(), v, 4);
   Tensor wide =
-      run_op(run_clip, {e}, clip_attrs(AttrValue::integer(-1000), AttrValue::integer(1000)));
+      run_op(run_clip, {e}, clip_attr_values(AttrValue::integer(-1000), AttrValue::integer(1000)));
   for (int k = 0; k < 4; ++k) BOOST_TEST(wide.data<int8_t>()[k] == v[k]);
   Tensor inf =
-      run_op(run_clip, {e}, clip_attrs(AttrValue::floating(-INFINITY), AttrValue::floating(3.0)));
+      run_op(run_clip, {e}, clip_attr_values(AttrValue::floating(-INFINITY), AttrValue::floating(3.0)));
   BOOST_TEST(inf.data<int8_t>()[0] == -128);
   BOOST_TEST(inf.data<int8_t>()[1] == 3);
   Tensor above =
-      run_op(run_clip, {e}, clip_attrs(AttrValue::integer(200), AttrValue::integer(300)));
+      run_op(run_clip, {e}, clip_attr_values(AttrValue::integer(200), AttrValue::integer(300)));
   for (int k = 0; k < 4; ++k)
     BOOST_TEST(above.data<int8_t>()[k] == 127);  // clamped bounds [127, 127]
   Tensor i64 = Tensor::empty(DType::i64, Dims{2});
   i64.data<int64_t>()[0] = INT64_MIN;
   i64.data<int64_t>()[1] = INT64_MAX;
   Tensor big =
-      run_op(run_clip, {i64}, clip_attrs(AttrValue::floating(-1e30), AttrValue::floating(1e30)));
+      run_op(run_clip, {i64}, clip_attr_values(AttrValue::floating(-1e30), AttrValue::floating(1e30)));
   BOOST_TEST(big.data<int64_t>()[0] == INT64_MIN);
   BOOST_TEST(big.data<int64_t>()[1] == INT64_MAX);
 }
@@ -907,7 +907,7 @@ BOOST_AUTO_TEST_CASE(precision_rules) {
   BOOST_TEST(infer_op(infer_sign, {tt(DType::i32, d, 0)}, none).precision == 2);
   auto clip = [&](DType t, int p, int64_t lo, int64_t hi) {
     return infer_op(infer_clip, {tt(t, d, p)},
-                    clip_attrs(AttrValue::integer(lo), AttrValue::integer(hi)))
+                    clip_attr_values(AttrValue::integer(lo), AttrValue::integer(hi)))
         .precision;
   };
   BOOST_TEST(clip(DType::i32, 0, -19, 10) == 6);  // |-19| needs 6 bits

@@ -1,4 +1,4 @@
-#include "kernels/precision.hpp"
+#include "ir/precision.hpp"
 
 #include "tensor/strided_loop.hpp"
 

@@ -1,9 +1,10 @@
-// Helpers for ops.md §2 (integer precision).
+// Integer precision helpers (docs/ops.md, "Integer precision").
 #pragma once
 
 #include <cstdint>
 
-#include "kernels/op_api.hpp"
+#include "ir/types.hpp"
+#include "tensor/tensor.hpp"
 
 namespace mlvm {
 
