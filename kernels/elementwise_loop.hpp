@@ -1,6 +1,6 @@
 // Internal helpers of the elementwise, comparison, logical and reduction kernels
-// (unary.cpp, binary.cpp, reduce.cpp): the dtype-set checks their static rules share, and
-// the strided loops their kernels run.
+// (unary.cpp, binary.cpp, reduce.cpp): the strided loops their kernels run. (The dtype-set
+// checks their static rules share are in ir/rules.hpp.)
 //
 // Loop structure: a kernel plans over the output shape with the output as operand 0 and its
 // inputs read through broadcast views (stride 0), then calls one *run function* per
@@ -19,73 +19,13 @@
 #include <type_traits>
 
 #include "kernels/cancel.hpp"
+#include "ir/rules.hpp"
 #include "kernels/op_api.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/strided_loop.hpp"
 
 namespace mlvm::ew {
-
-// ---------------------------------------------------------------------------------------------
-// Dtype sets, for the static rules.
-using DTypeSet = uint32_t;
-constexpr DTypeSet dset(DType t) {
-  return DTypeSet(1) << unsigned(t);
-}
-inline constexpr DTypeSet kFloats = dset(DType::f32) | dset(DType::f64);
-inline constexpr DTypeSet kSignedInts =
-    dset(DType::i8) | dset(DType::i16) | dset(DType::i32) | dset(DType::i64);
-inline constexpr DTypeSet kInts = kSignedInts | dset(DType::u8);
-inline constexpr DTypeSet kNumeric = kFloats | kInts;
-inline constexpr DTypeSet kAnyDType = kNumeric | dset(DType::boolean);
-
-inline std::string dtype_set_names(DTypeSet s) {
-  std::string out;
-  for (int k = 0; k < kNumDTypes; ++k) {
-    if (!(s & dset(DType(k)))) continue;
-    if (!out.empty()) out += ", ";
-    out += dtype_name(DType(k));
-  }
-  return out;
-}
-
-// Error(invalid) "exp: x has dtype i32; expected one of f32, f64 (floats only; cast first)".
-inline void require_dtype(const char* op, const char* operand, DType t, DTypeSet allowed,
-                          const char* why = "") {
-  if (allowed & dset(t)) return;
-  std::string msg = std::string(op) + ": " + operand + " has dtype " + std::string(dtype_name(t)) +
-                    "; expected one of " + dtype_set_names(allowed);
-  if (why && *why) msg += std::string(" (") + why + ")";
-  fail_invalid(msg);
-}
-
-inline void require_same_dtype(const char* op, DType a, DType b, const char* na = "a",
-                               const char* nb = "b") {
-  if (a == b) return;
-  fail_invalid(std::string(op) + ": operand dtypes differ (" + na + " is " +
-               std::string(dtype_name(a)) + ", " + nb + " is " + std::string(dtype_name(b)) +
-               "); binary ops need equal dtypes, use cast");
-}
-
-inline void require_inputs(const char* op, std::size_t got, std::size_t want) {
-  if (got != want)
-    fail(ErrorKind::usage, std::string(op) + ": expected " + std::to_string(want) +
-                               " inputs, got " + std::to_string(got));
-}
-
-// The result type: dtype, dims and (signed ints only) precision.
-inline TensorType result_type(DType dtype, const Dims& dims, int precision) {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = dims;
-  t.precision = is_signed_int(dtype) ? precision : kUnknownPrecision;
-  return t;
-}
-
-inline void set_result(InferContext& ctx, const TensorType& t) {
-  ctx.out.resize(1);
-  ctx.out[0] = t;
-}
 
 // Picks an input whose storage the result may take over (ops.md §1): donated (checked by
 // ctx.output) and not read through any other input, since an in-place write is only safe
