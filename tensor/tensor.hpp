@@ -1,5 +1,5 @@
 // Tensor: dtype + shape + strides (in elements, may be negative or 0) + offset into a shared
-// Storage, and a value mode saying how it holds that storage (seed 002).
+// Storage, and a value mode saying how it holds that storage (docs/ops.md, "Views, read-only views and storage reuse").
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// Zero-copy view algebra on Tensor (seed 002, ops.md "Views and constants"): every view is a
+// Zero-copy view algebra on Tensor (docs/ops.md, "Views and constants"): every view is a
 // new shape / strides / offset over the same storage, built in O(rank) and bounds-checked by
 // Tensor::with_layout. Views of a constant stay constant; any other view has mode `view`.
 //

@@ -1,4 +1,4 @@
-// mlvm-dis: turn a .mlbc module back into .mlasm text (language.md §6, docs/bytecode.md).
+// mlvm-dis: turn a .mlbc module back into .mlasm text (docs/bytecode.md, "Disassembly").
 // Exit codes: 0 ok, 1 usage or file error, 2 the module is malformed or invalid.
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -9,6 +9,8 @@
 #include "bytecode/disassembler.hpp"
 #include "bytecode/verifier.hpp"
 #include "tensor/npy.hpp"
+#include "tools/exit_codes.hpp"
+#include "vm/version.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -16,23 +18,7 @@ using namespace mlvm;
 
 namespace {
 
-constexpr const char* kVersion = "mlvm-dis (mlvm) 0.1.0";
-
-int exit_code_of(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::usage:
-    case ErrorKind::io:
-      return 1;
-    case ErrorKind::malformed:
-    case ErrorKind::invalid:
-      return 2;
-    case ErrorKind::trap:
-      return 3;
-    case ErrorKind::limit:
-      return 4;
-  }
-  return 2;
-}
+using namespace mlvm::tools;
 
 void write_text(const std::string& path, const std::string& text) {
   std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
@@ -67,27 +53,27 @@ int main(int argc, char** argv) {
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "mlvm-dis: " << e.what() << "\nTry 'mlvm-dis --help'.\n";
-    return 1;
+    return kExitUsage;
   }
   if (vm.count("help")) {
     std::cout
         << visible
         << "\nExit codes: 0 ok, 1 usage or file error, 2 the module is malformed or invalid.\n";
-    return 0;
+    return kExitOk;
   }
   if (vm.count("version")) {
-    std::cout << kVersion << "\n";
-    return 0;
+    std::cout << "mlvm-dis (mlvm) " << version() << "\n";
+    return kExitOk;
   }
   if (!vm.count("module") || vm["module"].as<std::vector<std::string>>().size() != 1) {
     std::cerr << "mlvm-dis: expected exactly one MODULE.mlbc\nTry 'mlvm-dis --help'.\n";
-    return 1;
+    return kExitUsage;
   }
   const std::string input = vm["module"].as<std::vector<std::string>>()[0];
   const int64_t inline_limit = vm["inline-limit"].as<int64_t>();
   if (inline_limit < 0) {
     std::cerr << "mlvm-dis: --inline-limit must be >= 0\n";
-    return 1;
+    return kExitUsage;
   }
 
   // Standard output by default: writing MODULE.mlasm beside the module would silently
@@ -102,7 +88,7 @@ int main(int argc, char** argv) {
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::malformed) throw;
       std::cerr << "mlvm-dis: " << input << ": " << e.describe() << "\n";
-      return 2;
+      return kExitInvalid;
     }
     if (!vm.count("no-verify")) {
       VerifyOptions vo;
@@ -114,7 +100,7 @@ int main(int argc, char** argv) {
           std::cerr << "mlvm-dis: " << input << ": " << diagnostic_location(m, d)
                     << ": invalid: " << d.message << "\n";
         std::cerr << "mlvm-dis: the module is invalid (use --no-verify to see it anyway)\n";
-        return 2;
+        return kExitInvalid;
       }
     }
     DisassembleOptions options;
@@ -128,12 +114,12 @@ int main(int argc, char** argv) {
       std::cout << d.text;
     else
       write_text(out, d.text);
-    return 0;
+    return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-dis: " << input << ": " << e.describe() << "\n";
     return exit_code_of(e.kind());
   } catch (const std::bad_alloc&) {
     std::cerr << "mlvm-dis: out of memory\n";
-    return 4;
+    return kExitLimit;
   }
 }

@@ -1,6 +1,5 @@
 // mlvm-run: runs a program (.mlbc, or .mlasm assembled in memory) on .npy inputs.
-// The contract is language.md §6; exit codes: 0 ok, 1 usage/file, 2 malformed/invalid,
-// 3 trap, 4 limit.
+// The contract is docs/language.md (the tools' command lines); exit codes: tools/exit_codes.hpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,28 +12,13 @@
 #include <vector>
 
 #include "mlvm/mlvm.hpp"
+#include "tools/exit_codes.hpp"
 
 namespace po = boost::program_options;
 
 namespace {
 
-constexpr int kExitOk = 0, kExitUsage = 1, kExitInvalid = 2, kExitTrap = 3, kExitLimit = 4;
-
-int exit_code(mlvm::ErrorKind kind) {
-  switch (kind) {
-    case mlvm::ErrorKind::usage:
-    case mlvm::ErrorKind::io:
-      return kExitUsage;
-    case mlvm::ErrorKind::malformed:
-    case mlvm::ErrorKind::invalid:
-      return kExitInvalid;
-    case mlvm::ErrorKind::trap:
-      return kExitTrap;
-    case mlvm::ErrorKind::limit:
-      return kExitLimit;
-  }
-  return kExitUsage;
-}
+using namespace mlvm::tools;
 
 // A usage problem found by mlvm-run itself (not by the library).
 struct UsageError {
@@ -43,7 +27,7 @@ struct UsageError {
 
 int report(const std::string& where, const mlvm::Error& e) {
   std::cerr << "mlvm-run: " << (where.empty() ? "" : where + ": ") << e.describe() << "\n";
-  return exit_code(e.kind());
+  return exit_code_of(e.kind());
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -169,7 +153,7 @@ int run_main(int argc, char** argv) {
     ("max-steps", po::value(&max_steps)->default_value(0), "instructions the run may execute (0: no limit)")
     ("repeat", po::value(&repeat)->default_value(1), "run N times on the same inputs (timing)")
     ("profile", "after the run: time per op kind and total min/median/max over the runs")
-    ("no-precision-check", "(.mlasm) assemble without integer precision checks (ops.md §2)")
+    ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, "Integer precision")")
     ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
   // clang-format on
   po::options_description hidden;

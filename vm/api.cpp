@@ -159,15 +159,11 @@ std::vector<Tensor> Session::run(std::span<const Tensor> inputs) {
   config.max_steps = options_.max_steps;
   config.print = options_.print;
   config.profile = options_.profile;
-  ExecStats stats;
   const int64_t live_before = env.budget->live();
   if (options_.budget) env.budget->reset_peak();
-  std::vector<Tensor> out = interpreter_->run(inputs, env, config, &stats);
-  stats_.steps = stats.steps;
-  stats_.seconds = stats.seconds;
+  stats_ = RunStats{};
+  std::vector<Tensor> out = interpreter_->run(inputs, env, config, &stats_);
   stats_.peak_bytes = env.budget->peak() - (options_.budget ? live_before : 0);
-  stats_.ops.clear();
-  for (const OpProfile& o : stats.ops) stats_.ops.push_back({o.op, o.count, o.seconds});
   return out;
 }
 

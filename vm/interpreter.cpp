@@ -86,7 +86,7 @@ Interpreter::Interpreter(std::shared_ptr<const CompiledProgram> program)
 }
 
 std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& env,
-                                     const RunConfig& config, ExecStats* stats) {
+                                     const RunConfig& config, RunStats* stats) {
   const Module& m = program_->module;
   if (inputs.size() != m.inputs.size())
     throw Error(ErrorKind::usage, "the program takes " + std::to_string(m.inputs.size()) +
@@ -138,7 +138,7 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
   return outputs;
 }
 
-void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stats) {
+void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats) {
   const auto& code = program_->plan.code;
   const int32_t* const pool = program_->plan.regs.data();
   const TensorType* const types = program_->plan.types.data();
@@ -247,7 +247,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, ExecStats* stat
                                 std::chrono::duration<double>(times[std::size_t(k)]).count()});
       std::stable_sort(
           stats->ops.begin(), stats->ops.end(),
-          [](const OpProfile& a, const OpProfile& b) { return a.seconds > b.seconds; });
+          [](const OpTiming& a, const OpTiming& b) { return a.seconds > b.seconds; });
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "kernels/op_api.hpp"
 #include "vm/compiled.hpp"
+#include "vm/run_stats.hpp"
 
 namespace mlvm {
 
@@ -19,18 +20,6 @@ struct RunConfig {
   int64_t max_steps = 0;          // instructions executed; 0: no limit
   std::ostream* print = nullptr;  // where `print` writes; null: nowhere
   bool profile = false;           // time every instruction by op kind
-};
-
-struct OpProfile {
-  std::string op;
-  int64_t count = 0;
-  double seconds = 0;
-};
-
-struct ExecStats {
-  int64_t steps = 0;           // instructions executed
-  double seconds = 0;          // wall time of the run loop
-  std::vector<OpProfile> ops;  // when profiling: one row per op kind executed, slowest first
 };
 
 class Interpreter {
@@ -42,12 +31,12 @@ class Interpreter {
   // tensor per Module::outputs entry. Errors come out as mlvm::Error located at
   // "instruction N (line L)" (run time) or "input NAME" (input checks).
   std::vector<Tensor> run(std::span<const Tensor> inputs, ExecEnv& env, const RunConfig& config,
-                          ExecStats* stats = nullptr);
+                          RunStats* stats = nullptr);  // fills steps, seconds, ops
 
   const CompiledProgram& program() const { return *program_; }
 
  private:
-  void execute(ExecEnv& env, const RunConfig& config, ExecStats* stats);
+  void execute(ExecEnv& env, const RunConfig& config, RunStats* stats);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;

@@ -41,14 +41,13 @@
 #include "tensor/npy.hpp"
 #include "tensor/storage.hpp"
 #include "tensor/tensor.hpp"
+#include "vm/run_stats.hpp"
+#include "vm/version.hpp"
 
 namespace mlvm {
 
 struct CompiledProgram;
 class Interpreter;
-
-// "0.1.0"
-const char* version();
 
 // A named input or output of a program and its type (`?` dims are kDynamic).
 struct ValueInfo {
@@ -114,19 +113,6 @@ struct SessionOptions {
   // counts against it, e.g. inputs read with load_npy). Default: a fresh budget of
   // max_memory bytes per run.
   std::shared_ptr<MemoryBudget> budget;
-};
-
-struct OpTiming {
-  std::string op;
-  int64_t count = 0;
-  double seconds = 0;
-};
-
-struct RunStats {
-  int64_t steps = 0;          // instructions executed
-  double seconds = 0;         // time spent in the run loop (not input checks)
-  int64_t peak_bytes = 0;     // peak live bytes the run's budget saw
-  std::vector<OpTiming> ops;  // with SessionOptions::profile: per op kind, slowest first
 };
 
 using TensorMap = std::map<std::string, Tensor, std::less<>>;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the detection sample's boxes and, independently of mlvm, the expected results.
 
-The reference below follows seed 000's formal definition of get_valid_count and
+The reference below follows the formal definition (../shared/spec/ops.md, docs/ops.md) of get_valid_count and
 non_max_suppression as ops.md fixes it (stable sort by score descending over the first
 min(N, max(valid_count, 0)) rows; keep p iff class >= 0 and IoU(p, q) < iou_threshold for
 every earlier kept q of the same class, or any class with force_suppress; IoU in percent,

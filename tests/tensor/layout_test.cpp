@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(reshape_view_or_copy) {
   check_reshape(left3, r3, {12}, true, "x[:, :3] -> [12]");
   check_reshape(left3, r3, {2, 2, 3}, false, "x[:, :3] -> [2,2,3]");
   check_reshape(left3, r3, {4, 3, 1}, false, "x[:, :3] -> [4,3,1]");
-  // Broadcast [a,1] -> [a,b] (strides {1,0}) needs a copy to flatten (seed 002); [1,b] -> [a,b]
+  // Broadcast [a,1] -> [a,b] (strides {1,0}) needs a copy to flatten (docs/ops.md, "Views, read-only views and storage reuse"); [1,b] -> [a,b]
   // too; adding or moving size-1 dims does not.
   R::RefArray c = R::iota({3, 1});
   Tensor bc = broadcast_to(R::to_tensor(c), V{3, 4});

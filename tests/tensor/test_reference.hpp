@@ -1,5 +1,5 @@
 // Naive index-by-index reference for the view tests: a dense row-major array of doubles and
-// each view op written straight from the seed's definitions (seed 000, ops.md), sharing no
+// each view op written straight from the seed's definitions (docs/ops.md), sharing no
 // code with tensor/views.cpp. Each op maps every output index to an input index.
 #pragma once
 

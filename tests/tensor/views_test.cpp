@@ -28,7 +28,7 @@ void expect_error(Fn&& fn, ErrorKind kind, const std::string& needle) {
   }
 }
 
-// Seed 000's test grid X.shape = (1, j, l, r): corners and a few inner points.
+// The view ops' reference test grid X.shape = (1, j, l, r): corners and a few inner points.
 std::vector<V> grid_shapes() {
   std::vector<V> out;
   for (int64_t j : {1, 92})
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(hand_computed_values) {
                         "[-1:-11:-1]"));
   BOOST_CHECK(
       R::equals(sl({INT64_MIN}, {INT64_MAX}, {3}), R::RefArray{{4}, {0, 3, 6, 9}}, "[min:max:3]"));
-  // broadcast_to: [a,1] -> [a,b] has strides {1, 0} (seed 002).
+  // broadcast_to: [a,1] -> [a,b] has strides {1, 0} (docs/ops.md, "Views, read-only views and storage reuse").
   Tensor col = R::to_tensor(R::iota({3, 1}));
   Tensor b = broadcast_to(col, V{3, 4});
   BOOST_CHECK(b.strides() == (Dims{1, 0}));

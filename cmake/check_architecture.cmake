@@ -1,0 +1,70 @@
+# The architecture's rules, checked over the source tree (a ctest entry: architecture.rules).
+#   cmake -DROOT=<source dir> -P cmake/check_architecture.cmake
+#
+# 1. Layers: a module includes only its own headers and those of the modules below it:
+#      tensor <- ir <- {kernels, bytecode} <- assembler <- vm <- tools
+#    (kernels and bytecode are siblings: neither includes the other). include/mlvm/ is the
+#    public face of vm/.
+# 2. Size: no source file over 550 lines (files have one job; ~500 is the aim).
+cmake_minimum_required(VERSION 3.20)
+if(NOT ROOT)
+  message(FATAL_ERROR "pass -DROOT=<source dir>")
+endif()
+
+set(allowed_tensor    tensor)
+set(allowed_ir        tensor ir)
+set(allowed_kernels   tensor ir kernels)
+set(allowed_bytecode  tensor ir bytecode)
+set(allowed_assembler tensor ir bytecode assembler)
+set(allowed_vm        tensor ir kernels bytecode assembler vm mlvm)
+set(allowed_tools     tensor ir kernels bytecode assembler vm mlvm tools)
+set(modules tensor ir kernels bytecode assembler vm tools)
+set(all_modules tensor ir kernels bytecode assembler vm tools mlvm)
+
+set(max_lines 550)
+set(failures "")
+
+foreach(module ${modules})
+  file(GLOB_RECURSE files ${ROOT}/${module}/*.cpp ${ROOT}/${module}/*.hpp ${ROOT}/${module}/*.inl
+       ${ROOT}/${module}/*.def)
+  foreach(f ${files})
+    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" path "${line}")
+      string(REGEX REPLACE "/.*" "" target "${path}")
+      if(NOT path MATCHES "/")
+        continue()  # a same-folder include
+      endif()
+      list(FIND all_modules ${target} known)
+      if(known EQUAL -1)
+        continue()  # not a module path (e.g. a simd/ subfolder include is checked by its prefix)
+      endif()
+      list(FIND allowed_${module} ${target} ok)
+      if(ok EQUAL -1)
+        file(RELATIVE_PATH rel ${ROOT} ${f})
+        string(APPEND failures "  ${rel}: ${module}/ must not include ${path} (allowed: ${allowed_${module}})\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+file(GLOB_RECURSE sources ${ROOT}/tensor/* ${ROOT}/ir/* ${ROOT}/kernels/* ${ROOT}/bytecode/*
+     ${ROOT}/assembler/* ${ROOT}/vm/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
+     ${ROOT}/tests/*.hpp ${ROOT}/fuzz/*.cpp ${ROOT}/bench/*.cpp ${ROOT}/samples/*.cpp)
+foreach(f ${sources})
+  if(NOT f MATCHES "\\.(cpp|hpp|inl|def)$")
+    continue()
+  endif()
+  file(READ ${f} text)
+  string(REGEX REPLACE "[^\n]" "" newlines "${text}")
+  string(LENGTH "${newlines}" n)
+  if(n GREATER max_lines)
+    file(RELATIVE_PATH rel ${ROOT} ${f})
+    string(APPEND failures "  ${rel}: ${n} lines (at most ${max_lines}; split it by job)\n")
+  endif()
+endforeach()
+
+if(failures)
+  message(FATAL_ERROR "architecture rules broken:\n${failures}")
+endif()
+message(STATUS "architecture rules hold")
