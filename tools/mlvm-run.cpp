@@ -153,7 +153,7 @@ int run_main(int argc, char** argv) {
     ("max-steps", po::value(&max_steps)->default_value(0), "instructions the run may execute (0: no limit)")
     ("repeat", po::value(&repeat)->default_value(1), "run N times on the same inputs (timing)")
     ("profile", "after the run: time per op kind and total min/median/max over the runs")
-    ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, "Integer precision")")
+    ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, Integer precision)")
     ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
   // clang-format on
   po::options_description hidden;
