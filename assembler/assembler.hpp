@@ -32,7 +32,9 @@ struct Diagnostic {
 struct AssembleResult {
   std::optional<Module> module;         // set when there were no errors
   std::vector<Diagnostic> diagnostics;  // every independent error found (up to max_errors)
-  VerifyResult verify;                  // types per instruction (for --print-types)
+  // The verifier's result for `module` (set with it): checked attributes, types and liveness
+  // per instruction, for --print-types and for planning without verifying again.
+  VerifyResult verify;
   bool ok() const { return module.has_value() && diagnostics.empty(); }
 };
 

@@ -1,7 +1,6 @@
 #include "assembler/diagnostics.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "ir/op_table.hpp"
 
@@ -66,26 +65,6 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
-
-std::string closest_name(std::string_view typed, const std::vector<std::string_view>& candidates,
-                         int max_distance) {
-  std::string best;
-  if (typed.empty() || typed.size() > 64) return best;
-  const std::string typed_lower = lower(typed);
-  int bestd = max_distance + 1;
-  for (std::string_view c : candidates) {
-    if (c == typed) continue;
-    if (c.size() == typed.size() && lower(c) == typed_lower) return std::string(c);
-    // The distance is at least the difference in length: skip the quadratic work.
-    if (std::abs(int64_t(c.size()) - int64_t(typed.size())) >= bestd) continue;
-    int d = edit_distance(typed, c);
-    if (d < bestd && d < int(c.size())) {
-      bestd = d;
-      best = std::string(c);
-    }
-  }
-  return best;
-}
 
 std::string suggest_dtype(std::string_view typed) {
   static const char* const kAliases[][2] = {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "assembler/assembler.hpp"
+#include "bytecode/names.hpp"  // closest_name, for "did you mean" hints
 
 namespace mlvm::asm_detail {
 
@@ -14,12 +15,6 @@ namespace mlvm::asm_detail {
 // cut to a window around the column so a 1 MB line does not become a 1 MB message.
 Diagnostic make_diagnostic(const std::string& file, const std::vector<std::string_view>& lines,
                            int line, int col, std::string message);
-
-// The candidate closest to `typed` for a "did you mean" hint; "" if none is close. A candidate
-// differing only in case always qualifies; otherwise the edit distance must be at most
-// `max_distance` and less than the candidate's length (so `x` never suggests `y`).
-std::string closest_name(std::string_view typed, const std::vector<std::string_view>& candidates,
-                         int max_distance = 2);
 
 // The dtype meant by a misspelled one ("F32", "f33", "float32" -> "f32"); "" if none.
 std::string suggest_dtype(std::string_view typed);

@@ -1,4 +1,5 @@
-// The .mlasm lexer: one source line at a time into tokens with byte columns (language.md §2).
+// The .mlasm lexer: one source line at a time into tokens with byte columns
+// (docs/language.md, "Lexical rules").
 #pragma once
 
 #include <cstdint>

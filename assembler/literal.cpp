@@ -110,7 +110,7 @@ class NestedLiteral {
   Dims parse() {
     const Token& open = c_.peek();
     list(0);
-    // `[]` is the literal of any shape with a 0 dim (language.md §4).
+    // `[]` is the literal of any shape with a 0 dim (docs/language.md, "`.const` literals").
     bool top_empty = top_count_ == 0;
     bool any_zero = false;
     for (int k = 0; k < dims_.size(); ++k) {

@@ -10,8 +10,8 @@
 
 namespace mlvm::asm_detail {
 
-// An attribute value at the cursor (language.md §2): 42, -1.5, inf, true, none, f32, "s",
-// (1, 2), [1, 2], (), (3,), nested tuples. `(x)` without a comma is just x, as in Python.
+// An attribute value at the cursor (docs/language.md, "Statements"): 42, -1.5, inf, true,
+// none, f32, "s", (1, 2), [1, 2], (), (3,), nested tuples. `(x)` without a comma is just x, as in Python.
 // `want_dtype`: the attribute takes a dtype, so an unknown word is an unknown dtype.
 AttrValue parse_attr_value(Cursor& c, int depth = 0, bool want_dtype = false);
 

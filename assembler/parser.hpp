@@ -1,4 +1,5 @@
-// The .mlasm parser: source text -> statements with source positions (language.md §4).
+// The .mlasm parser: source text -> statements with source positions (docs/language.md,
+// "Statements").
 // A line with a syntax error is reported and skipped; parsing goes on with the next line.
 #pragma once
 

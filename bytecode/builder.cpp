@@ -74,7 +74,7 @@ ModuleBuilder& ModuleBuilder::emit(const std::vector<std::string>& results,
   ins.op = op->code;
   for (auto& a : args) ins.args.push_back(a.empty() || a == "none" ? kNoRegister : reg(a));
   for (auto& r : results) ins.results.push_back(reg(r));
-  ins.attrs = resolve_attrs(*op, attrs);
+  ins.attrs = order_attrs(*op, attrs);
   module_.code.push_back(std::move(ins));
   module_.lines.push_back(line_);
   return *this;

@@ -1,6 +1,6 @@
 // ModuleBuilder: constructs Modules from C++ (tests, tools, converters) the way the assembler
-// does from text — registers by name, ops by name, attributes by name (checked and filled
-// with defaults through resolve_attrs), labels resolved at build().
+// does from text — registers by name, ops by name, attributes by name (put in the op's order
+// and filled with defaults by order_attrs), labels resolved at build().
 //
 //   ModuleBuilder b("mlp");
 //   b.input("x", tensor_type(DType::f32, {kDynamic, 64}));
@@ -9,8 +9,9 @@
 //   b.emit({"y"}, "dense", {"x", "w", "none"});
 //   Module m = b.build();
 //
-// The builder checks only what it needs to build (known op, known labels, valid attributes);
-// everything else is the verifier's job, so tests can build invalid programs on purpose.
+// The builder checks only what it needs to build (known op, known labels, known attribute
+// names); everything else, attribute values included, is the verifier's job, so tests can
+// build invalid programs on purpose.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "ir/attr_check.hpp"
 
 namespace mlvm {
 
@@ -46,7 +48,8 @@ class ModuleBuilder {
   ModuleBuilder& source_name(std::string name);
 
   // DST... = OP ARG..., attrs. An argument "" or "none" is an omitted optional input.
-  // Unknown op: Error(usage); bad attributes: Error(invalid) from resolve_attrs.
+  // Unknown op: Error(usage); an unknown, repeated or missing required attribute:
+  // Error(invalid) from order_attrs.
   ModuleBuilder& emit(const std::vector<std::string>& results, std::string_view op,
                       const std::vector<std::string>& args,
                       const std::vector<NamedAttr>& attrs = {});

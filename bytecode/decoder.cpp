@@ -437,16 +437,10 @@ class Decoder {
                                 ", stored plus one; 0 = none)");
         ins.args.push_back(v == 0 ? kNoRegister : int32_t(v - 1));
       }
+      // Kept as stored: whether they suit the op is the verifier's to say (a wrong attribute
+      // is invalid, not malformed).
       uint64_t nattrs = r.count("an attribute count", 1, 64);
-      std::vector<AttrValue> values;
-      for (uint64_t k = 0; k < nattrs; ++k) values.push_back(read_attr(r, 0));
-      // Fill the `ints` caches when the values are right; otherwise keep them as they are for
-      // the verifier to report (a wrong attribute is invalid, not malformed).
-      try {
-        ins.attrs = check_positional_attrs(op_info(ins.op), values);
-      } catch (const Error&) {
-        ins.attrs = Attrs(std::move(values));
-      }
+      for (uint64_t k = 0; k < nattrs; ++k) ins.attrs.push_back(read_attr(r, 0));
       if (ins.op == Opcode::jmp || ins.op == Opcode::br)
         ins.target = int32_t(r.index("jump target", n + 1));
     }

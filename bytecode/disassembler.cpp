@@ -7,27 +7,17 @@
 #include <map>
 #include <set>
 
+#include "bytecode/names.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {
 
 namespace {
 
-bool is_identifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto head = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-  if (!head(s[0])) return false;
-  for (char c : s.substr(1))
-    if (!head(c) && !(c >= '0' && c <= '9') && c != '.') return false;
-  return true;
-}
-
 // Names a register or label may not take in generated text: keywords, literal words and op
 // names (so no parser has to tell `relu = relu x` apart).
 bool reserved(const std::string& s) {
-  static const std::set<std::string> words = {"none", "true", "false", "inf",
-                                              "nan",  "fill", "load"};
-  return words.count(s) || find_op(s) != nullptr;
+  return is_literal_word(s) || s == "fill" || s == "load" || find_op(s) != nullptr;
 }
 
 std::string quote(const std::string& s) {
@@ -252,43 +242,50 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
   }
   if (n > 0 || !labels.empty()) t += "\n";
 
-  auto reg_text = [&](int32_t r) {
-    if (r == kNoRegister) return std::string("none");
-    if (!in_range(r))
-      fail_invalid("cannot disassemble: register " + std::to_string(r) + " does not exist");
-    return reg[std::size_t(r)];
-  };
   for (int32_t pc = 0; pc <= n; ++pc) {
     auto it = labels.find(pc);
     if (it != labels.end())
       for (auto& l : it->second) t += l + ":\n";
     if (pc == n) break;
     const Instruction& ins = m.code[std::size_t(pc)];
-    if (!opcode_valid(uint32_t(ins.op)))
-      fail_invalid("cannot disassemble: instruction " + std::to_string(pc) +
-                   " has an unknown opcode");
-    const OpInfo& op = op_info(ins.op);
-    std::string line = "    ";
-    for (std::size_t k = 0; k < ins.results.size(); ++k)
-      line += (k ? ", " : "") + reg_text(ins.results[k]);
-    if (!ins.results.empty()) line += " = ";
-    line += op.name;
-    std::vector<std::string> parts;
-    for (int32_t a : ins.args) parts.push_back(reg_text(a));
-    if (ins.op == Opcode::jmp || ins.op == Opcode::br) parts.push_back(labels[ins.target].front());
-    const auto& values = ins.attrs.values();
-    for (std::size_t k = 0; k < values.size(); ++k) {
-      if (k >= op.attrs.size())
-        fail_invalid("cannot disassemble: instruction " + std::to_string(pc) +
-                     " has too many attributes");
-      const AttrSpec& spec = op.attrs[k];
-      if (!spec.required && values[k] == spec.default_value) continue;
-      parts.push_back(spec.name + "=" + format_attr(values[k]));
-    }
-    for (std::size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
-    t += line + "\n";
+    const bool jump = ins.op == Opcode::jmp || ins.op == Opcode::br;
+    const std::string label = jump ? labels[ins.target].front() : "";
+    t += "    " + instruction_text(ins, std::size_t(pc), reg, label) + "\n";
   }
   return out;
+}
+
+std::string instruction_text(const Instruction& ins, std::size_t pc,
+                             const std::vector<std::string>& names, const std::string& label,
+                             bool trailing_none) {
+  auto where = [&] { return "cannot disassemble: instruction " + std::to_string(pc); };
+  if (!opcode_valid(uint32_t(ins.op))) fail_invalid(where() + " has an unknown opcode");
+  const OpInfo& op = op_info(ins.op);
+  auto reg_text = [&](int32_t r) {
+    if (r == kNoRegister) return std::string("none");
+    if (r < 0 || std::size_t(r) >= names.size())
+      fail_invalid("cannot disassemble: register " + std::to_string(r) + " does not exist");
+    return names[std::size_t(r)];
+  };
+  std::string line;
+  for (std::size_t k = 0; k < ins.results.size(); ++k)
+    line += (k ? ", " : "") + reg_text(ins.results[k]);
+  if (!ins.results.empty()) line += " = ";
+  line += op.name;
+  std::size_t nargs = ins.args.size();
+  if (!trailing_none)
+    while (nargs > 0 && ins.args[nargs - 1] == kNoRegister) --nargs;
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < nargs; ++k) parts.push_back(reg_text(ins.args[k]));
+  if (ins.op == Opcode::jmp || ins.op == Opcode::br) parts.push_back(label);
+  for (std::size_t k = 0; k < ins.attrs.size(); ++k) {
+    if (k >= op.attrs.size()) fail_invalid(where() + " has too many attributes");
+    const AttrSpec& spec = op.attrs[k];
+    if (!spec.required && ins.attrs[k] == spec.default_value) continue;
+    parts.push_back(spec.name + "=" + format_attr(ins.attrs[k]));
+  }
+  for (std::size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
+  return line;
 }
 
 }  // namespace mlvm

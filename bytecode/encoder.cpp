@@ -2,10 +2,10 @@
 // Module's contents, never on addresses, hash order or the machine.
 #include <algorithm>
 #include <cstring>
-#include <map>
 
 #include "bytecode/codec.hpp"
 #include "bytecode/format.hpp"
+#include "ir/type_table.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {
@@ -73,37 +73,32 @@ class Writer {
   }
 };
 
-// The type table: distinct types in order of first use (inputs, outputs, constants).
-class TypeTable {
- public:
-  uint64_t index(const TensorType& t) {
-    if (!dtype_valid(uint8_t(t.dtype)))
-      cannot_encode("unknown dtype code " + std::to_string(int(t.dtype)));
-    if (t.dims.size() < 1) cannot_encode("a type has rank 0");
-    for (int64_t d : t.dims)
-      if (d < kDynamic) cannot_encode("a type has dimension " + std::to_string(d));
-    if (t.precision < 0 || t.precision > kMaxPrecision)
-      cannot_encode("a type has precision " + std::to_string(t.precision));
-    std::vector<int64_t> key{int64_t(t.dtype), t.precision};
-    key.insert(key.end(), t.dims.begin(), t.dims.end());
-    auto [it, inserted] = ids_.try_emplace(key, types_.size());
-    if (inserted) types_.push_back(t);
-    return it->second;
-  }
-  void write(Writer& w) const {
-    w.uleb(types_.size());
-    for (const TensorType& t : types_) {
-      w.u8(uint8_t(t.dtype));
-      w.u8(uint8_t(t.dims.size()));
-      for (int64_t d : t.dims) w.sleb(d);
-      w.uleb(uint64_t(t.precision));
-    }
-  }
+// A type the reader accepts: a known dtype, rank 1..8, dims >= 0 or ?, precision 0..64.
+void check_type(const TensorType& t) {
+  if (!dtype_valid(uint8_t(t.dtype)))
+    cannot_encode("unknown dtype code " + std::to_string(int(t.dtype)));
+  if (t.dims.size() < 1) cannot_encode("a type has rank 0");
+  for (int64_t d : t.dims)
+    if (d < kDynamic) cannot_encode("a type has dimension " + std::to_string(d));
+  if (t.precision < 0 || t.precision > kMaxPrecision)
+    cannot_encode("a type has precision " + std::to_string(t.precision));
+}
 
- private:
-  std::vector<TensorType> types_;
-  std::map<std::vector<int64_t>, uint64_t> ids_;
-};
+// The type section: the distinct types in order of first use (inputs, outputs, constants).
+uint64_t type_index(TypeTable& types, const TensorType& t) {
+  check_type(t);
+  return uint64_t(types.intern(t));
+}
+
+void write_types(Writer& w, const TypeTable& types) {
+  w.uleb(uint64_t(types.size()));
+  for (const TensorType& t : types.types()) {
+    w.u8(uint8_t(t.dtype));
+    w.u8(uint8_t(t.dims.size()));
+    for (int64_t d : t.dims) w.sleb(d);
+    w.uleb(uint64_t(t.precision));
+  }
+}
 
 void write_attr(Writer& w, const AttrValue& v, int depth) {
   using K = AttrValue::Kind;
@@ -180,8 +175,8 @@ std::vector<uint8_t> encode_module(const Module& m) {
 
   TypeTable types;
   std::vector<uint64_t> input_type, output_type, const_type;
-  for (auto& in : m.inputs) input_type.push_back(types.index(in.type));
-  for (auto& o : m.outputs) output_type.push_back(o.has_type ? types.index(o.type) : 0);
+  for (auto& in : m.inputs) input_type.push_back(type_index(types, in.type));
+  for (auto& o : m.outputs) output_type.push_back(o.has_type ? type_index(types, o.type) : 0);
   for (auto& c : m.constants) {
     TensorType t = c.type;
     t.precision = kUnknownPrecision;  // recomputed from the data by the reader
@@ -190,7 +185,7 @@ std::vector<uint8_t> encode_module(const Module& m) {
     if (c.value.defined() && (c.value.dtype() != t.dtype || !(c.value.shape() == t.dims)))
       cannot_encode("constant '" + c.name + "' holds " + c.value.type_string() +
                     " but is declared " + t.to_string());
-    const_type.push_back(types.index(t));
+    const_type.push_back(type_index(types, t));
   }
 
   Writer w;
@@ -204,7 +199,7 @@ std::vector<uint8_t> encode_module(const Module& m) {
   w.end_section(s);
 
   s = w.begin_section(kSectionTypes);
-  types.write(w);
+  write_types(w, types);
   w.end_section(s);
 
   s = w.begin_section(kSectionInterface);
@@ -261,7 +256,7 @@ std::vector<uint8_t> encode_module(const Module& m) {
       }
     }
     w.uleb(uint64_t(ins.attrs.size()));
-    for (const AttrValue& v : ins.attrs.values()) write_attr(w, v, 0);
+    for (const AttrValue& v : ins.attrs) write_attr(w, v, 0);
     if (ins.op == Opcode::jmp || ins.op == Opcode::br) {
       if (ins.target < 0 || ins.target > n)
         cannot_encode("instruction " + std::to_string(pc) + " jumps to " +

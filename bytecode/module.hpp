@@ -40,7 +40,9 @@ struct Instruction {
   Opcode op = Opcode::halt;
   std::vector<int32_t> results;  // registers written
   std::vector<int32_t> args;     // registers read (kNoRegister for an omitted optional)
-  Attrs attrs;                   // in the op's declared attribute order, defaults filled
+  // The attribute values as stored: in the op's declared order, defaults filled. The verifier
+  // checks them and returns them as Attrs (VerifyResult::attrs).
+  std::vector<AttrValue> attrs;
   int32_t target = -1;           // jmp/br: index of the instruction jumped to (== size(): end)
 };
 

@@ -34,6 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (d.line < 0 || d.col < 0) std::abort();
     }
     if (r.ok() != r.module.has_value()) std::abort();
+    // A module is handed on with the verifier's result for exactly it.
+    if (r.ok() && r.verify.attrs.size() != r.module->code.size()) std::abort();
   } catch (const mlvm::Error&) {
   }
   return 0;

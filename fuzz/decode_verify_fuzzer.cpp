@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     strict.strict_precision = true;
     mlvm::VerifyResult r = mlvm::verify_module(m, strict);
     if (r.release_after.size() != m.code.size()) __builtin_trap();
+    if (r.attrs.size() != m.code.size()) __builtin_trap();
     for (auto& regs : r.release_after)
       for (int32_t reg : regs)
         if (reg < 0 || reg >= m.num_registers()) __builtin_trap();

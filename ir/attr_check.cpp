@@ -90,7 +90,8 @@ std::string unknown_attr_message(const OpInfo& op, const std::string& name) {
 
 }  // namespace
 
-Attrs resolve_attrs(const OpInfo& op, std::span<const NamedAttr> given, int* bad_index) {
+std::vector<AttrValue> order_attrs(const OpInfo& op, std::span<const NamedAttr> given,
+                                   int* bad_index) {
   if (bad_index) *bad_index = -1;
   std::vector<AttrValue> values(op.attrs.size());
   std::vector<bool> seen(op.attrs.size(), false);
@@ -100,25 +101,25 @@ Attrs resolve_attrs(const OpInfo& op, std::span<const NamedAttr> given, int* bad
       if (bad_index) *bad_index = int(g);
       fail_invalid(unknown_attr_message(op, given[g].name));
     }
-    if (seen[k]) {
+    if (seen[std::size_t(k)]) {
       if (bad_index) *bad_index = int(g);
       fail_invalid("attribute '" + given[g].name + "' of " + op.name + " is given twice");
     }
-    seen[k] = true;
-    values[k] = given[g].value;
-    std::string err = check_value(op, op.attrs[k], values[k]);
-    if (!err.empty()) {
-      if (bad_index) *bad_index = int(g);
-      fail_invalid(err);
-    }
+    seen[std::size_t(k)] = true;
+    AttrValue& v = values[std::size_t(k)];
+    v = given[g].value;
+    // The text language's shorthand: `axes=0` is `axes=(0,)`.
+    if (op.attrs[std::size_t(k)].kind == AttrKind::ints && v.kind == AttrValue::Kind::integer)
+      v = AttrValue::tuple({v});
   }
   for (std::size_t k = 0; k < op.attrs.size(); ++k) {
     if (seen[k]) continue;
     if (op.attrs[k].required)
-      fail_invalid(op.name + " needs attribute '" + op.attrs[k].name + "' (" + op.attrs[k].kind_text() + ")");
+      fail_invalid(op.name + " needs attribute '" + op.attrs[k].name + "' (" +
+                   op.attrs[k].kind_text() + ")");
     values[k] = op.attrs[k].default_value;
   }
-  return make_checked_attrs(op.attr_set, std::move(values));
+  return values;
 }
 
 Attrs check_positional_attrs(const OpInfo& op, std::vector<AttrValue> values, int* bad_index) {
@@ -134,6 +135,21 @@ Attrs check_positional_attrs(const OpInfo& op, std::vector<AttrValue> values, in
     }
   }
   return make_checked_attrs(op.attr_set, std::move(values));
+}
+
+Attrs resolve_attrs(const OpInfo& op, std::span<const NamedAttr> given, int* bad_index) {
+  std::vector<AttrValue> values = order_attrs(op, given, bad_index);
+  int bad = -1;
+  try {
+    return check_positional_attrs(op, std::move(values), &bad);
+  } catch (const Error&) {
+    if (bad_index) {
+      *bad_index = -1;
+      for (std::size_t g = 0; bad >= 0 && g < given.size(); ++g)
+        if (given[g].name == op.attrs[std::size_t(bad)].name) *bad_index = int(g);
+    }
+    throw;
+  }
 }
 
 }  // namespace mlvm

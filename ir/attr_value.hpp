@@ -19,7 +19,6 @@ struct AttrValue {
   DType dt = DType::f32;
   std::string s;
   std::vector<AttrValue> items;  // tuple elements
-  std::vector<int64_t> ints;     // TRANSITIONAL: set by old tests; read by nothing
 
   static AttrValue none() { return {}; }
   static AttrValue integer(int64_t v);

@@ -90,32 +90,6 @@ class Attrs {
     }
   }
 
-  // TRANSITIONAL positional reads and constructor, removed once every family reads its typed
-  // struct (issue 15).
-  explicit Attrs(std::vector<AttrValue> v) : values_(std::move(v)) {}
-  bool is_none(int k) const { return values_[k].kind == AttrValue::Kind::none; }
-  int64_t i(int k) const { return values_[k].i; }
-  bool b(int k) const { return values_[k].b; }
-  DType dtype(int k) const { return values_[k].dt; }
-  const std::string& str(int k) const { return values_[k].s; }
-  std::vector<int64_t> ints(int k) const {
-    std::vector<int64_t> out;
-    for (auto& it : values_[k].items) {
-      if (it.kind == AttrValue::Kind::tuple) {
-        for (auto& x : it.items) out.push_back(x.i);
-      } else {
-        out.push_back(it.i);
-      }
-    }
-    if (values_[k].kind == AttrValue::Kind::integer) out.push_back(values_[k].i);
-    return out;
-  }
-  Scalar scalar(int k) const {
-    return values_[k].kind == AttrValue::Kind::floating ? Scalar::from_float(values_[k].f)
-                                                        : Scalar::from_int(values_[k].i);
-  }
-  const std::vector<AttrValue>& items(int k) const { return values_[k].items; }
-
   bool operator==(const Attrs& o) const { return set_ == o.set_ && values_ == o.values_; }
 
  private:

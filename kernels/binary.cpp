@@ -1,29 +1,21 @@
-// Elementwise binary ops, comparisons, logical ops and where (ops.md §3 "Elementwise", seed 000
-// "Broadcast Operator", seed 004 broadcasting).
-//
-// Both operands must have the same dtype (cast converts). Accepted dtypes:
-//   add sub mul div, elemwise_add/sub/mul    f32 f64 i8 u8 i16 i32 i64 (not bool)
-//   maximum minimum                          any (on bool: or / and)
-//   less ... not_equal                       any; result bool
-//   logical_and logical_or                   any; non-zero is true; result bool
-//   where                                    cond any; a, b any (equal); result a's dtype
+// Kernels of the elementwise binary ops, comparisons, logical ops and where (docs/ops.md,
+// "Elementwise binary, comparison, logical, where"); their static rules, with the table of
+// accepted dtypes, are in ir/infer_binary.cpp, and each op's spec in ir/elementwise_rules.hpp.
 // Integer add/sub/mul wrap; integer div truncates toward zero; integer division by zero and
 // MIN / -1 trap.
-#include "kernels/binary.hpp"
-
 #include <cmath>
 #include <limits>
 
+#include "ir/elementwise_rules.hpp"
 #include "kernels/broadcast.hpp"
 #include "kernels/elementwise_loop.hpp"
+#include "kernels/run_table.hpp"
 
 namespace mlvm {
 
 namespace {
 
 using namespace ew;
-
-constexpr const char* kNoBool = "no arithmetic on bool; cast first";
 
 // ---------------------------------------------------------------------------------------------
 // Functors. Arithmetic ones name their SIMD runs (kSimd, kernels/simd/ew.hpp), which compute
@@ -132,81 +124,6 @@ struct LogicalOrOp {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Precision (ops.md §2), when both operands are proven.
-enum class PrecisionRule { none, add, mul, first, max };
-
-int binary_precision(PrecisionRule rule, const TensorType& a, const TensorType& b) {
-  if (!is_signed_int(a.dtype) || a.precision == kUnknownPrecision ||
-      b.precision == kUnknownPrecision)
-    return kUnknownPrecision;
-  switch (rule) {
-    case PrecisionRule::none:
-      return kUnknownPrecision;
-    case PrecisionRule::add:
-      return std::max(a.precision, b.precision) + 1;
-    case PrecisionRule::mul:
-      return a.precision + b.precision;
-    case PrecisionRule::first:
-      return a.precision;
-    case PrecisionRule::max:
-      return std::max(a.precision, b.precision);
-  }
-  return kUnknownPrecision;
-}
-
-// Prefixes the op's name to a shape error from the broadcasting helpers.
-template <class F>
-Dims with_op_name(const char* op, F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw Error(e.kind(), std::string(op) + ": " + e.message(), e.location());
-  }
-}
-
-// elemwise_*: equal ranks, and per dim equal or `?` on either side.
-Dims equal_shape_types(const char* op, const TensorType& a, const TensorType& b) {
-  auto mismatch = [&](const std::string& detail) {
-    fail_invalid(std::string(op) + " needs equal shapes: " + a.to_string() + " and " +
-                 b.to_string() + " (" + detail + "); use add/sub/mul to broadcast");
-  };
-  if (a.dims.size() != b.dims.size())
-    mismatch("rank " + std::to_string(a.dims.size()) + " vs " + std::to_string(b.dims.size()));
-  Dims out = a.dims;
-  for (int i = 0; i < a.dims.size(); ++i) {
-    int64_t p = a.dims[i], q = b.dims[i];
-    if (p == q) continue;
-    if (p == kDynamic)
-      out[i] = q;
-    else if (q != kDynamic)
-      mismatch("dim " + std::to_string(i) + ": " + std::to_string(p) + " vs " + std::to_string(q));
-  }
-  return out;
-}
-
-struct BinarySpec {
-  const char* op;
-  DTypeSet allowed;
-  const char* why;
-  bool result_bool;
-  bool equal_shapes;  // elemwise_*: no broadcasting
-  PrecisionRule precision;
-};
-
-void infer_binary(InferContext& ctx, const BinarySpec& s) {
-  require_inputs(s.op, ctx.in.size(), 2);
-  const TensorType &a = ctx.in[0], &b = ctx.in[1];
-  require_dtype(s.op, "a", a.dtype, s.allowed, s.why);
-  require_dtype(s.op, "b", b.dtype, s.allowed, s.why);
-  require_same_dtype(s.op, a.dtype, b.dtype);
-  Dims dims = s.equal_shapes ? equal_shape_types(s.op, a, b)
-                             : with_op_name(s.op, [&] { return broadcast_types(a, b); });
-  if (s.result_bool)
-    set_result(ctx, result_type(DType::boolean, dims, 0));
-  else
-    set_result(ctx, result_type(a.dtype, dims, binary_precision(s.precision, a, b)));
-}
-
 // Checks the operands at run time and returns the result shape (a mismatch traps).
 Dims binary_run_shape(const KernelContext& ctx, const BinarySpec& s) {
   require_inputs(s.op, ctx.in.size(), 2);
@@ -291,145 +208,61 @@ void run_binary(KernelContext& ctx, const BinarySpec& s) {
   ctx.out[0] = y;
 }
 
-constexpr BinarySpec kAdd{"add", kNumeric, kNoBool, false, false, PrecisionRule::add};
-constexpr BinarySpec kSub{"sub", kNumeric, kNoBool, false, false, PrecisionRule::add};
-constexpr BinarySpec kMul{"mul", kNumeric, kNoBool, false, false, PrecisionRule::mul};
-constexpr BinarySpec kDiv{"div", kNumeric, kNoBool, false, false, PrecisionRule::first};
-constexpr BinarySpec kMaximum{"maximum", kAnyDType, "", false, false, PrecisionRule::max};
-constexpr BinarySpec kMinimum{"minimum", kAnyDType, "", false, false, PrecisionRule::max};
-constexpr BinarySpec kElemAdd{"elemwise_add", kNumeric, kNoBool, false, true, PrecisionRule::add};
-constexpr BinarySpec kElemSub{"elemwise_sub", kNumeric, kNoBool, false, true, PrecisionRule::add};
-constexpr BinarySpec kElemMul{"elemwise_mul", kNumeric, kNoBool, false, true, PrecisionRule::mul};
-constexpr BinarySpec kLess{"less", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kLessEqual{"less_equal", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kGreater{"greater", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kGreaterEqual{"greater_equal", kAnyDType,          "", true,
-                                   false,           PrecisionRule::none};
-constexpr BinarySpec kEqual{"equal", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kNotEqual{"not_equal", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kLogicalAnd{"logical_and", kAnyDType, "", true, false, PrecisionRule::none};
-constexpr BinarySpec kLogicalOr{"logical_or", kAnyDType, "", true, false, PrecisionRule::none};
-
 }  // namespace
 
-void infer_add(InferContext& ctx) {
-  infer_binary(ctx, kAdd);
-}
 void run_add(KernelContext& ctx) {
   run_binary<AddOp>(ctx, kAdd);
-}
-void infer_sub(InferContext& ctx) {
-  infer_binary(ctx, kSub);
 }
 void run_sub(KernelContext& ctx) {
   run_binary<SubOp>(ctx, kSub);
 }
-void infer_mul(InferContext& ctx) {
-  infer_binary(ctx, kMul);
-}
 void run_mul(KernelContext& ctx) {
   run_binary<MulOp>(ctx, kMul);
-}
-void infer_div(InferContext& ctx) {
-  infer_binary(ctx, kDiv);
 }
 void run_div(KernelContext& ctx) {
   run_binary<DivOp>(ctx, kDiv);
 }
-void infer_maximum(InferContext& ctx) {
-  infer_binary(ctx, kMaximum);
-}
 void run_maximum(KernelContext& ctx) {
   run_binary<MaximumOp>(ctx, kMaximum);
-}
-void infer_minimum(InferContext& ctx) {
-  infer_binary(ctx, kMinimum);
 }
 void run_minimum(KernelContext& ctx) {
   run_binary<MinimumOp>(ctx, kMinimum);
 }
-void infer_elemwise_add(InferContext& ctx) {
-  infer_binary(ctx, kElemAdd);
-}
 void run_elemwise_add(KernelContext& ctx) {
   run_binary<AddOp>(ctx, kElemAdd);
-}
-void infer_elemwise_sub(InferContext& ctx) {
-  infer_binary(ctx, kElemSub);
 }
 void run_elemwise_sub(KernelContext& ctx) {
   run_binary<SubOp>(ctx, kElemSub);
 }
-void infer_elemwise_mul(InferContext& ctx) {
-  infer_binary(ctx, kElemMul);
-}
 void run_elemwise_mul(KernelContext& ctx) {
   run_binary<MulOp>(ctx, kElemMul);
-}
-void infer_less(InferContext& ctx) {
-  infer_binary(ctx, kLess);
 }
 void run_less(KernelContext& ctx) {
   run_binary<LessOp>(ctx, kLess);
 }
-void infer_less_equal(InferContext& ctx) {
-  infer_binary(ctx, kLessEqual);
-}
 void run_less_equal(KernelContext& ctx) {
   run_binary<LessEqualOp>(ctx, kLessEqual);
-}
-void infer_greater(InferContext& ctx) {
-  infer_binary(ctx, kGreater);
 }
 void run_greater(KernelContext& ctx) {
   run_binary<GreaterOp>(ctx, kGreater);
 }
-void infer_greater_equal(InferContext& ctx) {
-  infer_binary(ctx, kGreaterEqual);
-}
 void run_greater_equal(KernelContext& ctx) {
   run_binary<GreaterEqualOp>(ctx, kGreaterEqual);
-}
-void infer_equal(InferContext& ctx) {
-  infer_binary(ctx, kEqual);
 }
 void run_equal(KernelContext& ctx) {
   run_binary<EqualOp>(ctx, kEqual);
 }
-void infer_not_equal(InferContext& ctx) {
-  infer_binary(ctx, kNotEqual);
-}
 void run_not_equal(KernelContext& ctx) {
   run_binary<NotEqualOp>(ctx, kNotEqual);
 }
-void infer_logical_and(InferContext& ctx) {
-  infer_binary(ctx, kLogicalAnd);
-}
 void run_logical_and(KernelContext& ctx) {
   run_binary<LogicalAndOp>(ctx, kLogicalAnd);
-}
-void infer_logical_or(InferContext& ctx) {
-  infer_binary(ctx, kLogicalOr);
 }
 void run_logical_or(KernelContext& ctx) {
   run_binary<LogicalOrOp>(ctx, kLogicalOr);
 }
 
-// where: three-way broadcasting; the result's precision is max(pa, pb) (cond's value range
-// does not reach the result).
-void infer_where(InferContext& ctx) {
-  require_inputs("where", ctx.in.size(), 3);
-  const TensorType &c = ctx.in[0], &a = ctx.in[1], &b = ctx.in[2];
-  require_same_dtype("where", a.dtype, b.dtype);
-  Dims dims = with_op_name("where", [&] {
-    TensorType ca = c;
-    ca.dtype = a.dtype;
-    ca.dims = broadcast_types(c, a);
-    return broadcast_types(ca, b);
-  });
-  set_result(ctx, result_type(a.dtype, dims, binary_precision(PrecisionRule::max, a, b)));
-}
-
+// where: cond ? a : b over the three operands broadcast together.
 void run_where(KernelContext& ctx) {
   require_inputs("where", ctx.in.size(), 3);
   require_same_dtype("where", ctx.in[1].dtype(), ctx.in[2].dtype());

@@ -1,25 +1,11 @@
-#include "kernels/control.hpp"
+// Kernels of the control ops (jmp, br, halt, print): there are none, the interpreter runs these
+// ops itself (vm/interpreter.cpp); calling one of these is a usage error. Their static rules
+// are in ir/infer_control.cpp.
+#include <string>
+
+#include "kernels/run_table.hpp"
 
 namespace mlvm {
-
-// Control ops have static rules (the verifier checks their operands) but no kernels: the
-// interpreter executes them itself.
-
-void infer_jmp(InferContext&) {}
-void infer_halt(InferContext&) {}
-void infer_print(InferContext&) {}
-
-void infer_br(InferContext& ctx) {
-  const TensorType& c = ctx.in[0];
-  int64_t n = 1;
-  bool dynamic = false;
-  for (int64_t d : c.dims) {
-    if (d == kDynamic) dynamic = true;
-    else n *= d;
-  }
-  if (n != 1 && !(dynamic && n != 0))
-    fail_invalid("br condition must have exactly one element, got " + c.to_string());
-}
 
 namespace {
 [[noreturn]] void interpreter_only(const char* name) {

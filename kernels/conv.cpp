@@ -3,15 +3,15 @@
 // im2col matrix of x[n, g]. Stride 1 (the common case) never builds col: the GEMM packs its B
 // panels straight from a zero-padded copy of the input (conv_group_implicit). Strided
 // convolutions build col in chunks; one input channel per group (depthwise) has a direct
-// kernel (kernels/simd/conv_depthwise.hpp).
-#include "kernels/conv.hpp"
-
+// kernel (kernels/simd/conv_depthwise.hpp). The static rule is in ir/infer_conv.cpp; the
+// attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
-#include <array>
-#include <string>
 #include <vector>
 
+#include "ir/nn_rules.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/run_table.hpp"
+#include "kernels/run_time_type.hpp"
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
@@ -19,90 +19,6 @@
 namespace mlvm {
 
 namespace {
-
-// Attribute values above this are rejected so that size arithmetic cannot overflow.
-constexpr int64_t kMaxWindowAttr = int64_t(1) << 31;
-
-std::string dim_str(int64_t d) { return d == kDynamic ? "?" : std::to_string(d); }
-bool dims_conflict(int64_t a, int64_t b) { return a != kDynamic && b != kDynamic && a != b; }
-
-std::string tuple_str(const std::vector<int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
-
-// A (height, width) pair from a 1- or 2-element tuple; each in [lo, kMaxWindowAttr].
-std::array<int64_t, 2> hw_pair(const Attrs& attrs, int k, const char* name, int64_t lo) {
-  const auto& v = attrs.ints(k);
-  if (v.size() != 1 && v.size() != 2)
-    fail_invalid(std::string("conv2d: ") + name + " must be an int or a pair (h, w), got " + tuple_str(v));
-  for (int64_t x : v)
-    if (x < lo || x > kMaxWindowAttr)
-      fail_invalid(std::string("conv2d: ") + name + " must be >= " + std::to_string(lo) + " (and at most 2^31), got " +
-                   tuple_str(v));
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
-
-struct ConvParams {
-  int64_t top, left, bottom, right;
-  int64_t sh, sw, dh, dw;
-  int64_t groups;
-};
-
-ConvParams conv_params(const Attrs& attrs) {
-  ConvParams p;
-  const auto& pad = attrs.ints(0);
-  if (pad.size() != 1 && pad.size() != 2 && pad.size() != 4)
-    fail_invalid("conv2d: padding must be an int, (PH, PW) or (top, left, bottom, right), got " + tuple_str(pad));
-  for (int64_t x : pad)
-    if (x < 0 || x > kMaxWindowAttr)
-      fail_invalid("conv2d: padding must be >= 0 (and at most 2^31), got " + tuple_str(pad));
-  if (pad.size() == 4) {
-    p.top = pad[0], p.left = pad[1], p.bottom = pad[2], p.right = pad[3];
-  } else {
-    p.top = p.bottom = pad[0];
-    p.left = p.right = pad.size() == 2 ? pad[1] : pad[0];
-  }
-  auto s = hw_pair(attrs, 1, "strides", 1);
-  auto d = hw_pair(attrs, 2, "dilation", 1);
-  p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1];
-  p.groups = attrs.i(3);
-  if (p.groups < 1) fail_invalid("conv2d: groups must be >= 1, got " + std::to_string(p.groups));
-  return p;
-}
-
-// floor((in + pads - dil·(k-1) - 1) / stride) + 1, or kDynamic; an error when the dilated
-// window does not fit the padded input (we do not produce empty outputs for that).
-int64_t conv_out_dim(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t dil, int64_t stride,
-                     const char* what, const TensorType& x, const TensorType& w) {
-  if (in == kDynamic || k == kDynamic) return kDynamic;
-  const int64_t span = dil * (k - 1) + 1;
-  const int64_t padded = in + pad0 + pad1;
-  if (padded < span)
-    fail_invalid(std::string("conv2d: the dilated kernel ") + what + " " + std::to_string(span) +
-                 " is larger than the padded input " + what + " " + std::to_string(padded) + " (x " + x.to_string() +
-                 ", w " + w.to_string() + ")");
-  return (padded - span) / stride + 1;
-}
-
-TensorType infer_at_run_time(const KernelContext& ctx, InferFn infer) {
-  std::vector<TensorType> types;
-  for (const Tensor& t : ctx.in) {
-    TensorType ty;
-    if (t.defined()) ty = type_of(t);
-    else ty.present = false;
-    types.push_back(ty);
-  }
-  InferContext ic{types, ctx.attrs, {}, {}};
-  try {
-    infer(ic);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::invalid) fail_trap(e.message());
-    throw;
-  }
-  return ic.out.at(0);
-}
 
 // Writes rows [oh0, oh1) of the im2col matrix of one (image, group): row (c, kh, kw), column
 // (oh - oh0)·OW + ow holds x[c, oh·SH - top + kh·DH, ow·SW - left + kw·DW], 0 in the padding.
@@ -307,50 +223,9 @@ void run_conv(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, Exe
 
 }  // namespace
 
-void infer_conv2d(InferContext& ctx) {
-  const TensorType& x = ctx.in[0];
-  const TensorType& w = ctx.in[1];
-  const TensorType* b = ctx.in.size() > 2 && ctx.in[2].present ? &ctx.in[2] : nullptr;
-  check_gemm_dtypes("conv2d", x, w);
-  if (x.dims.size() != 4) fail_invalid("conv2d: x must have rank 4 (N, C, H, W), got " + x.to_string());
-  if (w.dims.size() != 4) fail_invalid("conv2d: w must have rank 4 (OC, C/groups, KH, KW), got " + w.to_string());
-  const ConvParams p = conv_params(ctx.attrs);
-  const int64_t c = x.dims[1], oc = w.dims[0], icg = w.dims[1];
-  const std::string g = std::to_string(p.groups);
-  if (c != kDynamic && c % p.groups != 0)
-    fail_invalid("conv2d: groups = " + g + " does not divide the " + std::to_string(c) + " input channels of x " +
-                 x.to_string());
-  if (oc != kDynamic && oc % p.groups != 0)
-    fail_invalid("conv2d: groups = " + g + " does not divide the " + std::to_string(oc) +
-                 " output channels of w " + w.to_string());
-  if (c != kDynamic && icg != kDynamic && icg * p.groups != c)
-    fail_invalid("conv2d: channel mismatch: x " + x.to_string() + " has " + std::to_string(c) + " channels, w " +
-                 w.to_string() + " expects C/groups = " + std::to_string(icg) + " with groups = " + g);
-  const DType od = gemm_result_dtype(x.dtype);
-  int64_t out_c = oc;
-  if (b) {
-    if (b->dtype != od)
-      fail_invalid("conv2d: bias must be " + std::string(dtype_name(od)) + " for " +
-                   std::string(dtype_name(x.dtype)) + " inputs, got " + b->to_string());
-    if (b->dims.size() != 1 || dims_conflict(b->dims[0], oc))
-      fail_invalid("conv2d: bias must have shape [" + dim_str(oc) + "] (OC of w " + w.to_string() + "), got " +
-                   b->to_string());
-    if (out_c == kDynamic) out_c = b->dims[0];
-  }
-  TensorType out;
-  out.dtype = od;
-  out.dims = Dims{x.dims[0], out_c,
-                  conv_out_dim(x.dims[2], p.top, p.bottom, w.dims[2], p.dh, p.sh, "height", x, w),
-                  conv_out_dim(x.dims[3], p.left, p.right, w.dims[3], p.dw, p.sw, "width", x, w)};
-  int64_t k = kDynamic;
-  if (icg != kDynamic && w.dims[2] != kDynamic && w.dims[3] != kDynamic) k = icg * w.dims[2] * w.dims[3];
-  out.precision = gemm_result_precision(x, w, b, k);
-  ctx.out.assign(1, out);
-}
-
 void run_conv2d(KernelContext& ctx) {
   const TensorType ot = infer_at_run_time(ctx, infer_conv2d);
-  const ConvParams p = conv_params(ctx.attrs);
+  const ConvParams p = conv_params(ctx.attrs.get<conv2d_attrs>());
   const Tensor x = contiguous(ctx.in[0], ctx.env.budget);
   const Tensor w = contiguous(ctx.in[1], ctx.env.budget);
   const Tensor* b = ctx.in.size() > 2 && ctx.in[2].defined() ? &ctx.in[2] : nullptr;

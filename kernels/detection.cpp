@@ -1,79 +1,23 @@
-// Detection post-processing: get_valid_count and non_max_suppression (ops.md §3 "Detection
-// post-processing", seed 000 "NMS Operator").
+// Detection post-processing: get_valid_count and non_max_suppression (docs/ops.md, "Detection
+// post-processing"). Their static rules are in ir/infer_detection.cpp; the input checks both
+// apply are in ir/nn_rules.hpp.
 //
 // Both fill unused rows with -1, so x must hold -1: signed integers and floats only (u8 and
 // bool are rejected statically).
-#include "kernels/detection.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <string>
 #include <vector>
 
-#include "ir/precision.hpp"
+#include "ir/nn_rules.hpp"
+#include "kernels/run_table.hpp"
+#include "kernels/run_time_type.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {
 
 namespace {
-
-std::string type_text(DType t, const Dims& d) {
-  return std::string(dtype_name(t)) + dims_to_string(d);
-}
-std::string dim_text(int64_t d) {
-  return d == kDynamic ? std::string("?") : std::to_string(d);
-}
-
-int precision_at_least_2(const TensorType& x) {
-  if (!is_signed_int(x.dtype) || x.precision == kUnknownPrecision) return kUnknownPrecision;
-  return std::max(x.precision, 2);
-}
-
-void check_box_dtype(const char* op, DType t, const Dims& d) {
-  if (!is_float(t) && !is_signed_int(t))
-    fail_invalid(
-        std::string(op) +
-        ": x must be f32, f64, i8, i16, i32 or i64 (unused rows are filled with -1), got " +
-        type_text(t, d));
-}
-
-// x is (B, N, K). `mismatch` is the error kind for dim checks: invalid statically, trap at run
-// time (where only `?` dims can fail them).
-void check_valid_count_input(DType dtype, const Dims& x, ErrorKind mismatch) {
-  check_box_dtype("get_valid_count", dtype, x);
-  if (x.size() != 3)
-    fail_invalid("get_valid_count: x must be (B, N, K) with K >= 2, got " + type_text(dtype, x));
-  if (x[2] != kDynamic && x[2] < 2)
-    fail(mismatch, "get_valid_count: x must be (B, N, K) with K >= 2, got " + type_text(dtype, x));
-  if (x[1] != kDynamic && x[1] > std::numeric_limits<int32_t>::max())
-    fail(mismatch,
-         "get_valid_count: x " + type_text(dtype, x) + " has more rows than an i32 count can hold");
-}
-
-void check_nms_inputs(const TensorType& x, const TensorType& vc, int64_t iou_threshold,
-                      ErrorKind mismatch) {
-  check_box_dtype("non_max_suppression", x.dtype, x.dims);
-  if (x.dims.size() != 3)
-    fail_invalid(
-        "non_max_suppression: x must be (B, N, 6) rows (class, score, x1, y1, x2, y2), got " +
-        type_text(x.dtype, x.dims));
-  if (x.dims[2] != kDynamic && x.dims[2] != 6)
-    fail(mismatch,
-         "non_max_suppression: x must be (B, N, 6) rows (class, score, x1, y1, x2, y2), got " +
-             type_text(x.dtype, x.dims));
-  if (!is_integer(vc.dtype) || vc.dims.size() != 1)
-    fail_invalid("non_max_suppression: valid_count must be a 1-D integer tensor (B), got " +
-                 type_text(vc.dtype, vc.dims));
-  if (x.dims[0] != kDynamic && vc.dims[0] != kDynamic && x.dims[0] != vc.dims[0])
-    fail(mismatch, "non_max_suppression: valid_count " + type_text(vc.dtype, vc.dims) + " has " +
-                       dim_text(vc.dims[0]) + " entries but x " + type_text(x.dtype, x.dims) +
-                       " has B = " + dim_text(x.dims[0]) + " batches");
-  if (iou_threshold <= 0)
-    fail_invalid("non_max_suppression: iou_threshold is " + std::to_string(iou_threshold) +
-                 "; expected > 0 (a percentage; 101 or more never suppresses)");
-}
 
 // ---------------------------------------------------------------------------------------------
 // get_valid_count's row test: x[b, n, 1] > score_threshold.
@@ -111,22 +55,10 @@ struct ScoreAbove {
   bool none = false, all = false;
 };
 
-std::vector<int64_t> read_ints(const Tensor& t) {
-  std::vector<int64_t> v(std::size_t(t.numel()));
-  if (v.empty()) return v;
-  Tensor c = contiguous(t);
-  visit_dtype(c.dtype(), [&](auto tag) {
-    using T = storage_t<typename decltype(tag)::type>;
-    const T* p = c.data<T>();
-    for (std::size_t k = 0; k < v.size(); ++k) v[k] = int64_t(p[k]);
-  });
-  return v;
-}
-
 // ---------------------------------------------------------------------------------------------
-// IoU in percent (ops.md: areas without +1).
+// IoU in percent (docs/ops.md, "non_max_suppression": areas without +1).
 //
-// The seed leaves overlap_ratio undefined; we use the standard box overlap
+// The founding CVM definition leaves overlap_ratio undefined; we use the standard box overlap
 //   inter_w = max(0, min(x2p, x2q) - max(x1p, x1q)),  inter_h likewise with y,
 //   inter   = inter_w * inter_h,   area = (x2 - x1) * (y2 - y1),
 //   union   = area_p + area_q - inter,
@@ -251,21 +183,13 @@ bool scores_before(T a, T b) {
 // ---------------------------------------------------------------------------------------------
 // get_valid_count
 
-void infer_get_valid_count(InferContext& ctx) {
-  const TensorType& x = ctx.in[0];
-  check_valid_count_input(x.dtype, x.dims, ErrorKind::invalid);
-  TensorType count{DType::i32, Dims{x.dims[0]}, kUnknownPrecision};
-  if (x.dims[1] != kDynamic) count.precision = precision_of_value(x.dims[1]);
-  ctx.out = {count, TensorType{x.dtype, x.dims, precision_at_least_2(x)}};
-}
-
 void run_get_valid_count(KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   check_valid_count_input(x.dtype(), x.shape(), ErrorKind::trap);
   const int64_t B = x.dim(0), N = x.dim(1), K = x.dim(2);
   Tensor count = ctx.output(DType::i32, Dims{B});
   Tensor y = ctx.output(x.dtype(), x.shape());
-  const Scalar threshold = ctx.attrs.scalar(0);
+  const Scalar threshold = ctx.attrs.get<valid_count_attrs>().score_threshold;
   Tensor xc = contiguous(x, ctx.env.budget);
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
@@ -294,19 +218,14 @@ void run_get_valid_count(KernelContext& ctx) {
 // ---------------------------------------------------------------------------------------------
 // non_max_suppression
 
-void infer_non_max_suppression(InferContext& ctx) {
-  const TensorType& x = ctx.in[0];
-  check_nms_inputs(x, ctx.in[1], ctx.attrs.i(0), ErrorKind::invalid);
-  ctx.out = {TensorType{x.dtype, x.dims, precision_at_least_2(x)}};
-}
-
 void run_non_max_suppression(KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& vc_tensor = ctx.in[1];
-  const int64_t iou_threshold = ctx.attrs.i(0);
-  const int64_t max_output_size = ctx.attrs.i(1);
-  const bool force_suppress = ctx.attrs.b(2);
-  const int64_t top_k = ctx.attrs.i(3);
+  const nms_attrs& attrs = ctx.attrs.get<nms_attrs>();
+  const int64_t iou_threshold = attrs.iou_threshold;
+  const int64_t max_output_size = attrs.max_output_size;
+  const bool force_suppress = attrs.force_suppress;
+  const int64_t top_k = attrs.top_k;
   check_nms_inputs(type_of(x), type_of(vc_tensor), iou_threshold, ErrorKind::trap);
   const int64_t B = x.dim(0), N = x.dim(1);
   constexpr int64_t K = 6;

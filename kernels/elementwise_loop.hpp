@@ -27,9 +27,10 @@
 
 namespace mlvm::ew {
 
-// Picks an input whose storage the result may take over (ops.md §1): donated (checked by
-// ctx.output) and not read through any other input, since an in-place write is only safe
-// when every read of that storage is at the position being written.
+// Picks an input whose storage the result may take over (docs/ops.md, "Views, read-only views
+// and storage reuse"): donated (checked by ctx.output) and not read through any other input,
+// since an in-place write is only safe when every read of that storage is at the position
+// being written.
 inline int reuse_candidate(const KernelContext& ctx, DType dtype, int64_t numel) {
   for (int k = 0; k < int(ctx.in.size()); ++k) {
     const Tensor& t = ctx.in[k];

@@ -4,11 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <type_traits>
 #include <vector>
 
-#include "ir/precision.hpp"
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_pool.hpp"
@@ -226,36 +224,6 @@ template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
   const Plan<T> plan = plan_for<T>();
   GemmRun<T>(g, plan).run(pool);
-}
-
-void check_gemm_dtypes(const char* op, const TensorType& x, const TensorType& w) {
-  if (x.dtype != w.dtype)
-    fail_invalid(std::string(op) + ": inputs must have one dtype, got " + x.to_string() + " and " +
-                 w.to_string() + " (cast one of them)");
-  if (x.dtype == DType::boolean)
-    fail_invalid(std::string(op) + ": bool inputs are not supported (expected f32, f64, i8, u8, i16, i32 or i64)");
-}
-
-DType gemm_result_dtype(DType input) {
-  switch (input) {
-    case DType::i8:
-    case DType::u8:
-    case DType::i16: return DType::i32;
-    default: return input;
-  }
-}
-
-int gemm_result_precision(const TensorType& x, const TensorType& w, const TensorType* bias, int64_t k) {
-  if (!is_signed_int(gemm_result_dtype(x.dtype)) || k == kDynamic) return kUnknownPrecision;
-  auto input_precision = [](const TensorType& t) { return t.dtype == DType::u8 ? 9 : t.precision; };
-  const int px = input_precision(x), pw = input_precision(w);
-  if (px == kUnknownPrecision || pw == kUnknownPrecision) return kUnknownPrecision;
-  int p = px + pw + ceil_log2(k);
-  if (bias) {
-    if (bias->precision == kUnknownPrecision) return kUnknownPrecision;
-    p = std::max(p, bias->precision) + 1;
-  }
-  return p;
 }
 
 template void gemm<float>(const GemmArgs<float>&, ThreadPool*);

@@ -14,12 +14,12 @@
 // comes with the first block). Blocking depends on the SIMD level and the dtype only, never on
 // the thread count or on which thread computes a tile, so float results do not depend on the
 // pool. (Different levels round differently: SSE2 has no FMA.)
+//
+// The ops' static rules over it (dtypes, result dtype and precision) are in ir/nn_rules.hpp.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
-
-#include "kernels/op_api.hpp"
 
 namespace mlvm {
 
@@ -55,16 +55,5 @@ struct GemmArgs {
 // `pool` may be null (run on the calling thread).
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool);
-
-// --- Static rules shared by dense, matmul and conv2d ---------------------------------------
-
-// x and w must have one dtype, numeric (not bool). Error(invalid) naming `op` otherwise.
-void check_gemm_dtypes(const char* op, const TensorType& x, const TensorType& w);
-// The result dtype: i8, u8, i16 -> i32 (the CVM path), others unchanged.
-DType gemm_result_dtype(DType input);
-// ops.md §2: px + pw + ceil_log2(k), with a bias max(that, pb) + 1; unknown (0) for float
-// results, when any input precision is unknown, or when k is kDynamic. A u8 input counts as
-// precision 9 (every u8 value lies in [-(2^8-1), 2^8-1]). `bias` may be null.
-int gemm_result_precision(const TensorType& x, const TensorType& w, const TensorType* bias, int64_t k);
 
 }  // namespace mlvm

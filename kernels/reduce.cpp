@@ -1,12 +1,7 @@
-// Reductions (ops.md §3 "Reductions", seed 000 "Reduce Operator").
-//
-// Accepted dtypes:
-//   sum          f32 f64 i8 u8 i16 i32 i64 (integer sums wrap in the input's dtype)
-//   max min      any (on bool: any / all)
-//   mean         f32 f64
-//   argmax argmin any; result i64
-// Reducing an empty dim: sum gives 0 (mean 0/0 = NaN); max, min, argmax, argmin are an error
-// (static when the dim is known to be 0, a trap when it was `?`).
+// Kernels of the reductions (docs/ops.md, "Reductions"); their static rules, with the table of
+// accepted dtypes, are in ir/infer_reduce.cpp; both compute the reduced axes and the result
+// shape with ir/reduce_rules.hpp. Reducing an empty dim with max, min, argmax or argmin traps here
+// (the static rule rejects it when the dim is known).
 //
 // Kernel layout (after NumPy): the result is seen as a view over the input's shape with
 // stride 0 on the reduced dims, and the strided planner walks input and result in the input's
@@ -20,14 +15,12 @@
 // O(eps·(block/lanes + log n))·Σ|x|. Runs combined across an outer reduced dim add
 // sequentially (SIMD across the row, same order per element), error O(eps·m)·Σ|x| for m such
 // rows. Tests allow 2e-5·Σ|x| (f32). Integer sums, max and min are exact whatever the order.
-#include "kernels/reduce.hpp"
-
 #include <cmath>
 #include <limits>
 
+#include "ir/reduce_rules.hpp"
 #include "kernels/elementwise_loop.hpp"
-#include "ir/precision.hpp"
-#include "kernels/reduce_plan.hpp"
+#include "kernels/run_table.hpp"
 #include "kernels/simd/reduce.hpp"
 
 namespace mlvm {
@@ -35,43 +28,6 @@ namespace mlvm {
 namespace {
 
 using namespace ew;
-
-enum class ReduceKind { sum, max, min, mean };
-
-const char* kind_name(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::sum:
-      return "sum";
-    case ReduceKind::max:
-      return "max";
-    case ReduceKind::min:
-      return "min";
-    case ReduceKind::mean:
-      return "mean";
-  }
-  return "?";
-}
-
-DTypeSet kind_dtypes(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::sum:
-      return kNumeric;
-    case ReduceKind::mean:
-      return kFloats;
-    default:
-      return kAnyDType;
-  }
-}
-const char* kind_why(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::sum:
-      return "no arithmetic on bool; cast first";
-    case ReduceKind::mean:
-      return "defined on floats only; cast first";
-    default:
-      return "";
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Accumulation.
@@ -215,48 +171,14 @@ void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
   in_cancellable_blocks(outer, inner, [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, run); });
 }
 
-std::vector<int64_t> axes_attr(const Attrs& attrs) {
-  return attrs.ints(0);
-}
-
 // ---------------------------------------------------------------------------------------------
-void infer_reduce(InferContext& ctx, ReduceKind kind) {
-  const char* op = kind_name(kind);
-  require_inputs(op, ctx.in.size(), 1);
-  const TensorType& x = ctx.in[0];
-  require_dtype(op, "x", x.dtype, kind_dtypes(kind), kind_why(kind));
-  ReducePlan P = make_reduce_plan(op, x.dims, axes_attr(ctx.attrs), ctx.attrs.b(1), ctx.attrs.b(2));
-  bool any_dynamic = false;
-  int64_t count = 1;  // reduced elements, saturated at 2^62
-  for (int k = 0; k < P.rank; ++k) {
-    if (!P.reduced[k]) continue;
-    const int64_t d = x.dims[k];
-    if (d == kDynamic) {
-      any_dynamic = true;
-      continue;
-    }
-    if (d == 0 && (kind == ReduceKind::max || kind == ReduceKind::min))
-      fail_invalid(std::string(op) + ": cannot reduce dim " + std::to_string(k) + " of " +
-                   x.to_string() + ": it is empty, and " + op + " of no elements is undefined");
-    count = (d != 0 && count > (int64_t(1) << 62) / d) ? (int64_t(1) << 62) : count * d;
-  }
-  int precision = kUnknownPrecision;
-  if (x.precision != kUnknownPrecision) {
-    if (kind == ReduceKind::max || kind == ReduceKind::min)
-      precision = x.precision;
-    else if (kind == ReduceKind::sum && !any_dynamic)
-      precision = x.precision + ceil_log2(count);
-  }
-  set_result(ctx, result_type(x.dtype, P.out_shape, precision));
-}
-
 void run_reduce(KernelContext& ctx, ReduceKind kind) {
-  const char* op = kind_name(kind);
+  const char* op = reduce_kind_name(kind);
   require_inputs(op, ctx.in.size(), 1);
   const Tensor& x = ctx.in[0];
-  require_dtype(op, "x", x.dtype(), kind_dtypes(kind), kind_why(kind));
-  ReducePlan P =
-      make_reduce_plan(op, x.shape(), axes_attr(ctx.attrs), ctx.attrs.b(1), ctx.attrs.b(2));
+  require_dtype(op, "x", x.dtype(), reduce_kind_dtypes(kind), reduce_kind_why(kind));
+  const auto& a = ctx.attrs.get<reduce_attrs>();
+  ReducePlan P = make_reduce_plan(op, x.shape(), a.axes, a.keepdims, a.exclude);
   int64_t count = 1;
   for (int k = 0; k < P.rank; ++k) {
     if (!P.reduced[k]) continue;
@@ -308,35 +230,6 @@ void run_reduce(KernelContext& ctx, ReduceKind kind) {
 
 // ---------------------------------------------------------------------------------------------
 // argmax / argmin: first index of the extreme along `axis`; a NaN is extreme (the first NaN).
-Dims arg_out_dims(const Dims& in, int axis, bool keepdims) {
-  Dims out;
-  for (int k = 0; k < in.size(); ++k) {
-    if (k != axis)
-      out.push_back(in[k]);
-    else if (keepdims)
-      out.push_back(1);
-  }
-  if (out.empty()) out.push_back(1);
-  return out;
-}
-
-void infer_arg(InferContext& ctx, const char* op) {
-  require_inputs(op, ctx.in.size(), 1);
-  const TensorType& x = ctx.in[0];
-  const int rank = x.dims.size();
-  const int64_t a = ctx.attrs.i(0);
-  if (a < -rank || a >= rank)
-    fail_invalid(std::string(op) + ": axis " + std::to_string(a) + " is out of range for rank " +
-                 std::to_string(rank) + " (expected -" + std::to_string(rank) + ".." +
-                 std::to_string(rank - 1) + ")");
-  const int axis = int(a < 0 ? a + rank : a);
-  if (x.dims[axis] == 0)
-    fail_invalid(std::string(op) + ": cannot reduce dim " + std::to_string(axis) + " of " +
-                 x.to_string() + ": it is empty");
-  set_result(
-      ctx, result_type(DType::i64, arg_out_dims(x.dims, axis, ctx.attrs.b(1)), kUnknownPrecision));
-}
-
 template <class T, bool Max>
 int64_t arg_scan(const std::byte* p, int64_t n, int64_t stride) {
   T best = load<T>(p);
@@ -359,7 +252,8 @@ void run_arg(KernelContext& ctx, const char* op) {
   require_inputs(op, ctx.in.size(), 1);
   const Tensor& x = ctx.in[0];
   const int rank = x.rank();
-  const int64_t a = ctx.attrs.i(0);
+  const auto& attrs = ctx.attrs.get<arg_reduce_attrs>();
+  const int64_t a = attrs.axis;
   if (a < -rank || a >= rank)
     fail_invalid(std::string(op) + ": axis " + std::to_string(a) + " is out of range for rank " +
                  std::to_string(rank));
@@ -368,7 +262,7 @@ void run_arg(KernelContext& ctx, const char* op) {
   if (n == 0)
     fail_trap(std::string(op) + ": cannot reduce dim " + std::to_string(axis) + " of " +
               x.type_string() + ": it is empty");
-  Tensor y = ctx.output(DType::i64, arg_out_dims(x.shape(), axis, ctx.attrs.b(1)));
+  Tensor y = ctx.output(DType::i64, arg_out_dims(x.shape(), axis, attrs.keepdims));
   if (y.numel() > 0) {
     Dims keep = x.shape();
     keep[axis] = 1;
@@ -390,38 +284,20 @@ void run_arg(KernelContext& ctx, const char* op) {
 
 }  // namespace
 
-void infer_sum(InferContext& ctx) {
-  infer_reduce(ctx, ReduceKind::sum);
-}
 void run_sum(KernelContext& ctx) {
   run_reduce(ctx, ReduceKind::sum);
-}
-void infer_max(InferContext& ctx) {
-  infer_reduce(ctx, ReduceKind::max);
 }
 void run_max(KernelContext& ctx) {
   run_reduce(ctx, ReduceKind::max);
 }
-void infer_min(InferContext& ctx) {
-  infer_reduce(ctx, ReduceKind::min);
-}
 void run_min(KernelContext& ctx) {
   run_reduce(ctx, ReduceKind::min);
-}
-void infer_mean(InferContext& ctx) {
-  infer_reduce(ctx, ReduceKind::mean);
 }
 void run_mean(KernelContext& ctx) {
   run_reduce(ctx, ReduceKind::mean);
 }
-void infer_argmax(InferContext& ctx) {
-  infer_arg(ctx, "argmax");
-}
 void run_argmax(KernelContext& ctx) {
   run_arg<true>(ctx, "argmax");
-}
-void infer_argmin(InferContext& ctx) {
-  infer_arg(ctx, "argmin");
 }
 void run_argmin(KernelContext& ctx) {
   run_arg<false>(ctx, "argmin");

@@ -1,23 +1,20 @@
 // softmax along one axis, numerically stable: y = exp(x - max) / sum(exp(x - max)).
 // The input is seen as (outer, n, inner) with the axis in the middle; for inner == 1 each
-// row is one contiguous run, otherwise the inner dim is the contiguous vector.
-#include "kernels/softmax.hpp"
-
+// row is one contiguous run, otherwise the inner dim is the contiguous vector. The static
+// rule is in ir/infer_softmax.cpp.
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "ir/nn_rules.hpp"
+#include "kernels/run_table.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {
 
 namespace {
-
-int softmax_axis(const InferContext& ctx) {
-  return normalize_axis(ctx.attrs.i(0), ctx.in[0].dims.size(), "softmax: axis");
-}
 
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t n, int64_t inner, int64_t first, int64_t last) {
@@ -65,21 +62,12 @@ void softmax_rows(const T* x, T* y, int64_t n, int64_t inner, int64_t first, int
 
 }  // namespace
 
-void infer_softmax(InferContext& ctx) {
-  const TensorType& x = ctx.in[0];
-  if (!is_float(x.dtype)) fail_invalid("softmax: x must be f32 or f64, got " + x.to_string());
-  softmax_axis(ctx);
-  TensorType out = x;
-  out.precision = kUnknownPrecision;
-  ctx.out.assign(1, out);
-}
-
 void run_softmax(KernelContext& ctx) {
   const Tensor& in = ctx.in[0];
   // A dtype is never hidden by a `?` dim: a wrong one is a static error (invalid) wherever it
   // is caught, as in the elementwise and reduction kernels' run-time checks.
   if (!is_float(in.dtype())) fail_invalid("softmax: x must be f32 or f64, got " + in.type_string());
-  const int axis = normalize_axis(ctx.attrs.i(0), in.rank(), "softmax: axis");
+  const int axis = softmax_axis(ctx.attrs.get<softmax_attrs>(), in.rank());
   const Tensor x = contiguous(in, ctx.env.budget);
   // Safe in place: every element is read before its own slot is written.
   Tensor y = ctx.output(x.dtype(), x.shape(), x.storage() == in.storage() ? 0 : -1);

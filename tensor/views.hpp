@@ -3,7 +3,7 @@
 // Tensor::with_layout. Views of a constant stay constant; any other view has mode `view`.
 //
 // The shape rules are written once as functions over Dims that accept kDynamic (`?`) dims, so
-// the verifier's static rules (kernels/views.cpp infer_*) and the run-time views share them.
+// the verifier's static rules (ir/infer_views.cpp) and the run-time views share them.
 // Attribute problems (bad axes, a step of 0, ...) are always Error(invalid). Problems that
 // depend on dim values (squeezing a dim that is not 1, element counts that differ, ...) are
 // reported with the `mismatch` kind: invalid when the dims are static, trap when a kernel

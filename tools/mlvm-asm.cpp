@@ -1,15 +1,15 @@
-// mlvm-asm: assemble a .mlasm program into a .mlbc module (language.md §6).
+// mlvm-asm: assemble a .mlasm program into a .mlbc module (docs/language.md, "mlvm-asm").
 // Exit codes: 0 ok, 1 usage or file error, 2 the program is invalid or malformed.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "assembler/assembler.hpp"
 #include "bytecode/codec.hpp"
+#include "bytecode/disassembler.hpp"
 
 namespace po = boost::program_options;
 using namespace mlvm;
@@ -55,33 +55,13 @@ void print_types(const Module& m, const VerifyResult& v, std::ostream& os) {
     if (pc >= 0 && std::size_t(pc) <= m.code.size()) label_at[std::size_t(pc)] += label + ": ";
   for (std::size_t pc = 0; pc < m.code.size(); ++pc) {
     const Instruction& ins = m.code[pc];
-    const OpInfo& op = op_info(ins.op);
-    std::ostringstream text;
-    for (std::size_t k = 0; k < ins.results.size(); ++k)
-      text << (k ? ", " : "") << name(ins.results[k]);
-    if (!ins.results.empty()) text << " = ";
-    text << op.name;
-    // Trailing omitted optionals are not worth showing.
-    std::size_t nargs = ins.args.size();
-    while (nargs > 0 && ins.args[nargs - 1] == kNoRegister) --nargs;
-    for (std::size_t k = 0; k < nargs; ++k) text << (k ? ", " : " ") << name(ins.args[k]);
-    // Attributes that differ from their defaults, as they would be written.
-    for (int k = 0; k < ins.attrs.size() && std::size_t(k) < op.attrs.size(); ++k) {
-      const AttrSpec& spec = op.attrs[std::size_t(k)];
-      const AttrValue& v = ins.attrs.values()[std::size_t(k)];
-      const AttrValue& d = spec.default_value;
-      if (!spec.required && v == d) continue;
-      text << (nargs ? ", " : " ") << spec.name << "=" << v.to_string();
-      ++nargs;
-    }
-    if (ins.op == Opcode::jmp || ins.op == Opcode::br) {
-      std::string target = "end";
-      for (auto& [lpc, label] : m.labels)
-        if (lpc == ins.target) target = label;
-      text << (nargs ? ", " : " ") << target;
-    }
+    std::string target = "end";
+    for (auto& [lpc, label] : m.labels)
+      if (lpc == ins.target) target = label;
+    // As the disassembler writes it, without the omitted optional inputs at the end.
+    std::string text = instruction_text(ins, pc, m.register_names, target, false);
     os << std::setw(4) << pc << "  line " << std::left << std::setw(5) << m.line_of(pc)
-       << std::right << " " << label_at[pc] << text.str();
+       << std::right << " " << label_at[pc] << text;
     const auto* types = pc < v.result_types.size() ? &v.result_types[pc] : nullptr;
     if (!ins.results.empty()) {
       if (!types || types->size() != ins.results.size()) {

@@ -57,15 +57,14 @@ Program Program::assemble(std::string_view source, const std::string& name,
                           const AssembleOptions& options) {
   AssembleResult r = mlvm::assemble(source, name, options);
   if (!r.ok()) throw_diagnostics(r, name);
-  // Verified again with the same options: the plan needs the verifier's liveness for exactly
-  // this module, and it costs little next to any run.
-  return Program(CompiledProgram::compile(std::move(*r.module), options.verify));
+  // The assembler verified the module (with options.verify): its result is the plan's input.
+  return Program(CompiledProgram::from_verified(std::move(*r.module), std::move(r.verify)));
 }
 
 Program Program::assemble_file(const std::string& path, const AssembleOptions& options) {
   AssembleResult r = mlvm::assemble_file(path, options);
   if (!r.ok()) throw_diagnostics(r, path);
-  return Program(CompiledProgram::compile(std::move(*r.module), options.verify));
+  return Program(CompiledProgram::from_verified(std::move(*r.module), std::move(r.verify)));
 }
 
 Program Program::load(std::span<const uint8_t> bytes, const VerifyOptions& options) {

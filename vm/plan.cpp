@@ -1,10 +1,9 @@
 #include "vm/plan.hpp"
 
-#include "kernels/run_table.hpp"
-
 #include <algorithm>
-#include <map>
-#include <tuple>
+
+#include "ir/type_table.hpp"
+#include "kernels/run_table.hpp"
 
 namespace mlvm {
 
@@ -29,27 +28,6 @@ StepKind step_kind(Opcode op) {
   }
 }
 
-// Distinct result types: most instructions of a program share a handful.
-class TypeTable {
- public:
-  explicit TypeTable(std::vector<TensorType>& types) : types_(types) {}
-  int32_t intern(const TensorType& t) {
-    Key key{t.dtype, std::vector<int64_t>(t.dims.begin(), t.dims.end())};
-    auto [it, fresh] = index_.try_emplace(std::move(key), int32_t(types_.size()));
-    if (fresh) {
-      TensorType plain = t;
-      plain.precision = kUnknownPrecision;
-      types_.push_back(std::move(plain));
-    }
-    return it->second;
-  }
-
- private:
-  using Key = std::tuple<DType, std::vector<int64_t>>;
-  std::vector<TensorType>& types_;
-  std::map<Key, int32_t> index_;
-};
-
 }  // namespace
 
 std::string instruction_location(std::size_t pc, uint32_t line) {
@@ -62,7 +40,14 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   ExecPlan plan;
   plan.num_registers = module.num_registers();
   plan.code.resize(module.code.size());
-  TypeTable types(plan.types);
+  // Distinct result types: most instructions of a program share a handful. Precision is not
+  // checked at run time, so types that differ only in it are one.
+  TypeTable types;
+  auto plain = [](TensorType t) {
+    t.precision = kUnknownPrecision;
+    return t;
+  };
+  static const Attrs kNoAttrs;
   std::vector<int32_t> dying, release;
   for (std::size_t pc = 0; pc < module.code.size(); ++pc) {
     const Instruction& ins = module.code[pc];
@@ -72,7 +57,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     p.op = ins.op;
     p.name = info.name.c_str();
     p.run = p.kind == StepKind::kernel ? kernel_fn(ins.op) : nullptr;
-    p.attrs = &ins.attrs;
+    p.attrs = pc < verified.attrs.size() ? &verified.attrs[pc] : &kNoAttrs;
     p.target = ins.target;
     p.line = module.line_of(pc);
 
@@ -108,10 +93,12 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
         pc < verified.result_types.size() ? &verified.result_types[pc] : nullptr;
     for (std::size_t k = 0; k < ins.results.size(); ++k)
       plan.regs.push_back(
-          result_types && k < result_types->size() ? types.intern((*result_types)[k]) : kNoType);
+          result_types && k < result_types->size() ? types.intern(plain((*result_types)[k]))
+                                                   : kNoType);
     plan.max_args = std::max(plan.max_args, int(ins.args.size()));
     plan.max_results = std::max(plan.max_results, int(ins.results.size()));
   }
+  plan.types = types.take();
   return plan;
 }
 

@@ -25,7 +25,7 @@ inline constexpr int32_t kNoType = -1;
 
 struct PlannedInstruction {
   KernelFn run = nullptr;        // kernels only
-  const Attrs* attrs = nullptr;  // points into the module's instruction
+  const Attrs* attrs = nullptr;  // points into the verifier's result (VerifyResult::attrs)
   const char* name = "";         // the op's name (points into the op table)
   // The register lists, consecutive in ExecPlan::regs from `regs`:
   //   args        registers read (kNoRegister: omitted optional); kernels read them in place
@@ -61,7 +61,8 @@ struct ExecPlan {
   int max_args = 0, max_results = 0;
 };
 
-// Builds the plan of a module that verify_module accepted (`verified` is its result).
+// Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
+// points into `verified` (its checked attributes), which must outlive it and not move.
 ExecPlan build_plan(const Module& module, const VerifyResult& verified);
 
 // "instruction 4 (line 9)" or "instruction 4" when the line is unknown.

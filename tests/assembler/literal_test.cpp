@@ -1,6 +1,6 @@
 // .const literals and attribute values as the parser builds them (no verifier involved):
 // nested literals row-major, `[]`, fill(V) as a constant view, load("...") with `?` dims,
-// exact precision, and every attribute value form of language.md §2.
+// exact precision, and every attribute value form of docs/language.md.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>

@@ -1,7 +1,7 @@
-// The mlvm-asm command line (language.md §6): every exit code, the default output path,
-// -o (never the input itself; '-' is standard output), --check, --print-types, the precision
-// switches, and modules that do not depend on the directory they were assembled from. Runs
-// the built binary.
+// The mlvm-asm command line (docs/language.md, "mlvm-asm"): every exit code, the default
+// output path, -o (never the input itself; '-' is standard output), --check, --print-types,
+// the precision switches, and modules that do not depend on the directory they were assembled
+// from. Runs the built binary.
 #include <sys/wait.h>
 #include <unistd.h>
 

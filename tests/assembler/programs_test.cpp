@@ -1,5 +1,5 @@
 // Whole programs through the verifier: one program per op (tests/data/asm/ops/, shared with
-// the disassembler's round-trip tests), language.md's examples, every statement form, the
+// the disassembler's round-trip tests), the example programs, every statement form, the
 // Module the assembler builds, and verifier findings mapped back to line:col.
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -110,13 +110,14 @@ BOOST_AUTO_TEST_CASE(attributes_are_resolved_with_defaults) {
       run(".input x : f32[1, 2, 6, 6]\n.input w : f32[4, 2, 3, 3]\n.output y\n"
           "  y = conv2d x, w, groups=1, strides=2\n");
   BOOST_REQUIRE_MESSAGE(r.ok(), all_messages(r));
-  const Attrs& a = r.module->code[0].attrs;
-  BOOST_REQUIRE(a.size() == 4);
-  BOOST_TEST(a.ints(0) == (std::vector<int64_t>{0, 0}),
-             boost::test_tools::per_element());  // padding default
-  BOOST_TEST(a.ints(1) == (std::vector<int64_t>{2}),
+  BOOST_REQUIRE(r.module->code[0].attrs.size() == 4u);
+  const auto& a = r.verify.attrs[0].get<conv2d_attrs>();
+  BOOST_TEST(a.padding == (std::vector<int64_t>{0, 0}),
+             boost::test_tools::per_element());  // default
+  BOOST_TEST(a.strides == (std::vector<int64_t>{2}),
              boost::test_tools::per_element());  // bare int -> 1-tuple
-  BOOST_TEST(a.i(3) == 1);
+  BOOST_TEST(a.groups == 1);
+  BOOST_TEST((r.module->code[0].attrs[1] == AttrValue::int_tuple({2})));  // as the module stores it
 }
 
 BOOST_AUTO_TEST_CASE(outputs_may_be_inputs_and_constants) {
@@ -152,7 +153,7 @@ BOOST_AUTO_TEST_CASE(verifier_errors_point_at_the_source) {
   // A br condition with more than one element.
   expect_error(".input a : f32[3]\n.output y\nl:\n  y = relu a\n  br a, l\n", 5, 3,
                "br condition must have exactly one element");
-  // Precision overflow (ops.md §2) and its switches.
+  // Precision overflow (docs/ops.md, "Integer precision") and its switches.
   std::string prog = ".input a : i32[4] precision=32\n.output y\n  y = add a, a\n";
   expect_error(prog, 3, 3, "result precision 33 exceeds i32");  // at the result
   AssembleOptions off;

@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(registers_attributes_labels_lines) {
   BOOST_TEST((m.code[1].op == Opcode::add));
   BOOST_TEST(m.code[1].args == (std::vector<int32_t>{3, 3}));
   BOOST_TEST(m.code[0].attrs.size() == 1);  // transpose axes, default ()
-  BOOST_TEST(m.code[0].attrs.values()[0].items.empty());
+  BOOST_TEST(m.code[0].attrs[0].items.empty());
   BOOST_TEST(m.code[2].target == 1);
   BOOST_TEST(m.code[3].target == 4);  // a label at the end
   BOOST_TEST(m.lines == (std::vector<uint32_t>{7, 8, 9, 9}));
@@ -44,10 +44,10 @@ BOOST_AUTO_TEST_CASE(attributes_are_resolved) {
   b.emit("y", "conv2d", {"x", "x", "none"},
          {{"groups", AttrValue::integer(1)}, {"padding", AttrValue::integer(2)}});
   Module m = b.build();
-  const Attrs& a = m.code[0].attrs;
-  BOOST_REQUIRE(a.size() == 4);
-  BOOST_TEST(a.ints(0) == (std::vector<int64_t>{2}));     // bare int -> 1-tuple
-  BOOST_TEST(a.ints(1) == (std::vector<int64_t>{1, 1}));  // default strides
+  const std::vector<AttrValue>& a = m.code[0].attrs;
+  BOOST_REQUIRE(a.size() == 4u);
+  BOOST_TEST((a[0] == AttrValue::int_tuple({2})));     // bare int -> 1-tuple
+  BOOST_TEST((a[1] == AttrValue::int_tuple({1, 1})));  // default strides
   BOOST_TEST(m.code[0].args[2] == kNoRegister);
   BOOST_CHECK_EXCEPTION(b.emit("z", "cast", {"x"}), Error, [](const Error& e) {
     return e.kind() == ErrorKind::invalid &&

@@ -59,7 +59,7 @@ inline std::string module_difference(const Module& a, const Module& b, bool comp
     if (x.op != y.op) return at + "opcode";
     if (x.results != y.results) return at + "results";
     if (x.args != y.args) return at + "args";
-    if (!(x.attrs.values() == y.attrs.values())) return at + "attrs";
+    if (!(x.attrs == y.attrs)) return at + "attrs";
     if (x.target != y.target) return at + "target";
   }
   if (a.lines != b.lines) return "lines";

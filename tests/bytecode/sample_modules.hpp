@@ -128,7 +128,7 @@ inline Module all_ops_module() {
   return b.build();
 }
 
-// The digits MLP of language.md §5 (weights made up).
+// The digits MLP of tests/data/asm/digits_mlp.mlasm (weights made up).
 inline Module mlp_module() {
   ModuleBuilder b("digits_mlp");
   b.input("x", tensor_type(DType::f32, {kDynamic, 64}));
@@ -147,7 +147,7 @@ inline Module mlp_module() {
   return b.build();
 }
 
-// The integrate-and-fire loop of language.md §5.
+// The integrate-and-fire loop of tests/data/asm/lif.mlasm.
 inline Module loop_module() {
   ModuleBuilder b;
   b.input("spikes_in", tensor_type(DType::f32, {16, 100}));

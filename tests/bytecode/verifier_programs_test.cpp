@@ -1,4 +1,5 @@
-// The verifier with the real type rules on the programs of language.md §5.
+// The verifier with the real type rules on the example programs (as in
+// tests/data/asm/digits_mlp.mlasm and lif.mlasm).
 #include <boost/test/unit_test.hpp>
 
 #include "bytecode/sample_modules.hpp"

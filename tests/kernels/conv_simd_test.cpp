@@ -8,7 +8,6 @@
 #include <array>
 #include <cstring>
 
-#include "kernels/conv.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "nn_test_util.hpp"
 
@@ -133,9 +132,9 @@ Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
 
 void check_case(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor* b, ThreadPool& pool) {
   const ConvRef r = naive_conv(x, w, b, c);
-  const Tensor y1 = run_op(run_conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c));
+  const Tensor y1 = run_op(Opcode::conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c));
   expect_conv(y1, r);
-  const Tensor y2 = run_op(run_conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c), &pool);
+  const Tensor y2 = run_op(Opcode::conv2d, {x, w, b ? *b : Tensor()}, attrs_of(c), &pool);
   BOOST_TEST((std::memcmp(y1.raw_data(), y2.raw_data(), std::size_t(y1.numel()) * dtype_size(y1.dtype())) == 0),
              "2 threads differ from 1");
 }
@@ -178,7 +177,7 @@ BOOST_AUTO_TEST_CASE(strided_inputs) {
           const Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
           const Tensor b = bias_for(dt, c.w[0], rng);
           const ConvRef r = naive_conv(x, w, &b, c);
-          expect_conv(run_op(run_conv2d, {relayout(x, Layout::flipped), relayout(w, Layout::transposed),
+          expect_conv(run_op(Opcode::conv2d, {relayout(x, Layout::flipped), relayout(w, Layout::transposed),
                                           relayout(b, Layout::sliced)},
                              attrs_of(c), &pool),
                       r);

@@ -1,10 +1,10 @@
-// dense and matmul: static rules, kernels against a naive reference written from the seed
-// (Y = X·Wᵀ + B; NumPy matmul), every dtype, strided views, blocking edges, threads, errors.
+// dense and matmul: static rules, kernels against a naive reference written from the definitions
+// (Y = X·Wᵀ + B; NumPy matmul; docs/ops.md, "dense" and "matmul"), every dtype, strided views,
+// blocking edges, threads, errors.
 #include <boost/test/unit_test.hpp>
 
 #include <array>
 
-#include "kernels/dense.hpp"
 #include "nn_test_util.hpp"
 
 using namespace mlvm;
@@ -91,8 +91,9 @@ Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
 
 BOOST_AUTO_TEST_SUITE(dense_kernel)
 
-// Seed test parameters: X (i, j), i in {1, 14, 27}, j in {1, 12, 23}; W (k, j), k in {1, 18};
-// no bias — here for every dtype, plus a bias run for each shape.
+// The CVM formalization's test parameters (../shared/seeds/README.md): X (i, j), i in {1, 14, 27},
+// j in {1, 12, 23}; W (k, j), k in {1, 18}; no bias — here for every dtype, plus a bias run for
+// each shape.
 BOOST_AUTO_TEST_CASE(seed_grid_every_dtype) {
   std::mt19937_64 rng(1);
   for (DType dt : kNumericDTypes)
@@ -101,14 +102,14 @@ BOOST_AUTO_TEST_CASE(seed_grid_every_dtype) {
         for (int64_t k : {1, 18}) {
           BOOST_TEST_CONTEXT(dtype_name(dt) << " X(" << i << "," << j << ") W(" << k << "," << j << ")") {
             Tensor x = random_tensor(dt, Dims{i, j}, rng), w = random_tensor(dt, Dims{k, j}, rng);
-            Tensor y = run_op(run_dense, {x, w, Tensor()});
+            Tensor y = run_op(Opcode::dense, {x, w, Tensor()});
             BOOST_TEST(y.dtype() == acc_dtype(dt));
             expect_values(y, Dims{i, k}, ref_dense(x, w, nullptr));
             Tensor b = bias_for(dt, k, rng);
-            Tensor yb = run_op(run_dense, {x, w, b});
+            Tensor yb = run_op(Opcode::dense, {x, w, b});
             expect_values(yb, Dims{i, k}, ref_dense(x, w, &b));
             // Two inputs only (the optional one not even passed) is the same as an absent bias.
-            expect_values(run_op(run_dense, {x, w}), Dims{i, k}, ref_dense(x, w, nullptr));
+            expect_values(run_op(Opcode::dense, {x, w}), Dims{i, k}, ref_dense(x, w, nullptr));
           }
         }
 }
@@ -118,7 +119,7 @@ BOOST_AUTO_TEST_CASE(hand_computed) {
   Tensor w = make_tensor(DType::i8, Dims{2, 3}, {1, 0, -1, 2, 2, 2});
   Tensor b = make_tensor(DType::i32, Dims{2}, {10, -10});
   // rows: [1-3, 2+4+6] = [-2, 12]; [-4+6, -8+10-12] = [2, -10]; + b
-  expect_ints(run_op(run_dense, {x, w, b}), Dims{2, 2}, {8, 2, 12, -20});
+  expect_ints(run_op(Opcode::dense, {x, w, b}), Dims{2, 2}, {8, 2, 12, -20});
   // i8 extremes accumulate in i32 without saturation: 23 · 127 · 127 and 23 · (-128)(-128)
   Tensor xe = make_tensor(DType::i8, Dims{2, 23}, std::vector<double>(46, 0));
   for (int k = 0; k < 23; ++k) {
@@ -126,27 +127,27 @@ BOOST_AUTO_TEST_CASE(hand_computed) {
     xe.data<int8_t>()[23 + k] = -128;
   }
   Tensor we = make_tensor(DType::i8, Dims{1, 23}, std::vector<double>(23, -128));
-  expect_ints(run_op(run_dense, {xe, we}), Dims{2, 1}, {-23 * 127 * 128, 23 * 128 * 128});
+  expect_ints(run_op(Opcode::dense, {xe, we}), Dims{2, 1}, {-23 * 127 * 128, 23 * 128 * 128});
   // u8 is unsigned: 255 · 255 · 2
   Tensor xu = make_tensor(DType::u8, Dims{1, 2}, {255, 255});
-  expect_ints(run_op(run_dense, {xu, xu}), Dims{1, 1}, {2 * 255 * 255});
+  expect_ints(run_op(Opcode::dense, {xu, xu}), Dims{1, 1}, {2 * 255 * 255});
 }
 
 BOOST_AUTO_TEST_CASE(integer_wrapping) {
   // i32 inputs give i32 and wrap: (2^31 - 1) · 2 + 3 = 2^32 + 1 -> 1
   Tensor x = make_tensor(DType::i32, Dims{1, 2}, {2147483647, 3});
   Tensor w = make_tensor(DType::i32, Dims{1, 2}, {2, 1});
-  expect_ints(run_op(run_dense, {x, w}), Dims{1, 1}, {1});
+  expect_ints(run_op(Opcode::dense, {x, w}), Dims{1, 1}, {1});
   Tensor b = make_tensor(DType::i32, Dims{1}, {2147483647});
-  expect_ints(run_op(run_dense, {x, w, b}), Dims{1, 1}, {-2147483648LL});
+  expect_ints(run_op(Opcode::dense, {x, w, b}), Dims{1, 1}, {-2147483648LL});
   // i64 wraps modulo 2^64
   Tensor x64 = make_tensor(DType::i64, Dims{1, 1}, {0});
   x64.data<int64_t>()[0] = INT64_MAX;
   Tensor w64 = make_tensor(DType::i64, Dims{1, 1}, {2});
-  expect_ints(run_op(run_dense, {x64, w64}), Dims{1, 1}, {-2});
+  expect_ints(run_op(Opcode::dense, {x64, w64}), Dims{1, 1}, {-2});
   // i16 products stay exact in i32: 32767 · 32767 · 2 wraps in i32 (2147352578 - 2^32)
   Tensor x16 = make_tensor(DType::i16, Dims{1, 2}, {32767, 32767});
-  expect_ints(run_op(run_dense, {x16, x16}), Dims{1, 1}, {int64_t(int32_t(uint32_t(2u * 32767u * 32767u)))});
+  expect_ints(run_op(Opcode::dense, {x16, x16}), Dims{1, 1}, {int64_t(int32_t(uint32_t(2u * 32767u * 32767u)))});
 }
 
 BOOST_AUTO_TEST_CASE(strided_views) {
@@ -159,7 +160,7 @@ BOOST_AUTO_TEST_CASE(strided_views) {
           Tensor x = random_for(lx, dt, Dims{13, 17}, rng), w = random_for(lw, dt, Dims{11, 17}, rng);
           Tensor b = bias_for(dt, 11, rng);
           Tensor xv = relayout(x, lx), wv = relayout(w, lw), bv = relayout(b, Layout::flipped);
-          expect_values(run_op(run_dense, {xv, wv, bv}), Dims{13, 11}, ref_dense(x, w, &b));
+          expect_values(run_op(Opcode::dense, {xv, wv, bv}), Dims{13, 11}, ref_dense(x, w, &b));
         }
       }
   // Broadcast along K (stride 0 on the inner dim the GEMM packs), with rows that differ, for
@@ -172,7 +173,7 @@ BOOST_AUTO_TEST_CASE(strided_views) {
         Tensor x = random_for(lx, dt, Dims{9, 21}, rng, 0, 0, which == 3 ? std::vector<int>{0, 1} : std::vector<int>{1});
         Tensor w = random_for(lw, dt, Dims{6, 21}, rng, 0, 0, {1});
         Tensor b = bias_for(dt, 6, rng);
-        expect_values(run_op(run_dense, {relayout(x, lx), relayout(w, lw), b}), Dims{9, 6}, ref_dense(x, w, &b));
+        expect_values(run_op(Opcode::dense, {relayout(x, lx), relayout(w, lw), b}), Dims{9, 6}, ref_dense(x, w, &b));
       }
     }
   // Broadcast rows: x (5, 4) read through a stride-0 dim; bias a stride-0 constant.
@@ -180,7 +181,7 @@ BOOST_AUTO_TEST_CASE(strided_views) {
   Tensor xb = row.with_layout(Dims{5, 4}, Dims{0, 1}, 0);
   Tensor w = random_tensor(DType::i16, Dims{3, 4}, rng);
   Tensor bc = Tensor::constant(DType::i32, Dims{3}, Scalar::from_int(7));
-  expect_values(run_op(run_dense, {xb, w, bc}), Dims{5, 3}, ref_dense(xb, w, &bc));
+  expect_values(run_op(Opcode::dense, {xb, w, bc}), Dims{5, 3}, ref_dense(xb, w, &bc));
 }
 
 // Sizes past every cache block (MC = 128, KC = 256, NR) and with a thread pool: integer
@@ -193,8 +194,8 @@ BOOST_AUTO_TEST_CASE(blocking_edges_and_threads) {
       Tensor x = random_tensor(dt, Dims{131, 300}, rng), w = random_tensor(dt, Dims{37, 300}, rng);
       Tensor b = bias_for(dt, 37, rng);
       Expected e = ref_dense(x, w, &b);
-      Tensor y1 = run_op(run_dense, {x, w, b});
-      Tensor y2 = run_op(run_dense, {x, w, b}, {}, &pool);
+      Tensor y1 = run_op(Opcode::dense, {x, w, b});
+      Tensor y2 = run_op(Opcode::dense, {x, w, b}, {}, &pool);
       expect_values(y1, Dims{131, 37}, e, 1e-4);
       expect_values(y2, Dims{131, 37}, e, 1e-4);
       if (!is_float(dt)) BOOST_TEST(std::memcmp(y1.raw_data(), y2.raw_data(), std::size_t(y1.numel()) * 4) == 0);
@@ -202,53 +203,53 @@ BOOST_AUTO_TEST_CASE(blocking_edges_and_threads) {
   }
   // Wide N (past NC = 2048) with a single row: the threads split columns.
   Tensor x = random_tensor(DType::i8, Dims{1, 64}, rng), w = random_tensor(DType::i8, Dims{2100, 64}, rng);
-  expect_values(run_op(run_dense, {x, w}, {}, &pool), Dims{1, 2100}, ref_dense(x, w, nullptr));
+  expect_values(run_op(Opcode::dense, {x, w}, {}, &pool), Dims{1, 2100}, ref_dense(x, w, nullptr));
 }
 
 BOOST_AUTO_TEST_CASE(empty_operands) {
   std::mt19937_64 rng(4);
   Tensor x0 = random_tensor(DType::f32, Dims{0, 5}, rng), w = random_tensor(DType::f32, Dims{3, 5}, rng);
-  BOOST_TEST(run_op(run_dense, {x0, w}).shape() == Dims({0, 3}));
+  BOOST_TEST(run_op(Opcode::dense, {x0, w}).shape() == Dims({0, 3}));
   Tensor w0 = random_tensor(DType::f32, Dims{0, 5}, rng), x = random_tensor(DType::f32, Dims{2, 5}, rng);
-  BOOST_TEST(run_op(run_dense, {x, w0}).shape() == Dims({2, 0}));
+  BOOST_TEST(run_op(Opcode::dense, {x, w0}).shape() == Dims({2, 0}));
   // K = 0: the empty sum is 0, plus the bias
   Tensor xk = Tensor::empty(DType::i8, Dims{2, 0}), wk = Tensor::empty(DType::i8, Dims{3, 0});
   Tensor b = make_tensor(DType::i32, Dims{3}, {1, 2, 3});
-  expect_ints(run_op(run_dense, {xk, wk, b}), Dims{2, 3}, {1, 2, 3, 1, 2, 3});
-  expect_ints(run_op(run_dense, {xk, wk}), Dims{2, 3}, {0, 0, 0, 0, 0, 0});
+  expect_ints(run_op(Opcode::dense, {xk, wk, b}), Dims{2, 3}, {1, 2, 3, 1, 2, 3});
+  expect_ints(run_op(Opcode::dense, {xk, wk}), Dims{2, 3}, {0, 0, 0, 0, 0, 0});
 }
 
 BOOST_AUTO_TEST_CASE(static_rule) {
-  TensorType t = infer_op(infer_dense, {tt(DType::i8, Dims{kDynamic, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), absent()});
+  TensorType t = infer_op(Opcode::dense, {tt(DType::i8, Dims{kDynamic, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), absent()});
   BOOST_TEST(t.dtype == DType::i32);
   BOOST_TEST(t.dims == Dims({kDynamic, 18}));
   BOOST_TEST(t.precision == 8 + 8 + 4);
   // with bias: max(20, 25) + 1
-  t = infer_op(infer_dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18}, 25)});
+  t = infer_op(Opcode::dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18}, 25)});
   BOOST_TEST(t.precision == 26);
-  t = infer_op(infer_dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18}, 3)});
+  t = infer_op(Opcode::dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18}, 3)});
   BOOST_TEST(t.precision == 21);
   // unknown input precision, unknown bias precision, or a dynamic K: unknown
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::i8, Dims{2, 12}), tt(DType::i8, Dims{18, 12}, 8)}).precision == 0);
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18})})
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::i8, Dims{2, 12}), tt(DType::i8, Dims{18, 12}, 8)}).precision == 0);
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::i8, Dims{2, 12}, 8), tt(DType::i8, Dims{18, 12}, 8), tt(DType::i32, Dims{18})})
                  .precision == 0);
-  t = infer_op(infer_dense, {tt(DType::i16, Dims{2, kDynamic}, 8), tt(DType::i16, Dims{kDynamic, kDynamic}, 8)});
+  t = infer_op(Opcode::dense, {tt(DType::i16, Dims{2, kDynamic}, 8), tt(DType::i16, Dims{kDynamic, kDynamic}, 8)});
   BOOST_TEST(t.precision == 0);
   BOOST_TEST(t.dims == Dims({2, kDynamic}));
   // K known from either side
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::i32, Dims{2, kDynamic}, 3), tt(DType::i32, Dims{4, 5}, 3)}).precision == 9);
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::i32, Dims{2, kDynamic}, 3), tt(DType::i32, Dims{4, 5}, 3)}).precision == 9);
   // u8 counts as precision 9; floats have none; i64 stays i64
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::u8, Dims{2, 2}), tt(DType::u8, Dims{4, 2})}).precision == 19);
-  t = infer_op(infer_dense, {tt(DType::f64, Dims{2, 3}), tt(DType::f64, Dims{4, 3})});
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::u8, Dims{2, 2}), tt(DType::u8, Dims{4, 2})}).precision == 19);
+  t = infer_op(Opcode::dense, {tt(DType::f64, Dims{2, 3}), tt(DType::f64, Dims{4, 3})});
   BOOST_TEST((t.dtype == DType::f64 && t.precision == 0 && t.dims == Dims({2, 4})));
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::i64, Dims{2, 3}, 40), tt(DType::i64, Dims{4, 3}, 30)}).precision == 72);
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::i64, Dims{2, 3}, 40), tt(DType::i64, Dims{4, 3}, 30)}).precision == 72);
   // the bias fixes a dynamic N
-  BOOST_TEST(infer_op(infer_dense, {tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{kDynamic, 3}), tt(DType::f32, Dims{7})})
+  BOOST_TEST(infer_op(Opcode::dense, {tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{kDynamic, 3}), tt(DType::f32, Dims{7})})
                  .dims == Dims({2, 7}));
 }
 
 BOOST_AUTO_TEST_CASE(static_errors) {
-  auto f = [](std::vector<TensorType> in) { return [in] { infer_op(infer_dense, in); }; };
+  auto f = [](std::vector<TensorType> in) { return [in] { infer_op(Opcode::dense, in); }; };
   expect_error(f({tt(DType::f32, Dims{2, 3, 1}), tt(DType::f32, Dims{4, 3})}), ErrorKind::invalid,
                "dense: x must have rank 2 (M, K), got f32[2, 3, 1]");
   expect_error(f({tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{3})}), ErrorKind::invalid,
@@ -270,9 +271,9 @@ BOOST_AUTO_TEST_CASE(static_errors) {
 BOOST_AUTO_TEST_CASE(run_time_mismatch_traps) {
   // What `?` dims hid from the verifier fails at run time as a trap.
   Tensor x = Tensor::zeros_owned(DType::f32, Dims{2, 3}), w = Tensor::zeros_owned(DType::f32, Dims{4, 5});
-  expect_error([&] { run_op(run_dense, {x, w}); }, ErrorKind::trap, "dense: inner dims differ");
+  expect_error([&] { run_op(Opcode::dense, {x, w}); }, ErrorKind::trap, "dense: inner dims differ");
   Tensor w2 = Tensor::zeros_owned(DType::f32, Dims{4, 3}), b = Tensor::zeros_owned(DType::f32, Dims{3});
-  expect_error([&] { run_op(run_dense, {x, w2, b}); }, ErrorKind::trap, "dense: bias must have shape [4]");
+  expect_error([&] { run_op(Opcode::dense, {x, w2, b}); }, ErrorKind::trap, "dense: bias must have shape [4]");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -292,10 +293,10 @@ BOOST_AUTO_TEST_CASE(numpy_shapes_every_dtype) {
         Tensor a = random_tensor(dt, sa, rng), b = random_tensor(dt, sb, rng);
         Dims shape;
         Expected e = ref_matmul(a, b, &shape);
-        Tensor y = run_op(run_matmul, {a, b});
+        Tensor y = run_op(Opcode::matmul, {a, b});
         BOOST_TEST(y.dtype() == acc_dtype(dt));
         expect_values(y, shape, e);
-        TensorType t = infer_op(infer_matmul, {type_of(a), type_of(b)});
+        TensorType t = infer_op(Opcode::matmul, {type_of(a), type_of(b)});
         BOOST_TEST(t.dims == shape);
       }
     }
@@ -311,10 +312,10 @@ BOOST_AUTO_TEST_CASE(strided_and_broadcast_views) {
           Tensor a = random_tensor(dt, Dims{3, 7, 9}, rng), b = random_tensor(dt, Dims{9, 5}, rng);
           Dims shape;
           Expected e = ref_matmul(a, b, &shape);
-          expect_values(run_op(run_matmul, {relayout(a, la), relayout(b, lb)}, {}, &pool), shape, e);
+          expect_values(run_op(Opcode::matmul, {relayout(a, la), relayout(b, lb)}, {}, &pool), shape, e);
           Tensor b3 = random_tensor(dt, Dims{3, 9, 5}, rng);
           e = ref_matmul(a, b3, &shape);
-          expect_values(run_op(run_matmul, {relayout(a, la), relayout(b3, lb)}), shape, e);
+          expect_values(run_op(Opcode::matmul, {relayout(a, la), relayout(b3, lb)}), shape, e);
         }
       }
   // a broadcast along its batch dim (stride 0) against a per-batch b
@@ -323,23 +324,23 @@ BOOST_AUTO_TEST_CASE(strided_and_broadcast_views) {
   Tensor b = random_tensor(DType::i16, Dims{3, 6, 2}, rng);
   Dims shape;
   Expected e = ref_matmul(ab, b, &shape);
-  expect_values(run_op(run_matmul, {ab, b}), shape, e);
+  expect_values(run_op(Opcode::matmul, {ab, b}), shape, e);
   // larger batched product with the pool: per-batch GEMMs past the blocking sizes
   Tensor big_a = random_tensor(DType::i8, Dims{2, 140, 260}, rng), big_b = random_tensor(DType::i8, Dims{2, 260, 20}, rng);
   e = ref_matmul(big_a, big_b, &shape);
-  expect_values(run_op(run_matmul, {big_a, big_b}, {}, &pool), shape, e);
+  expect_values(run_op(Opcode::matmul, {big_a, big_b}, {}, &pool), shape, e);
 }
 
 BOOST_AUTO_TEST_CASE(static_rule_and_errors) {
-  TensorType t = infer_op(infer_matmul, {tt(DType::i8, Dims{kDynamic, 3, 4}, 7), tt(DType::i8, Dims{4, kDynamic}, 7)});
+  TensorType t = infer_op(Opcode::matmul, {tt(DType::i8, Dims{kDynamic, 3, 4}, 7), tt(DType::i8, Dims{4, kDynamic}, 7)});
   BOOST_TEST(t.dims == Dims({kDynamic, 3, kDynamic}));
   BOOST_TEST(t.dtype == DType::i32);
   BOOST_TEST(t.precision == 7 + 7 + 2);
-  t = infer_op(infer_matmul, {tt(DType::f32, Dims{kDynamic, 1, 2, 4}), tt(DType::f32, Dims{5, 4, 3})});
+  t = infer_op(Opcode::matmul, {tt(DType::f32, Dims{kDynamic, 1, 2, 4}), tt(DType::f32, Dims{5, 4, 3})});
   BOOST_TEST(t.dims == Dims({kDynamic, 5, 2, 3}));
-  BOOST_TEST(infer_op(infer_matmul, {tt(DType::i32, Dims{4}, 3), tt(DType::i32, Dims{4}, 3)}).dims == Dims({1}));
-  BOOST_TEST(infer_op(infer_matmul, {tt(DType::i32, Dims{kDynamic}, 3), tt(DType::i32, Dims{kDynamic}, 3)}).precision == 0);
-  auto f = [](std::vector<TensorType> in) { return [in] { infer_op(infer_matmul, in); }; };
+  BOOST_TEST(infer_op(Opcode::matmul, {tt(DType::i32, Dims{4}, 3), tt(DType::i32, Dims{4}, 3)}).dims == Dims({1}));
+  BOOST_TEST(infer_op(Opcode::matmul, {tt(DType::i32, Dims{kDynamic}, 3), tt(DType::i32, Dims{kDynamic}, 3)}).precision == 0);
+  auto f = [](std::vector<TensorType> in) { return [in] { infer_op(Opcode::matmul, in); }; };
   expect_error(f({tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{4, 5})}), ErrorKind::invalid,
                "matmul: inner dims differ: f32[2, 3] has K = 3, f32[4, 5] has K = 4");
   expect_error(f({tt(DType::f32, Dims{3}), tt(DType::f32, Dims{4})}), ErrorKind::invalid, "matmul: inner dims differ");
@@ -350,7 +351,7 @@ BOOST_AUTO_TEST_CASE(static_rule_and_errors) {
   expect_error(f({tt(DType::boolean, Dims{2, 3}), tt(DType::boolean, Dims{3, 1})}), ErrorKind::invalid,
                "matmul: bool inputs are not supported");
   Tensor a = Tensor::zeros_owned(DType::f32, Dims{2, 2, 3}), b = Tensor::zeros_owned(DType::f32, Dims{3, 3, 1});
-  expect_error([&] { run_op(run_matmul, {a, b}); }, ErrorKind::trap, "matmul: batch dims");
+  expect_error([&] { run_op(Opcode::matmul, {a, b}); }, ErrorKind::trap, "matmul: batch dims");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,11 +5,6 @@
 
 #include <string>
 
-#include "kernels/conv.hpp"
-#include "kernels/dense.hpp"
-#include "kernels/pool.hpp"
-#include "kernels/reduce.hpp"
-#include "kernels/softmax.hpp"
 #include "nn_test_util.hpp"
 #include "tensor/npy.hpp"
 
@@ -45,13 +40,13 @@ BOOST_AUTO_TEST_CASE(conv2d_fixtures) {
   for (const auto& dt : kAllDTypes) {
     BOOST_TEST_CONTEXT("conv2d_" << dt) {
       const std::string n = "conv2d_" + dt;
-      check_against(run_op(run_conv2d, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")},
+      check_against(run_op(Opcode::conv2d, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")},
                            {ints({1, 0, 2, 1}), ints({2, 1}), ints({1, 2}), integer(2)}),
                     fixture(n, "y"));
     }
     BOOST_TEST_CONTEXT("conv2d_dw_" << dt) {
       const std::string n = "conv2d_dw_" + dt;
-      check_against(run_op(run_conv2d, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")},
+      check_against(run_op(Opcode::conv2d, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")},
                            {ints({1}), ints({1}), ints({1}), integer(3)}),
                     fixture(n, "y"));
     }
@@ -62,11 +57,11 @@ BOOST_AUTO_TEST_CASE(dense_and_matmul_fixtures) {
   for (const auto& dt : kAllDTypes) {
     BOOST_TEST_CONTEXT("dense_" << dt) {
       const std::string n = "dense_" + dt;
-      check_against(run_op(run_dense, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")}), fixture(n, "y"));
+      check_against(run_op(Opcode::dense, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")}), fixture(n, "y"));
     }
     BOOST_TEST_CONTEXT("matmul_" << dt) {
       const std::string n = "matmul_" + dt;
-      check_against(run_op(run_matmul, {fixture(n, "a"), fixture(n, "b")}), fixture(n, "y"));
+      check_against(run_op(Opcode::matmul, {fixture(n, "a"), fixture(n, "b")}), fixture(n, "y"));
     }
   }
 }
@@ -76,7 +71,7 @@ BOOST_AUTO_TEST_CASE(pool_fixtures) {
   for (const auto& dt : kAllDTypes) {
     BOOST_TEST_CONTEXT("max_pool2d_" << dt) {
       const std::string n = "max_pool2d_" + dt;
-      check_against(run_op(run_max_pool2d, {fixture(n, "x")}, base), fixture(n, "y"));
+      check_against(run_op(Opcode::max_pool2d, {fixture(n, "x")}, base), fixture(n, "y"));
     }
   }
   for (const auto& dt : kFloatDTypes)
@@ -85,7 +80,7 @@ BOOST_AUTO_TEST_CASE(pool_fixtures) {
       BOOST_TEST_CONTEXT(n) {
         std::vector<AttrValue> a = base;
         a.push_back(boolean(inc));
-        check_against(run_op(run_avg_pool2d, {fixture(n, "x")}, a), fixture(n, "y"));
+        check_against(run_op(Opcode::avg_pool2d, {fixture(n, "x")}, a), fixture(n, "y"));
       }
     }
 }
@@ -94,7 +89,7 @@ BOOST_AUTO_TEST_CASE(softmax_fixtures) {
   for (const auto& dt : kFloatDTypes) {
     BOOST_TEST_CONTEXT("softmax_" << dt) {
       const std::string n = "softmax_" + dt;
-      check_against(run_op(run_softmax, {fixture(n, "x")}, {integer(1)}), fixture(n, "y"));
+      check_against(run_op(Opcode::softmax, {fixture(n, "x")}, {integer(1)}), fixture(n, "y"));
     }
   }
 }
@@ -103,15 +98,15 @@ BOOST_AUTO_TEST_CASE(reduction_fixtures) {
   const std::vector<AttrValue> a = {ints({0, 2}), boolean(false), boolean(false)};
   struct Op {
     const char* name;
-    KernelFn run;
+    Opcode code;
     bool floats_only;
   };
-  for (const Op& op : {Op{"sum", run_sum, false}, Op{"max", run_max, false}, Op{"min", run_min, false},
-                       Op{"mean", run_mean, true}})
+  for (const Op& op : {Op{"sum", Opcode::sum, false}, Op{"max", Opcode::max, false}, Op{"min", Opcode::min, false},
+                       Op{"mean", Opcode::mean, true}})
     for (const auto& dt : kAllDTypes) {
       if (op.floats_only && dt[0] != 'f') continue;
       const std::string n = std::string(op.name) + "_" + dt;
-      BOOST_TEST_CONTEXT(n) { check_against(run_op(op.run, {fixture(n, "x")}, a), fixture(n, "y")); }
+      BOOST_TEST_CONTEXT(n) { check_against(run_op(op.code, {fixture(n, "x")}, a), fixture(n, "y")); }
     }
 }
 

@@ -1,6 +1,8 @@
 // Test helpers for the neural-network kernel suites (dense, conv, pool, softmax, fixtures):
-// building tensors and strided twins, attributes, running rules and kernels, comparing.
-// Nothing here computes an op: the references live in each suite, written from the seed.
+// building tensors and strided twins, attributes, running rules and kernels (by opcode, with
+// checked attributes: common/op_runner.hpp), comparing. Nothing here computes an op: the
+// references live in each suite, written from the ops' definitions (docs/ops.md,
+// "Neural-network ops").
 #pragma once
 
 #include <boost/test/unit_test.hpp>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/op_runner.hpp"
 #include "kernels/op_api.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
@@ -26,13 +29,7 @@ inline const std::vector<DType> kNumericDTypes = {DType::f32, DType::f64, DType:
                                                   DType::i16, DType::i32, DType::i64};
 
 // ---- attributes ----------------------------------------------------------------------------
-inline AttrValue ints(std::vector<int64_t> v) {
-  std::vector<AttrValue> items;
-  for (int64_t x : v) items.push_back(AttrValue::integer(x));
-  AttrValue a = AttrValue::tuple(items);
-  a.ints = v;
-  return a;
-}
+inline AttrValue ints(const std::vector<int64_t>& v) { return mlvm::testing::ints_value(v); }
 inline AttrValue integer(int64_t v) { return AttrValue::integer(v); }
 inline AttrValue boolean(bool v) { return AttrValue::boolean(v); }
 inline AttrValue none() { return AttrValue::none(); }
@@ -210,22 +207,22 @@ inline TensorType absent() {
   return t;
 }
 
-inline TensorType infer_op(InferFn fn, std::vector<TensorType> in, std::vector<AttrValue> attrs = {}) {
-  Attrs a(std::move(attrs));
-  InferContext ctx{in, a, {}, {}};
-  fn(ctx);
-  BOOST_REQUIRE(ctx.out.size() == 1u);
-  return ctx.out[0];
+// The static rule of `op` (one result) on `in`. `attrs` are the op's attribute values in
+// declared order (trailing ones left out take their defaults), checked as a module's are: a
+// value out of its declared range fails here, as Error(invalid).
+inline TensorType infer_op(Opcode op, std::vector<TensorType> in, std::vector<AttrValue> attrs = {}) {
+  const std::vector<TensorType> out =
+      mlvm::testing::infer_all(op, std::move(in), mlvm::testing::attrs_for(op, std::move(attrs)));
+  BOOST_REQUIRE(out.size() == 1u);
+  return out[0];
 }
 
-inline Tensor run_op(KernelFn fn, std::vector<Tensor> in, std::vector<AttrValue> attrs = {},
+// The kernel of `op` (one result) on `in`, with checked `attrs`.
+inline Tensor run_op(Opcode op, std::vector<Tensor> in, std::vector<AttrValue> attrs = {},
                      ThreadPool* pool = nullptr) {
-  Attrs a(std::move(attrs));
-  ExecEnv env;
-  env.pool = pool;
-  std::vector<Tensor> out(1);
-  KernelContext ctx{in, out, a, env};
-  fn(ctx);
+  const std::vector<Tensor> out =
+      mlvm::testing::run_all(op, std::move(in), mlvm::testing::attrs_for(op, std::move(attrs)), pool);
+  BOOST_REQUIRE(out.size() == 1u);
   BOOST_REQUIRE(out[0].defined());
   return out[0];
 }

@@ -1,9 +1,9 @@
-// The fast paths of kernels/pool.cpp against a brute-force reference written here from
-// ops.md: max_pool2d without dilation (the separable row path; dilated windows keep the
-// general path) and upsampling with a width scale of 2. Parameters are drawn at random so
-// that odd sizes, widths below and above a vector length, every stride/padding/ceil_mode
-// combination, NaNs at window edges, integer lowest values and strided input views all meet
-// the same reference.
+// The fast paths of kernels/pool.cpp against a brute-force reference written here from docs/ops.md
+// ("max_pool2d", "upsampling"): max_pool2d without dilation (the separable row path; dilated
+// windows keep the general path) and upsampling with a width scale of 2. Parameters are drawn at
+// random so that odd sizes, widths below and above a vector length, every stride/padding/ceil_mode
+// combination, NaNs at window edges, integer lowest values and strided input views all meet the
+// same reference.
 #include <boost/test/unit_test.hpp>
 
 #include <array>
@@ -11,7 +11,6 @@
 #include <limits>
 #include <random>
 
-#include "kernels/pool.hpp"
 #include "nn_test_util.hpp"
 
 using namespace mlvm;
@@ -122,7 +121,7 @@ BOOST_AUTO_TEST_CASE(max_pool_random_configurations_match_the_reference) {
       if (trial % 3 == 0) sprinkle_nans(x, rng);
       Dims shape;
       const Expected want = ref_max_pool(x, p, &shape);
-      expect_values(run_op(run_max_pool2d, {relayout(x, layout)}, attrs_of(p), trial % 2 ? &pool : nullptr), shape,
+      expect_values(run_op(Opcode::max_pool2d, {relayout(x, layout)}, attrs_of(p), trial % 2 ? &pool : nullptr), shape,
                     want, 0);
     }
   }
@@ -140,7 +139,7 @@ BOOST_AUTO_TEST_CASE(max_pool_nan_at_every_window_edge) {
       Tensor x = make_tensor(DType::f32, Dims{1, 1, 5, 7}, v);
       Dims shape;
       const Expected want = ref_max_pool(x, p, &shape);
-      expect_close(run_op(run_max_pool2d, {x}, attrs_of(p)), shape, want.f, 0, 0);
+      expect_close(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want.f, 0, 0);
     }
   }
 }
@@ -158,7 +157,7 @@ BOOST_AUTO_TEST_CASE(max_pool_lowest_values_and_all_padding_windows) {
       const MaxPool p{2, 3, 1, 2, 1, 2, 1, 2, true};
       Dims shape;
       const Expected want = ref_max_pool(x, p, &shape);
-      expect_ints(run_op(run_max_pool2d, {x}, attrs_of(p)), shape, want.i);
+      expect_ints(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want.i);
     }
   }
   // A window wider than the input with ceil_mode: the extra output column's window starts
@@ -167,7 +166,7 @@ BOOST_AUTO_TEST_CASE(max_pool_lowest_values_and_all_padding_windows) {
   const MaxPool p{1, 4, 1, 3, 0, 3, 0, 3, true};
   Dims shape;
   const Expected want = ref_max_pool(x, p, &shape);
-  expect_close(run_op(run_max_pool2d, {x}, attrs_of(p)), shape, want.f, 0, 0);
+  expect_close(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want.f, 0, 0);
 }
 
 BOOST_AUTO_TEST_CASE(max_pool_long_rows_and_many_planes) {
@@ -179,7 +178,7 @@ BOOST_AUTO_TEST_CASE(max_pool_long_rows_and_many_planes) {
     Tensor x = random_tensor(DType::f32, Dims{1, 37, 19, 131}, rng);
     Dims shape;
     const Expected want = ref_max_pool(x, p, &shape);
-    expect_close(run_op(run_max_pool2d, {x}, attrs_of(p), &pool), shape, want.f, 0, 0);
+    expect_close(run_op(Opcode::max_pool2d, {x}, attrs_of(p), &pool), shape, want.f, 0, 0);
   }
 }
 
@@ -201,7 +200,7 @@ BOOST_AUTO_TEST_CASE(upsampling_width_two_fast_path) {
               want.f.push_back(x.get_double(xi));
               want.i.push_back(x.get_int(xi));
             });
-            expect_values(run_op(run_upsampling, {relayout(x, l)}, {ints({sh, 2})}), shape, want, 0);
+            expect_values(run_op(Opcode::upsampling, {relayout(x, l)}, {ints({sh, 2})}), shape, want, 0);
           }
         }
       }

@@ -1,6 +1,7 @@
-// max_pool2d, avg_pool2d and upsampling against references written from ops.md / seed 000,
-// index by index: seed grids (sampled), padding, ceil_mode windows dropped and kept, dilation,
-// every dtype, NaN, strided inputs, threads, empty batch, static rules, every error.
+// max_pool2d, avg_pool2d and upsampling against references written from docs/ops.md ("max_pool2d",
+// "avg_pool2d", "upsampling"), index by index: the CVM formalization's test grids (sampled;
+// ../shared/seeds/README.md), padding, ceil_mode windows dropped and kept, dilation, every dtype,
+// NaN, strided inputs, threads, empty batch, static rules, every error.
 #include <boost/test/unit_test.hpp>
 
 #include <array>
@@ -10,7 +11,6 @@
 #include <string>
 #include <tuple>
 
-#include "kernels/pool.hpp"
 #include "nn_test_util.hpp"
 
 using namespace mlvm;
@@ -113,7 +113,7 @@ const std::vector<Pool>& pool_cases() {
       {{2, 3}, {1, 2}, {1, 0, 0, 2}, {1, 1}, false, true},   // 4-tuple padding
       {{2, 2}, {3, 3}, {1, 1, 1, 1}, {2, 2}, true, false},   // dilation, ceil
       {{3, 2}, {2, 3}, {2, 1, 2, 1}, {2, 1}, true, true},
-      {{1, 2}, {1, 2}, {0, 0, 0, 0}, {1, 1}, true, false},   // the seed's pool_size (1, 2)
+      {{1, 2}, {1, 2}, {0, 0, 0, 0}, {1, 1}, true, false},   // the CVM grids' pool_size (1, 2)
       {{4, 4}, {1, 1}, {3, 3, 3, 3}, {1, 1}, false, true},   // windows mostly padding
       {{2, 2}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true, false},
   };
@@ -133,10 +133,10 @@ BOOST_AUTO_TEST_CASE(max_pool_every_dtype_every_case) {
         Tensor x = random_tensor(dt, Dims{2, 3, 7, 8}, rng);
         Dims shape;
         Expected e = ref_pool(x, p, true, &shape);
-        Tensor y = run_op(run_max_pool2d, {x}, pool_attrs(p, false));
+        Tensor y = run_op(Opcode::max_pool2d, {x}, pool_attrs(p, false));
         BOOST_TEST(y.dtype() == dt);
         expect_values(y, shape, e);
-        BOOST_TEST(infer_op(infer_max_pool2d, {type_of(x)}, pool_attrs(p, false)).dims == shape);
+        BOOST_TEST(infer_op(Opcode::max_pool2d, {type_of(x)}, pool_attrs(p, false)).dims == shape);
       }
     }
 }
@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(avg_pool_both_divisors) {
           Tensor x = random_tensor(dt, Dims{2, 3, 7, 8}, rng);
           Dims shape;
           Expected e = ref_pool(x, p, false, &shape);
-          expect_values(run_op(run_avg_pool2d, {x}, pool_attrs(p, true)), shape, e);
+          expect_values(run_op(Opcode::avg_pool2d, {x}, pool_attrs(p, true)), shape, e);
         }
       }
 }
@@ -168,21 +168,21 @@ BOOST_AUTO_TEST_CASE(hand_computed_ceil_mode) {
     if (avg) a.push_back(boolean(inc));
     return a;
   };
-  expect_close(run_op(run_max_pool2d, {x}, attrs({0}, false, false, false)), Dims{1, 1, 2, 2}, {6, 8, 16, 18}, 0, 0);
-  expect_close(run_op(run_max_pool2d, {x}, attrs({0}, true, false, false)), Dims{1, 1, 3, 3},
+  expect_close(run_op(Opcode::max_pool2d, {x}, attrs({0}, false, false, false)), Dims{1, 1, 2, 2}, {6, 8, 16, 18}, 0, 0);
+  expect_close(run_op(Opcode::max_pool2d, {x}, attrs({0}, true, false, false)), Dims{1, 1, 3, 3},
                {6, 8, 9, 16, 18, 19, 21, 23, 24}, 0, 0);
   // ceil avg: the edge windows count only real cells, even with count_include_pad (no padding
   // exists here; the cells past the input are ceil_mode's, never counted)
-  expect_close(run_op(run_avg_pool2d, {x}, attrs({0}, true, true, true)), Dims{1, 1, 3, 3},
+  expect_close(run_op(Opcode::avg_pool2d, {x}, attrs({0}, true, true, true)), Dims{1, 1, 3, 3},
                {3, 5, 6.5, 13, 15, 16.5, 20.5, 22.5, 24}, 0, 0);
   // padding 1 and ceil: num = 5 + 2 - 2 = 5, ceil(5/2) + 1 = 4, but window 3 would start at
   // 6 - 1 = 5 = H (past the input and its leading padding): dropped, 3 remain.
-  Tensor y = run_op(run_max_pool2d, {x}, attrs({1}, true, false, false));
+  Tensor y = run_op(Opcode::max_pool2d, {x}, attrs({1}, true, false, false));
   expect_close(y, Dims{1, 1, 3, 3}, {0, 2, 4, 10, 12, 14, 20, 22, 24}, 0, 0);
   // avg with padding 1: corner window has 1 real cell of 4 padded ones
-  expect_close(run_op(run_avg_pool2d, {x}, attrs({1}, false, false, true)), Dims{1, 1, 3, 3},
+  expect_close(run_op(Opcode::avg_pool2d, {x}, attrs({1}, false, false, true)), Dims{1, 1, 3, 3},
                {0, 1.5, 3.5, 7.5, 9, 11, 17.5, 19, 21}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {x}, attrs({1}, false, true, true)), Dims{1, 1, 3, 3},
+  expect_close(run_op(Opcode::avg_pool2d, {x}, attrs({1}, false, true, true)), Dims{1, 1, 3, 3},
                {0, 0.75, 1.75, 3.75, 9, 11, 8.75, 19, 21}, 0, 0);
   // H = 6, pool 2, stride 2, padding 1, ceil: num = 6, ceil(6/2) + 1 = 4; window 3 starts at
   // 6 - 1 = 5 < 6: kept (it covers row 5 and the bottom padding).
@@ -190,37 +190,38 @@ BOOST_AUTO_TEST_CASE(hand_computed_ceil_mode) {
   auto a6 = [](bool inc) {
     return std::vector<AttrValue>{ints({2, 1}), none(), ints({1, 0}), ints({1}), boolean(true), boolean(inc)};
   };
-  expect_close(run_op(run_max_pool2d, {x6}, {ints({2, 1}), none(), ints({1, 0}), ints({1}), boolean(true)}),
+  expect_close(run_op(Opcode::max_pool2d, {x6}, {ints({2, 1}), none(), ints({1, 0}), ints({1}), boolean(true)}),
                Dims{1, 1, 4, 1}, {1, 3, 5, 6}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {x6}, a6(false)), Dims{1, 1, 4, 1}, {1, 2.5, 4.5, 6}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {x6}, a6(true)), Dims{1, 1, 4, 1}, {0.5, 2.5, 4.5, 3}, 0, 0);
+  expect_close(run_op(Opcode::avg_pool2d, {x6}, a6(false)), Dims{1, 1, 4, 1}, {1, 2.5, 4.5, 6}, 0, 0);
+  expect_close(run_op(Opcode::avg_pool2d, {x6}, a6(true)), Dims{1, 1, 4, 1}, {0.5, 2.5, 4.5, 3}, 0, 0);
 }
 
 BOOST_AUTO_TEST_CASE(padding_never_wins_and_nan_propagates) {
   // All-negative integers: the padded cells (lowest value, not 0) must not win.
   Tensor x = make_tensor(DType::i8, Dims{1, 1, 2, 2}, {-128, -100, -50, -128});
   std::vector<AttrValue> a = {ints({2}), ints({1}), ints({1}), ints({1}), boolean(false)};
-  expect_ints(run_op(run_max_pool2d, {x}, a), Dims{1, 1, 3, 3}, {-128, -100, -100, -50, -50, -100, -50, -50, -128});
+  expect_ints(run_op(Opcode::max_pool2d, {x}, a), Dims{1, 1, 3, 3}, {-128, -100, -100, -50, -50, -100, -50, -50, -128});
   Tensor xf = make_tensor(DType::f64, Dims{1, 1, 2, 2}, {-1e300, -2e300, -3e300, -4e300});
-  expect_close(run_op(run_max_pool2d, {xf}, a), Dims{1, 1, 3, 3},
+  expect_close(run_op(Opcode::max_pool2d, {xf}, a), Dims{1, 1, 3, 3},
                {-1e300, -1e300, -2e300, -1e300, -1e300, -2e300, -3e300, -3e300, -4e300}, 0, 0);
   // A window whose dilated taps all fall in the padding holds the lowest value (-inf).
   Tensor x1 = make_tensor(DType::f32, Dims{1, 1, 1, 1}, {5});
   std::vector<AttrValue> d = {ints({2, 1}), ints({1}), ints({1, 0, 3, 0}), ints({3, 1}), boolean(false)};
   // taps at -1 and 2: both outside H = 1; then at 0 and 3
-  expect_close(run_op(run_max_pool2d, {x1}, d), Dims{1, 1, 2, 1}, {-INFINITY, 5}, 0, 0);
+  expect_close(run_op(Opcode::max_pool2d, {x1}, d), Dims{1, 1, 2, 1}, {-INFINITY, 5}, 0, 0);
   // NaN anywhere in a window gives NaN, wherever it sits in the window
   const double nan = std::nan("");
   Tensor xn = make_tensor(DType::f32, Dims{1, 1, 2, 4}, {1, nan, 3, 4, nan, 0, 7, 8});
   std::vector<AttrValue> b = {ints({2}), none(), ints({0}), ints({1}), boolean(false)};
-  expect_close(run_op(run_max_pool2d, {xn}, b), Dims{1, 1, 1, 2}, {nan, 8}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {xn}, {ints({2}), none(), ints({0}), ints({1}), boolean(false), boolean(false)}),
+  expect_close(run_op(Opcode::max_pool2d, {xn}, b), Dims{1, 1, 1, 2}, {nan, 8}, 0, 0);
+  expect_close(run_op(Opcode::avg_pool2d, {xn}, {ints({2}), none(), ints({0}), ints({1}), boolean(false), boolean(false)}),
                Dims{1, 1, 1, 2}, {nan, 5.5}, 0, 0);
 }
 
-// Seed test parameters: X (1, j, l, r), j in {1, 14, ..., 92}, l in {1, 18, ..., 86},
-// r in {1, 24, ..., 93}, pool_size (1, 2) — corners and an interior point of the grid. r = 1
-// is narrower than the window: an error (ops.md), not an empty result.
+// The CVM formalization's test parameters: X (1, j, l, r), j in {1, 14, ..., 92},
+// l in {1, 18, ..., 86}, r in {1, 24, ..., 93}, pool_size (1, 2) — corners and an interior
+// point of the grid. r = 1 is narrower than the window: an error (docs/ops.md, "max_pool2d"),
+// not an empty result.
 BOOST_AUTO_TEST_CASE(seed_grid_max_pool) {
   std::mt19937_64 rng(23);
   ThreadPool pool(2);
@@ -233,13 +234,13 @@ BOOST_AUTO_TEST_CASE(seed_grid_max_pool) {
           Tensor x = random_tensor(dt, Dims{1, j, l, r}, rng);
           std::vector<AttrValue> a = {ints({1, 2}), none(), ints({0, 0}), ints({1, 1}), boolean(false)};
           if (r == 1) {
-            expect_error([&] { run_op(run_max_pool2d, {x}, a, &pool); }, ErrorKind::trap,
+            expect_error([&] { run_op(Opcode::max_pool2d, {x}, a, &pool); }, ErrorKind::trap,
                          "max_pool2d: the dilated window width 2 is larger than the padded input width 1");
             continue;
           }
           Dims shape;
           Expected e = ref_pool(x, p, true, &shape);
-          expect_values(run_op(run_max_pool2d, {x}, a, &pool), shape, e);
+          expect_values(run_op(Opcode::max_pool2d, {x}, a, &pool), shape, e);
         }
       }
 }
@@ -255,10 +256,10 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_empty) {
         Tensor x = random_for(l, dt, Dims{2, 3, 9, 7}, rng);
         Dims shape;
         Expected e = ref_pool(x, p, true, &shape);
-        expect_values(run_op(run_max_pool2d, {relayout(x, l)}, pool_attrs(p, false), &pool), shape, e);
+        expect_values(run_op(Opcode::max_pool2d, {relayout(x, l)}, pool_attrs(p, false), &pool), shape, e);
         if (is_float(dt)) {
           e = ref_pool(x, p, false, &shape);
-          expect_values(run_op(run_avg_pool2d, {relayout(x, l)}, pool_attrs(p, true), &pool), shape, e);
+          expect_values(run_op(Opcode::avg_pool2d, {relayout(x, l)}, pool_attrs(p, true), &pool), shape, e);
         }
       }
     }
@@ -269,20 +270,20 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_empty) {
       Tensor x = random_for(Layout::broadcast, DType::f64, Dims{2, 3, 7, 8}, rng, 0, 0, {1, 3});
       Dims shape;
       Expected e = ref_pool(x, q, true, &shape);
-      expect_values(run_op(run_max_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, false), &pool), shape, e);
+      expect_values(run_op(Opcode::max_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, false), &pool), shape, e);
       e = ref_pool(x, q, false, &shape);
-      expect_values(run_op(run_avg_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, true)), shape, e);
+      expect_values(run_op(Opcode::avg_pool2d, {relayout(x, Layout::broadcast)}, pool_attrs(q, true)), shape, e);
     }
   }
   Tensor x0 = Tensor::empty(DType::f32, Dims{0, 3, 9, 7});
-  BOOST_TEST(run_op(run_max_pool2d, {x0}, pool_attrs(p, false)).shape() == Dims({0, 3, 5, 3}));
-  BOOST_TEST(run_op(run_avg_pool2d, {x0}, pool_attrs(p, true)).shape() == Dims({0, 3, 5, 3}));
+  BOOST_TEST(run_op(Opcode::max_pool2d, {x0}, pool_attrs(p, false)).shape() == Dims({0, 3, 5, 3}));
+  BOOST_TEST(run_op(Opcode::avg_pool2d, {x0}, pool_attrs(p, true)).shape() == Dims({0, 3, 5, 3}));
 }
 
-// H or W = 0. The seed bounds the window by the padded input (PSH <= H + 2·PH, likewise W)
-// and ops.md keeps empty tensors only where a shape rule allows them: without padding no
-// window fits an empty plane, an error (invalid statically, a trap at run time) with the
-// window-size message, pool_size 1 included. With padding the padded plane can hold a window:
+// H or W = 0. The CVM formalization bounds the window by the padded input (PSH <= H + 2·PH,
+// likewise W) and docs/ops.md keeps empty tensors only where a shape rule allows them: without
+// padding no window fits an empty plane, an error (invalid statically, a trap at run time) with
+// the window-size message, pool_size 1 included. With padding the padded plane can hold a window:
 // the output then has rows (or columns) whose windows are all padding — max gives the dtype's
 // lowest value (-inf), avg divides by the cells counted: 0 of them without count_include_pad
 // (0/0 = NaN), the padded cells with it (0 / n = 0).
@@ -303,27 +304,27 @@ BOOST_AUTO_TEST_CASE(empty_planes) {
   for (const auto& [xd, size, msg] : bad) {
     BOOST_TEST_CONTEXT(dims_to_string(xd) << " pool_size " << size[0]) {
       Tensor x = Tensor::empty(DType::f32, xd);
-      expect_error([&] { infer_op(infer_max_pool2d, {type_of(x)}, attrs(size, {0}, false, {})); }, ErrorKind::invalid,
+      expect_error([&] { infer_op(Opcode::max_pool2d, {type_of(x)}, attrs(size, {0}, false, {})); }, ErrorKind::invalid,
                    "max_pool2d: " + msg);
-      expect_error([&] { infer_op(infer_avg_pool2d, {type_of(x)}, attrs(size, {0}, true, false)); }, ErrorKind::invalid,
+      expect_error([&] { infer_op(Opcode::avg_pool2d, {type_of(x)}, attrs(size, {0}, true, false)); }, ErrorKind::invalid,
                    "avg_pool2d: " + msg);
-      expect_error([&] { run_op(run_max_pool2d, {x}, attrs(size, {0}, false, {})); }, ErrorKind::trap,
+      expect_error([&] { run_op(Opcode::max_pool2d, {x}, attrs(size, {0}, false, {})); }, ErrorKind::trap,
                    "max_pool2d: " + msg);
-      expect_error([&] { run_op(run_avg_pool2d, {x}, attrs(size, {0}, false, true)); }, ErrorKind::trap,
+      expect_error([&] { run_op(Opcode::avg_pool2d, {x}, attrs(size, {0}, false, true)); }, ErrorKind::trap,
                    "avg_pool2d: " + msg);
     }
   }
   // padding too small for the window on an empty plane: still an error
   Tensor xs = Tensor::empty(DType::f32, Dims{1, 1, 0, 3});
-  expect_error([&] { run_op(run_max_pool2d, {xs}, attrs({3}, {1}, false, {})); }, ErrorKind::trap,
+  expect_error([&] { run_op(Opcode::max_pool2d, {xs}, attrs({3}, {1}, false, {})); }, ErrorKind::trap,
                "max_pool2d: the dilated window height 3 is larger than the padded input height 2");
   // hand values: H = 0, pool 2, padding 1: one row of all-padding windows
   Tensor xh = Tensor::empty(DType::f32, Dims{1, 1, 0, 3});
-  expect_close(run_op(run_max_pool2d, {xh}, attrs({2}, {1}, false, {})), Dims{1, 1, 1, 2}, {-INFINITY, -INFINITY}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {xh}, attrs({2}, {1}, false, false)), Dims{1, 1, 1, 2}, {NAN, NAN}, 0, 0);
-  expect_close(run_op(run_avg_pool2d, {xh}, attrs({2}, {1}, false, true)), Dims{1, 1, 1, 2}, {0, 0}, 0, 0);
+  expect_close(run_op(Opcode::max_pool2d, {xh}, attrs({2}, {1}, false, {})), Dims{1, 1, 1, 2}, {-INFINITY, -INFINITY}, 0, 0);
+  expect_close(run_op(Opcode::avg_pool2d, {xh}, attrs({2}, {1}, false, false)), Dims{1, 1, 1, 2}, {NAN, NAN}, 0, 0);
+  expect_close(run_op(Opcode::avg_pool2d, {xh}, attrs({2}, {1}, false, true)), Dims{1, 1, 1, 2}, {0, 0}, 0, 0);
   Tensor xi = Tensor::empty(DType::i8, Dims{1, 1, 3, 0});
-  expect_ints(run_op(run_max_pool2d, {xi}, attrs({2}, {1}, false, {})), Dims{1, 1, 2, 1}, {-128, -128});
+  expect_ints(run_op(Opcode::max_pool2d, {xi}, attrs({2}, {1}, false, {})), Dims{1, 1, 2, 1}, {-128, -128});
   // against the reference: H = 0, W = 0 or both, padding on either side, strides, dilation,
   // ceil_mode, every dtype for max, both divisors for avg, with and without threads
   const std::vector<std::pair<Dims, Pool>> padded = {
@@ -341,8 +342,8 @@ BOOST_AUTO_TEST_CASE(empty_planes) {
         Tensor x = random_tensor(dt, xd, rng);
         Dims shape;
         Expected e = ref_pool(x, p, true, &shape);
-        BOOST_TEST(infer_op(infer_max_pool2d, {type_of(x)}, pool_attrs(p, false)).dims == shape);
-        Tensor y = run_op(run_max_pool2d, {x}, pool_attrs(p, false), k % 2 ? &pool : nullptr);
+        BOOST_TEST(infer_op(Opcode::max_pool2d, {type_of(x)}, pool_attrs(p, false)).dims == shape);
+        Tensor y = run_op(Opcode::max_pool2d, {x}, pool_attrs(p, false), k % 2 ? &pool : nullptr);
         BOOST_TEST(y.numel() > 0);
         expect_values(y, shape, e);
         if (!is_float(dt)) continue;
@@ -350,24 +351,24 @@ BOOST_AUTO_TEST_CASE(empty_planes) {
           Pool pa = p;
           pa.include_pad = inc;
           e = ref_pool(x, pa, false, &shape);
-          expect_values(run_op(run_avg_pool2d, {x}, pool_attrs(pa, true), k % 2 ? nullptr : &pool), shape, e);
+          expect_values(run_op(Opcode::avg_pool2d, {x}, pool_attrs(pa, true), k % 2 ? nullptr : &pool), shape, e);
         }
       }
     }
   }
   // upsampling has no window: an empty plane stays empty
   Tensor xu = Tensor::empty(DType::i16, Dims{1, 2, 0, 3});
-  BOOST_TEST(run_op(run_upsampling, {xu}, {ints({2, 3})}).shape() == Dims({1, 2, 0, 9}));
+  BOOST_TEST(run_op(Opcode::upsampling, {xu}, {ints({2, 3})}).shape() == Dims({1, 2, 0, 9}));
 }
 
 BOOST_AUTO_TEST_CASE(pool_static_rule_and_errors) {
   std::vector<AttrValue> a = {ints({3}), ints({2}), ints({1}), ints({1}), boolean(true)};
-  TensorType t = infer_op(infer_max_pool2d, {tt(DType::i8, Dims{kDynamic, 3, kDynamic, 8}, 5)}, a);
+  TensorType t = infer_op(Opcode::max_pool2d, {tt(DType::i8, Dims{kDynamic, 3, kDynamic, 8}, 5)}, a);
   BOOST_TEST(t.dims == Dims({kDynamic, 3, kDynamic, 5}));
   BOOST_TEST(t.precision == 5);
   BOOST_TEST(t.dtype == DType::i8);
   auto mp = [](std::vector<AttrValue> at, TensorType x = tt(DType::f32, Dims{1, 1, 5, 5})) {
-    return [=] { infer_op(infer_max_pool2d, {x}, at); };
+    return [=] { infer_op(Opcode::max_pool2d, {x}, at); };
   };
   expect_error(mp({ints({3}), none(), ints({3}), ints({1}), boolean(false)}), ErrorKind::invalid,
                "max_pool2d: padding (3) must be smaller than the dilated window (3, 3) on every side");
@@ -395,13 +396,13 @@ BOOST_AUTO_TEST_CASE(pool_static_rule_and_errors) {
                ErrorKind::invalid, "max_pool2d: bool input is not supported");
   expect_error(
       [] {
-        infer_op(infer_avg_pool2d, {tt(DType::i32, Dims{1, 1, 4, 4})},
+        infer_op(Opcode::avg_pool2d, {tt(DType::i32, Dims{1, 1, 4, 4})},
                  {ints({2}), none(), ints({0}), ints({1}), boolean(false), boolean(false)});
       },
       ErrorKind::invalid, "avg_pool2d: x must be f32 or f64, got i32[1, 1, 4, 4]");
   // run time: the window is checked against the concrete input
   Tensor x = Tensor::zeros_owned(DType::f32, Dims{1, 1, 2, 2});
-  expect_error([&] { run_op(run_avg_pool2d, {x}, {ints({3}), none(), ints({0}), ints({1}), boolean(false), boolean(true)}); },
+  expect_error([&] { run_op(Opcode::avg_pool2d, {x}, {ints({3}), none(), ints({0}), ints({1}), boolean(false), boolean(true)}); },
                ErrorKind::trap, "avg_pool2d: the dilated window height 3 is larger than the padded input height 2");
 }
 
@@ -416,17 +417,17 @@ BOOST_AUTO_TEST_CASE(upsampling_every_dtype) {
         const int64_t sh = sc[0], sw = sc.size() == 2 ? sc[1] : sc[0];
         Dims shape;
         Expected e = ref_upsampling(x, sh, sw, &shape);
-        Tensor y = run_op(run_upsampling, {relayout(x, Layout::flipped)}, {ints(sc)});
+        Tensor y = run_op(Opcode::upsampling, {relayout(x, Layout::flipped)}, {ints(sc)});
         BOOST_TEST(y.dtype() == dt);
         expect_values(y, shape, e);
       }
     }
   Tensor xb = make_tensor(DType::boolean, Dims{1, 1, 1, 2}, {1, 0});
-  expect_ints(run_op(run_upsampling, {xb}, {ints({2})}), Dims{1, 1, 2, 4}, {1, 1, 0, 0, 1, 1, 0, 0});
+  expect_ints(run_op(Opcode::upsampling, {xb}, {ints({2})}), Dims{1, 1, 2, 4}, {1, 1, 0, 0, 1, 1, 0, 0});
 }
 
-// Seed test parameters for upsampling: X (1, j, l, r) grid, scale 2 — sampled: the corners
-// of every axis (j 1 and 92, l 1 and 86, r 1 and 93) and an interior point of each.
+// The CVM formalization's test parameters for upsampling: X (1, j, l, r) grid, scale 2 — sampled:
+// the corners of every axis (j 1 and 92, l 1 and 86, r 1 and 93) and an interior point of each.
 BOOST_AUTO_TEST_CASE(seed_grid_upsampling) {
   std::mt19937_64 rng(26);
   ThreadPool pool(2);
@@ -437,25 +438,25 @@ BOOST_AUTO_TEST_CASE(seed_grid_upsampling) {
           Tensor x = random_tensor(DType::i32, Dims{1, j, l, r}, rng);
           Dims shape;
           Expected e = ref_upsampling(x, 2, 2, &shape);
-          expect_values(run_op(run_upsampling, {x}, {ints({2})}, &pool), shape, e);
+          expect_values(run_op(Opcode::upsampling, {x}, {ints({2})}, &pool), shape, e);
         }
       }
 }
 
 BOOST_AUTO_TEST_CASE(upsampling_static_rule_and_errors) {
-  TensorType t = infer_op(infer_upsampling, {tt(DType::i16, Dims{kDynamic, 2, kDynamic, 3}, 9)}, {ints({2, 4})});
+  TensorType t = infer_op(Opcode::upsampling, {tt(DType::i16, Dims{kDynamic, 2, kDynamic, 3}, 9)}, {ints({2, 4})});
   BOOST_TEST(t.dims == Dims({kDynamic, 2, kDynamic, 12}));
   BOOST_TEST(t.precision == 9);
-  expect_error([] { infer_op(infer_upsampling, {tt(DType::f32, Dims{1, 1, 2, 2})}, {ints({0})}); }, ErrorKind::invalid,
+  expect_error([] { infer_op(Opcode::upsampling, {tt(DType::f32, Dims{1, 1, 2, 2})}, {ints({0})}); }, ErrorKind::invalid,
                "upsampling: scale must be >= 1 (and at most 2^31), got (0)");
-  expect_error([] { infer_op(infer_upsampling, {tt(DType::f32, Dims{1, 1, 2, 2})}, {ints({1, 2, 3})}); },
+  expect_error([] { infer_op(Opcode::upsampling, {tt(DType::f32, Dims{1, 1, 2, 2})}, {ints({1, 2, 3})}); },
                ErrorKind::invalid, "upsampling: scale must be an int or a pair (h, w), got (1, 2, 3)");
-  expect_error([] { infer_op(infer_upsampling, {tt(DType::f32, Dims{1, 2, 2})}, {ints({2})}); }, ErrorKind::invalid,
+  expect_error([] { infer_op(Opcode::upsampling, {tt(DType::f32, Dims{1, 2, 2})}, {ints({2})}); }, ErrorKind::invalid,
                "upsampling: x must have rank 4 (N, C, H, W), got f32[1, 2, 2]");
-  expect_error([] { infer_op(infer_upsampling, {tt(DType::f32, Dims{1, 1, int64_t(1) << 40, int64_t(1) << 20})}, {ints({1 << 30})}); },
+  expect_error([] { infer_op(Opcode::upsampling, {tt(DType::f32, Dims{1, 1, int64_t(1) << 40, int64_t(1) << 20})}, {ints({1 << 30})}); },
                ErrorKind::invalid, "upsampling:");
   Tensor x0 = Tensor::empty(DType::f32, Dims{0, 2, 3, 3});
-  BOOST_TEST(run_op(run_upsampling, {x0}, {ints({2})}).shape() == Dims({0, 2, 6, 6}));
+  BOOST_TEST(run_op(Opcode::upsampling, {x0}, {ints({2})}).shape() == Dims({0, 2, 6, 6}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

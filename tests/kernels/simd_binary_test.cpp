@@ -12,11 +12,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/binary.hpp"
+#include "common/op_runner.hpp"
 #include "kernels/simd/cpu_features.hpp"
-#include "simd_test_support.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace mlvm::simd_test;
@@ -182,14 +182,8 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_op_splat_size) {
 }
 
 // ---- the ops, through their kernels ----------------------------------------------------------
-Tensor run_op(KernelFn fn, std::vector<Tensor> in, ThreadPool* pool = nullptr) {
-  ExecEnv env;
-  env.pool = pool;
-  std::vector<Tensor> out(1);
-  Attrs attrs;
-  KernelContext ctx{in, out, attrs, env, 0};
-  fn(ctx);
-  return out[0];
+Tensor run_op(Opcode op, std::vector<Tensor> in, ThreadPool* pool = nullptr) {
+  return mlvm::testing::run_all(op, std::move(in), mlvm::testing::attrs_for(op), pool)[0];
 }
 
 // Row-major strides of `shape`.
@@ -254,16 +248,16 @@ T element(const Tensor& t, const std::vector<int64_t>& idx) {
   return reinterpret_cast<const T*>(t.storage()->data())[off];
 }
 
-KernelFn kernel_of(Op op, bool elemwise) {
+Opcode kernel_of(Op op, bool elemwise) {
   switch (op) {
-    case Op::add: return elemwise ? run_elemwise_add : run_add;
-    case Op::sub: return elemwise ? run_elemwise_sub : run_sub;
-    case Op::mul: return elemwise ? run_elemwise_mul : run_mul;
-    case Op::div: return run_div;
-    case Op::maximum: return run_maximum;
-    case Op::minimum: return run_minimum;
+    case Op::add: return elemwise ? Opcode::elemwise_add : Opcode::add;
+    case Op::sub: return elemwise ? Opcode::elemwise_sub : Opcode::sub;
+    case Op::mul: return elemwise ? Opcode::elemwise_mul : Opcode::mul;
+    case Op::div: return Opcode::div;
+    case Op::maximum: return Opcode::maximum;
+    case Op::minimum: return Opcode::minimum;
   }
-  return run_add;
+  return Opcode::add;
 }
 
 template <class T>
@@ -369,12 +363,12 @@ BOOST_AUTO_TEST_CASE(integer_div_traps_every_level) {
       a.data<int32_t>()[k] = k - 20;
       b.data<int32_t>()[k] = k == 33 ? 0 : 3;
     }
-    BOOST_CHECK_THROW(run_op(run_div, {a, b}), Error);
+    BOOST_CHECK_THROW(run_op(Opcode::div, {a, b}), Error);
     b.data<int32_t>()[33] = -1;
     a.data<int32_t>()[33] = std::numeric_limits<int32_t>::lowest();
-    BOOST_CHECK_THROW(run_op(run_div, {a, b}), Error);
+    BOOST_CHECK_THROW(run_op(Opcode::div, {a, b}), Error);
     a.data<int32_t>()[33] = 7;
-    const Tensor y = run_op(run_div, {a, b});
+    const Tensor y = run_op(Opcode::div, {a, b});
     BOOST_TEST(y.data<int32_t>()[0] == -20 / 3);  // truncates toward zero
     BOOST_TEST(y.data<int32_t>()[33] == -7);
   }

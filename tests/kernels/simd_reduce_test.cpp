@@ -18,11 +18,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/reduce.hpp"
+#include "common/op_runner.hpp"
 #include "kernels/simd/cpu_features.hpp"
-#include "simd_test_support.hpp"
 #include "kernels/simd/reduce.hpp"
 #include "kernels/thread_pool.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace mlvm::simd_test;
@@ -210,12 +210,11 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_size) {
 }
 
 // ---- the ops through their kernels -------------------------------------------------------------
-AttrValue ints(std::vector<int64_t> v) {
-  std::vector<AttrValue> items;
-  for (int64_t x : v) items.push_back(AttrValue::integer(x));
-  AttrValue a = AttrValue::tuple(items);
-  a.ints = v;
-  return a;
+// The attributes of sum, mean, max and min (their one attribute set, `reduce`).
+Attrs reduce_attrs_of(const std::vector<int64_t>& axes, bool keepdims) {
+  return mlvm::testing::attrs_for(
+      Opcode::sum,
+      {mlvm::testing::ints_value(axes), AttrValue::boolean(keepdims), AttrValue::boolean(false)});
 }
 
 enum class Op { sum, mean, max, min };
@@ -223,9 +222,9 @@ const char* op_name(Op op) {
   const char* names[] = {"sum", "mean", "max", "min"};
   return names[int(op)];
 }
-KernelFn kernel_of(Op op) {
-  const KernelFn fns[] = {run_sum, run_mean, run_max, run_min};
-  return fns[int(op)];
+Opcode kernel_of(Op op) {
+  const Opcode ops[] = {Opcode::sum, Opcode::mean, Opcode::max, Opcode::min};
+  return ops[int(op)];
 }
 
 enum class Layout { dense, offset1, flipped, transposed };
@@ -262,13 +261,7 @@ T element(const Tensor& t, const int64_t* idx) {
 
 Tensor run_reduction(Op op, const Tensor& x, const std::vector<int64_t>& axes,
                      ThreadPool* pool) {
-  const Attrs attrs({ints(axes), AttrValue::boolean(true), AttrValue::boolean(false)});
-  ExecEnv env;
-  env.pool = pool;
-  std::vector<Tensor> in{x}, out(1);
-  KernelContext ctx{in, out, attrs, env, 0};
-  kernel_of(op)(ctx);
-  return out[0];
+  return mlvm::testing::run_all(kernel_of(op), {x}, reduce_attrs_of(axes, true), pool)[0];
 }
 
 // Checks op(x) against the reference; returns x for further use.
@@ -424,12 +417,10 @@ BOOST_AUTO_TEST_CASE(bool_max_min_every_level) {
     for (int64_t n : {1, 33, 1000}) {
       Tensor x = Tensor::empty(DType::boolean, Dims{n});
       for (int64_t k = 0; k < n; ++k) x.data<uint8_t>()[k] = k == n / 2 ? 0 : 1;
-      const Attrs attrs({ints({}), AttrValue::boolean(false), AttrValue::boolean(false)});
-      ExecEnv env;
+      const Attrs attrs = reduce_attrs_of({}, false);
       for (bool is_max : {true, false}) {
-        std::vector<Tensor> in{x}, out(1);
-        KernelContext ctx{in, out, attrs, env, 0};
-        (is_max ? run_max : run_min)(ctx);
+        const std::vector<Tensor> out =
+            mlvm::testing::run_all(is_max ? Opcode::max : Opcode::min, {x}, attrs);
         const int want = is_max && n > 1 ? 1 : 0;  // the one 0 sits at n / 2
         BOOST_TEST(int(out[0].data<uint8_t>()[0]) == want);
       }

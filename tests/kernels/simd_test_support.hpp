@@ -1,6 +1,7 @@
 // Shared by the SIMD suites (simd_binary_test, simd_unary_test, simd_reduce_test): a seeded
-// generator, the list of SIMD levels this CPU can run, a guard restoring the level, and a
-// bit-exact comparison. Each suite keeps its own value generator (their edge-case mixes differ).
+// generator (tests/common/tensor_helpers.hpp's), the list of SIMD levels this CPU can run, a
+// guard restoring the level, and a bit-exact comparison. Each suite keeps its own value
+// generator (their edge-case mixes differ).
 #pragma once
 
 #include <cmath>
@@ -9,21 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/tensor_helpers.hpp"
 #include "kernels/simd/cpu_features.hpp"
 
 namespace mlvm::simd_test {
 
-// splitmix64
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
-};
+// The suites' seeded generator (splitmix64) is the one of tests/common/tensor_helpers.hpp.
+using mlvm::testing::Rng;
 
 // Every level up to the CPU's best; the level is restored when the guard goes.
 inline std::vector<simd::Level> levels() {

@@ -12,11 +12,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/op_runner.hpp"
 #include "kernels/simd/cpu_features.hpp"
-#include "simd_test_support.hpp"
 #include "kernels/simd/ew.hpp"
 #include "kernels/thread_pool.hpp"
-#include "kernels/unary.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace mlvm::simd_test;
@@ -271,13 +271,8 @@ BOOST_AUTO_TEST_CASE(exp_f64_accuracy_every_level) {
 }
 
 // ---- the ops through their kernels -------------------------------------------------------------
-Tensor run_op(KernelFn fn, std::vector<Tensor> in, const Attrs& attrs, ThreadPool* pool = nullptr) {
-  ExecEnv env;
-  env.pool = pool;
-  std::vector<Tensor> out(1);
-  KernelContext ctx{in, out, attrs, env, 0};
-  fn(ctx);
-  return out[0];
+Tensor run_op(Opcode op, std::vector<Tensor> in, const Attrs& attrs, ThreadPool* pool = nullptr) {
+  return mlvm::testing::run_all(op, std::move(in), attrs, pool)[0];
 }
 
 enum class Layout { dense, offset1, flipped, broadcast };
@@ -310,13 +305,13 @@ T element(const Tensor& t, int64_t r, int64_t c) {
 }
 
 template <class T, class Ref>
-void check_op(const char* name, KernelFn fn, const Attrs& attrs, const Ref& ref,
+void check_op(const char* name, Opcode op, const Attrs& attrs, const Ref& ref,
               const std::string& level, ThreadPool* pool, Rng& rng, int& checked) {
   for (int64_t rows : {1, 3})
     for (int64_t cols : {0, 1, 7, 15, 17, 31, 33, 1000})
       for (Layout lay : {Layout::dense, Layout::offset1, Layout::flipped, Layout::broadcast}) {
         const Tensor x = make_view<T>(rows, cols, lay, rng);
-        const Tensor y = run_op(fn, {x}, attrs, pool);
+        const Tensor y = run_op(op, {x}, attrs, pool);
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < cols; ++c) {
             const T want = ref(element<T>(x, r, c)), got = element<T>(y, r, c);
@@ -335,28 +330,36 @@ void check_op(const char* name, KernelFn fn, const Attrs& attrs, const Ref& ref,
 
 template <class T>
 void check_ops_for_type(const std::string& level, ThreadPool* pool, Rng& rng, int& checked) {
-  const Attrs none;
-  check_op<T>("negative", run_negative, none, [](T v) { return reference(Op::negative, v); },
-              level, pool, rng, checked);
-  check_op<T>("abs", run_abs, none, [](T v) { return reference(Op::abs, v); }, level, pool, rng,
-              checked);
-  check_op<T>("relu", run_relu, none, [](T v) { return reference(Op::relu, v); }, level, pool, rng,
-              checked);
+  using mlvm::testing::attrs_for;
+  check_op<T>(
+      "negative", Opcode::negative, attrs_for(Opcode::negative),
+      [](T v) { return reference(Op::negative, v); }, level, pool, rng, checked);
+  check_op<T>(
+      "abs", Opcode::abs, attrs_for(Opcode::abs), [](T v) { return reference(Op::abs, v); }, level,
+      pool, rng, checked);
+  check_op<T>(
+      "relu", Opcode::relu, attrs_for(Opcode::relu), [](T v) { return reference(Op::relu, v); },
+      level, pool, rng, checked);
   if constexpr (std::is_floating_point_v<T>) {
-    check_op<T>("sqrt", run_sqrt, none, [](T v) { return reference(Op::sqrt, v); }, level, pool,
-                rng, checked);
-    const Attrs bounds({AttrValue::floating(-2.5), AttrValue::floating(3.25)});
-    check_op<T>("clip", run_clip, bounds, [](T v) { return clip_reference(v, T(-2.5), T(3.25)); },
-                level, pool, rng, checked);
+    check_op<T>(
+        "sqrt", Opcode::sqrt, attrs_for(Opcode::sqrt), [](T v) { return reference(Op::sqrt, v); },
+        level, pool, rng, checked);
+    const Attrs bounds =
+        attrs_for(Opcode::clip, {AttrValue::floating(-2.5), AttrValue::floating(3.25)});
+    check_op<T>(
+        "clip", Opcode::clip, bounds, [](T v) { return clip_reference(v, T(-2.5), T(3.25)); },
+        level, pool, rng, checked);
   } else {
-    const Attrs bounds({AttrValue::integer(-7), AttrValue::integer(100)});
-    check_op<T>("clip", run_clip, bounds,
-                [](T v) { return clip_reference(v, T(std::is_signed_v<T> ? -7 : 0), T(100)); },
-                level, pool, rng, checked);
+    const Attrs bounds = attrs_for(Opcode::clip, {AttrValue::integer(-7), AttrValue::integer(100)});
+    check_op<T>(
+        "clip", Opcode::clip, bounds,
+        [](T v) { return clip_reference(v, T(std::is_signed_v<T> ? -7 : 0), T(100)); }, level, pool,
+        rng, checked);
     if constexpr (std::is_signed_v<T>) {  // cvm_clip(precision 6): [-31, 31]
-      const Attrs precision({AttrValue::integer(6)});
-      check_op<T>("cvm_clip", run_cvm_clip, precision,
-                  [](T v) { return clip_reference(v, T(-31), T(31)); }, level, pool, rng, checked);
+      const Attrs precision = attrs_for(Opcode::cvm_clip, {AttrValue::integer(6)});
+      check_op<T>(
+          "cvm_clip", Opcode::cvm_clip, precision,
+          [](T v) { return clip_reference(v, T(-31), T(31)); }, level, pool, rng, checked);
     }
   }
 }
@@ -380,7 +383,7 @@ BOOST_AUTO_TEST_CASE(ops_every_level_dtype_layout) {
     }
     // exp through the kernel: within the ulp bound of the long double reference.
     const Tensor x = make_view<float>(3, 1029, Layout::offset1, rng);
-    const Tensor y = run_op(run_exp, {x}, Attrs(), &pool);
+    const Tensor y = run_op(Opcode::exp, {x}, mlvm::testing::attrs_for(Opcode::exp), &pool);
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t c = 0; c < 1029; ++c)
         BOOST_TEST(ulp_distance(exp_reference(element<float>(x, r, c)), element<float>(y, r, c)) <=

@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "kernels/softmax.hpp"
 #include "nn_test_util.hpp"
 
 using namespace mlvm;
@@ -46,7 +45,7 @@ BOOST_AUTO_TEST_CASE(every_axis_and_rank) {
           BOOST_TEST_CONTEXT(dtype_name(dt) << dims_to_string(s) << " axis " << axis << " " << layout_name(l)) {
             Tensor x = random_tensor(dt, s, rng);
             const int a = axis < 0 ? axis + s.size() : axis;
-            Tensor y = run_op(run_softmax, {relayout(x, l)}, {integer(axis)}, &pool);
+            Tensor y = run_op(Opcode::softmax, {relayout(x, l)}, {integer(axis)}, &pool);
             expect_close(y, s, ref_softmax(x, a), dt == DType::f32 ? 1e-6 : 1e-14, dt == DType::f32 ? 1e-7 : 1e-15);
           }
         }
@@ -55,49 +54,46 @@ BOOST_AUTO_TEST_CASE(every_axis_and_rank) {
 BOOST_AUTO_TEST_CASE(stability_nan_and_hand_values) {
   // exp(1000) overflows; subtracting the max keeps it exact.
   Tensor x = make_tensor(DType::f32, Dims{2, 3}, {1000, 1000, 1000, -1000, 0, 1000});
-  expect_close(run_op(run_softmax, {x}, {integer(-1)}), Dims{2, 3}, {1.0 / 3, 1.0 / 3, 1.0 / 3, 0, 0, 1}, 1e-6, 0);
+  expect_close(run_op(Opcode::softmax, {x}, {integer(-1)}), Dims{2, 3}, {1.0 / 3, 1.0 / 3, 1.0 / 3, 0, 0, 1}, 1e-6, 0);
   Tensor h = make_tensor(DType::f64, Dims{2}, {0, std::log(3.0)});
-  expect_close(run_op(run_softmax, {h}, {integer(0)}), Dims{2}, {0.25, 0.75}, 1e-15, 0);
+  expect_close(run_op(Opcode::softmax, {h}, {integer(0)}), Dims{2}, {0.25, 0.75}, 1e-15, 0);
   // a NaN poisons its own row only
   Tensor n = make_tensor(DType::f64, Dims{2, 2}, {std::nan(""), 1, 2, 2});
-  expect_close(run_op(run_softmax, {n}, {integer(1)}), Dims{2, 2}, {std::nan(""), std::nan(""), 0.5, 0.5}, 0, 0);
+  expect_close(run_op(Opcode::softmax, {n}, {integer(1)}), Dims{2, 2}, {std::nan(""), std::nan(""), 0.5, 0.5}, 0, 0);
   // broadcast input (stride 0)
   Tensor row = make_tensor(DType::f32, Dims{1, 2}, {0, 0});
   Tensor xb = row.with_layout(Dims{3, 2}, Dims{0, 1}, 0);
-  expect_close(run_op(run_softmax, {xb}, {integer(1)}), Dims{3, 2}, std::vector<double>(6, 0.5), 0, 0);
+  expect_close(run_op(Opcode::softmax, {xb}, {integer(1)}), Dims{3, 2}, std::vector<double>(6, 0.5), 0, 0);
   // empty
   Tensor e = Tensor::empty(DType::f32, Dims{0, 4});
-  BOOST_TEST(run_op(run_softmax, {e}, {integer(1)}).shape() == Dims({0, 4}));
+  BOOST_TEST(run_op(Opcode::softmax, {e}, {integer(1)}).shape() == Dims({0, 4}));
   Tensor e2 = Tensor::empty(DType::f32, Dims{3, 0});
-  BOOST_TEST(run_op(run_softmax, {e2}, {integer(1)}).shape() == Dims({3, 0}));
+  BOOST_TEST(run_op(Opcode::softmax, {e2}, {integer(1)}).shape() == Dims({3, 0}));
 }
 
 BOOST_AUTO_TEST_CASE(in_place_when_donated) {
   Tensor x = make_tensor(DType::f64, Dims{2, 2}, {0, std::log(3.0), std::log(4.0), 0});
-  std::vector<Tensor> in{x}, out(1);
-  Attrs a({integer(-1)});
-  ExecEnv env;
-  KernelContext ctx{in, out, a, env, 1u};
-  run_softmax(ctx);
+  const std::vector<Tensor> out = mlvm::testing::run_all(
+      Opcode::softmax, {x}, mlvm::testing::attrs_for(Opcode::softmax, {integer(-1)}), nullptr, 1u);
   BOOST_TEST(out[0].storage() == x.storage());  // reused the dead input's buffer
   expect_close(out[0], Dims{2, 2}, {0.25, 0.75, 0.8, 0.2}, 1e-15, 0);
 }
 
 BOOST_AUTO_TEST_CASE(static_rule_and_errors) {
-  TensorType t = infer_op(infer_softmax, {tt(DType::f32, Dims{kDynamic, 10})}, {integer(-1)});
+  TensorType t = infer_op(Opcode::softmax, {tt(DType::f32, Dims{kDynamic, 10})}, {integer(-1)});
   BOOST_TEST(t.dims == Dims({kDynamic, 10}));
   BOOST_TEST(t.dtype == DType::f32);
-  expect_error([] { infer_op(infer_softmax, {tt(DType::i32, Dims{2, 3})}, {integer(-1)}); }, ErrorKind::invalid,
+  expect_error([] { infer_op(Opcode::softmax, {tt(DType::i32, Dims{2, 3})}, {integer(-1)}); }, ErrorKind::invalid,
                "softmax: x must be f32 or f64, got i32[2, 3]");
-  expect_error([] { infer_op(infer_softmax, {tt(DType::f32, Dims{2, 3})}, {integer(2)}); }, ErrorKind::invalid,
+  expect_error([] { infer_op(Opcode::softmax, {tt(DType::f32, Dims{2, 3})}, {integer(2)}); }, ErrorKind::invalid,
                "softmax: axis 2 is out of range for rank 2 (expected -2 to 1)");
-  expect_error([] { infer_op(infer_softmax, {tt(DType::f32, Dims{2, 3})}, {integer(-3)}); }, ErrorKind::invalid,
+  expect_error([] { infer_op(Opcode::softmax, {tt(DType::f32, Dims{2, 3})}, {integer(-3)}); }, ErrorKind::invalid,
                "softmax: axis -3 is out of range for rank 2");
   // At run time a wrong dtype is still Error(invalid) (a dtype cannot hide behind `?` dims),
   // with the static rule's message.
   for (DType dt : {DType::i8, DType::u8, DType::i16, DType::i32, DType::i64, DType::boolean}) {
     Tensor xi = Tensor::zeros_owned(dt, Dims{2});
-    expect_error([&] { run_op(run_softmax, {xi}, {integer(0)}); }, ErrorKind::invalid,
+    expect_error([&] { run_op(Opcode::softmax, {xi}, {integer(0)}); }, ErrorKind::invalid,
                  "softmax: x must be f32 or f64, got " + std::string(dtype_name(dt)) + "[2]");
   }
 }

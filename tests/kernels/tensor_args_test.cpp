@@ -5,8 +5,9 @@
 #include <boost/test/unit_test.hpp>
 #include <vector>
 
-#include "kernels/binary.hpp"
+#include "common/op_runner.hpp"
 #include "kernels/op_api.hpp"
+#include "kernels/run_table.hpp"
 
 using namespace mlvm;
 
@@ -47,7 +48,7 @@ BOOST_AUTO_TEST_CASE(a_kernel_computes_the_same_through_refs) {
   const Tensor a = filled(1, 7), b = filled(-3, 7);
   const Tensor* refs[] = {&b, &a};  // sub b, a
   std::vector<Tensor> out(1);
-  Attrs attrs;
+  const Attrs attrs = testing::attrs_for(Opcode::sub);
   ExecEnv env;
   KernelContext ctx{TensorArgs::refs(refs, 2), std::span<Tensor>(out), attrs, env};
   run_sub(ctx);

@@ -1,0 +1,111 @@
+// Static rules of the views and constants (docs/ops.md, "Views and constants"). The shape
+// rules live in tensor/views.hpp and serve both sides: these rules call them on type-level dims
+// (with `?`), the kernels (kernels/views.cpp) on concrete shapes, where a dim-dependent failure
+// can only come from a `?` dim and is therefore a trap. Views keep their input's precision;
+// constants compute theirs from the value.
+#include <string>
+
+#include "ir/infer.hpp"
+#include "ir/precision.hpp"
+#include "tensor/views.hpp"
+
+namespace mlvm {
+
+namespace {
+
+// The input's type with new dims (dtype and precision carried).
+void set_view_type(InferContext& ctx, const Dims& dims) {
+  TensorType t = ctx.in[0];
+  t.dims = dims;
+  t.present = true;
+  ctx.out.assign(1, t);
+}
+
+void set_constant_type(InferContext& ctx, const char* op, const std::vector<int64_t>& shape,
+                       DType dtype, const Scalar& value) {
+  TensorType t;
+  t.dtype = dtype;
+  t.dims = constant_shape(op, shape);
+  if (!scalar_fits(value, dtype))
+    fail_invalid(std::string(op) + ": value " + value.to_string() + " is not representable in " +
+                 std::string(dtype_name(dtype)));
+  t.precision = is_signed_int(dtype)
+                    ? precision_of_value(value.is_float ? int64_t(value.f) : value.i)
+                    : kUnknownPrecision;
+  ctx.out.assign(1, t);
+}
+
+}  // namespace
+
+void infer_transpose(InferContext& ctx) {
+  set_view_type(ctx, transpose_shape(ctx.in[0].dims, ctx.attrs.get<axes_attrs>().axes));
+}
+
+void infer_broadcast_to(InferContext& ctx) {
+  const TensorType& x = ctx.in[0];
+  set_view_type(ctx, broadcast_to_shape(x.dtype, x.dims, ctx.attrs.get<shape_attrs>().shape,
+                                        ErrorKind::invalid));
+}
+
+void infer_expand_dims(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<expand_dims_attrs>();
+  set_view_type(ctx, expand_dims_shape(ctx.in[0].dims, a.axis, a.num_newaxis));
+}
+
+void infer_squeeze(InferContext& ctx) {
+  const TensorType& x = ctx.in[0];
+  set_view_type(ctx,
+                squeeze_shape(x.dtype, x.dims, ctx.attrs.get<axes_attrs>().axes, ErrorKind::invalid));
+}
+
+void infer_reshape(InferContext& ctx) {
+  const TensorType& x = ctx.in[0];
+  set_view_type(ctx,
+                reshape_shape(x.dtype, x.dims, ctx.attrs.get<shape_attrs>().shape, ErrorKind::invalid));
+}
+
+void infer_flatten(InferContext& ctx) {
+  set_view_type(ctx, flatten_shape(ctx.in[0].dims));
+}
+
+void infer_strided_slice(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<strided_slice_attrs>();
+  set_view_type(ctx, strided_slice_shape(ctx.in[0].dims, a.begin, a.end, a.strides, a.axes));
+}
+
+void infer_slice_like(InferContext& ctx) {
+  const TensorType& x = ctx.in[0];
+  set_view_type(ctx, slice_like_shape(x.dtype, x.dims, ctx.in[1].dims,
+                                      ctx.attrs.get<axes_attrs>().axes, ErrorKind::invalid));
+}
+
+void infer_flip(InferContext& ctx) {
+  flip_axis(ctx.in[0].dims, ctx.attrs.get<axis_attrs>().axis);
+  set_view_type(ctx, ctx.in[0].dims);
+}
+
+void infer_rot90(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<rot90_attrs>();
+  set_view_type(ctx, rot90_shape(ctx.in[0].dims, a.k, a.axes));
+}
+
+void infer_zeros(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<constant_attrs>();
+  set_constant_type(ctx, "zeros", a.shape, a.dtype, Scalar::from_int(0));
+}
+
+void infer_ones(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<constant_attrs>();
+  set_constant_type(ctx, "ones", a.shape, a.dtype, Scalar::from_int(1));
+}
+
+void infer_full(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<full_attrs>();
+  set_constant_type(ctx, "full", a.shape, a.dtype, a.value);
+}
+
+void infer_copy(InferContext& ctx) {
+  set_view_type(ctx, ctx.in[0].dims);
+}
+
+}  // namespace mlvm

@@ -1,0 +1,122 @@
+// concatenate (kernels/concatenate.cpp): every result is compared with a naive reference
+// written from the formula in docs/ops.md, "Transforms" (index by index over row-major values;
+// it shares no code with the kernel), on the CVM formalization's (1, j, l, r) shape grid, on
+// every dtype, with variadic, empty and strided inputs; then the static rule and its errors.
+#include <boost/test/unit_test.hpp>
+
+#include <vector>
+
+#include "common/transform_test_support.hpp"
+
+using namespace transform_test;
+
+namespace {
+
+std::vector<double> ref_concatenate(const std::vector<Tensor>& in, int axis, Dims* out_shape) {
+  Dims ys = in[0].shape();
+  ys[axis] = 0;
+  for (const Tensor& t : in) ys[axis] += t.dim(axis);
+  *out_shape = ys;
+  std::vector<double> y(std::size_t(checked_numel(ys)));
+  int64_t before = 0;  // sum of n^j_axis for j < i
+  for (const Tensor& t : in) {
+    for_each_index(t.shape(), [&](const std::vector<int64_t>& d) {
+      std::vector<int64_t> o = d;
+      o[std::size_t(axis)] = before + d[std::size_t(axis)];  // new_idx
+      y[std::size_t(flat_index(ys, o))] = t.get_double(d);
+    });
+    before += t.dim(axis);
+  }
+  return y;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(transform_concatenate)
+
+// ---- concatenate --------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(concatenate_shape_grid) {
+  int k = 0;
+  for (const Dims& shape : shape_grid()) {
+    DType dt = kAllDTypes[(k++ * 5) % 8];
+    Tensor x = sample(dt, shape, k), y = sample(dt, shape, k + 1000);
+    for (int axis = 0; axis < 4; ++axis) {
+      if (shape[1] * shape[2] * shape[3] > 100000 && axis != 0 && axis != 3) continue;
+      Dims ys;
+      std::vector<double> expect = ref_concatenate({x, y}, axis, &ys);
+      check_result(run1(Opcode::concatenate, {x, y}, {I(axis)}), dt, ys, expect);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(concatenate_variadic_layouts_empty) {
+  for (DType dt : kAllDTypes)
+    for (int64_t axis : {0, 1, 2, -1}) {
+      const int a = normalize_axis(axis, 3);
+      std::vector<Tensor> in;
+      for (int i = 0; i < 4; ++i) {
+        Dims s{2, 3, 2};
+        s[a] = i == 2 ? 0 : i + 1;  // one input empty along the axis
+        in.push_back(relayout(sample(dt, s, 11 * i + 1), kLayouts[i % 4]));
+      }
+      Dims ys;
+      std::vector<double> expect = ref_concatenate(in, a, &ys);
+      check_result(run1(Opcode::concatenate, in, {I(axis)}), dt, ys, expect);
+    }
+  // One input; a broadcast input.
+  Tensor x = sample(DType::i64, Dims{2, 2});
+  check_result(run1(Opcode::concatenate, {x}, {I(0)}), DType::i64, Dims{2, 2}, values(x));
+  Tensor b = sample(DType::i64, Dims{1, 2}).with_layout(Dims{3, 2}, Dims{0, 1}, 0);
+  Dims ys;
+  std::vector<double> expect = ref_concatenate({x, b}, 0, &ys);
+  check_result(run1(Opcode::concatenate, {x, b}, {I(0)}), DType::i64, ys, expect);
+  // All empty.
+  check_result(run1(Opcode::concatenate,
+                    {sample(DType::f32, Dims{0, 2}), sample(DType::f32, Dims{0, 2})}, {I(1)}),
+               DType::f32, Dims{0, 4}, {});
+}
+
+BOOST_AUTO_TEST_CASE(concatenate_static_rule_and_errors) {
+  TensorType y =
+      infer1(Opcode::concatenate,
+             {tt(DType::i32, Dims{kDynamic, 3}, 8), tt(DType::i32, Dims{2, kDynamic}, 12)}, {I(0)});
+  BOOST_CHECK_EQUAL(y.to_string(), "i32[?, 3] precision=12");
+  y = infer1(Opcode::concatenate, {tt(DType::i32, Dims{2, 3}, 8), tt(DType::i32, Dims{2, 4})},
+             {I(-1)});
+  BOOST_CHECK_EQUAL(y.to_string(), "i32[2, 7]");
+  expect_error(
+      [] {
+        infer1(Opcode::concatenate, {tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{2, 4})}, {I(0)});
+      },
+      ErrorKind::invalid, {"input 1 f32[2, 4]", "dim 1 (4 vs 3)", "only axis 0 may differ"});
+  expect_error(
+      [] {
+        infer1(Opcode::concatenate, {tt(DType::f32, Dims{2, 3}), tt(DType::i32, Dims{2, 3})}, {I(0)});
+      },
+      ErrorKind::invalid, {"input 1 is i32[2, 3]", "dtypes must be equal"});
+  expect_error(
+      [] {
+        infer1(Opcode::concatenate, {tt(DType::f32, Dims{2, 3}), tt(DType::f32, Dims{6})}, {I(0)});
+      },
+      ErrorKind::invalid, {"has rank 1", "has rank 2"});
+  expect_error(
+      [] {
+        infer1(Opcode::concatenate, {tt(DType::f32, Dims{2, 3})}, {I(2)});
+      },
+      ErrorKind::invalid, {"axis 2 is out of range for rank 2"});
+  // A `?` dim that turns out different at run time traps.
+  expect_error(
+      [] {
+        run1(Opcode::concatenate, {sample(DType::f32, Dims{2, 3}), sample(DType::f32, Dims{2, 4})},
+             {I(0)});
+      },
+      ErrorKind::trap, {"dim 1 (4 vs 3)"});
+  expect_error(
+      [] {
+        run1(Opcode::concatenate, {sample(DType::f32, Dims{2}), sample(DType::u8, Dims{2})}, {I(0)});
+      },
+      ErrorKind::invalid, {"dtypes must be equal"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
