@@ -1,5 +1,5 @@
 // mlvm-asm: assemble a .mlasm program into a .mlbc module (docs/language.md, "mlvm-asm").
-// Exit codes: 0 ok, 1 usage or file error, 2 the program is invalid or malformed.
+// Exit codes: tools/exit_codes.hpp (0 ok, 1 usage or file error, 2 invalid or malformed).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -10,29 +10,15 @@
 #include "assembler/assembler.hpp"
 #include "bytecode/codec.hpp"
 #include "bytecode/disassembler.hpp"
+#include "tools/exit_codes.hpp"
+#include "vm/version.hpp"
 
 namespace po = boost::program_options;
 using namespace mlvm;
 
 namespace {
 
-constexpr const char* kVersion = "mlvm-asm (mlvm) 0.1.0";
-
-int exit_code_of(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::usage:
-    case ErrorKind::io:
-      return 1;
-    case ErrorKind::malformed:
-    case ErrorKind::invalid:
-      return 2;
-    case ErrorKind::trap:
-      return 3;
-    case ErrorKind::limit:
-      return 4;
-  }
-  return 2;
-}
+using namespace mlvm::tools;
 
 // "i32[4] precision=8" / "i32[4] precision=?" for signed ints; the plain type otherwise.
 std::string type_text(const TensorType& t) {
@@ -124,40 +110,40 @@ int main(int argc, char** argv) {
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "mlvm-asm: " << e.what() << "\nTry 'mlvm-asm --help'.\n";
-    return 1;
+    return kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << visible
               << "\nExit codes: 0 ok, 1 usage or file error, 2 the program is invalid.\n";
-    return 0;
+    return kExitOk;
   }
   if (vm.count("version")) {
-    std::cout << kVersion << "\n";
-    return 0;
+    std::cout << "mlvm-asm (mlvm) " << version() << "\n";
+    return kExitOk;
   }
   if (!vm.count("program") || vm["program"].as<std::vector<std::string>>().size() != 1) {
     std::cerr << "mlvm-asm: expected exactly one PROGRAM.mlasm\nTry 'mlvm-asm --help'.\n";
-    return 1;
+    return kExitUsage;
   }
   if (vm.count("strict-precision") && vm.count("no-precision-check")) {
     std::cerr << "mlvm-asm: --strict-precision and --no-precision-check exclude each other\n";
-    return 1;
+    return kExitUsage;
   }
   if (vm.count("check") && vm.count("output")) {
     std::cerr << "mlvm-asm: --check writes nothing; drop -o\n";
-    return 1;
+    return kExitUsage;
   }
   const std::string input = vm["program"].as<std::vector<std::string>>()[0];
   const bool has_out = vm.count("output") > 0;
   const std::string out_opt = has_out ? vm["output"].as<std::string>() : "";
   if (out_opt == "-" && vm.count("print-types")) {
     std::cerr << "mlvm-asm: --print-types and -o - would both write to standard output\n";
-    return 1;
+    return kExitUsage;
   }
   if (has_out && out_opt != "-" && same_file(input, out_opt)) {
     std::cerr << "mlvm-asm: -o " << out_opt << " is the input program itself; refusing to "
               << "overwrite the source with the module\n";
-    return 1;
+    return kExitUsage;
   }
 
   AssembleOptions options;
@@ -172,10 +158,10 @@ int main(int argc, char** argv) {
         std::cerr << input << ": error: assembly failed\n";
       else if (int(r.diagnostics.size()) >= options.max_errors)
         std::cerr << input << ": stopped after " << r.diagnostics.size() << " errors\n";
-      return 2;
+      return kExitInvalid;
     }
     if (vm.count("print-types")) print_types(*r.module, r.verify, std::cout);
-    if (vm.count("check")) return 0;
+    if (vm.count("check")) return kExitOk;
     std::string out = out_opt;
     if (!has_out) {
       std::filesystem::path p(input);
@@ -187,17 +173,17 @@ int main(int argc, char** argv) {
     if (out == "-") {
       if (!write_stdout(bytes)) {
         std::cerr << "mlvm-asm: cannot write the module to standard output\n";
-        return 1;
+        return kExitUsage;
       }
-      return 0;
+      return kExitOk;
     }
     write_file_bytes(out, bytes);
-    return 0;
+    return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-asm: " << e.describe() << "\n";
     return exit_code_of(e.kind());
   } catch (const std::bad_alloc&) {
     std::cerr << "mlvm-asm: out of memory\n";
-    return 4;
+    return kExitLimit;
   }
 }

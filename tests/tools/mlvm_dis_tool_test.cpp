@@ -102,4 +102,10 @@ BOOST_AUTO_TEST_CASE(bad_inputs_give_exit_codes_and_messages) {
   BOOST_TEST(s.sh("'" + kDis + "' --frobnicate > out.txt 2> err.txt") == 1);
 }
 
+BOOST_AUTO_TEST_CASE(version_is_the_project_version) {
+  Scratch s;
+  BOOST_TEST(s.sh("'" + kDis + "' --version > out.txt") == 0);
+  BOOST_TEST(slurp(s.dir / "out.txt") == std::string("mlvm-dis (mlvm) ") + MLVM_PROJECT_VERSION + "\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
