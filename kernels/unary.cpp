@@ -111,23 +111,24 @@ struct ClipOp {
 template <class T>
 struct RightShiftOp {
   int shift;  // b - 1, in [0, 31]
-  int64_t alpha;
+  int64_t lo, hi;
   T operator()(T x) const {
     const int64_t y = int64_t(x) >> shift;
     const int64_t t = (y >> 1) + (y & 1);
-    return T(t < -alpha ? -alpha : t > alpha ? alpha : t);
+    return T(t < lo ? lo : t > hi ? hi : t);
   }
 };
-// clip(x * 2^b, -alpha, alpha) without forming an overflowing product: |x| > alpha >> b
-// already clips.
+// clip(x * 2^b, lo, hi) without forming an overflowing product: x > hi >> b, or
+// x < ceil(lo / 2^b) = -((-lo) >> b), already clips.
 template <class T>
 struct LeftShiftOp {
-  int shift;      // b in [1, 32]
-  int64_t alpha;  // min(2^(p-1) - 1, dtype max)
-  int64_t limit;  // alpha >> b
+  int shift;         // b in [1, 32]
+  int64_t lo, hi;    // the clip range within the dtype (CvmBounds)
+  int64_t lo_limit;  // -((-lo) >> b)
+  int64_t hi_limit;  // hi >> b
   T operator()(T x) const {
     const int64_t v = int64_t(x);
-    return T(v > limit ? alpha : v < -limit ? -alpha : v * (int64_t(1) << shift));
+    return T(v > hi_limit ? hi : v < lo_limit ? lo : v * (int64_t(1) << shift));
   }
 };
 struct CvmPrecisionOp {
@@ -248,11 +249,17 @@ struct CastOp {
 
 // ---------------------------------------------------------------------------------------------
 // The CVM ops' attribute ranges (precision and shift_bit in [1, 32]) are checked with the
-// attributes (ir/attrs.def). A clip bound alpha beyond the dtype clips nothing: it is clamped
-// to the dtype's maximum so that it converts to T exactly.
+// attributes (ir/attrs.def). The clip range is [-alpha, alpha], alpha = 2^(p-1) - 1, cut to the
+// dtype: a range wider than the dtype leaves every value of the dtype unchanged, its minimum
+// included (i8 with precision 12 keeps -128; only p <= 8 clips it to -127).
+struct CvmBounds {
+  int64_t lo, hi;
+};
 template <class T>
-int64_t cvm_alpha_in(int64_t precision) {
-  return std::min<int64_t>(cvm_alpha(precision), int64_t(std::numeric_limits<T>::max()));
+CvmBounds cvm_bounds_in(int64_t precision) {
+  const int64_t alpha = cvm_alpha(precision);
+  return {std::max<int64_t>(-alpha, int64_t(std::numeric_limits<T>::min())),
+          std::min<int64_t>(alpha, int64_t(std::numeric_limits<T>::max()))};
 }
 
 }  // namespace
@@ -326,8 +333,8 @@ void run_cvm_clip(KernelContext& ctx) {
   run_same_dtype(ctx, "cvm_clip", kSignedInts, kSignedOnly, [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     constexpr bool ok = SignedIntsOnly::ok<T>;
-    const int64_t alpha = cvm_alpha_in<T>(p);
-    return Maker<ok, ClipOp<T>>{ClipOp<T>{T(-alpha), T(alpha)}};
+    const CvmBounds r = cvm_bounds_in<T>(p);
+    return Maker<ok, ClipOp<T>>{ClipOp<T>{T(r.lo), T(r.hi)}};
   });
 }
 
@@ -337,8 +344,8 @@ void run_cvm_right_shift(KernelContext& ctx) {
   run_same_dtype(ctx, "cvm_right_shift", kSignedInts, kSignedOnly, [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     constexpr bool ok = SignedIntsOnly::ok<T>;
-    const int64_t alpha = cvm_alpha_in<T>(a.precision);
-    return Maker<ok, RightShiftOp<T>>{RightShiftOp<T>{b - 1, alpha}};
+    const CvmBounds r = cvm_bounds_in<T>(a.precision);
+    return Maker<ok, RightShiftOp<T>>{RightShiftOp<T>{b - 1, r.lo, r.hi}};
   });
 }
 
@@ -350,8 +357,8 @@ void run_cvm_left_shift(KernelContext& ctx) {
   run_same_dtype(ctx, "cvm_left_shift", kSignedInts, kSignedOnly, [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     constexpr bool ok = SignedIntsOnly::ok<T>;
-    const int64_t alpha = cvm_alpha_in<T>(a.precision);
-    return Maker<ok, LeftShiftOp<T>>{LeftShiftOp<T>{b, alpha, alpha >> b}};
+    const CvmBounds r = cvm_bounds_in<T>(a.precision);
+    return Maker<ok, LeftShiftOp<T>>{LeftShiftOp<T>{b, r.lo, r.hi, -((-r.lo) >> b), r.hi >> b}};
   });
 }
 
