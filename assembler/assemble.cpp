@@ -15,6 +15,7 @@
 #include "assembler/diagnostics.hpp"
 #include "assembler/passes.hpp"
 #include "bytecode/format.hpp"
+#include "tensor/file_read.hpp"
 
 namespace mlvm {
 
@@ -39,7 +40,11 @@ class Assembler {
         parsed_, whole, [this](Pos p, std::string m) { error(p, std::move(m)); },
         [this] { return too_many(); });
     // Past the limit nothing more would be shown.
-    if (whole && !too_many()) verify(lower(program, source_name()));
+    if (whole && !too_many()) {
+      type_literals(program, parsed_, options_.verify,
+                    [this](Pos p, std::string m) { error(p, std::move(m)); });
+      verify(lower(program, source_name()));
+    }
     finish();
     return std::move(result_);
   }
@@ -68,6 +73,8 @@ class Assembler {
   }
 
   void verify(Lowered lowered) {
+    // --no-precision-check is recorded in the module, so a run verifies it the same way.
+    if (!options_.verify.precision_check) lowered.module.precision_check = false;
     VerifyOptions vo = options_.verify;
     vo.max_errors = max_errors();
     VerifyResult vr = verify_module(lowered.module, vo, &lowered.gaps);
@@ -124,16 +131,14 @@ Module assemble_or_throw(std::string_view source, const std::string& file_name,
 }
 
 AssembleResult assemble_file(const std::string& path, const AssembleOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(ErrorKind::io, "cannot read " + path + ": it is a directory", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ErrorKind::io, "cannot read " + path + ": no such file or not readable", path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(ErrorKind::io, "cannot read " + path, path);
-  std::string text = ss.str();
+  // Bounded: a device such as /dev/zero is refused instead of read forever.
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = read_file_bounded(path, kDefaultMaxFileBytes, "program");
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.message(), path);
+  }
+  std::string text(bytes.begin(), bytes.end());
   AssembleOptions o = options;
   if (o.base_dir.empty()) {
     o.base_dir = std::filesystem::path(path).parent_path().string();

@@ -15,11 +15,16 @@ class Lowering {
   Lowered run(std::string source_name) {
     Module& m = out_.module;
     m.name = p_.name;
+    m.precision_check = !p_.no_precision_check;
     m.source_name = std::move(source_name);
     // Registers: inputs, then constants, then other names in order of first assignment.
     for (const Stmt* s : p_.inputs) m.inputs.push_back(InputDecl{s->name, reg(s->name), s->type});
     for (const Stmt* s : p_.constants)
       m.constants.push_back(ConstDecl{s->name, reg(s->name), s->type, s->value});
+    for (const LiteralArg& l : p_.literals) {
+      m.constants.push_back(ConstDecl{l.name, reg(l.name), l.type, l.value});
+      literal_names_.emplace(l.ref, l.name);
+    }
     for (const Stmt* s : p_.unknown_decls) out_.gaps.unknown_registers.push_back(reg(s->name));
     for (const ResolvedInstruction& ins : p_.code)
       for (const NameRef& r : ins.stmt->results) reg(r.name);
@@ -39,6 +44,7 @@ class Lowering {
   Lowered out_;
   std::unordered_map<std::string, int32_t> regs_;
   std::vector<std::string> names_;
+  std::unordered_map<const NameRef*, std::string> literal_names_;
 
   int32_t reg(const std::string& name) {
     auto [it, fresh] = regs_.emplace(name, int32_t(names_.size()));
@@ -62,7 +68,10 @@ class Lowering {
       if (control) out_.gaps.unknown_registers.push_back(ins.results.back());
     }
     for (const NameRef* a : r.args) {
-      ins.args.push_back(a->is_none ? kNoRegister : reg(a->name));
+      auto lit = literal_names_.find(a);
+      ins.args.push_back(a->is_none ? kNoRegister
+                         : lit != literal_names_.end() ? reg(lit->second)
+                                                       : reg(a->name));
       where.args.push_back(a->pos);
     }
     // Omitted optional inputs at the end are explicit "no register" slots.

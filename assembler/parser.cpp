@@ -110,6 +110,10 @@ class LineParser {
       s.name_pos = pos(c_.peek());
       s.name = name_token("a program name");
       c_.expect_end();
+    } else if (d.text == ".no_precision_check") {
+      s.kind = StmtKind::flag;
+      s.name = "no_precision_check";
+      c_.expect_end();
     } else if (d.text == ".input" || d.text == ".const" || d.text == ".output") {
       s.kind = d.text == ".input"   ? StmtKind::input
                : d.text == ".const" ? StmtKind::constant
@@ -160,12 +164,14 @@ class LineParser {
         c_.expect_end();
       }
     } else {
-      std::string hint = closest_name(d.text, {".program", ".input", ".const", ".output"});
+      std::string hint = closest_name(
+          d.text, {".program", ".input", ".const", ".output", ".no_precision_check"});
       Cursor::error_at(d, "unknown directive " + d.describe() +
-                              (hint.empty() ? "; expected .program, .input, .const or .output"
+                              (hint.empty() ? "; expected .program, .input, .const, .output or "
+                                              ".no_precision_check"
                                             : "; did you mean '" + hint +
                                                   "'? (directives: .program, .input, .const, "
-                                                  ".output)"));
+                                                  ".output, .no_precision_check)"));
     }
     out_.push_back(std::move(s));
   }
@@ -223,8 +229,18 @@ class LineParser {
             a.name = name_token("an argument");
           if (a.is_none) c_.next();
           s.args.push_back(std::move(a));
+        } else if (t.kind == TokKind::integer || t.kind == TokKind::floating) {
+          if (!s.attrs.empty())
+            Cursor::error_at(t, "argument " + t.describe() +
+                                    " after attributes; arguments come first, then name=value");
+          NameRef a;
+          a.pos = pos(t);
+          a.is_literal = true;
+          a.literal = t.kind == TokKind::integer ? Scalar::from_int(t.i) : Scalar::from_float(t.f);
+          c_.next();
+          s.args.push_back(std::move(a));
         } else {
-          c_.error_expected(s.attrs.empty() ? "an argument (a register name or none) or name=value"
+          c_.error_expected(s.attrs.empty() ? "an argument (a register name, a number or none) or name=value"
                                             : "an attribute name=value");
         }
         if (c_.at_end()) break;
@@ -280,7 +296,7 @@ void recover_line(const std::vector<Token>& t, int line, std::vector<Stmt>& out)
   s.pos = at(i);
   if (ident(i) && (punct(i + 1, ',') || punct(i + 1, '='))) {
     while (ident(i)) {
-      if (name(i)) s.results.push_back(NameRef{t[i].text, at(i), false});
+      if (name(i)) s.results.push_back(NameRef{t[i].text, at(i), false, false, {}});
       ++i;
       if (!punct(i, ',')) break;
       ++i;

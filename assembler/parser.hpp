@@ -18,9 +18,11 @@ struct Pos {
 };
 
 struct NameRef {
-  std::string name;  // "" with is_none for `none`
+  std::string name;  // "" with is_none for `none`; the generated constant's name for a literal
   Pos pos;
   bool is_none = false;
+  bool is_literal = false;  // a number standing for a one-element constant (`add x, 1.0`)
+  Scalar literal;
 };
 
 struct AttrAst {
@@ -33,7 +35,8 @@ struct AttrAst {
 // `broken`: what could be recovered from a line with a syntax error (already reported), so
 // that cross-line checks neither miss it nor report its consequences: the name a broken
 // .input/.const declares (broken_decl), or the results and op of a broken instruction.
-enum class StmtKind { program, input, constant, output, label, instruction, broken };
+// `flag`: a module flag directive (`.no_precision_check`), named by `name`.
+enum class StmtKind { program, flag, input, constant, output, label, instruction, broken };
 
 struct Stmt {
   StmtKind kind = StmtKind::instruction;

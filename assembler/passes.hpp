@@ -28,12 +28,24 @@ struct ResolvedInstruction {
   int target = -1;                   // jmp/br: the instruction index of its label (-1: unknown)
 };
 
+// A number written for a tensor argument: a one-element constant with the dtype of the op's
+// other tensor argument (found by type_literals), stored like a `.const` named `name`.
+struct LiteralArg {
+  const NameRef* ref = nullptr;
+  std::string name;  // generated, unused by the program
+  bool typed = false;
+  Tensor value;      // f32[1] placeholder until typed
+  TensorType type;
+};
+
 struct ResolvedProgram {
   std::string name;                                  // .program
+  bool no_precision_check = false;                   // .no_precision_check
   std::vector<const Stmt*> inputs, constants, outputs;
   std::vector<const Stmt*> unknown_decls;            // broken .input/.const lines' names
   std::vector<ResolvedInstruction> code;
   std::vector<std::pair<int, const Stmt*>> labels;   // instruction index, label
+  std::vector<LiteralArg> literals;                  // in source order
 };
 
 using Report = std::function<void(Pos, std::string)>;
@@ -43,6 +55,11 @@ using Report = std::function<void(Pos, std::string)>;
 // (label references). `stop()` says when enough errors have been reported.
 ResolvedProgram resolve(const ParsedSource& parsed, bool cross_line, const Report& report,
                         const std::function<bool()>& stop);
+
+// Types every literal argument from the verifier's view of its instruction's other tensor
+// argument; a literal without one, or out of its dtype's range, is reported at the literal.
+void type_literals(ResolvedProgram& program, const ParsedSource& parsed,
+                   const VerifyOptions& options, const Report& report);
 
 // Where each part of the module came from.
 struct SourceMap {

@@ -71,6 +71,9 @@ class Resolver {
           else
             program = &s;
           break;
+        case StmtKind::flag:
+          out_.no_precision_check = true;  // repeating it changes nothing
+          break;
         case StmtKind::input:
         case StmtKind::constant: {
           auto [it, fresh] = values_.emplace(s.name, &s);

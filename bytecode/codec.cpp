@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-#include <sys/stat.h>
+#include "tensor/file_read.hpp"
 
 namespace mlvm {
 
@@ -17,36 +17,29 @@ struct FileCloser {
 using File = std::unique_ptr<std::FILE, FileCloser>;
 }  // namespace
 
+// Both readers go through the bounded reader: a device or an endless stream is refused
+// rather than read forever.
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  File f(std::fopen(path.c_str(), "rb"));
-  if (!f) fail(ErrorKind::io, "cannot read " + path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  for (;;) {
-    std::size_t n = std::fread(buf, 1, sizeof buf, f.get());
-    bytes.insert(bytes.end(), buf, buf + n);
-    if (n < sizeof buf) break;
-  }
-  if (std::ferror(f.get())) fail(ErrorKind::io, "cannot read " + path + ": read error");
-  return bytes;
+  return read_file_bounded(path, kDefaultMaxFileBytes, "module");
 }
 
 std::shared_ptr<Storage> read_file_storage(const std::string& path) {
-  File f(std::fopen(path.c_str(), "rb"));
-  if (!f) fail(ErrorKind::io, "cannot read " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fileno(f.get()), &st) != 0 || !S_ISREG(st.st_mode)) {
-    // A pipe or device: read it to the end, then copy into aligned storage.
-    f.reset();
-    std::vector<uint8_t> bytes = read_file_bytes(path);
+  InputFile f(path);
+  if (f.size() < 0) {
+    // Standard input: read it (bounded), then copy into aligned storage.
+    std::vector<uint8_t> bytes = read_file_bounded(path, kDefaultMaxFileBytes, "module");
     auto storage = Storage::allocate(int64_t(bytes.size()));
     if (!bytes.empty()) std::memcpy(storage->data(), bytes.data(), bytes.size());
     return storage;
   }
-  const int64_t size = int64_t(st.st_size);
-  auto storage = Storage::allocate(size);
-  if (size > 0 && std::fread(storage->data(), 1, std::size_t(size), f.get()) != std::size_t(size))
-    fail(ErrorKind::io, "cannot read " + path + ": the file changed or could not be read");
+  if (f.size() > kDefaultMaxFileBytes)
+    fail(ErrorKind::limit, "cannot read " + path + ": the module holds " +
+                               std::to_string(f.size()) + " bytes, more than the limit of " +
+                               std::to_string(kDefaultMaxFileBytes));
+  auto storage = Storage::allocate(f.size());
+  if (f.size() > 0 && (f.read(storage->data(), std::size_t(f.size())) != std::size_t(f.size()) ||
+                       !f.at_end()))
+    fail(ErrorKind::io, "cannot read " + path + ": the file changed while being read");
   return storage;
 }
 

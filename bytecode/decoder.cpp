@@ -16,18 +16,13 @@ using namespace format;
 
 const char* section_name(uint64_t id) {
   switch (id) {
-    case kSectionName:
-      return "name";
-    case kSectionTypes:
-      return "types";
-    case kSectionInterface:
-      return "interface";
-    case kSectionConstants:
-      return "constants";
-    case kSectionCode:
-      return "code";
-    case kSectionDebug:
-      return "debug";
+    case kSectionName: return "name";
+    case kSectionTypes: return "types";
+    case kSectionInterface: return "interface";
+    case kSectionConstants: return "constants";
+    case kSectionCode: return "code";
+    case kSectionDebug: return "debug";
+    case kSectionFlags: return "flags";
     default:
       return "unknown";
   }
@@ -256,6 +251,9 @@ class Decoder {
         case kSectionDebug:
           read_debug(r);
           break;
+        case kSectionFlags:
+          read_flags(r);
+          break;
       }
       if (!r.at_end())
         r.fail_at(r.pos(), std::string("section '") + section_name(id) + "' has " +
@@ -294,6 +292,13 @@ class Decoder {
       r.fail_at(12, "the header says the module is " + std::to_string(size) + " bytes, but it is " +
                         std::to_string(b_.size()) +
                         (size > b_.size() ? " (truncated)" : " (trailing bytes)"));
+  }
+
+  void read_flags(Reader& r) {
+    const std::size_t at = r.pos();
+    const uint64_t flags = r.uleb("the module flags");
+    if (flags & ~kKnownFlags) r.fail_at(at, "unknown module flags " + std::to_string(flags & ~kKnownFlags));
+    m_.precision_check = (flags & kFlagNoPrecisionCheck) == 0;
   }
 
   void read_types(Reader& r) {

@@ -218,6 +218,7 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
     else
       t += "# program name: " + comment_text(m.name) + "\n";
   }
+  if (!m.precision_check) t += ".no_precision_check\n";
   for (auto& in : m.inputs) t += ".input  " + in.name + " : " + type_text(in.type, true) + "\n";
   for (auto& c : m.constants) {
     if (!c.value.defined())

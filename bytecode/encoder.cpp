@@ -292,6 +292,11 @@ std::vector<uint8_t> encode_module(const Module& m) {
     }
     w.end_section(s);
   }
+  if (!m.precision_check) {
+    s = w.begin_section(kSectionFlags);
+    w.uleb(kFlagNoPrecisionCheck);
+    w.end_section(s);
+  }
   uint64_t total = w.out.size();
   for (int k = 0; k < 8; ++k) w.out[12 + std::size_t(k)] = uint8_t(total >> (8 * k));
   return std::move(w.out);

@@ -20,8 +20,14 @@ enum SectionId : uint32_t {
   kSectionConstants = 4,
   kSectionCode = 5,
   kSectionDebug = 6,
+  kSectionFlags = 7,
 };
-inline constexpr uint32_t kLastSection = kSectionDebug;
+inline constexpr uint32_t kLastSection = kSectionFlags;
+
+// Bits of the flags section: how the module was assembled, where that changes what the verifier
+// proves. The section is written only when a bit is set, so modules without flags keep their bytes.
+inline constexpr uint64_t kFlagNoPrecisionCheck = 1;  // assembled with --no-precision-check
+inline constexpr uint64_t kKnownFlags = kFlagNoPrecisionCheck;
 
 enum ConstEncoding : uint8_t { kConstDense = 0, kConstFill = 1 };
 

@@ -58,6 +58,9 @@ struct Module {
   std::string source_name;
   // Labels for the disassembler (instruction index -> name); optional debug info.
   std::vector<std::pair<int32_t, std::string>> labels;
+  // False for a module assembled with --no-precision-check (or `.no_precision_check`): the
+  // verifier then skips the precision proof for it, as it did when the module was assembled.
+  bool precision_check = true;
 
   int32_t num_registers() const { return int32_t(register_names.size()); }
   uint32_t line_of(std::size_t pc) const { return pc < lines.size() ? lines[pc] : 0; }

@@ -35,6 +35,8 @@ State::State(const Module& module, const VerifyOptions& options, const ModuleGap
       n(int32_t(module.code.size())),
       nregs(std::max(module.num_registers(), 0)) {
   opt.max_errors = std::max(1, opt.max_errors);
+  // A module assembled without the precision proof is judged the way it was assembled.
+  if (!module.precision_check) opt.precision_check = false;
   res.attrs.assign(std::size_t(n), Attrs{});
   res.result_types.assign(std::size_t(n), {});
   res.arg_types.assign(std::size_t(n), {});

@@ -30,6 +30,7 @@ Default default_opt_ints(NoneTag) { return AttrValue::none(); }
 Default default_pairs(RequiredTag) { return std::nullopt; }
 Default default_dtype(RequiredTag) { return std::nullopt; }
 Default default_dtype(DType v) { return AttrValue::dtype(v); }
+Default default_opt_dtype(NoneTag) { return AttrValue::none(); }
 
 AttrKind kind_of(std::string_view k) {
   if (k == "int" || k == "opt_int") return AttrKind::integer;
@@ -37,7 +38,7 @@ AttrKind kind_of(std::string_view k) {
   if (k == "bool") return AttrKind::boolean;
   if (k == "ints" || k == "opt_ints") return AttrKind::ints;
   if (k == "pairs") return AttrKind::pairs;
-  if (k == "dtype") return AttrKind::dtype;
+  if (k == "dtype" || k == "opt_dtype") return AttrKind::dtype;
   return AttrKind::string;
 }
 
@@ -116,6 +117,10 @@ std::vector<std::array<int64_t, 2>> read_pairs(const AttrValue& v) {
   return out;
 }
 DType read_dtype(const AttrValue& v) { return v.dt; }
+std::optional<DType> read_opt_dtype(const AttrValue& v) {
+  if (v.kind == AttrValue::Kind::none) return std::nullopt;
+  return v.dt;
+}
 int read_choice(const AttrSpec& spec, const AttrValue& v) {
   auto it = std::find(spec.choices.begin(), spec.choices.end(), v.s);
   return int(it - spec.choices.begin());

@@ -49,6 +49,7 @@ using ints_t = std::vector<int64_t>;
 using opt_ints_t = std::optional<std::vector<int64_t>>;
 using pairs_t = std::vector<std::array<int64_t, 2>>;
 using dtype_t = DType;
+using opt_dtype_t = std::optional<DType>;
 }  // namespace attr_field
 
 #define MLVM_ATTR(name, kind, lo, hi, ...) attr_field::kind##_t name{};

@@ -3,6 +3,8 @@
 // (with `?`), the kernels (kernels/views.cpp) on concrete shapes, where a dim-dependent failure
 // can only come from a `?` dim and is therefore a trap. Views keep their input's precision;
 // constants compute theirs from the value.
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "ir/infer.hpp"
@@ -102,6 +104,49 @@ void infer_ones(InferContext& ctx) {
 void infer_full(InferContext& ctx) {
   const auto& a = ctx.attrs.get<full_attrs>();
   set_constant_type(ctx, "full", a.shape, a.dtype, a.value);
+}
+
+namespace {
+
+// zeros_like / ones_like / full_like: x's dims (with its `?`s), dtype= or x's, and the
+// precision of the value, as for full. x's values are never read.
+void set_like_type(InferContext& ctx, const char* op, const std::optional<DType>& dtype,
+                   const Scalar& value) {
+  const DType dt = dtype.value_or(ctx.in[0].dtype);
+  set_constant_type(ctx, op, {1}, dt, value);
+  ctx.out[0].dims = ctx.in[0].dims;
+}
+
+}  // namespace
+
+void infer_zeros_like(InferContext& ctx) {
+  set_like_type(ctx, "zeros_like", ctx.attrs.get<like_attrs>().dtype, Scalar::from_int(0));
+}
+
+void infer_ones_like(InferContext& ctx) {
+  set_like_type(ctx, "ones_like", ctx.attrs.get<like_attrs>().dtype, Scalar::from_int(1));
+}
+
+void infer_full_like(InferContext& ctx) {
+  const auto& a = ctx.attrs.get<full_like_attrs>();
+  set_like_type(ctx, "full_like", a.dtype, a.value);
+}
+
+// One i64 per dim of x. Its precision is that of the largest dim when every dim is known; a
+// `?` dim is known only at run time, so then it is unknown.
+void infer_shape_of(InferContext& ctx) {
+  const Dims& d = ctx.in[0].dims;
+  TensorType t;
+  t.dtype = DType::i64;
+  t.dims = Dims{int64_t(d.size())};
+  int64_t largest = 0;
+  bool known = true;
+  for (int k = 0; k < d.size(); ++k) {
+    if (d[k] == kDynamic) known = false;
+    else largest = std::max(largest, d[k]);
+  }
+  t.precision = known ? precision_of_value(largest) : kUnknownPrecision;
+  ctx.out.assign(1, t);
 }
 
 void infer_copy(InferContext& ctx) {

@@ -86,6 +86,31 @@ void run_full(KernelContext& ctx) {
   ctx.out[0] = full(a.dtype, constant_shape("full", a.shape), a.value);
 }
 
+// The *_like results are constant views (one element, every stride 0): x's shape, never its data.
+void run_zeros_like(KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  ctx.out[0] = zeros(ctx.attrs.get<like_attrs>().dtype.value_or(x.dtype()), x.shape());
+}
+
+void run_ones_like(KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  ctx.out[0] = ones(ctx.attrs.get<like_attrs>().dtype.value_or(x.dtype()), x.shape());
+}
+
+void run_full_like(KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  const auto& a = ctx.attrs.get<full_like_attrs>();
+  ctx.out[0] = full(a.dtype.value_or(x.dtype()), x.shape(), a.value);
+}
+
+void run_shape_of(KernelContext& ctx) {
+  const Dims& d = ctx.in[0].shape();
+  Tensor y = ctx.output(DType::i64, Dims{int64_t(d.size())});
+  int64_t* p = y.data<int64_t>();
+  for (int k = 0; k < d.size(); ++k) p[k] = d[k];
+  ctx.out[0] = y;
+}
+
 void run_copy(KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   Tensor y = ctx.output(x.dtype(), x.shape());

@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string_view>
 
 #include "tensor/copy.hpp"
 #include "tensor/error.hpp"
+#include "tensor/file_read.hpp"
 
 namespace mlvm {
 
@@ -306,56 +308,102 @@ const char* descr_of(DType t) {
   return "?";
 }
 
-}  // namespace
-
-Tensor parse_npy(std::span<const uint8_t> bytes, std::shared_ptr<MemoryBudget> budget) {
-  const NpyHeader h = parse_header(bytes);
-  const int64_t isz = int64_t(dtype_size(h.dtype));
+// The data size the header promises; `have` (when >= 0) must match it exactly.
+int64_t promised_bytes(const NpyHeader& h, int64_t have) {
   int64_t need;
-  if (__builtin_mul_overflow(h.numel, isz, &need))
+  if (__builtin_mul_overflow(h.numel, int64_t(dtype_size(h.dtype)), &need))
     bad(h.data_offset, "data size of shape " + dims_to_string(h.shape) + " overflows int64");
-  const int64_t have = int64_t(bytes.size()) - h.data_offset;
-  if (have < need)
+  if (have >= 0 && have < need)
     bad(h.data_offset, "data is truncated: the header promises " + std::to_string(need) +
                            " bytes of " + std::string(dtype_name(h.dtype)) +
                            dims_to_string(h.shape) + " but " + std::to_string(have) + " remain");
   if (have > need)
     bad(h.data_offset + need, std::to_string(have - need) + " unexpected bytes after the data of " +
                                   std::string(dtype_name(h.dtype)) + dims_to_string(h.shape));
-  const uint8_t* data = bytes.data() + h.data_offset;
+  return need;
+}
+
+// Checks the bools and lays the raw file data (C or Fortran order) out in C order in `out`.
+void finish_data(const NpyHeader& h, const uint8_t* data, int64_t need, Tensor& out) {
   if (h.dtype == DType::boolean)
     for (int64_t k = 0; k < need; ++k)
       if (data[k] > 1)
         bad(h.data_offset + k, "bool element " + std::to_string(k) + " is " +
                                    std::to_string(data[k]) + "; expected 0 or 1");
-  Tensor out = Tensor::empty(h.dtype, h.shape, std::move(budget));
-  if (need == 0) return out;
+  if (need == 0 || static_cast<const void*>(data) == static_cast<const void*>(out.raw_data())) return;
   if (!h.fortran || h.shape.size() == 1) {
     std::memcpy(out.raw_data(), data, std::size_t(need));
-    return out;
+    return;
   }
   // Fortran order: read the bytes in place through column-major strides, then copy in C order.
   Dims strides = Dims::filled(h.shape.size(), 1);
   for (int d = 1; d < h.shape.size(); ++d) strides[d] = strides[d - 1] * h.shape[d - 1];
   Tensor f = Tensor::borrow(h.dtype, h.shape, const_cast<uint8_t*>(data), need, false, &strides);
   copy_into(f, out);
+}
+
+// A header longer than this is refused before it is read: a rank-8 header needs ~200 bytes.
+constexpr int64_t kMaxHeaderBytes = 1 << 20;
+
+// Reads a .npy from `f` without ever reading past what the header promises (plus one byte to
+// prove the file ends there), so an endless stream fails as soon as it breaks the format.
+Tensor read_npy(InputFile& f, std::shared_ptr<MemoryBudget> budget) {
+  std::vector<uint8_t> head(10);
+  head.resize(f.read(head.data(), 10));
+  // A short or wrong prefix: parse_npy reports exactly what it would for the whole file.
+  if (head.size() < 10 || std::memcmp(head.data(), kMagic, 6) != 0 || head[6] < 1 || head[6] > 3)
+    parse_npy(head);
+  const std::size_t pre = head[6] == 1 ? 10 : 12;
+  head.resize(pre);
+  if (pre == 12) {
+    const std::size_t more = f.read(head.data() + 10, 2);
+    if (more != 2) parse_npy(std::span(head.data(), 10 + more));
+  }
+  int64_t header_len = 0;
+  for (std::size_t k = 8; k < pre; ++k) header_len |= int64_t(head[k]) << (8 * (k - 8));
+  if (header_len > kMaxHeaderBytes)
+    bad(8, "header length " + std::to_string(header_len) + " is more than the " +
+               std::to_string(kMaxHeaderBytes) + " bytes any .npy header needs");
+  head.resize(pre + std::size_t(header_len));
+  const std::size_t got = f.read(head.data() + pre, std::size_t(header_len));
+  if (got != std::size_t(header_len)) parse_npy(std::span(head.data(), pre + got));
+  const NpyHeader h = parse_header(head);
+  // A regular file's size is known: a wrong size fails before any data is read.
+  const int64_t need = promised_bytes(h, f.size() >= 0 ? f.size() - h.data_offset : -1);
+  Tensor out = Tensor::empty(h.dtype, h.shape, std::move(budget));
+  std::vector<uint8_t> staging;
+  uint8_t* dest = reinterpret_cast<uint8_t*>(out.raw_data());
+  if (h.fortran && h.shape.size() > 1) {
+    try {
+      staging.resize(std::size_t(need));
+    } catch (const std::bad_alloc&) {
+      fail(ErrorKind::limit, "out of memory reading " + std::to_string(need) + " bytes of data");
+    }
+    dest = staging.data();
+  }
+  const std::size_t n = f.read(dest, std::size_t(need));
+  if (int64_t(n) < need) promised_bytes(h, int64_t(n));
+  if (!f.at_end())
+    bad(h.data_offset + need, "unexpected bytes after the data of " +
+                                  std::string(dtype_name(h.dtype)) + dims_to_string(h.shape));
+  finish_data(h, dest, need, out);
+  return out;
+}
+
+}  // namespace
+
+Tensor parse_npy(std::span<const uint8_t> bytes, std::shared_ptr<MemoryBudget> budget) {
+  const NpyHeader h = parse_header(bytes);
+  const int64_t need = promised_bytes(h, int64_t(bytes.size()) - h.data_offset);
+  Tensor out = Tensor::empty(h.dtype, h.shape, std::move(budget));
+  finish_data(h, bytes.data() + h.data_offset, need, out);
   return out;
 }
 
 Tensor load_npy(const std::string& path, std::shared_ptr<MemoryBudget> budget) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw Error(ErrorKind::io, "cannot read " + path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  for (;;) {
-    std::size_t n = std::fread(buf, 1, sizeof buf, f.get());
-    bytes.insert(bytes.end(), buf, buf + n);
-    if (n < sizeof buf) break;
-  }
-  if (std::ferror(f.get()))
-    throw Error(ErrorKind::io, "cannot read " + path + ": " + std::strerror(errno));
+  InputFile f(path);  // its errors name the path
   try {
-    return parse_npy(bytes, std::move(budget));
+    return read_npy(f, std::move(budget));
   } catch (const Error& e) {
     throw Error(e.kind(), e.message(), e.location().empty() ? path : path + ": " + e.location());
   }

@@ -18,9 +18,10 @@ void MemoryBudget::reserve(int64_t bytes) {
   int64_t now = live_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   if (now > limit_) {
     live_.fetch_sub(bytes, std::memory_order_relaxed);
-    fail(ErrorKind::limit, "memory limit exceeded: allocating " + std::to_string(bytes) +
-                               " bytes with " + std::to_string(now - bytes) +
-                               " live would exceed the limit of " + std::to_string(limit_) + " bytes");
+    fail(ErrorKind::limit, "memory limit exceeded: a tensor of " + std::to_string(bytes) +
+                               " bytes, with " + std::to_string(now - bytes) +
+                               " bytes already live, would exceed the memory limit of " +
+                               std::to_string(limit_) + " bytes");
   }
   int64_t p = peak_.load(std::memory_order_relaxed);
   while (now > p && !peak_.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
@@ -41,10 +42,17 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
   std::size_t rounded = (std::size_t(bytes) + kAlign - 1) / kAlign * kAlign;
   void* p = std::aligned_alloc(kAlign, rounded);
   if (!p) {
+    // Under the budget but refused by the system: the limit is larger than what is free.
+    const std::string budget_note =
+        s->budget_ ? " (" + std::to_string(s->budget_->live() - bytes) +
+                         " bytes live, under a memory limit of " +
+                         std::to_string(s->budget_->limit()) + " bytes)"
+                   : "";
     if (s->budget_) s->budget_->release(bytes);
     s->budget_.reset();
     s->bytes_ = 0;
-    fail(ErrorKind::limit, "out of memory allocating " + std::to_string(bytes) + " bytes");
+    fail(ErrorKind::limit, "out of memory: the system refused a tensor of " +
+                               std::to_string(bytes) + " bytes" + budget_note);
   }
   s->data_ = static_cast<std::byte*>(p);
   return s;

@@ -106,7 +106,13 @@ int main(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv)
+                  .options(all)
+                  .positional(pos)
+                  // An abbreviation (--chec for --check) is an error, not a guess.
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "mlvm-asm: " << e.what() << "\nTry 'mlvm-asm --help'.\n";

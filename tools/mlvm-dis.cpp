@@ -3,7 +3,9 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bytecode/codec.hpp"
 #include "bytecode/disassembler.hpp"
@@ -31,16 +33,18 @@ int main(int argc, char** argv) {
   po::options_description visible(
       "Usage: mlvm-dis MODULE.mlbc [options]\n\n"
       "Writes the module as .mlasm text that mlvm-asm assembles back into a module that runs\n"
-      "identically. Large constants are written as .npy files beside the text and loaded with\n"
-      "load(\"...\").\n\nOptions");
+      "identically. To standard output every constant is written inline; with -o OUT.mlasm,\n"
+      "large constants go to OUT.NAME.npy files beside OUT, loaded with load(\"...\").\n"
+      "An existing file is never overwritten without --force.\n\nOptions");
   visible.add_options()                          //
       ("help,h", "print this help and exit")     //
       ("version", "print the version and exit")  //
       ("output,o", po::value<std::string>(),
-       "write the text here (default or '-': standard output). Side files go beside the "
-       "text, or beside the module when writing to standard output")  //
+       "write the text here (default or '-': standard output, with every constant inline)")  //
       ("inline-limit", po::value<int64_t>()->default_value(64),
-       "write constants with at most this many elements inline, larger ones to .npy files")  //
+       "with -o: write constants with at most this many elements inline, larger ones to .npy "
+       "files beside OUT")                                                                  //
+      ("force", "overwrite OUT and its .npy files if they exist")                         //
       ("no-verify", "disassemble a module even if it fails verification (it must still decode)");
   po::options_description all;
   all.add(visible).add_options()("module", po::value<std::vector<std::string>>());
@@ -49,7 +53,13 @@ int main(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv)
+                  .options(all)
+                  .positional(pos)
+                  // An abbreviation (--for for --force) is an error, not a guess.
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "mlvm-dis: " << e.what() << "\nTry 'mlvm-dis --help'.\n";
@@ -91,10 +101,8 @@ int main(int argc, char** argv) {
       return kExitInvalid;
     }
     if (!vm.count("no-verify")) {
-      VerifyOptions vo;
-      vo.precision_check =
-          false;  // the module's own flags are not recorded; judge structure and types
-      VerifyResult r = verify_module(m, vo);
+      // As mlvm-run would: a module assembled with --no-precision-check records it.
+      VerifyResult r = verify_module(m);
       if (!r.ok()) {
         for (auto& d : r.errors)
           std::cerr << "mlvm-dis: " << input << ": " << diagnostic_location(m, d)
@@ -104,16 +112,30 @@ int main(int argc, char** argv) {
       }
     }
     DisassembleOptions options;
-    options.inline_limit = inline_limit;
-    fs::path dir = to_stdout ? fs::path(input).parent_path() : fs::path(out).parent_path();
-    options.side_file_prefix =
-        to_stdout ? fs::path(input).stem().string() + "." : fs::path(out).stem().string() + ".";
+    // Standard output is one stream: side files written to the working directory would be
+    // a surprise (and could overwrite someone's files), so everything goes inline.
+    options.inline_limit = to_stdout ? INT64_MAX : inline_limit;
+    const fs::path dir = fs::path(out).parent_path();
+    options.side_file_prefix = fs::path(out).stem().string() + ".";
     Disassembly d = disassemble(m, options);
-    for (auto& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
-    if (to_stdout)
+    if (to_stdout) {
       std::cout << d.text;
-    else
-      write_text(out, d.text);
+      return kExitOk;
+    }
+    // Every file is checked before any is written, so a refusal leaves nothing half done.
+    std::vector<std::string> paths{out};
+    for (auto& f : d.files) paths.push_back((dir / f.filename).string());
+    if (!vm.count("force")) {
+      for (auto& p : paths) {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(p, ec))) {
+          std::cerr << "mlvm-dis: " << p << " exists; use --force to overwrite it\n";
+          return kExitUsage;
+        }
+      }
+    }
+    for (std::size_t k = 0; k < d.files.size(); ++k) save_npy(paths[k + 1], d.files[k].tensor);
+    write_text(out, d.text);
     return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-dis: " << input << ": " << e.describe() << "\n";

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "mlvm/mlvm.hpp"
+#include "tensor/npz.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/run_support.hpp"
 
 namespace po = boost::program_options;
 
@@ -39,7 +41,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 std::pair<std::string, std::string> split_binding(const std::string& spec, const char* option) {
   auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw UsageError{std::string("--") + option + " expects NAME=FILE.npy, got '" + spec + "'"};
+    throw UsageError{std::string("--") + option + " expects NAME=FILE.npy" +
+                     (std::string(option) == "input" ? " (or NAME=-, NAME=3, NAME=0.5:f32)" : "") +
+                     ", got '" + spec + "'"};
   return {spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
@@ -123,18 +127,22 @@ void print_profile(const std::vector<mlvm::RunStats>& runs) {
 }
 
 const char* kUsage =
-    "usage: mlvm-run PROGRAM(.mlbc|.mlasm) [--input NAME=FILE.npy ...] [--output NAME=FILE.npy "
-    "...]\n"
-    "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N] "
-    "[--profile]\n"
+    "usage: mlvm-run PROGRAM(.mlbc|.mlasm) [--input NAME=FILE.npy|-|VALUE[:DTYPE] ...]\n"
+    "                [--inputs FILE.npz] [--output NAME=FILE.npy ...] [--outputs FILE.npz]\n"
+    "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N]\n"
+    "                [--profile[=json]] [--list-ops]\n"
     "\n"
     "Runs a verified mlvm program. A .mlasm file is assembled in memory first.\n"
+    "Options are never abbreviated. The command line, input forms, print labels and profile\n"
+    "formats: docs/language.md, section \"mlvm-run\"; integer precision: docs/ops.md,\n"
+    "section \"Integer precision\".\n"
     "Exit codes: 0 success, 1 usage or file error, 2 malformed or invalid program or input,\n"
     "3 run-time trap, 4 resource limit (memory, steps).\n";
 
 int run_main(int argc, char** argv) {
   po::options_description visible("options");
   std::vector<std::string> input_specs, output_specs;
+  std::string inputs_npz, outputs_npz, profile_format;
   std::string max_memory_text;
   int threads = 0;
   int64_t max_steps = 0;
@@ -143,7 +151,11 @@ int run_main(int argc, char** argv) {
   visible.add_options()
     ("help,h", "print this help and exit")
     ("version", "print the version and exit")
-    ("input,i", po::value(&input_specs)->composing(), "NAME=FILE.npy: value of .input NAME (one per input)")
+    ("input,i", po::value(&input_specs)->composing(), "NAME=FILE.npy: value of .input NAME (one per input); "
+                                                       "NAME=- reads the .npy from standard input; "
+                                                       "NAME=3 or NAME=0.5:f32 is a one-element value")
+    ("inputs", po::value(&inputs_npz), "FILE.npz: every array of the archive is the input of its name")
+    ("outputs", po::value(&outputs_npz), "FILE.npz: write every output into one archive, by name")
     ("output,o", po::value(&output_specs)->composing(), "NAME=FILE.npy: write output NAME to a file; "
                                                          "outputs not written are printed")
     ("print", "print every output (the default when no --output is given)")
@@ -152,7 +164,10 @@ int run_main(int argc, char** argv) {
                                                 "(suffix K, M, G, T allowed; default: physical memory)")
     ("max-steps", po::value(&max_steps)->default_value(0), "instructions the run may execute (0: no limit)")
     ("repeat", po::value(&repeat)->default_value(1), "run N times on the same inputs (timing)")
-    ("profile", "after the run: time per op kind and total min/median/max over the runs")
+    ("profile", po::value(&profile_format)->implicit_value("table"),
+     "after the run: time per op kind and total min/median/max over the runs; "
+     "--profile=json writes the same as a JSON document")
+    ("list-ops", "list every op with its inputs and attributes, and exit")
     ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, Integer precision)")
     ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
   // clang-format on
@@ -166,13 +181,21 @@ int run_main(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    // No allow_guessing: an abbreviation such as --inp is an unknown option, not --input.
+    const int style = po::command_line_style::default_style &
+                      ~po::command_line_style::allow_guessing;
+    po::store(
+        po::command_line_parser(argc, argv).options(all).positional(pos).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError{e.what()};
   }
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << visible << "\n";
+    return kExitOk;
+  }
+  if (vm.count("list-ops")) {
+    list_ops(std::cout);
     return kExitOk;
   }
   if (vm.count("version")) {
@@ -183,6 +206,9 @@ int run_main(int argc, char** argv) {
   if (threads < 0) throw UsageError{"--threads must be >= 0 (0: all cores)"};
   if (max_steps < 0) throw UsageError{"--max-steps must be >= 0 (0: no limit)"};
   if (repeat < 1) throw UsageError{"--repeat must be >= 1"};
+  const bool profile = vm.count("profile") > 0;
+  if (profile && profile_format != "table" && profile_format != "json")
+    throw UsageError{"--profile=" + profile_format + ": expected --profile or --profile=json"};
   if (vm.count("no-precision-check") && vm.count("strict-precision"))
     throw UsageError{"--no-precision-check and --strict-precision exclude each other"};
   const int64_t max_memory =
@@ -218,19 +244,19 @@ int run_main(int argc, char** argv) {
   }
 
   const auto in_decls = program.inputs(), out_decls = program.outputs();
+  const std::string declared = program_path + " declares the inputs " + type_list(in_decls);
   std::map<std::string, std::string> input_files;
+  int stdin_uses = 0;
   for (const auto& [name, file] : inputs) {
     if (!find_value(in_decls, name))
-      throw UsageError{"--input " + name + ": the program has no input named " + name +
-                       " (its inputs: " + type_list(in_decls) + ")"};
+      throw UsageError{"--input " + name + ": the program has no input named " + name + "; " +
+                       declared};
     if (!input_files.emplace(name, file).second)
       throw UsageError{"--input " + name + " given twice"};
+    stdin_uses += file == "-";
   }
-  std::string missing;
-  for (const auto& d : in_decls)
-    if (!input_files.count(d.name))
-      missing += (missing.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
-  if (!missing.empty()) throw UsageError{"missing --input for: " + missing};
+  if (stdin_uses + (inputs_npz == "-") > 1)
+    throw UsageError{"standard input ('-') can be read for one input only"};
   std::map<std::string, std::string> output_files;
   for (const auto& [name, file] : outputs) {
     if (!find_value(out_decls, name))
@@ -243,13 +269,45 @@ int run_main(int argc, char** argv) {
   // --- read the inputs, counted against the run's memory limit ---
   auto budget = std::make_shared<mlvm::MemoryBudget>(max_memory);
   mlvm::TensorMap values;
+  // Where each input came from, to name it when the run rejects its value.
+  std::map<std::string, std::string> sources;
+  if (!inputs_npz.empty()) {
+    mlvm::NamedTensors arrays;
+    try {
+      arrays = mlvm::load_npz(inputs_npz, budget);
+    } catch (const mlvm::Error& e) {
+      const bool named = e.location().rfind(inputs_npz, 0) == 0 ||
+                         std::string(e.what()).find(inputs_npz) != std::string::npos;
+      return report(named ? "" : inputs_npz, e);
+    }
+    for (auto& [name, t] : arrays) {
+      if (!find_value(in_decls, name))
+        throw UsageError{inputs_npz + ": member " + name + ".npy: the program has no input named " +
+                         name + "; " + declared};
+      if (input_files.count(name))
+        throw UsageError{"input " + name + " is given both by --input and in " + inputs_npz};
+      sources[name] = inputs_npz + ": member " + name + ".npy";
+      values.emplace(name, std::move(t));
+    }
+  }
+  std::string missing;
+  for (const auto& d : in_decls)
+    if (!input_files.count(d.name) && !values.count(d.name))
+      missing += (missing.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
+  if (!missing.empty()) throw UsageError{"missing --input for: " + missing + "; " + declared};
   for (const auto& [name, file] : input_files) {
     try {
+      if (auto v = scalar_input(name, file, find_value(in_decls, name)->type.dtype)) {
+        sources[name] = "--input " + name + "=" + file;
+        values.emplace(name, std::move(*v));
+        continue;
+      }
+      sources[name] = file == "-" ? "standard input" : file;
       values.emplace(name, mlvm::load_npy(file, budget));
     } catch (const mlvm::Error& e) {
       bool named = e.location().find(file) != std::string::npos ||
                    std::string(e.what()).find(file) != std::string::npos;
-      return report(named ? "" : file, e);
+      return report(named ? "" : file == "-" ? "-" : file, e);
     }
   }
 
@@ -259,7 +317,7 @@ int run_main(int argc, char** argv) {
   sopt.max_memory = max_memory;
   sopt.max_steps = max_steps;
   sopt.print = &std::cout;
-  sopt.profile = vm.count("profile") > 0;
+  sopt.profile = profile;
   sopt.budget = budget;
   std::vector<mlvm::RunStats> runs;
   mlvm::TensorMap results;
@@ -281,14 +339,15 @@ int run_main(int argc, char** argv) {
     }
   } catch (const mlvm::Error& e) {
     // An input that breaks its declaration is reported against its file.
-    for (const auto& [name, file] : input_files)
-      if (e.location() == "input " + name) return report(file, e);
+    for (const auto& [name, source] : sources)
+      if (e.location() == "input " + name) return report(source, e);
     return report(program_path, e);
   }
 
   // --- outputs ---
   std::cout.flush();
-  const bool print_all = vm.count("print") > 0 || output_files.empty();
+  const bool print_all = vm.count("print") > 0 || (output_files.empty() && outputs_npz.empty());
+  mlvm::NamedTensors archive;
   for (const auto& d : out_decls) {
     const mlvm::Tensor& t = results.at(d.name);
     auto f = output_files.find(d.name);
@@ -299,9 +358,21 @@ int run_main(int argc, char** argv) {
         return report(e.location().empty() ? f->second : "", e);
       }
     }
-    if (print_all || f == output_files.end()) mlvm::print_tensor(std::cout, d.name, t);
+    if (!outputs_npz.empty()) archive.emplace_back(d.name, t);
+    const bool written = f != output_files.end() || !outputs_npz.empty();
+    if (print_all || !written) mlvm::print_tensor(std::cout, d.name, t);
   }
-  if (vm.count("profile")) print_profile(runs);
+  if (!outputs_npz.empty()) {
+    try {
+      mlvm::save_npz(outputs_npz, archive);
+    } catch (const mlvm::Error& e) {
+      return report(e.location().empty() ? outputs_npz : "", e);
+    }
+  }
+  if (profile && profile_format == "json")
+    profile_json(std::cout, runs);
+  else if (profile)
+    print_profile(runs);
   std::cout.flush();
   return kExitOk;
 }
@@ -317,7 +388,9 @@ int main(int argc, char** argv) {
   } catch (const mlvm::Error& e) {
     return report("", e);
   } catch (const std::bad_alloc&) {
-    std::cerr << "mlvm-run: limit: out of memory\n";
+    // Outside any instruction (those report their own): reading, checking or writing files.
+    std::cerr << "mlvm-run: limit: out of memory outside the run (reading the program or "
+                 "inputs, or writing outputs); the system refused an allocation\n";
     return kExitLimit;
   } catch (const std::exception& e) {
     std::cerr << "mlvm-run: error: " << e.what() << "\n";

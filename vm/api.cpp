@@ -168,26 +168,30 @@ std::vector<Tensor> Session::run(std::span<const Tensor> inputs) {
 
 TensorMap Session::run(const TensorMap& inputs) {
   const Module& m = program_.module();
+  // A wrong name is fixed in the host's call: say which program, and every input it declares.
+  const std::string program =
+      "program " + (m.source_name.empty() ? m.name : m.source_name);
+  std::string declared;
+  for (const InputDecl& d : m.inputs)
+    declared += (declared.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
+  if (declared.empty()) declared = "none";
   std::vector<Tensor> ordered(m.inputs.size());
   for (const auto& entry : inputs) {
     // Not a structured binding: clang 14 cannot capture one in the lambda below.
     const std::string& name = entry.first;
     auto it = std::find_if(m.inputs.begin(), m.inputs.end(),
                            [&](const InputDecl& d) { return d.name == name; });
-    if (it == m.inputs.end()) {
-      std::string known;
-      for (const InputDecl& d : m.inputs) known += (known.empty() ? "" : ", ") + d.name;
+    if (it == m.inputs.end())
       throw Error(ErrorKind::usage,
-                  "unknown input " + name + " (the program's inputs: " +
-                      (known.empty() ? std::string("none") : known) + ")",
+                  "unknown input " + name + ": " + program + " declares the inputs " + declared,
                   "input " + name);
-    }
     ordered[std::size_t(it - m.inputs.begin())] = entry.second;
   }
   for (std::size_t k = 0; k < m.inputs.size(); ++k)
     if (!ordered[k].defined())
       throw Error(ErrorKind::usage,
-                  "missing input " + m.inputs[k].name + " : " + m.inputs[k].type.to_string(),
+                  "missing input " + m.inputs[k].name + " : " + m.inputs[k].type.to_string() +
+                      ": " + program + " declares the inputs " + declared,
                   "input " + m.inputs[k].name);
   std::vector<Tensor> out = run(std::span<const Tensor>(ordered));
   TensorMap result;

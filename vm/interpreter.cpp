@@ -64,6 +64,13 @@ inline void drop(Tensor& t) {
   t.release();
 }
 
+std::string out_of_memory_message(const MemoryBudget* budget) {
+  std::string m = "out of memory: the system refused an allocation for the kernel's scratch";
+  if (!budget) return m + " (no memory limit set)";
+  return m + " with " + std::to_string(budget->live()) + " bytes of tensors live, under a " +
+         "memory limit of " + std::to_string(budget->limit()) + " bytes";
+}
+
 bool is_nonzero(const PlannedInstruction& p, std::size_t pc, const Tensor& c) {
   if (c.numel() != 1)
     fail_at(p, pc, ErrorKind::trap,
@@ -183,7 +190,9 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         } catch (const Error& e) {
           fail_at(p, pc, e.kind(), e.what());
         } catch (const std::bad_alloc&) {
-          fail_at(p, pc, ErrorKind::limit, "out of memory");
+          // The kernel's own scratch (not tensor storage) could not be had: say how much
+          // tensor storage was live against which limit, the closest the host can act on.
+          fail_at(p, pc, ErrorKind::limit, out_of_memory_message(env.budget.get()));
         } catch (const std::exception& e) {
           fail_at(p, pc, ErrorKind::trap, std::string("internal error: ") + e.what());
         }
@@ -216,10 +225,12 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         if (config.print) {
           const int32_t r = p.args(pool)[0];
           const auto& names = program_->module.register_names;
-          render_tensor(
-              *config.print,
-              std::size_t(r) < names.size() ? std::string_view(names[std::size_t(r)]) : kNoName,
-              registers_[std::size_t(r)]);
+          render_tensor(*config.print,
+                        print_label(program_->module.source_name, p.line, pc,
+                                    std::size_t(r) < names.size()
+                                        ? std::string_view(names[std::size_t(r)])
+                                        : kNoName),
+                        registers_[std::size_t(r)]);
         }
         break;
     }

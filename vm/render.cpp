@@ -108,4 +108,15 @@ void render_tensor(std::ostream& os, std::string_view name, const Tensor& t,
   os << out;
 }
 
+std::string print_label(std::string_view source, int64_t line, std::size_t pc,
+                        std::string_view name) {
+  std::string where;
+  if (line > 0)
+    where = source.empty() ? "line " + std::to_string(line)
+                           : std::string(source) + ":" + std::to_string(line);
+  else
+    where = "instruction " + std::to_string(pc);
+  return "print @ " + where + ": " + std::string(name);
+}
+
 }  // namespace mlvm

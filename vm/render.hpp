@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include "tensor/tensor.hpp"
@@ -16,6 +17,12 @@ struct RenderOptions {
   int64_t threshold = 1000;  // more elements than this: elide
   int64_t edge_items = 3;    // entries kept at each end of an elided dim
 };
+
+// The name a `print` instruction renders under, marked so that it cannot be mistaken for a
+// program output: "print @ model.mlasm:12: x" (source and line from the debug section;
+// "print @ line 12: x" without a source name, "print @ instruction 4: x" without a line).
+std::string print_label(std::string_view source, int64_t line, std::size_t pc,
+                        std::string_view name);
 
 // Writes one rendering followed by a newline.
 void render_tensor(std::ostream& os, std::string_view name, const Tensor& t,

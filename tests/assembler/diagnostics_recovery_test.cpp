@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(render_shows_line_and_caret) {
   // A caret past the end of the line (end of line errors).
   r = run("  y = relu x,\n");
   BOOST_TEST(r.diagnostics[0].render() ==
-             "t.mlasm:1:14: error: expected an argument (a register name or none) or name=value "
+             "t.mlasm:1:14: error: expected an argument (a register name, a number or none) or name=value "
              "but found end of "
              "line\n    y = relu x,\n               ^");
   // Control bytes are not echoed raw.

@@ -70,10 +70,11 @@ BOOST_AUTO_TEST_CASE(limits_of_numbers_are_exact) {
 BOOST_AUTO_TEST_CASE(directive_errors) {
   expect_error(".inptu x : f32[1]\n", 1, 1,
                "unknown directive '.inptu'; did you mean '.input'? (directives: .program, .input, "
-               ".const, .output)");
+               ".const, .output, .no_precision_check)");
   expect_error(".OUTPUT y\n", 1, 1, "unknown directive '.OUTPUT'; did you mean '.output'?");
   expect_error(".zzzzzz x : f32[1]\n", 1, 1,
-               "unknown directive '.zzzzzz'; expected .program, .input, .const or .output");
+               "unknown directive '.zzzzzz'; expected .program, .input, .const, .output or "
+               ".no_precision_check");
   expect_error(".input x f32[1]\n", 1, 10, "expected ':' and a type");
   expect_error(".input x : f31[1]\n", 1, 12, "unknown dtype 'f31'");
   expect_error(".input x : F32[1]\n", 1, 12,
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(instruction_syntax_errors) {
                "expected ',' or end of line but found 'x'");
   expect_error(
       ".input x : f32[2]\n  y = relu x,\n", 2, 14,
-      "expected an argument (a register name or none) or name=value but found end of line");
+      "expected an argument (a register name, a number or none) or name=value but found end of line");
   expect_error(".input x : f32[2]\n  y = squeeze axes=(0,), x\n", 2, 26,
                "argument 'x' after attributes");
   expect_error("  y = \n", 1, 7, "expected an op name after '=' but found end of line");

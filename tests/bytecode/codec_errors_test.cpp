@@ -92,8 +92,12 @@ BOOST_AUTO_TEST_CASE(section_errors) {
   order.header().section(4, Bytes().uleb(0)).section(2, types_section());
   check_malformed(order.done(), "section 'types' is out of order");
   Bytes unknown;
-  unknown.header().section(7, Bytes());
-  check_malformed(unknown.done(), "unknown section id 7", 20);
+  unknown.header().section(8, Bytes());
+  check_malformed(unknown.done(), "unknown section id 8", 20);
+  // The flags section knows one bit (no precision check); any other is malformed.
+  Bytes flags;
+  flags.header().section(7, Bytes().uleb(2));
+  check_malformed(flags.done(), "unknown module flags 2", 20 + 12);
   Bytes zero;
   zero.header().section(0, Bytes());
   check_malformed(zero.done(), "unknown section id 0", 20);

@@ -1,8 +1,8 @@
 // The random-tensor, reference-loop and comparison helpers of the elementwise and reduction
 // kernel suites (tests/kernels/unary_*, binary_*, where_*, reduce_*, arg_reduce_*; the SIMD
-// suites take its Rng): seeded random values, tensors in every layout (contiguous, transposed,
-// flipped, sliced, broadcast), elements read and written by index without the kernels' code,
-// exact comparison, and one-result wrappers around tests/common/op_runner.hpp. Header-only.
+// suites take its Rng): seeded random values, random tensors in every layout of
+// tests/common/layouts.hpp, elements read and written by index without the kernels' code, and
+// exact comparison. It brings in the shared checks, layouts and one-result runners too.
 #pragma once
 
 #include <algorithm>
@@ -14,7 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/checks.hpp"
+#include "common/dtypes.hpp"
+#include "common/layouts.hpp"
+#include "common/one_result.hpp"
 #include "common/op_runner.hpp"
+#include "common/shape_grid.hpp"
+#include "common/tensors.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/tensor.hpp"
 
@@ -36,68 +42,6 @@ struct Rng {
     return span == 0 ? int64_t(next()) : int64_t(uint64_t(lo) + next() % span);
   }
 };
-
-// ---- dtypes and exact integer values ----------------------------------------------------------
-inline const std::vector<DType> kAll = {DType::f32, DType::f64, DType::i8,  DType::u8,
-                                        DType::i16, DType::i32, DType::i64, DType::boolean};
-inline const std::vector<DType> kNumericTypes = {DType::f32, DType::f64, DType::i8, DType::u8,
-                                                 DType::i16, DType::i32, DType::i64};
-inline const std::vector<DType> kFloatTypes = {DType::f32, DType::f64};
-inline const std::vector<DType> kSignedTypes = {DType::i8, DType::i16, DType::i32, DType::i64};
-inline const std::vector<DType> kIntTypes = {DType::i8, DType::u8, DType::i16, DType::i32,
-                                             DType::i64};
-
-inline int64_t lo_of(DType t) {
-  switch (t) {
-    case DType::i8:
-      return INT8_MIN;
-    case DType::i16:
-      return INT16_MIN;
-    case DType::i32:
-      return INT32_MIN;
-    case DType::i64:
-      return INT64_MIN;
-    default:
-      return 0;
-  }
-}
-inline int64_t hi_of(DType t) {
-  switch (t) {
-    case DType::i8:
-      return INT8_MAX;
-    case DType::u8:
-      return UINT8_MAX;
-    case DType::i16:
-      return INT16_MAX;
-    case DType::i32:
-      return INT32_MAX;
-    case DType::i64:
-      return INT64_MAX;
-    case DType::boolean:
-      return 1;
-    default:
-      return 0;
-  }
-}
-// Two's-complement wrap of an exact value into dtype t.
-inline int64_t wrap_to(DType t, __int128 v) {
-  switch (t) {
-    case DType::i8:
-      return int8_t(uint8_t(uint64_t(v)));
-    case DType::u8:
-      return uint8_t(uint64_t(v));
-    case DType::i16:
-      return int16_t(uint16_t(uint64_t(v)));
-    case DType::i32:
-      return int32_t(uint32_t(uint64_t(v)));
-    case DType::i64:
-      return int64_t(uint64_t(v));
-    case DType::boolean:
-      return v != 0;
-    default:
-      return 0;
-  }
-}
 
 // ---- elements: read and written by hand, from the tensor's own strides and offset -------------
 // An element as an exact value: a double for floats, an int64 for integers and bool.
@@ -194,6 +138,9 @@ inline Val at(const Tensor& t, const int64_t* idx) {
   for (int d = 0; d < t.rank(); ++d) off += idx[d] * t.strides()[d];
   return read_elem(t.dtype(), t.storage()->data() + off * t.itemsize());
 }
+inline Val at(const Tensor& t, const std::vector<int64_t>& idx) {
+  return at(t, idx.data());
+}
 
 // ---- random tensors in every layout -----------------------------------------------------------
 // small: |x| <= 50 (10 for floats); full: the dtype's range (+-1e3 for floats) with its edge
@@ -227,25 +174,6 @@ inline void fill_storage(const Tensor& t, Fill fill, uint64_t seed) {
   const int64_t n = t.storage()->bytes() / t.itemsize();
   for (int64_t k = 0; k < n; ++k)
     write_elem(t.dtype(), t.storage()->data() + k * t.itemsize(), random_val(t.dtype(), fill, r));
-}
-
-enum class Layout { contiguous, transposed, flipped, sliced, broadcast };
-inline constexpr Layout kLayouts[] = {Layout::contiguous, Layout::transposed, Layout::flipped,
-                                      Layout::sliced, Layout::broadcast};
-inline const char* layout_name(Layout l) {
-  switch (l) {
-    case Layout::contiguous:
-      return "contiguous";
-    case Layout::transposed:
-      return "transposed";
-    case Layout::flipped:
-      return "flipped";
-    case Layout::sliced:
-      return "sliced";
-    case Layout::broadcast:
-      return "broadcast";
-  }
-  return "?";
 }
 
 inline Dims row_major(const Dims& shape) {
@@ -333,22 +261,6 @@ inline double round_to(DType t, double v) {
 }
 
 // ---- reference loops and comparison -----------------------------------------------------------
-// Calls f(idx) for every multi-index of `shape`, in row-major order.
-template <class F>
-inline void for_each_index(const Dims& shape, F&& f) {
-  int64_t total = 1;
-  for (int64_t d : shape) total *= d;
-  if (total == 0) return;
-  int64_t idx[kMaxRank] = {};
-  for (int64_t c = 0; c < total; ++c) {
-    f(static_cast<const int64_t*>(idx));
-    for (int d = shape.size() - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 // Integers exactly; floats equal with the same sign of zero, NaN matching NaN, or (rtol > 0)
 // within a relative tolerance.
 inline bool close(Val want, Val got, double rtol) {
@@ -368,61 +280,15 @@ inline std::string show_index(const int64_t* idx, int n) {
   for (int d = 0; d < n; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
   return s + "]";
 }
-
-// ---- static rules, kernels and their errors ---------------------------------------------------
-inline TensorType tt(DType t, Dims d, int precision = 0) {
-  TensorType x;
-  x.dtype = t;
-  x.dims = d;
-  x.precision = precision;
-  return x;
+inline std::string show_index(const std::vector<int64_t>& idx, int n) {
+  return show_index(idx.data(), n);
 }
 
-// The single result of op's kernel / static rule (tests/common/op_runner.hpp runs them).
-inline Tensor run_op(Opcode op, std::vector<Tensor> in, const Attrs& attrs,
-                     ThreadPool* pool = nullptr, uint32_t donatable = 0) {
-  std::vector<Tensor> out = run_all(op, std::move(in), attrs, pool, donatable);
-  BOOST_REQUIRE(out.size() == 1u);
-  return out[0];
-}
-inline TensorType infer_op(Opcode op, std::vector<TensorType> in, const Attrs& attrs,
-                           InferOptions options = {}) {
-  std::vector<TensorType> out = infer_all(op, std::move(in), attrs, options);
-  BOOST_REQUIRE(out.size() == 1u);
-  return out[0];
-}
-// The same for an op without attributes (or with all its defaults).
-inline Tensor run_op(Opcode op, std::vector<Tensor> in) {
-  return run_op(op, std::move(in), attrs_for(op));
-}
-inline TensorType infer_op(Opcode op, std::vector<TensorType> in) {
-  return infer_op(op, std::move(in), attrs_for(op));
-}
-
-template <class F>
-inline void expect_error(F&& f, ErrorKind kind, const std::string& part) {
-  try {
-    f();
-    BOOST_ERROR("expected " << error_kind_name(kind) << " error containing \"" << part << "\"");
-  } catch (const Error& e) {
-    BOOST_TEST(e.kind() == kind, "kind " << error_kind_name(e.kind()) << ": " << e.message());
-    BOOST_TEST(e.message().find(part) != std::string::npos,
-               "message \"" << e.message() << "\" lacks \"" << part << "\"");
-  }
-}
-
-// The op tests' shape grid X.shape = (1, j, l, r), j, l, r in [1, 92], [1, 86], [1, 93]: every
-// corner plus interior points.
+// ---- shapes ------------------------------------------------------------------------------------
+// The op tests' shape grid (tests/common/shape_grid.hpp) with these interior points.
 inline std::vector<Dims> grid_sample() {
-  std::vector<Dims> out;
-  for (int64_t j : {1, 92})
-    for (int64_t l : {1, 86})
-      for (int64_t r : {1, 93}) out.push_back(Dims{1, j, l, r});
-  out.push_back(Dims{1, 14, 35, 47});
-  out.push_back(Dims{1, 53, 18, 70});
-  out.push_back(Dims{1, 79, 69, 24});
-  out.push_back(Dims{1, 40, 52, 1});
-  return out;
+  return cvm_shape_grid(
+      {Dims{1, 14, 35, 47}, Dims{1, 53, 18, 70}, Dims{1, 79, 69, 24}, Dims{1, 40, 52, 1}});
 }
 
 }  // namespace mlvm::testing

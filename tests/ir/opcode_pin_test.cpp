@@ -29,6 +29,7 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"softmax", 64}, {"repeat", 65}, {"tile", 66}, {"concatenate", 67}, {"take", 68},
       {"cvm_lut", 69}, {"pad", 70}, {"roll", 71}, {"get_valid_count", 72},
       {"non_max_suppression", 73},
+      {"floor", 74}, {"zeros_like", 75}, {"ones_like", 76}, {"full_like", 77}, {"shape_of", 78},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);

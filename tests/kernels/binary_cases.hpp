@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,26 +95,26 @@ inline std::vector<BinaryCase> binary_cases() {
   std::vector<BinaryCase> c;
   auto ar = [](char op) { return [op](DType t, Val a, Val b) { return arith(t, a, b, op); }; };
   auto cmp = [](std::string op) { return [op](DType, Val a, Val b) { return compare(a, b, op); }; };
-  c.push_back({"add", Opcode::add, kNumericTypes, false, ar('+')});
-  c.push_back({"sub", Opcode::sub, kNumericTypes, false, ar('-')});
-  c.push_back({"mul", Opcode::mul, kNumericTypes, false, ar('*')});
-  c.push_back({"div", Opcode::div, kNumericTypes, false, ar('/')});
-  c.push_back({"maximum", Opcode::maximum, kAll, false,
+  c.push_back({"add", Opcode::add, kNumericDTypes, false, ar('+')});
+  c.push_back({"sub", Opcode::sub, kNumericDTypes, false, ar('-')});
+  c.push_back({"mul", Opcode::mul, kNumericDTypes, false, ar('*')});
+  c.push_back({"div", Opcode::div, kNumericDTypes, false, ar('/')});
+  c.push_back({"maximum", Opcode::maximum, kAllDTypes, false,
                [](DType, Val a, Val b) { return extreme(a, b, true); }});
-  c.push_back({"minimum", Opcode::minimum, kAll, false,
+  c.push_back({"minimum", Opcode::minimum, kAllDTypes, false,
                [](DType, Val a, Val b) { return extreme(a, b, false); }});
-  c.push_back({"elemwise_add", Opcode::elemwise_add, kNumericTypes, true, ar('+')});
-  c.push_back({"elemwise_sub", Opcode::elemwise_sub, kNumericTypes, true, ar('-')});
-  c.push_back({"elemwise_mul", Opcode::elemwise_mul, kNumericTypes, true, ar('*')});
-  c.push_back({"less", Opcode::less, kAll, false, cmp("<")});
-  c.push_back({"less_equal", Opcode::less_equal, kAll, false, cmp("<=")});
-  c.push_back({"greater", Opcode::greater, kAll, false, cmp(">")});
-  c.push_back({"greater_equal", Opcode::greater_equal, kAll, false, cmp(">=")});
-  c.push_back({"equal", Opcode::equal, kAll, false, cmp("==")});
-  c.push_back({"not_equal", Opcode::not_equal, kAll, false, cmp("!=")});
-  c.push_back({"logical_and", Opcode::logical_and, kAll, false,
+  c.push_back({"elemwise_add", Opcode::elemwise_add, kNumericDTypes, true, ar('+')});
+  c.push_back({"elemwise_sub", Opcode::elemwise_sub, kNumericDTypes, true, ar('-')});
+  c.push_back({"elemwise_mul", Opcode::elemwise_mul, kNumericDTypes, true, ar('*')});
+  c.push_back({"less", Opcode::less, kAllDTypes, false, cmp("<")});
+  c.push_back({"less_equal", Opcode::less_equal, kAllDTypes, false, cmp("<=")});
+  c.push_back({"greater", Opcode::greater, kAllDTypes, false, cmp(">")});
+  c.push_back({"greater_equal", Opcode::greater_equal, kAllDTypes, false, cmp(">=")});
+  c.push_back({"equal", Opcode::equal, kAllDTypes, false, cmp("==")});
+  c.push_back({"not_equal", Opcode::not_equal, kAllDTypes, false, cmp("!=")});
+  c.push_back({"logical_and", Opcode::logical_and, kAllDTypes, false,
                [](DType, Val a, Val b) { return Ref{iv(truth(a) && truth(b))}; }});
-  c.push_back({"logical_or", Opcode::logical_or, kAll, false,
+  c.push_back({"logical_or", Opcode::logical_or, kAllDTypes, false,
                [](DType, Val a, Val b) { return Ref{iv(truth(a) || truth(b))}; }});
   return c;
 }
@@ -137,7 +138,7 @@ inline Dims ref_broadcast(const std::vector<Dims>& shapes) {
   return out;
 }
 // Element of t for output index d (rank k): a_i = min(d_i, SA_i - 1) on the 1-padded shape.
-inline Val at_broadcast(const Tensor& t, const int64_t* d, int k) {
+inline Val at_broadcast(const Tensor& t, std::span<const int64_t> d, int k) {
   int64_t idx[kMaxRank];
   const int lead = k - t.rank();
   for (int i = 0; i < t.rank(); ++i) idx[i] = std::min(d[lead + i], t.dim(i) - 1);
@@ -151,7 +152,7 @@ inline void check_binary(const BinaryCase& c, const Tensor& a, const Tensor& b,
   const Dims shape = ref_broadcast({a.shape(), b.shape()});
   bool ref_traps = false;
   if (c.name == "div")
-    for_each_index(shape, [&](const int64_t* d) {
+    for_each_index(shape, [&](const std::vector<int64_t>& d) {
       ref_traps =
           ref_traps ||
           c.ref(a.dtype(), at_broadcast(a, d, shape.size()), at_broadcast(b, d, shape.size())).trap;
@@ -167,7 +168,7 @@ inline void check_binary(const BinaryCase& c, const Tensor& a, const Tensor& b,
   BOOST_REQUIRE(y.shape() == shape);
   int64_t bad = 0;
   std::string first;
-  for_each_index(shape, [&](const int64_t* d) {
+  for_each_index(shape, [&](const std::vector<int64_t>& d) {
     Val va = at_broadcast(a, d, shape.size()), vb = at_broadcast(b, d, shape.size());
     Val want_v = c.ref(a.dtype(), va, vb).v;
     Val got = at(y, d);

@@ -23,7 +23,7 @@ BOOST_AUTO_TEST_CASE(static_rules_and_errors) {
             infer_op(c.op, {tt(DType::f32, {3}), tt(DType::f64, {3})});
           },
           ErrorKind::invalid, "operand dtypes differ (a is f32, b is f64)");
-      if (c.dtypes.size() != kAll.size())
+      if (c.dtypes.size() != kAllDTypes.size())
         expect_error(
             [&] {
               infer_op(c.op, {tt(DType::boolean, {3}), tt(DType::boolean, {3})});

@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(every_dtype_and_layout) {
 }
 
 BOOST_AUTO_TEST_CASE(integer_division) {
-  for (DType t : kIntTypes) {
+  for (DType t : kIntDTypes) {
     Tensor a = filled(t, Dims{6}, {7, -7, 7, -7, 0, 100});
     Tensor b = filled(t, Dims{6}, {2, 2, -2, -2, 5, 7});
     if (t == DType::u8) {
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(donation_and_threads) {
   BOOST_TEST(y.storage() == a.storage());
   check_binary(binary_cases()[0], a_copy, b);  // sanity of the reference on the same data
   int64_t bad = 0;
-  for_each_index(a.shape(), [&](const int64_t* d) {
+  for_each_index(a.shape(), [&](const std::vector<int64_t>& d) {
     bad += at(y, d).f != double(float(at(a_copy, d).f + at_broadcast(b, d, 4).f));
   });
   BOOST_TEST(bad == 0);

@@ -125,8 +125,8 @@ BOOST_AUTO_TEST_CASE(every_dtype_every_case) {
 BOOST_AUTO_TEST_CASE(hand_computed) {
   // x = 1..9 as 3x3, w = [[1, 0], [0, -1]], padding 1 on top/left only, stride 2:
   // windows start at (-1,-1), (-1,1), (1,-1), (1,1).
-  Tensor x = make_tensor(DType::i8, Dims{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-  Tensor w = make_tensor(DType::i8, Dims{1, 1, 2, 2}, {1, 0, 0, -1});
+  Tensor x = make(DType::i8, Dims{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor w = make(DType::i8, Dims{1, 1, 2, 2}, {1, 0, 0, -1});
   Tensor y = run_op(Opcode::conv2d, {x, w}, conv_attrs_raw({1, 1, 0, 0}, {2}, {1}, 1));
   // (0-1), (0-3), (0-7), (5-9)
   expect_ints(y, Dims{1, 1, 2, 2}, {-1, -3, -7, -4});
@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(zero_input_channels) {
   std::mt19937_64 rng(13);
   ThreadPool pool(2);
   Tensor xh = Tensor::empty(DType::i8, Dims{1, 0, 3, 3}), wh = Tensor::empty(DType::i8, Dims{2, 0, 2, 2});
-  Tensor bh = make_tensor(DType::i32, Dims{2}, {7, -3});
+  Tensor bh = make(DType::i32, Dims{2}, {7, -3});
   expect_ints(run_op(Opcode::conv2d, {xh, wh, bh}, conv_attrs_raw({0}, {1}, {1}, 1)), Dims{1, 2, 2, 2},
               {7, 7, 7, 7, -3, -3, -3, -3});
   expect_ints(run_op(Opcode::conv2d, {xh, wh}, conv_attrs_raw({0}, {1}, {1}, 2)), Dims{1, 2, 2, 2},

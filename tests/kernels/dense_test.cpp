@@ -115,38 +115,38 @@ BOOST_AUTO_TEST_CASE(seed_grid_every_dtype) {
 }
 
 BOOST_AUTO_TEST_CASE(hand_computed) {
-  Tensor x = make_tensor(DType::i8, Dims{2, 3}, {1, 2, 3, -4, 5, -6});
-  Tensor w = make_tensor(DType::i8, Dims{2, 3}, {1, 0, -1, 2, 2, 2});
-  Tensor b = make_tensor(DType::i32, Dims{2}, {10, -10});
+  Tensor x = make(DType::i8, Dims{2, 3}, {1, 2, 3, -4, 5, -6});
+  Tensor w = make(DType::i8, Dims{2, 3}, {1, 0, -1, 2, 2, 2});
+  Tensor b = make(DType::i32, Dims{2}, {10, -10});
   // rows: [1-3, 2+4+6] = [-2, 12]; [-4+6, -8+10-12] = [2, -10]; + b
   expect_ints(run_op(Opcode::dense, {x, w, b}), Dims{2, 2}, {8, 2, 12, -20});
   // i8 extremes accumulate in i32 without saturation: 23 · 127 · 127 and 23 · (-128)(-128)
-  Tensor xe = make_tensor(DType::i8, Dims{2, 23}, std::vector<double>(46, 0));
+  Tensor xe = make(DType::i8, Dims{2, 23}, std::vector<double>(46, 0));
   for (int k = 0; k < 23; ++k) {
     xe.data<int8_t>()[k] = 127;
     xe.data<int8_t>()[23 + k] = -128;
   }
-  Tensor we = make_tensor(DType::i8, Dims{1, 23}, std::vector<double>(23, -128));
+  Tensor we = make(DType::i8, Dims{1, 23}, std::vector<double>(23, -128));
   expect_ints(run_op(Opcode::dense, {xe, we}), Dims{2, 1}, {-23 * 127 * 128, 23 * 128 * 128});
   // u8 is unsigned: 255 · 255 · 2
-  Tensor xu = make_tensor(DType::u8, Dims{1, 2}, {255, 255});
+  Tensor xu = make(DType::u8, Dims{1, 2}, {255, 255});
   expect_ints(run_op(Opcode::dense, {xu, xu}), Dims{1, 1}, {2 * 255 * 255});
 }
 
 BOOST_AUTO_TEST_CASE(integer_wrapping) {
   // i32 inputs give i32 and wrap: (2^31 - 1) · 2 + 3 = 2^32 + 1 -> 1
-  Tensor x = make_tensor(DType::i32, Dims{1, 2}, {2147483647, 3});
-  Tensor w = make_tensor(DType::i32, Dims{1, 2}, {2, 1});
+  Tensor x = make(DType::i32, Dims{1, 2}, {2147483647, 3});
+  Tensor w = make(DType::i32, Dims{1, 2}, {2, 1});
   expect_ints(run_op(Opcode::dense, {x, w}), Dims{1, 1}, {1});
-  Tensor b = make_tensor(DType::i32, Dims{1}, {2147483647});
+  Tensor b = make(DType::i32, Dims{1}, {2147483647});
   expect_ints(run_op(Opcode::dense, {x, w, b}), Dims{1, 1}, {-2147483648LL});
   // i64 wraps modulo 2^64
-  Tensor x64 = make_tensor(DType::i64, Dims{1, 1}, {0});
+  Tensor x64 = make(DType::i64, Dims{1, 1}, {0});
   x64.data<int64_t>()[0] = INT64_MAX;
-  Tensor w64 = make_tensor(DType::i64, Dims{1, 1}, {2});
+  Tensor w64 = make(DType::i64, Dims{1, 1}, {2});
   expect_ints(run_op(Opcode::dense, {x64, w64}), Dims{1, 1}, {-2});
   // i16 products stay exact in i32: 32767 · 32767 · 2 wraps in i32 (2147352578 - 2^32)
-  Tensor x16 = make_tensor(DType::i16, Dims{1, 2}, {32767, 32767});
+  Tensor x16 = make(DType::i16, Dims{1, 2}, {32767, 32767});
   expect_ints(run_op(Opcode::dense, {x16, x16}), Dims{1, 1}, {int64_t(int32_t(uint32_t(2u * 32767u * 32767u)))});
 }
 
@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(empty_operands) {
   BOOST_TEST(run_op(Opcode::dense, {x, w0}).shape() == Dims({2, 0}));
   // K = 0: the empty sum is 0, plus the bias
   Tensor xk = Tensor::empty(DType::i8, Dims{2, 0}), wk = Tensor::empty(DType::i8, Dims{3, 0});
-  Tensor b = make_tensor(DType::i32, Dims{3}, {1, 2, 3});
+  Tensor b = make(DType::i32, Dims{3}, {1, 2, 3});
   expect_ints(run_op(Opcode::dense, {xk, wk, b}), Dims{2, 3}, {1, 2, 3, 1, 2, 3});
   expect_ints(run_op(Opcode::dense, {xk, wk}), Dims{2, 3}, {0, 0, 0, 0, 0, 0});
 }

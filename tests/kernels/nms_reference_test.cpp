@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(nms_matches_reference) {
   Lcg rng{42};
   int cases = 0;
   for (DType dt : kBoxDTypes)
-    for (Layout layout : kLayouts)
+    for (Layout layout : kLayoutsNoBroadcast)
       for (int round = 0; round < 6; ++round) {
         const int64_t B = 3, N = 9;
         const double unit = is_float(dt) ? 0.5 : 1;

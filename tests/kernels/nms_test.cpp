@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(nms_float_boxes_and_nan) {
 }
 
 BOOST_AUTO_TEST_CASE(nms_static_rule_and_errors) {
-  std::vector<AttrValue> attrs = {I(50), I(-1), Bo(false), I(-1)};
+  std::vector<AttrValue> attrs = {integer(50), integer(-1), boolean(false), integer(-1)};
   std::vector<TensorType> t =
       infer(Opcode::non_max_suppression,
             {tt(DType::i32, Dims{kDynamic, 10, 6}, 1), tt(DType::i32, Dims{4})}, attrs);
@@ -189,8 +189,9 @@ BOOST_AUTO_TEST_CASE(nms_static_rule_and_errors) {
       {"got i32[2, 1]"});
   bad(tt(DType::f32, Dims{2, 10, 6}), tt(DType::i32, Dims{3}), attrs, ErrorKind::invalid,
       {"valid_count i32[3] has 3 entries but x f32[2, 10, 6] has B = 2"});
-  bad(tt(DType::f32, Dims{2, 10, 6}), tt(DType::i32, Dims{2}), {I(0), I(-1), Bo(false), I(-1)},
-      ErrorKind::invalid, {"iou_threshold is 0; expected > 0"});
+  bad(tt(DType::f32, Dims{2, 10, 6}), tt(DType::i32, Dims{2}),
+      {integer(0), integer(-1), boolean(false), integer(-1)}, ErrorKind::invalid,
+      {"iou_threshold is 0; expected > 0"});
   // `?` dims that disagree at run time trap.
   expect_error(
       [] {
@@ -210,8 +211,8 @@ BOOST_AUTO_TEST_CASE(cancelled_run_stops) {
   std::atomic<bool> stop{true};
   ExecEnv env;
   env.cancel = &stop;
-  const Attrs a =
-      mlvm::testing::attrs_for(Opcode::non_max_suppression, {I(50), I(-1), Bo(false), I(-1)});
+  const Attrs a = mlvm::testing::attrs_for(Opcode::non_max_suppression,
+                                           {integer(50), integer(-1), boolean(false), integer(-1)});
   std::vector<Tensor> in = {make(DType::f32, Dims{1, 1, 6}, {0, 1, 0, 0, 1, 1}),
                             make(DType::i32, Dims{1}, {1})};
   std::vector<Tensor> out(1);

@@ -13,8 +13,8 @@ using namespace nn_test;
 
 namespace {
 
-const std::vector<std::string> kAllDTypes = {"f32", "f64", "i32", "i8"};
-const std::vector<std::string> kFloatDTypes = {"f32", "f64"};
+const std::vector<std::string> kFixtureDTypes = {"f32", "f64", "i32", "i8"};
+const std::vector<std::string> kFloatFixtureDTypes = {"f32", "f64"};
 
 Tensor fixture(const std::string& name, const std::string& role) {
   return load_npy(std::string(MLVM_SOURCE_DIR) + "/tests/data/nn/" + name + "." + role + ".npy");
@@ -37,7 +37,7 @@ void check_against(const Tensor& got, const Tensor& want) {
 BOOST_AUTO_TEST_SUITE(nn_fixtures)
 
 BOOST_AUTO_TEST_CASE(conv2d_fixtures) {
-  for (const auto& dt : kAllDTypes) {
+  for (const auto& dt : kFixtureDTypes) {
     BOOST_TEST_CONTEXT("conv2d_" << dt) {
       const std::string n = "conv2d_" + dt;
       check_against(run_op(Opcode::conv2d, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")},
@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(conv2d_fixtures) {
 }
 
 BOOST_AUTO_TEST_CASE(dense_and_matmul_fixtures) {
-  for (const auto& dt : kAllDTypes) {
+  for (const auto& dt : kFixtureDTypes) {
     BOOST_TEST_CONTEXT("dense_" << dt) {
       const std::string n = "dense_" + dt;
       check_against(run_op(Opcode::dense, {fixture(n, "x"), fixture(n, "w"), fixture(n, "b")}), fixture(n, "y"));
@@ -68,13 +68,13 @@ BOOST_AUTO_TEST_CASE(dense_and_matmul_fixtures) {
 
 BOOST_AUTO_TEST_CASE(pool_fixtures) {
   const std::vector<AttrValue> base = {ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), boolean(true)};
-  for (const auto& dt : kAllDTypes) {
+  for (const auto& dt : kFixtureDTypes) {
     BOOST_TEST_CONTEXT("max_pool2d_" << dt) {
       const std::string n = "max_pool2d_" + dt;
       check_against(run_op(Opcode::max_pool2d, {fixture(n, "x")}, base), fixture(n, "y"));
     }
   }
-  for (const auto& dt : kFloatDTypes)
+  for (const auto& dt : kFloatFixtureDTypes)
     for (bool inc : {false, true}) {
       const std::string n = "avg_pool2d_" + dt + (inc ? "_in" : "_ex");
       BOOST_TEST_CONTEXT(n) {
@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(pool_fixtures) {
 }
 
 BOOST_AUTO_TEST_CASE(softmax_fixtures) {
-  for (const auto& dt : kFloatDTypes) {
+  for (const auto& dt : kFloatFixtureDTypes) {
     BOOST_TEST_CONTEXT("softmax_" << dt) {
       const std::string n = "softmax_" + dt;
       check_against(run_op(Opcode::softmax, {fixture(n, "x")}, {integer(1)}), fixture(n, "y"));
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(reduction_fixtures) {
   };
   for (const Op& op : {Op{"sum", Opcode::sum, false}, Op{"max", Opcode::max, false}, Op{"min", Opcode::min, false},
                        Op{"mean", Opcode::mean, true}})
-    for (const auto& dt : kAllDTypes) {
+    for (const auto& dt : kFixtureDTypes) {
       if (op.floats_only && dt[0] != 'f') continue;
       const std::string n = std::string(op.name) + "_" + dt;
       BOOST_TEST_CONTEXT(n) { check_against(run_op(op.code, {fixture(n, "x")}, a), fixture(n, "y")); }

@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(max_pool_nan_at_every_window_edge) {
       std::vector<double> v(35);
       for (int k = 0; k < 35; ++k) v[std::size_t(k)] = k;
       v[std::size_t(cell)] = NAN;
-      Tensor x = make_tensor(DType::f32, Dims{1, 1, 5, 7}, v);
+      Tensor x = make(DType::f32, Dims{1, 1, 5, 7}, v);
       Dims shape;
       const Expected want = ref_max_pool(x, p, &shape);
       expect_close(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want.f, 0, 0);
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(max_pool_lowest_values_and_all_padding_windows) {
   }
   // A window wider than the input with ceil_mode: the extra output column's window starts
   // inside the right padding only if the start rule allows it; the reference decides.
-  Tensor x = make_tensor(DType::f32, Dims{1, 1, 1, 3}, {-5, -7, -6});
+  Tensor x = make(DType::f32, Dims{1, 1, 1, 3}, {-5, -7, -6});
   const MaxPool p{1, 4, 1, 3, 0, 3, 0, 3, true};
   Dims shape;
   const Expected want = ref_max_pool(x, p, &shape);

@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(hand_computed_ceil_mode) {
   // 4 < 5: kept, holding one real cell per row).
   std::vector<double> v(25);
   for (int k = 0; k < 25; ++k) v[k] = k;
-  Tensor x = make_tensor(DType::f32, Dims{1, 1, 5, 5}, v);
+  Tensor x = make(DType::f32, Dims{1, 1, 5, 5}, v);
   auto attrs = [](std::vector<int64_t> pad, bool ceil, bool inc, bool avg) {
     std::vector<AttrValue> a = {ints({2}), none(), ints(pad), ints({1}), boolean(ceil)};
     if (avg) a.push_back(boolean(inc));
@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(hand_computed_ceil_mode) {
                {0, 0.75, 1.75, 3.75, 9, 11, 8.75, 19, 21}, 0, 0);
   // H = 6, pool 2, stride 2, padding 1, ceil: num = 6, ceil(6/2) + 1 = 4; window 3 starts at
   // 6 - 1 = 5 < 6: kept (it covers row 5 and the bottom padding).
-  Tensor x6 = make_tensor(DType::f32, Dims{1, 1, 6, 1}, {1, 2, 3, 4, 5, 6});
+  Tensor x6 = make(DType::f32, Dims{1, 1, 6, 1}, {1, 2, 3, 4, 5, 6});
   auto a6 = [](bool inc) {
     return std::vector<AttrValue>{ints({2, 1}), none(), ints({1, 0}), ints({1}), boolean(true), boolean(inc)};
   };
@@ -198,20 +198,20 @@ BOOST_AUTO_TEST_CASE(hand_computed_ceil_mode) {
 
 BOOST_AUTO_TEST_CASE(padding_never_wins_and_nan_propagates) {
   // All-negative integers: the padded cells (lowest value, not 0) must not win.
-  Tensor x = make_tensor(DType::i8, Dims{1, 1, 2, 2}, {-128, -100, -50, -128});
+  Tensor x = make(DType::i8, Dims{1, 1, 2, 2}, {-128, -100, -50, -128});
   std::vector<AttrValue> a = {ints({2}), ints({1}), ints({1}), ints({1}), boolean(false)};
   expect_ints(run_op(Opcode::max_pool2d, {x}, a), Dims{1, 1, 3, 3}, {-128, -100, -100, -50, -50, -100, -50, -50, -128});
-  Tensor xf = make_tensor(DType::f64, Dims{1, 1, 2, 2}, {-1e300, -2e300, -3e300, -4e300});
+  Tensor xf = make(DType::f64, Dims{1, 1, 2, 2}, {-1e300, -2e300, -3e300, -4e300});
   expect_close(run_op(Opcode::max_pool2d, {xf}, a), Dims{1, 1, 3, 3},
                {-1e300, -1e300, -2e300, -1e300, -1e300, -2e300, -3e300, -3e300, -4e300}, 0, 0);
   // A window whose dilated taps all fall in the padding holds the lowest value (-inf).
-  Tensor x1 = make_tensor(DType::f32, Dims{1, 1, 1, 1}, {5});
+  Tensor x1 = make(DType::f32, Dims{1, 1, 1, 1}, {5});
   std::vector<AttrValue> d = {ints({2, 1}), ints({1}), ints({1, 0, 3, 0}), ints({3, 1}), boolean(false)};
   // taps at -1 and 2: both outside H = 1; then at 0 and 3
   expect_close(run_op(Opcode::max_pool2d, {x1}, d), Dims{1, 1, 2, 1}, {-INFINITY, 5}, 0, 0);
   // NaN anywhere in a window gives NaN, wherever it sits in the window
   const double nan = std::nan("");
-  Tensor xn = make_tensor(DType::f32, Dims{1, 1, 2, 4}, {1, nan, 3, 4, nan, 0, 7, 8});
+  Tensor xn = make(DType::f32, Dims{1, 1, 2, 4}, {1, nan, 3, 4, nan, 0, 7, 8});
   std::vector<AttrValue> b = {ints({2}), none(), ints({0}), ints({1}), boolean(false)};
   expect_close(run_op(Opcode::max_pool2d, {xn}, b), Dims{1, 1, 1, 2}, {nan, 8}, 0, 0);
   expect_close(run_op(Opcode::avg_pool2d, {xn}, {ints({2}), none(), ints({0}), ints({1}), boolean(false), boolean(false)}),
@@ -422,7 +422,7 @@ BOOST_AUTO_TEST_CASE(upsampling_every_dtype) {
         expect_values(y, shape, e);
       }
     }
-  Tensor xb = make_tensor(DType::boolean, Dims{1, 1, 1, 2}, {1, 0});
+  Tensor xb = make(DType::boolean, Dims{1, 1, 1, 2}, {1, 0});
   expect_ints(run_op(Opcode::upsampling, {xb}, {ints({2})}), Dims{1, 1, 2, 4}, {1, 1, 0, 0, 1, 1, 0, 0});
 }
 

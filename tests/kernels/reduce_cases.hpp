@@ -23,9 +23,9 @@ inline Opcode opcode_of(Op o) {
                         : Opcode::mean;
 }
 inline std::vector<DType> dtypes_of(Op o) {
-  if (o == Op::sum) return kNumericTypes;
-  if (o == Op::mean) return kFloatTypes;
-  return kAll;
+  if (o == Op::sum) return kNumericDTypes;
+  if (o == Op::mean) return kFloatDTypes;
+  return kAllDTypes;
 }
 
 // The attributes of sum, max, min and mean (their one attribute set, `reduce`).
@@ -93,7 +93,7 @@ inline void check_reduce(Op op, const Tensor& x, const std::vector<int64_t>& axe
   const int64_t out_n = y.numel();
   std::vector<Acc> acc(static_cast<std::size_t>(out_n));
   const bool fl = x.dtype() == DType::f32 || x.dtype() == DType::f64;
-  for_each_index(x.shape(), [&](const int64_t* idx) {
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& idx) {
     int64_t flat = 0;  // row-major over the kept dims (reduced dims are 0)
     for (int d = 0; d < x.rank(); ++d)
       flat = flat * (P.reduced[d] ? 1 : x.dim(d)) + (P.reduced[d] ? 0 : idx[d]);
@@ -169,9 +169,9 @@ inline void check_arg(bool is_max, const Tensor& x, int64_t axis, bool keepdims,
   int64_t bad = 0, k = 0;
   std::string first;
   int64_t oidx[kMaxRank];
-  for_each_index(keep, [&](const int64_t* idx0) {
+  for_each_index(keep, [&](const std::vector<int64_t>& idx0) {
     int64_t idx[kMaxRank];
-    std::copy(idx0, idx0 + x.rank(), idx);
+    std::copy(idx0.begin(), idx0.end(), idx);
     int64_t best_i = 0;
     Val best = at(x, idx);
     for (int64_t i = 1; i < x.dim(ax) && !(fl && std::isnan(best.f)); ++i) {

@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(static_errors) {
   }
   expect_error([&] { infer_op(Opcode::sum, {tt(DType::boolean, {3})}, reduce_attr_values({})); },
                ErrorKind::invalid, "sum: x has dtype bool");
-  for (DType t : kIntTypes)
+  for (DType t : kIntDTypes)
     expect_error([&] { infer_op(Opcode::mean, {tt(t, {3})}, reduce_attr_values({})); },
                  ErrorKind::invalid, "floats only");
   expect_error(

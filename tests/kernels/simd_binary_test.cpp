@@ -163,35 +163,14 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_op_splat_size) {
     BOOST_TEST_REQUIRE(int(simd::level()) == int(l));
     const simd::EwTable& t = simd::ew_kernels();
     const std::string name(simd::level_name(l));
-    check_table_runs<float>(t, name, checked);
-    check_table_runs<double>(t, name, checked);
-    check_table_runs<int8_t>(t, name, checked);
-    check_table_runs<uint8_t>(t, name, checked);
-    check_table_runs<int16_t>(t, name, checked);
-    check_table_runs<int32_t>(t, name, checked);
-    check_table_runs<int64_t>(t, name, checked);
-    check_in_place<float>(t, name);
-    check_in_place<double>(t, name);
-    check_in_place<int8_t>(t, name);
-    check_in_place<uint8_t>(t, name);
-    check_in_place<int16_t>(t, name);
-    check_in_place<int32_t>(t, name);
-    check_in_place<int64_t>(t, name);
+    for_each_numeric_type([&]<class T>() { check_table_runs<T>(t, name, checked); });
+    for_each_numeric_type([&]<class T>() { check_in_place<T>(t, name); });
   }
   BOOST_TEST(checked > 1000);
 }
 
 // ---- the ops, through their kernels ----------------------------------------------------------
-Tensor run_op(Opcode op, std::vector<Tensor> in, ThreadPool* pool = nullptr) {
-  return mlvm::testing::run_all(op, std::move(in), mlvm::testing::attrs_for(op), pool)[0];
-}
-
-// Row-major strides of `shape`.
-Dims dense_strides(const Dims& shape) {
-  Dims s = Dims::filled(shape.size(), 1);
-  for (int d = shape.size() - 2; d >= 0; --d) s[d] = s[d + 1] * std::max<int64_t>(shape[d + 1], 1);
-  return s;
-}
+using mlvm::testing::run_op;
 
 // A view of logical shape `shape`, filled at random. Layouts:
 //   dense     row-major
@@ -212,7 +191,7 @@ Tensor make_view(const Dims& shape, Layout lay, Rng& rng) {
   const DType dt = dtype_of<T>::value;
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
-  Dims strides = dense_strides(shape);
+  Dims strides = mlvm::testing::row_major(shape);
   int64_t offset = 0, stored = numel;
   switch (lay) {
     case Layout::dense: break;
@@ -272,7 +251,7 @@ void check_op(Op op, bool elemwise, const Dims& shape, Layout la, Layout lb, Thr
         stored[k] = T(1 + rng.next() % 100);
     }
   }
-  const Tensor y = run_op(kernel_of(op, elemwise), {a, b}, pool);
+  const Tensor y = run_op(kernel_of(op, elemwise), {a, b}, {}, pool);
   BOOST_REQUIRE(y.shape() == shape);
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;

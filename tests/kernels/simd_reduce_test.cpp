@@ -196,13 +196,7 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_size) {
     simd::set_level_for_testing(l);
     const simd::ReduceTable& t = simd::reduce_kernels();
     const std::string name(simd::level_name(l));
-    check_table<float>(t, name, checked);
-    check_table<double>(t, name, checked);
-    check_table<int8_t>(t, name, checked);
-    check_table<uint8_t>(t, name, checked);
-    check_table<int16_t>(t, name, checked);
-    check_table<int32_t>(t, name, checked);
-    check_table<int64_t>(t, name, checked);
+    for_each_numeric_type([&]<class T>() { check_table<T>(t, name, checked); });
     check_zero_and_nan_ties<float>(t, name);
     check_zero_and_nan_ties<double>(t, name);
   }

@@ -29,6 +29,19 @@ struct LevelGuard {
   ~LevelGuard() { simd::set_level_for_testing(saved); }
 };
 
+// Calls f.template operator()<T>() for every numeric element type (f32 ... i64), so a suite
+// lists its per-type checks once.
+template <class F>
+void for_each_numeric_type(F&& f) {
+  f.template operator()<float>();
+  f.template operator()<double>();
+  f.template operator()<int8_t>();
+  f.template operator()<uint8_t>();
+  f.template operator()<int16_t>();
+  f.template operator()<int32_t>();
+  f.template operator()<int64_t>();
+}
+
 // Equal bit for bit (0 and -0 differ), any NaN equal to any NaN.
 template <class T>
 bool same_bits(T want, T got) {

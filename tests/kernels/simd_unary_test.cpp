@@ -172,13 +172,7 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_size) {
     simd::set_level_for_testing(l);
     const simd::EwTable& t = simd::ew_kernels();
     const std::string name(simd::level_name(l));
-    check_table<float>(t, name, checked);
-    check_table<double>(t, name, checked);
-    check_table<int8_t>(t, name, checked);
-    check_table<uint8_t>(t, name, checked);
-    check_table<int16_t>(t, name, checked);
-    check_table<int32_t>(t, name, checked);
-    check_table<int64_t>(t, name, checked);
+    for_each_numeric_type([&]<class T>() { check_table<T>(t, name, checked); });
     BOOST_TEST(!t.unary[int(simd::UnaryOp::exp)][int(DType::i32)]);
   }
   BOOST_TEST(checked > 1000);
@@ -271,9 +265,7 @@ BOOST_AUTO_TEST_CASE(exp_f64_accuracy_every_level) {
 }
 
 // ---- the ops through their kernels -------------------------------------------------------------
-Tensor run_op(Opcode op, std::vector<Tensor> in, const Attrs& attrs, ThreadPool* pool = nullptr) {
-  return mlvm::testing::run_all(op, std::move(in), attrs, pool)[0];
-}
+using mlvm::testing::run_op;
 
 enum class Layout { dense, offset1, flipped, broadcast };
 const char* layout_name(Layout l) {

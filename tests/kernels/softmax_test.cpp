@@ -53,15 +53,15 @@ BOOST_AUTO_TEST_CASE(every_axis_and_rank) {
 
 BOOST_AUTO_TEST_CASE(stability_nan_and_hand_values) {
   // exp(1000) overflows; subtracting the max keeps it exact.
-  Tensor x = make_tensor(DType::f32, Dims{2, 3}, {1000, 1000, 1000, -1000, 0, 1000});
+  Tensor x = make(DType::f32, Dims{2, 3}, {1000, 1000, 1000, -1000, 0, 1000});
   expect_close(run_op(Opcode::softmax, {x}, {integer(-1)}), Dims{2, 3}, {1.0 / 3, 1.0 / 3, 1.0 / 3, 0, 0, 1}, 1e-6, 0);
-  Tensor h = make_tensor(DType::f64, Dims{2}, {0, std::log(3.0)});
+  Tensor h = make(DType::f64, Dims{2}, {0, std::log(3.0)});
   expect_close(run_op(Opcode::softmax, {h}, {integer(0)}), Dims{2}, {0.25, 0.75}, 1e-15, 0);
   // a NaN poisons its own row only
-  Tensor n = make_tensor(DType::f64, Dims{2, 2}, {std::nan(""), 1, 2, 2});
+  Tensor n = make(DType::f64, Dims{2, 2}, {std::nan(""), 1, 2, 2});
   expect_close(run_op(Opcode::softmax, {n}, {integer(1)}), Dims{2, 2}, {std::nan(""), std::nan(""), 0.5, 0.5}, 0, 0);
   // broadcast input (stride 0)
-  Tensor row = make_tensor(DType::f32, Dims{1, 2}, {0, 0});
+  Tensor row = make(DType::f32, Dims{1, 2}, {0, 0});
   Tensor xb = row.with_layout(Dims{3, 2}, Dims{0, 1}, 0);
   expect_close(run_op(Opcode::softmax, {xb}, {integer(1)}), Dims{3, 2}, std::vector<double>(6, 0.5), 0, 0);
   // empty
@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(stability_nan_and_hand_values) {
 }
 
 BOOST_AUTO_TEST_CASE(in_place_when_donated) {
-  Tensor x = make_tensor(DType::f64, Dims{2, 2}, {0, std::log(3.0), std::log(4.0), 0});
+  Tensor x = make(DType::f64, Dims{2, 2}, {0, std::log(3.0), std::log(4.0), 0});
   const std::vector<Tensor> out = mlvm::testing::run_all(
       Opcode::softmax, {x}, mlvm::testing::attrs_for(Opcode::softmax, {integer(-1)}), nullptr, 1u);
   BOOST_TEST(out[0].storage() == x.storage());  // reused the dead input's buffer

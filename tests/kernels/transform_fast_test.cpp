@@ -35,7 +35,7 @@ Dims random_shape(std::mt19937_64& rng, int rank, int64_t max_dim) {
 Tensor values_for(DType dt, const Dims& shape, std::mt19937_64& rng) {
   std::vector<double> v(std::size_t(checked_numel(shape)));
   for (double& x : v) x = dt == DType::boolean ? double(pick(rng, 0, 1)) : double(pick(rng, 0, 100));
-  return make_tensor(dt, shape, v);
+  return make(dt, shape, v);
 }
 
 // Indices of `dt` within [lo, hi] (clamped to what the dtype holds).
@@ -44,7 +44,7 @@ Tensor indices_for(DType dt, const Dims& shape, int64_t lo, int64_t hi, std::mt1
   if (dt == DType::i8 || dt == DType::u8) hi = std::min<int64_t>(hi, 127), lo = std::max<int64_t>(lo, -128);
   std::vector<double> v(std::size_t(checked_numel(shape)));
   for (double& x : v) x = double(pick(rng, lo, std::max(lo, hi)));
-  return make_tensor(dt, shape, v);
+  return make(dt, shape, v);
 }
 
 int64_t place(int64_t i, int64_t n, const std::string& mode) {
@@ -84,13 +84,6 @@ std::vector<AttrValue> take_attr_values(int axis, const std::string& mode) {
   return {axis < 0 ? AttrValue::none() : AttrValue::integer(axis), AttrValue::string(mode)};
 }
 
-// The op's kernel with checked attributes (in declared order); its one result.
-Tensor run1(Opcode op, std::vector<Tensor> in, std::vector<AttrValue> attrs = {}) {
-  std::vector<Tensor> out = testing::run_all(op, std::move(in), testing::attrs_for(op, std::move(attrs)));
-  BOOST_REQUIRE(out.size() == 1u && out[0].defined());
-  return out[0];
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(transform_fast_paths)
@@ -115,7 +108,7 @@ BOOST_AUTO_TEST_CASE(take_random_shapes_modes_index_dtypes_and_views) {
       const Tensor idx = indices_for(it, is, lo, hi, rng);
       Dims shape;
       const std::vector<double> want = ref_take(x, idx, axis, mode, &shape);
-      const Tensor y = run1(Opcode::take, {relayout(x, xl), relayout(idx, il)}, take_attr_values(axis, mode));
+      const Tensor y = run_op(Opcode::take, {relayout(x, xl), relayout(idx, il)}, take_attr_values(axis, mode));
       BOOST_TEST(y.dtype() == vt);
       expect_close(y, shape, want, 0, 0);
     }
@@ -132,7 +125,7 @@ BOOST_AUTO_TEST_CASE(take_flat_across_chunks_and_prefetch_tail) {
       for (const char* mode : {"clip", "wrap"}) {
         Dims shape;
         const std::vector<double> want = ref_take(x, idx, -1, mode, &shape);
-        expect_close(run1(Opcode::take, {x, idx}, take_attr_values(-1, mode)), shape, want, 0, 0);
+        expect_close(run_op(Opcode::take, {x, idx}, take_attr_values(-1, mode)), shape, want, 0, 0);
       }
     }
   }
@@ -144,16 +137,16 @@ BOOST_AUTO_TEST_CASE(take_raise_names_the_first_bad_index) {
   std::vector<double> v(100, 3);
   v[40] = 10;   // first out of range for axis 1 (size 10)
   v[70] = -41;  // first out of range for the flattened x (size 40)
-  const Tensor idx = make_tensor(DType::i64, Dims{100}, v);
-  expect_error([&] { run1(Opcode::take, {x, idx}, take_attr_values(1, "raise")); }, ErrorKind::trap,
+  const Tensor idx = make(DType::i64, Dims{100}, v);
+  expect_error([&] { run_op(Opcode::take, {x, idx}, take_attr_values(1, "raise")); }, ErrorKind::trap,
                "take: index 10 is out of range for axis 1 of size 10 (mode=raise accepts -10 to 9)");
   v[40] = 3;
-  const Tensor idx2 = make_tensor(DType::i64, Dims{100}, v);
-  expect_error([&] { run1(Opcode::take, {x, idx2}, take_attr_values(-1, "raise")); }, ErrorKind::trap,
+  const Tensor idx2 = make(DType::i64, Dims{100}, v);
+  expect_error([&] { run_op(Opcode::take, {x, idx2}, take_attr_values(-1, "raise")); }, ErrorKind::trap,
                "take: index -41 is out of range for the flattened input of size 40");
   // -n and n - 1 are the extreme accepted indices.
-  const Tensor edge = make_tensor(DType::i8, Dims{2}, {-40, 39});
-  expect_close(run1(Opcode::take, {x, edge}, take_attr_values(-1, "raise")), Dims{2},
+  const Tensor edge = make(DType::i8, Dims{2}, {-40, 39});
+  expect_close(run_op(Opcode::take, {x, edge}, take_attr_values(-1, "raise")), Dims{2},
                {x.get_double(std::vector<int64_t>{0, 0}), x.get_double(std::vector<int64_t>{3, 9})}, 0, 0);
 }
 
@@ -163,7 +156,7 @@ BOOST_AUTO_TEST_CASE(cvm_lut_takes_the_fast_path_too) {
   const Tensor idx = indices_for(DType::i32, Dims{3, 50}, -300, 300, rng);
   Dims shape;
   const std::vector<double> want = ref_take(table, idx, -1, "clip", &shape);
-  expect_close(run1(Opcode::cvm_lut, {relayout(idx, Layout::flipped), table}), shape, want, 0, 0);
+  expect_close(run_op(Opcode::cvm_lut, {relayout(idx, Layout::flipped), table}), shape, want, 0, 0);
 }
 
 BOOST_AUTO_TEST_CASE(concatenate_contiguous_and_strided_inputs_agree) {
@@ -195,24 +188,24 @@ BOOST_AUTO_TEST_CASE(concatenate_contiguous_and_strided_inputs_agree) {
     BOOST_TEST_CONTEXT("trial " << trial << " " << dtype_name(dt) << " " << dims_to_string(out_shape) << " axis "
                                 << axis << " inputs " << count) {
       // All contiguous: the block-copy path.
-      expect_close(run1(Opcode::concatenate, parts, {AttrValue::integer(axis)}), out_shape, want, 0, 0);
+      expect_close(run_op(Opcode::concatenate, parts, {AttrValue::integer(axis)}), out_shape, want, 0, 0);
       // One strided input among them: the general path, same elements.
       std::vector<Tensor> mixed = parts;
       mixed[std::size_t(trial) % mixed.size()] = relayout(parts[std::size_t(trial) % mixed.size()], Layout(1 + trial % 3));
-      expect_close(run1(Opcode::concatenate, mixed, {AttrValue::integer(axis - int(base.size()))}), out_shape, want, 0, 0);
+      expect_close(run_op(Opcode::concatenate, mixed, {AttrValue::integer(axis - int(base.size()))}), out_shape, want, 0, 0);
     }
   }
 }
 
 BOOST_AUTO_TEST_CASE(concatenate_views_with_offsets_are_contiguous_inputs) {
   // A contiguous view starting inside its storage (a row slice) must be read from its offset.
-  Tensor whole = make_tensor(DType::f32, Dims{4, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  Tensor whole = make(DType::f32, Dims{4, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   Tensor rows_1_2 = whole.with_layout(Dims{2, 3}, Dims{3, 1}, 3);
   BOOST_REQUIRE(rows_1_2.is_contiguous());
-  Tensor other = make_tensor(DType::f32, Dims{2, 1}, {-1, -2});
-  expect_close(run1(Opcode::concatenate, {rows_1_2, other}, {AttrValue::integer(1)}), Dims{2, 4},
+  Tensor other = make(DType::f32, Dims{2, 1}, {-1, -2});
+  expect_close(run_op(Opcode::concatenate, {rows_1_2, other}, {AttrValue::integer(1)}), Dims{2, 4},
                {3, 4, 5, -1, 6, 7, 8, -2}, 0, 0);
-  expect_close(run1(Opcode::concatenate, {rows_1_2, rows_1_2}, {AttrValue::integer(0)}), Dims{4, 3},
+  expect_close(run_op(Opcode::concatenate, {rows_1_2, rows_1_2}, {AttrValue::integer(0)}), Dims{4, 3},
                {3, 4, 5, 6, 7, 8, 3, 4, 5, 6, 7, 8}, 0, 0);
 }
 

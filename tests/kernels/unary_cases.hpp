@@ -52,8 +52,9 @@ inline int64_t ref_right_shift(int64_t x, int p, int b) {
 // clip(x * 2^b, ±alpha), then (alpha wider than the dtype) bounded by the dtype's maximum.
 inline int64_t ref_left_shift(DType t, int64_t x, int p, int b) {
   __int128 v = __int128(x) * (__int128(1) << b);
-  int64_t alpha = std::min<int64_t>((int64_t(1) << (p - 1)) - 1, hi_of(t));
-  return clip_i(v, -alpha, alpha);
+  // Clipped to ±alpha, cut to the dtype: a range wider than the dtype keeps its minimum too.
+  const int64_t alpha = (int64_t(1) << (p - 1)) - 1;
+  return clip_i(v, std::max<int64_t>(-alpha, lo_of(t)), std::min<int64_t>(alpha, hi_of(t)));
 }
 inline int64_t ref_cvm_precision(int64_t x) {
   if (x == 0) return 1;
@@ -68,43 +69,43 @@ inline std::vector<UnaryCase> unary_cases() {
     return [f](DType t, Val x) { return fv(round_to(t, f(x.f))); };
   };
   std::vector<UnaryCase> c;
-  c.push_back({"abs", Opcode::abs, kNumericTypes, attrs_for(Opcode::abs),
+  c.push_back({"abs", Opcode::abs, kNumericDTypes, attrs_for(Opcode::abs),
                [](DType t, Val x) {
                  if (x.is_float) return fv(std::fabs(x.f));
                  return iv(wrap_to(t, x.i < 0 ? -__int128(x.i) : __int128(x.i)));
                },
                0, DType::i32});
   c.push_back(
-      {"negative", Opcode::negative, kNumericTypes, attrs_for(Opcode::negative),
+      {"negative", Opcode::negative, kNumericDTypes, attrs_for(Opcode::negative),
        [](DType t, Val x) { return x.is_float ? fv(-x.f) : iv(wrap_to(t, -__int128(x.i))); }, 0,
        DType::f32});
-  c.push_back({"relu", Opcode::relu, kNumericTypes, attrs_for(Opcode::relu),
+  c.push_back({"relu", Opcode::relu, kNumericDTypes, attrs_for(Opcode::relu),
                [](DType, Val x) {
                  if (x.is_float) return fv(std::isnan(x.f) ? x.f : x.f < 0 ? 0.0 : x.f);
                  return iv(x.i < 0 ? 0 : x.i);
                },
                0, DType::f32});
-  c.push_back({"sign", Opcode::sign, kNumericTypes, attrs_for(Opcode::sign),
+  c.push_back({"sign", Opcode::sign, kNumericDTypes, attrs_for(Opcode::sign),
                [](DType, Val x) {
                  if (x.is_float)
                    return fv(std::isnan(x.f) ? x.f : x.f > 0 ? 1.0 : x.f < 0 ? -1.0 : x.f);
                  return iv(x.i > 0 ? 1 : x.i < 0 ? -1 : 0);
                },
                0, DType::i8});
-  c.push_back({"exp", Opcode::exp, kFloatTypes, attrs_for(Opcode::exp),
+  c.push_back({"exp", Opcode::exp, kFloatDTypes, attrs_for(Opcode::exp),
                fl([](double v) { return std::exp(v); }), 1e-5, DType::f32});
-  c.push_back({"log", Opcode::log, kFloatTypes, attrs_for(Opcode::log),
+  c.push_back({"log", Opcode::log, kFloatDTypes, attrs_for(Opcode::log),
                fl([](double v) { return std::log(v); }), 1e-5, DType::f64});
-  c.push_back({"sqrt", Opcode::sqrt, kFloatTypes, attrs_for(Opcode::sqrt),
+  c.push_back({"sqrt", Opcode::sqrt, kFloatDTypes, attrs_for(Opcode::sqrt),
                fl([](double v) { return std::sqrt(v); }), 1e-6, DType::f32});
-  c.push_back({"floor", Opcode::floor, kFloatTypes, attrs_for(Opcode::floor),
+  c.push_back({"floor", Opcode::floor, kFloatDTypes, attrs_for(Opcode::floor),
                fl([](double v) { return std::floor(v); }), 0, DType::f32});
-  c.push_back({"tanh", Opcode::tanh, kFloatTypes, attrs_for(Opcode::tanh),
+  c.push_back({"tanh", Opcode::tanh, kFloatDTypes, attrs_for(Opcode::tanh),
                fl([](double v) { return std::tanh(v); }), 1e-5, DType::f32});
-  c.push_back({"sigmoid", Opcode::sigmoid, kFloatTypes, attrs_for(Opcode::sigmoid),
+  c.push_back({"sigmoid", Opcode::sigmoid, kFloatDTypes, attrs_for(Opcode::sigmoid),
                fl([](double v) { return 1.0 / (1.0 + std::exp(-v)); }), 1e-5, DType::f32});
   // clip with a_min -19, a_max 10.
-  c.push_back({"clip", Opcode::clip, kNumericTypes,
+  c.push_back({"clip", Opcode::clip, kNumericDTypes,
                clip_attr_values(AttrValue::integer(-19), AttrValue::integer(10)),
                [](DType t, Val x) {
                  if (x.is_float)
@@ -114,17 +115,17 @@ inline std::vector<UnaryCase> unary_cases() {
                },
                0, DType::i32});
   // cvm_clip precision 2; cvm_right_shift / cvm_left_shift precision 2, shift_bit 2.
-  c.push_back({"cvm_clip", Opcode::cvm_clip, kSignedTypes, cvm_attrs(Opcode::cvm_clip, {2}),
+  c.push_back({"cvm_clip", Opcode::cvm_clip, kSignedDTypes, cvm_attrs(Opcode::cvm_clip, {2}),
                [](DType, Val x) { return iv(clip_i(x.i, -1, 1)); }, 0, DType::i32});
-  c.push_back({"cvm_right_shift", Opcode::cvm_right_shift, kSignedTypes,
+  c.push_back({"cvm_right_shift", Opcode::cvm_right_shift, kSignedDTypes,
                cvm_attrs(Opcode::cvm_right_shift, {2, 2}),
                [](DType, Val x) { return iv(ref_right_shift(x.i, 2, 2)); }, 0, DType::i32});
-  c.push_back({"cvm_left_shift", Opcode::cvm_left_shift, kSignedTypes,
+  c.push_back({"cvm_left_shift", Opcode::cvm_left_shift, kSignedDTypes,
                cvm_attrs(Opcode::cvm_left_shift, {2, 2}),
                [](DType t, Val x) { return iv(ref_left_shift(t, x.i, 2, 2)); }, 0, DType::i32});
-  c.push_back({"cvm_precision", Opcode::cvm_precision, kIntTypes, attrs_for(Opcode::cvm_precision),
+  c.push_back({"cvm_precision", Opcode::cvm_precision, kIntDTypes, attrs_for(Opcode::cvm_precision),
                [](DType, Val x) { return iv(ref_cvm_precision(x.i)); }, 0, DType::i32});
-  c.push_back({"logical_not", Opcode::logical_not, kAll, attrs_for(Opcode::logical_not),
+  c.push_back({"logical_not", Opcode::logical_not, kAllDTypes, attrs_for(Opcode::logical_not),
                [](DType, Val x) { return iv(x.is_float ? x.f == 0 : x.i == 0); }, 0, DType::f32});
   return c;
 }
@@ -144,7 +145,7 @@ inline void check_case(const UnaryCase& c, const Tensor& x, ThreadPool* pool = n
   const RefFn& ref = ref_override ? *ref_override : c.ref;
   int64_t bad = 0;
   std::string first;
-  for_each_index(x.shape(), [&](const int64_t* idx) {
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& idx) {
     Val want_v = ref(x.dtype(), at(x, idx));
     Val got = at(y, idx);
     if (!close(want_v, got, c.rtol)) {

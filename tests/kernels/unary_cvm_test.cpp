@@ -15,7 +15,7 @@ BOOST_AUTO_TEST_SUITE(kernels_unary_cvm)
 
 BOOST_AUTO_TEST_CASE(cvm_right_shift_every_shift) {
   uint64_t seed = 7;
-  for (DType t : kSignedTypes)
+  for (DType t : kSignedDTypes)
     for (int p : {1, 2, 5, 8, 9, 16, 17, 31, 32})
       for (int b = 1; b <= 32; ++b) {
         Tensor x = make_input(t, Dims{64}, Layout::contiguous, Fill::full, seed++);
@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(cvm_right_shift_every_shift) {
         }
         UnaryCase c{"cvm_right_shift",
                     Opcode::cvm_right_shift,
-                    kSignedTypes,
+                    kSignedDTypes,
                     cvm_attrs(Opcode::cvm_right_shift, {p, b}),
                     [p, b](DType, Val v) { return iv(ref_right_shift(v.i, p, b)); },
                     0,
@@ -55,14 +55,14 @@ BOOST_AUTO_TEST_CASE(cvm_right_shift_every_shift) {
 
 BOOST_AUTO_TEST_CASE(cvm_left_shift_and_clip_every_shift) {
   uint64_t seed = 9;
-  for (DType t : kSignedTypes)
+  for (DType t : kSignedDTypes)
     for (int p : {1, 2, 8, 9, 16, 32})
       for (int b = 1; b <= 32; ++b) {
         Tensor x =
             make_input(t, Dims{48}, Layout::contiguous, b % 2 ? Fill::full : Fill::small, seed++);
         UnaryCase c{"cvm_left_shift",
                     Opcode::cvm_left_shift,
-                    kSignedTypes,
+                    kSignedDTypes,
                     cvm_attrs(Opcode::cvm_left_shift, {p, b}),
                     [p, b](DType dt, Val v) { return iv(ref_left_shift(dt, v.i, p, b)); },
                     0,
@@ -71,16 +71,17 @@ BOOST_AUTO_TEST_CASE(cvm_left_shift_and_clip_every_shift) {
           check_case(c, x);
         }
       }
-  for (DType t : kSignedTypes)
+  for (DType t : kSignedDTypes)
     for (int p = 1; p <= 32; ++p) {
       Tensor x = make_input(t, Dims{40}, Layout::contiguous, Fill::full, seed++);
       UnaryCase c{"cvm_clip",
                   Opcode::cvm_clip,
-                  kSignedTypes,
+                  kSignedDTypes,
                   cvm_attrs(Opcode::cvm_clip, {p}),
                   [p](DType dt, Val v) {
-                    int64_t alpha = std::min<int64_t>((int64_t(1) << (p - 1)) - 1, hi_of(dt));
-                    return iv(clip_i(v.i, -alpha, alpha));
+                    const int64_t alpha = (int64_t(1) << (p - 1)) - 1;
+                    return iv(clip_i(v.i, std::max<int64_t>(-alpha, lo_of(dt)),
+                                     std::min<int64_t>(alpha, hi_of(dt))));
                   },
                   0,
                   t};

@@ -15,7 +15,7 @@ using namespace mlvm::testing;
 BOOST_AUTO_TEST_SUITE(kernels_unary_rules)
 
 BOOST_AUTO_TEST_CASE(dtype_rules) {
-  for (DType t : kAll) {
+  for (DType t : kAllDTypes) {
     const bool fl = t == DType::f32 || t == DType::f64;
     for (Opcode f : {Opcode::exp, Opcode::log, Opcode::sqrt, Opcode::floor, Opcode::tanh, Opcode::sigmoid}) {
       if (fl)

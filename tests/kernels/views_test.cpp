@@ -3,6 +3,9 @@
 // values against the index-by-index reference), with attributes checked as a module's are.
 #include <boost/test/unit_test.hpp>
 
+#include "common/attr_values.hpp"
+#include "common/checks.hpp"
+#include "common/one_result.hpp"
 #include "common/op_runner.hpp"
 #include "tensor/test_reference.hpp"
 
@@ -12,29 +15,7 @@ namespace {
 namespace R = testref;
 using V = std::vector<int64_t>;
 constexpr int64_t D = kDynamic;
-
-AttrValue ints(const V& v) {
-  return testing::ints_value(v);
-}
-AttrValue integer(int64_t v) {
-  return AttrValue::integer(v);
-}
-
-TensorType ty(DType dt, Dims dims, int precision = kUnknownPrecision) {
-  TensorType t;
-  t.dtype = dt;
-  t.dims = dims;
-  t.precision = precision;
-  return t;
-}
-
-// The op's static rule with checked attributes (in declared order, trailing defaults left out).
-TensorType infer(Opcode op, std::vector<TensorType> in, std::vector<AttrValue> attrs) {
-  std::vector<TensorType> out =
-      testing::infer_all(op, std::move(in), testing::attrs_for(op, std::move(attrs)));
-  BOOST_REQUIRE_EQUAL(out.size(), 1u);
-  return out[0];
-}
+using namespace testing;
 
 // The op's kernel with checked attributes, under a memory budget the tests inspect.
 struct Runner {
@@ -49,18 +30,6 @@ struct Runner {
   }
 };
 
-template <class Fn>
-void expect_error(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    BOOST_ERROR("expected an error containing '" << needle << "'");
-  } catch (const Error& e) {
-    BOOST_CHECK_EQUAL(e.kind(), kind);
-    BOOST_CHECK_MESSAGE(e.message().find(needle) != std::string::npos,
-                        "message '" << e.message() << "' lacks '" << needle << "'");
-  }
-}
-
 void check_type(const TensorType& got, const TensorType& want) {
   BOOST_CHECK_MESSAGE(got == want, "type " << got.to_string() << ", want " << want.to_string());
 }
@@ -69,189 +38,189 @@ BOOST_AUTO_TEST_SUITE(kernels_views)
 
 BOOST_AUTO_TEST_CASE(infer_shapes_and_precision) {
   const DType i32 = DType::i32, f32 = DType::f32;
-  check_type(infer(Opcode::transpose, {ty(i32, {2, D, 4}, 9)}, {ints({})}), ty(i32, {4, D, 2}, 9));
-  check_type(infer(Opcode::transpose, {ty(i32, {2, D, 4}, 9)}, {ints({1, -1, 0})}),
-             ty(i32, {D, 4, 2}, 9));
-  check_type(infer(Opcode::broadcast_to, {ty(f32, {D, 1})}, {ints({3, 5, 6})}), ty(f32, {3, 5, 6}));
-  check_type(infer(Opcode::expand_dims, {ty(i32, {2, 3}, 5)}, {integer(-1), integer(2)}),
-             ty(i32, {2, 3, 1, 1}, 5));
-  check_type(infer(Opcode::expand_dims, {ty(i32, {2, 3})}, {integer(1), integer(0)}),
-             ty(i32, {2, 3}));
-  check_type(infer(Opcode::squeeze, {ty(f32, {1, 3, 1})}, {ints({})}), ty(f32, {3}));
-  check_type(infer(Opcode::squeeze, {ty(f32, {D, 3, 1})}, {ints({0, 2})}), ty(f32, {3}));
-  check_type(infer(Opcode::squeeze, {ty(f32, {1, 1})}, {ints({})}), ty(f32, {1}));
-  check_type(infer(Opcode::reshape, {ty(i32, {2, 3, 4}, 3)}, {ints({-1, 6})}), ty(i32, {4, 6}, 3));
-  check_type(infer(Opcode::reshape, {ty(i32, {D, 4})}, {ints({2, -1})}), ty(i32, {2, D}));
-  check_type(infer(Opcode::flatten, {ty(i32, {2, 3, 4}, 7)}, {}), ty(i32, {24}, 7));
-  check_type(infer(Opcode::flatten, {ty(i32, {2, D})}, {}), ty(i32, {D}));
-  check_type(infer(Opcode::strided_slice, {ty(f32, {10, D, 6})},
+  check_type(infer_op(Opcode::transpose, {tt(i32, {2, D, 4}, 9)}, {ints({})}), tt(i32, {4, D, 2}, 9));
+  check_type(infer_op(Opcode::transpose, {tt(i32, {2, D, 4}, 9)}, {ints({1, -1, 0})}),
+             tt(i32, {D, 4, 2}, 9));
+  check_type(infer_op(Opcode::broadcast_to, {tt(f32, {D, 1})}, {ints({3, 5, 6})}), tt(f32, {3, 5, 6}));
+  check_type(infer_op(Opcode::expand_dims, {tt(i32, {2, 3}, 5)}, {integer(-1), integer(2)}),
+             tt(i32, {2, 3, 1, 1}, 5));
+  check_type(infer_op(Opcode::expand_dims, {tt(i32, {2, 3})}, {integer(1), integer(0)}),
+             tt(i32, {2, 3}));
+  check_type(infer_op(Opcode::squeeze, {tt(f32, {1, 3, 1})}, {ints({})}), tt(f32, {3}));
+  check_type(infer_op(Opcode::squeeze, {tt(f32, {D, 3, 1})}, {ints({0, 2})}), tt(f32, {3}));
+  check_type(infer_op(Opcode::squeeze, {tt(f32, {1, 1})}, {ints({})}), tt(f32, {1}));
+  check_type(infer_op(Opcode::reshape, {tt(i32, {2, 3, 4}, 3)}, {ints({-1, 6})}), tt(i32, {4, 6}, 3));
+  check_type(infer_op(Opcode::reshape, {tt(i32, {D, 4})}, {ints({2, -1})}), tt(i32, {2, D}));
+  check_type(infer_op(Opcode::flatten, {tt(i32, {2, 3, 4}, 7)}, {}), tt(i32, {24}, 7));
+  check_type(infer_op(Opcode::flatten, {tt(i32, {2, D})}, {}), tt(i32, {D}));
+  check_type(infer_op(Opcode::strided_slice, {tt(f32, {10, D, 6})},
                    {ints({1, 0}), ints({-1, 2}), ints({3}), ints({})}),
-             ty(f32, {3, D, 6}));
-  check_type(infer(Opcode::strided_slice, {ty(f32, {10, 7})},
+             tt(f32, {3, D, 6}));
+  check_type(infer_op(Opcode::strided_slice, {tt(f32, {10, 7})},
                    {ints({-1}), ints({-100}), ints({-2}), ints({1})}),
-             ty(f32, {10, 4}));
-  check_type(infer(Opcode::slice_like, {ty(i32, {5, 6, 7}, 4), ty(f32, {2, 3})}, {ints({})}),
-             ty(i32, {2, 3, 7}, 4));
-  check_type(infer(Opcode::slice_like, {ty(i32, {5, 6, 7}), ty(f32, {9, 3, 2})}, {ints({-1})}),
-             ty(i32, {5, 6, 2}));
-  check_type(infer(Opcode::flip, {ty(i32, {5, D}, 2)}, {integer(-1)}), ty(i32, {5, D}, 2));
-  check_type(infer(Opcode::rot90, {ty(f32, {2, 3, 4})}, {integer(1), ints({0, 2})}),
-             ty(f32, {4, 3, 2}));
-  check_type(infer(Opcode::rot90, {ty(f32, {2, 3, 4})}, {integer(-2), ints({0, 1})}),
-             ty(f32, {2, 3, 4}));
-  check_type(infer(Opcode::copy, {ty(i32, {D, 3}, 12)}, {}), ty(i32, {D, 3}, 12));
+             tt(f32, {10, 4}));
+  check_type(infer_op(Opcode::slice_like, {tt(i32, {5, 6, 7}, 4), tt(f32, {2, 3})}, {ints({})}),
+             tt(i32, {2, 3, 7}, 4));
+  check_type(infer_op(Opcode::slice_like, {tt(i32, {5, 6, 7}), tt(f32, {9, 3, 2})}, {ints({-1})}),
+             tt(i32, {5, 6, 2}));
+  check_type(infer_op(Opcode::flip, {tt(i32, {5, D}, 2)}, {integer(-1)}), tt(i32, {5, D}, 2));
+  check_type(infer_op(Opcode::rot90, {tt(f32, {2, 3, 4})}, {integer(1), ints({0, 2})}),
+             tt(f32, {4, 3, 2}));
+  check_type(infer_op(Opcode::rot90, {tt(f32, {2, 3, 4})}, {integer(-2), ints({0, 1})}),
+             tt(f32, {2, 3, 4}));
+  check_type(infer_op(Opcode::copy, {tt(i32, {D, 3}, 12)}, {}), tt(i32, {D, 3}, 12));
   // Constants: precision from the value (signed ints only).
-  check_type(infer(Opcode::zeros, {}, {ints({2, 3}), AttrValue::dtype(i32)}), ty(i32, {2, 3}, 1));
-  check_type(infer(Opcode::ones, {}, {ints({4}), AttrValue::dtype(DType::i8)}),
-             ty(DType::i8, {4}, 2));
-  check_type(infer(Opcode::ones, {}, {ints({4}), AttrValue::dtype(DType::u8)}), ty(DType::u8, {4}));
-  check_type(infer(Opcode::full, {}, {ints({1}), AttrValue::dtype(DType::i16), integer(-300)}),
-             ty(DType::i16, {1}, 10));
+  check_type(infer_op(Opcode::zeros, {}, {ints({2, 3}), AttrValue::dtype(i32)}), tt(i32, {2, 3}, 1));
+  check_type(infer_op(Opcode::ones, {}, {ints({4}), AttrValue::dtype(DType::i8)}),
+             tt(DType::i8, {4}, 2));
+  check_type(infer_op(Opcode::ones, {}, {ints({4}), AttrValue::dtype(DType::u8)}), tt(DType::u8, {4}));
+  check_type(infer_op(Opcode::full, {}, {ints({1}), AttrValue::dtype(DType::i16), integer(-300)}),
+             tt(DType::i16, {1}, 10));
   check_type(
-      infer(Opcode::full, {}, {ints({1}), AttrValue::dtype(DType::i64), AttrValue::floating(-4.0)}),
-      ty(DType::i64, {1}, 4));
-  check_type(infer(Opcode::full, {}, {ints({3, 0}), AttrValue::dtype(f32), AttrValue::floating(0.5)}),
-             ty(f32, {3, 0}));
-  check_type(infer(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::boolean), integer(1)}),
-             ty(DType::boolean, {2}));
+      infer_op(Opcode::full, {}, {ints({1}), AttrValue::dtype(DType::i64), AttrValue::floating(-4.0)}),
+      tt(DType::i64, {1}, 4));
+  check_type(infer_op(Opcode::full, {}, {ints({3, 0}), AttrValue::dtype(f32), AttrValue::floating(0.5)}),
+             tt(f32, {3, 0}));
+  check_type(infer_op(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::boolean), integer(1)}),
+             tt(DType::boolean, {2}));
 }
 
 BOOST_AUTO_TEST_CASE(infer_errors) {
   const DType f32 = DType::f32, i8 = DType::i8;
   const ErrorKind inv = ErrorKind::invalid;
-  auto in = [](Dims d) { return std::vector<TensorType>{ty(DType::f32, d)}; };
+  auto in = [](Dims d) { return std::vector<TensorType>{tt(DType::f32, d)}; };
   expect_error(
       [&] {
-        infer(Opcode::transpose, in({2, 3}), {ints({0})});
+        infer_op(Opcode::transpose, in({2, 3}), {ints({0})});
       },
       inv, "transpose: axes (0) has 1 entries");
   expect_error(
       [&] {
-        infer(Opcode::transpose, in({2, 3}), {ints({1, 1})});
+        infer_op(Opcode::transpose, in({2, 3}), {ints({1, 1})});
       },
       inv, "transpose: axis 1 is repeated");
   expect_error(
       [&] {
-        infer(Opcode::transpose, in({2, 3}), {ints({0, -3})});
+        infer_op(Opcode::transpose, in({2, 3}), {ints({0, -3})});
       },
       inv, "transpose: axis -3 is out of range");
   expect_error(
       [&] {
-        infer(Opcode::broadcast_to, in({2, 3}), {ints({3, 3})});
+        infer_op(Opcode::broadcast_to, in({2, 3}), {ints({3, 3})});
       },
       inv, "broadcast_to: cannot broadcast f32[2, 3] to [3, 3] (dim 0: 2 vs 3");
-  expect_error([&] { infer(Opcode::broadcast_to, in({2, 3}), {ints({3})}); }, inv, "smaller");
-  expect_error([&] { infer(Opcode::broadcast_to, in({2, 3}), {ints({})}); }, inv, "rank 0");
+  expect_error([&] { infer_op(Opcode::broadcast_to, in({2, 3}), {ints({3})}); }, inv, "smaller");
+  expect_error([&] { infer_op(Opcode::broadcast_to, in({2, 3}), {ints({})}); }, inv, "rank 0");
   expect_error(
       [&] {
-        infer(Opcode::expand_dims, in({2, 3}), {integer(3), integer(1)});
+        infer_op(Opcode::expand_dims, in({2, 3}), {integer(3), integer(1)});
       },
       inv, "expand_dims: axis 3 is out of range for rank 2");
   expect_error(
       [&] {
-        infer(Opcode::expand_dims, in({2, 3}), {integer(0), integer(7)});
+        infer_op(Opcode::expand_dims, in({2, 3}), {integer(0), integer(7)});
       },
       inv, "result rank 9");
   expect_error(
       [&] {
-        infer(Opcode::squeeze, in({2, 3}), {ints({1})});
+        infer_op(Opcode::squeeze, in({2, 3}), {ints({1})});
       },
       inv, "squeeze: dim 1 has size 3, not 1");
-  expect_error([&] { infer(Opcode::squeeze, in({D, 1}), {ints({})}); }, inv, "is ?; name the axes");
-  expect_error([&] { infer(Opcode::squeeze, in({1, 1}), {ints({0, -2})}); }, inv, "repeated");
+  expect_error([&] { infer_op(Opcode::squeeze, in({D, 1}), {ints({})}); }, inv, "is ?; name the axes");
+  expect_error([&] { infer_op(Opcode::squeeze, in({1, 1}), {ints({0, -2})}); }, inv, "repeated");
   expect_error(
       [&] {
-        infer(Opcode::reshape, in({2, 3}), {ints({4, 2})});
+        infer_op(Opcode::reshape, in({2, 3}), {ints({4, 2})});
       },
       inv, "reshape: cannot reshape f32[2, 3] (6 elements) to [4, 2] (8 elements)");
   expect_error(
       [&] {
-        infer(Opcode::reshape, in({2, 3}), {ints({-1, -1})});
+        infer_op(Opcode::reshape, in({2, 3}), {ints({-1, -1})});
       },
       inv, "more than one -1");
   expect_error(
       [&] {
-        infer(Opcode::reshape, in({2, 3}), {ints({-1, 4})});
+        infer_op(Opcode::reshape, in({2, 3}), {ints({-1, 4})});
       },
       inv, "not a multiple of 4");
   expect_error(
       [&] {
-        infer(Opcode::reshape, in({2, 3}), {ints({-2, 3})});
+        infer_op(Opcode::reshape, in({2, 3}), {ints({-2, 3})});
       },
       inv, "expected >= 0 or a single -1");
   expect_error(
       [&] {
-        infer(Opcode::strided_slice, in({4}), {ints({0}), ints({4}), ints({0}), ints({})});
+        infer_op(Opcode::strided_slice, in({4}), {ints({0}), ints({4}), ints({0}), ints({})});
       },
       inv, "a step must be non-zero");
   expect_error(
       [&] {
-        infer(Opcode::strided_slice, in({4}), {ints({0, 0}), ints({}), ints({}), ints({})});
+        infer_op(Opcode::strided_slice, in({4}), {ints({0, 0}), ints({}), ints({}), ints({})});
       },
       inv, "but x has rank 1");
   expect_error(
       [&] {
-        infer(Opcode::strided_slice, in({4, 4}), {ints({0}), ints({1}), ints({}), ints({2})});
+        infer_op(Opcode::strided_slice, in({4, 4}), {ints({0}), ints({1}), ints({}), ints({2})});
       },
       inv, "strided_slice: axis 2 is out of range");
   expect_error(
       [&] {
-        infer(Opcode::slice_like, {ty(f32, {2, 3}), ty(f32, {3})}, {ints({})});
+        infer_op(Opcode::slice_like, {tt(f32, {2, 3}), tt(f32, {3})}, {ints({})});
       },
       inv, "slice_like: like [3] has 3 in dim 0 but x f32[2, 3] has only 2");
   expect_error(
       [&] {
-        infer(Opcode::slice_like, {ty(f32, {2, 3}), ty(f32, {1})}, {ints({1})});
+        infer_op(Opcode::slice_like, {tt(f32, {2, 3}), tt(f32, {1})}, {ints({1})});
       },
       inv, "does not have");
   expect_error(
       [&] {
-        infer(Opcode::flip, in({2, 3}), {integer(2)});
+        infer_op(Opcode::flip, in({2, 3}), {integer(2)});
       },
       inv, "flip: axis 2 is out of range for rank 2");
   expect_error(
       [&] {
-        infer(Opcode::rot90, in({2, 3}), {integer(1), ints({1, -1})});
+        infer_op(Opcode::rot90, in({2, 3}), {integer(1), ints({1, -1})});
       },
       inv, "two different dims");
   expect_error(
       [&] {
-        infer(Opcode::rot90, in({2, 3}), {integer(1), ints({0, 1, 2})});
+        infer_op(Opcode::rot90, in({2, 3}), {integer(1), ints({0, 1, 2})});
       },
       inv, "exactly two dims");
   expect_error(
       [&] {
-        infer(Opcode::rot90, in({6}), {integer(1), ints({0, 1})});
+        infer_op(Opcode::rot90, in({6}), {integer(1), ints({0, 1})});
       },
       inv, "needs rank 2");
   expect_error(
       [&] {
-        infer(Opcode::zeros, {}, {ints({2, -1}), AttrValue::dtype(f32)});
+        infer_op(Opcode::zeros, {}, {ints({2, -1}), AttrValue::dtype(f32)});
       },
       inv, "zeros: shape (2, -1)");
   expect_error(
       [&] {
-        infer(Opcode::ones, {}, {ints({}), AttrValue::dtype(f32)});
+        infer_op(Opcode::ones, {}, {ints({}), AttrValue::dtype(f32)});
       },
       inv, "ones: shape () has rank 0");
   expect_error(
       [&] {
-        infer(Opcode::full, {}, {ints({2}), AttrValue::dtype(i8), integer(200)});
+        infer_op(Opcode::full, {}, {ints({2}), AttrValue::dtype(i8), integer(200)});
       },
       inv, "full: value 200 is not representable in i8");
   expect_error(
       [&] {
-        infer(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::i32), AttrValue::floating(0.5)});
+        infer_op(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::i32), AttrValue::floating(0.5)});
       },
       inv, "full: value 0.5 is not representable in i32");
   expect_error(
       [&] {
-        infer(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::boolean), integer(-1)});
+        infer_op(Opcode::full, {}, {ints({2}), AttrValue::dtype(DType::boolean), integer(-1)});
       },
       inv, "not representable in bool");
   expect_error(
       [&] {
-        infer(Opcode::full, {},
+        infer_op(Opcode::full, {},
               {ints({1, 1, 1, 1, 1, 1, 1, 1, 1}), AttrValue::dtype(f32), integer(0)});
       },
       inv, "rank 9");

@@ -27,7 +27,7 @@ BOOST_AUTO_TEST_CASE(where_op) {
     BOOST_REQUIRE(y.shape() == shape);
     int64_t bad = 0;
     const int k = shape.size();
-    for_each_index(shape, [&](const int64_t* d) {
+    for_each_index(shape, [&](const std::vector<int64_t>& d) {
       Val w = truth(at_broadcast(c, d, k)) ? at_broadcast(a, d, k) : at_broadcast(b, d, k);
       bad += !close(w, at(y, d), 0);
     });
@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(where_op) {
       {Dims{1, 4, 1}, Dims{2, 1, 1}, Dims{1, 1, 6}},
       {Dims{0, 3}, Dims{1, 3}, Dims{3}},
       {Dims{1, 92, 86, 93}, Dims{1, 92, 1, 93}, Dims{86, 1}}};
-  for (DType ct : kAll)
+  for (DType ct : kAllDTypes)
     for (DType vt : {DType::f32, DType::i8, DType::i64, DType::boolean, DType::i16})
       for (std::size_t s = 0; s < shapes.size(); ++s) {
         if (s == 4 && ct != DType::boolean) continue;  // the big grid corner once per value type

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "common/checks.hpp"
+#include "common/dtypes.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/error.hpp"
 #include "tensor/test_reference.hpp"
@@ -19,20 +21,9 @@ namespace {
 namespace R = testref;
 using V = std::vector<int64_t>;
 
-const DType kAllDTypes[] = {DType::f32, DType::f64, DType::i8,  DType::u8,
-                            DType::i16, DType::i32, DType::i64, DType::boolean};
+using testing::kAllDTypes;
 
-template <class F>
-void expect_error(F&& f, ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-    BOOST_ERROR("expected an error containing '" << needle << "'");
-  } catch (const Error& e) {
-    BOOST_CHECK_EQUAL(int(e.kind()), int(kind));
-    BOOST_CHECK_MESSAGE(e.message().find(needle) != std::string::npos,
-                        "message '" << e.message() << "' lacks '" << needle << "'");
-  }
-}
+using testing::expect_error;
 
 // A keepalive that owns nothing: its deleter only records that mlvm let go of it.
 std::shared_ptr<void> flag_keepalive(bool& released) {

@@ -6,6 +6,8 @@
 #include <boost/test/unit_test.hpp>
 #include <random>
 
+#include "common/checks.hpp"
+#include "common/shape_grid.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/error.hpp"
 #include "tensor/test_reference.hpp"
@@ -16,34 +18,15 @@ namespace {
 namespace R = testref;
 using V = std::vector<int64_t>;
 
-template <class Fn>
-void expect_error(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    BOOST_ERROR("expected an error containing '" << needle << "'");
-  } catch (const Error& e) {
-    BOOST_CHECK_EQUAL(e.kind(), kind);
-    BOOST_CHECK_MESSAGE(e.message().find(needle) != std::string::npos,
-                        "message '" << e.message() << "' lacks '" << needle << "'");
-  }
-}
-
-// The view ops' reference test grid X.shape = (1, j, l, r): corners and a few inner points.
-std::vector<V> grid_shapes() {
-  std::vector<V> out;
-  for (int64_t j : {1, 92})
-    for (int64_t l : {1, 86})
-      for (int64_t r : {1, 93}) out.push_back({1, j, l, r});
-  out.push_back({1, 40, 35, 47});
-  out.push_back({1, 14, 69, 24});
-  out.push_back({1, 79, 18, 70});
-  return out;
-}
+using testing::expect_error;
 
 BOOST_AUTO_TEST_SUITE(tensor_views)
 
 BOOST_AUTO_TEST_CASE(seed_grid_single_ops) {
-  for (const V& s : grid_shapes()) {
+  // The CVM shape grid with the view ops' interior points.
+  for (const Dims& d : testing::cvm_shape_grid(
+           {Dims{1, 40, 35, 47}, Dims{1, 14, 69, 24}, Dims{1, 79, 18, 70}})) {
+    const V s(d.begin(), d.end());
     R::RefArray x = R::iota(s, 0.5, -7);
     Tensor t = R::to_tensor(x);
     const std::string tag = dims_to_string(Dims(std::span<const int64_t>(s)));

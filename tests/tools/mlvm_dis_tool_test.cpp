@@ -75,9 +75,54 @@ BOOST_AUTO_TEST_CASE(default_output_is_stdout_and_leaves_the_source_alone) {
   BOOST_TEST(slurp(s.dir / "rows.mlasm") == kProgram);  // not overwritten
   std::string text = slurp(s.dir / "dis.txt");
   BOOST_TEST(text.find("p = softmax xt, axis=1") != std::string::npos);
-  // The 100-element constant exceeds the inline limit: a side file beside the module.
-  BOOST_TEST(fs::exists(s.dir / "rows.big.npy"));
-  BOOST_TEST(text.find("load(\"rows.big.npy\")") != std::string::npos);
+  // Standard output writes no side file: the 100-element constant is inline.
+  BOOST_TEST(!fs::exists(s.dir / "rows.big.npy"));
+  BOOST_TEST(text.find("load(") == std::string::npos);
+  BOOST_TEST(text.find(", 99]") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(side_files_go_beside_out_and_are_never_overwritten_silently) {
+  Scratch s;
+  s.write("rows.mlasm", kProgram);
+  fs::create_directories(s.dir / "sub");
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kAsm + "' rows.mlasm"), 0);
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kDis + "' rows.mlbc -o sub/d.mlasm"), 0);
+  BOOST_TEST(fs::exists(s.dir / "sub" / "d.big.npy"));
+  BOOST_TEST(slurp(s.dir / "sub" / "d.mlasm").find("load(\"d.big.npy\")") != std::string::npos);
+  // Again: both files exist, so nothing is written without --force.
+  s.write("sub/d.big.npy", "mine");
+  BOOST_TEST(s.sh("'" + kDis + "' rows.mlbc -o sub/d.mlasm 2> err.txt") == 1);
+  BOOST_TEST(slurp(s.dir / "err.txt").find("--force") != std::string::npos);
+  BOOST_TEST(slurp(s.dir / "sub" / "d.big.npy") == "mine");
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kDis + "' rows.mlbc -o sub/d.mlasm --force"), 0);
+  BOOST_TEST(slurp(s.dir / "sub" / "d.big.npy") != "mine");
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kAsm + "' sub/d.mlasm -o again.mlbc"), 0);
+}
+
+BOOST_AUTO_TEST_CASE(options_are_never_abbreviated) {
+  Scratch s;
+  s.write("rows.mlasm", kProgram);
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kAsm + "' rows.mlasm"), 0);
+  BOOST_TEST(s.sh("'" + kDis + "' rows.mlbc --inline 5 > out.txt 2> err.txt") == 1);
+  BOOST_TEST(slurp(s.dir / "err.txt").find("inline") != std::string::npos);
+  BOOST_TEST(s.sh("'" + kAsm + "' rows.mlasm --chec > out.txt 2> err.txt") == 1);
+  BOOST_TEST(slurp(s.dir / "err.txt").find("chec") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_module_assembled_without_precision_check_runs_and_shows_it) {
+  Scratch s;
+  s.write("p.mlasm", ".input x : i32[1] precision=32\n.output y\n    y = mul x, x\n");
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kAsm + "' p.mlasm --no-precision-check"), 0);
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kDis + "' p.mlbc -o d.mlasm"), 0);
+  BOOST_TEST(slurp(s.dir / "d.mlasm").find(".no_precision_check") != std::string::npos);
+  BOOST_REQUIRE_EQUAL(s.sh("'" + kAsm + "' d.mlasm -o d.mlbc"), 0);
+  BOOST_TEST((module_bytes_without_lines(s.dir / "p.mlbc") ==
+              module_bytes_without_lines(s.dir / "d.mlbc")));
+  const std::string run = MLVM_BINARY_DIR "/tools/mlvm-run";
+  // Refused before the flag existed ("result precision 64 exceeds i32"); now it runs.
+  BOOST_TEST(s.sh("'" + run + "' p.mlbc --input x=3 > out.txt 2> err.txt") == 0);
+  BOOST_TEST(slurp(s.dir / "err.txt").find("exceeds") == std::string::npos);
+  BOOST_TEST(slurp(s.dir / "out.txt") == "y : i32[1] = [9]\n");
 }
 
 BOOST_AUTO_TEST_CASE(round_trip_is_byte_identical) {

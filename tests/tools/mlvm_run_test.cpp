@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(print_instructions_write_to_stdout) {
   Fixture f;
   Result r = f.run("printing.mlasm -i x=x2.npy");
   CHECK_RUN(r, 0);
-  BOOST_TEST(r.out == "x : f32[2] = [-1.5, 2]\ny : f32[2] = [1.5, 2]\n");
+  BOOST_TEST(r.out == "print @ printing.mlasm:3: x : f32[2] = [-1.5, 2]\ny : f32[2] = [1.5, 2]\n");
 }
 
 BOOST_AUTO_TEST_CASE(help_and_version) {

@@ -184,7 +184,10 @@ BOOST_AUTO_TEST_CASE(print_writes_to_the_host_stream_only) {
   o.print = &os;
   Session session(p, o);
   session.run({{"x", make_tensor<float>({3}, {1, 2.5f, -3})}});
-  BOOST_TEST(os.str() == "x : f32[3] = [1, 2.5, -3]\ny : f32[3] = [-1, -2.5, 3]\n");
+  // Labelled with the source and line, so a print cannot pass for an output.
+  BOOST_TEST(os.str() ==
+             "print @ test.mlasm:4: x : f32[3] = [1, 2.5, -3]\nprint @ test.mlasm:6: y : f32[3] = "
+             "[-1, -2.5, 3]\n");
 
   // Without a stream the library prints nothing at all, not even to stdout.
   std::ostringstream captured;

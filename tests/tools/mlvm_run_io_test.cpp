@@ -1,0 +1,224 @@
+// mlvm-run's input and output forms through the built binary: standard input, scalar values,
+// .npz archives (NumPy-written fixtures in tests/data/npz/), endless files refused at once,
+// errors that name their subject, labelled `print`, --list-ops, --profile=json and options
+// that are never abbreviated.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "mlvm/mlvm.hpp"
+#include "tensor/npz.hpp"
+
+using namespace mlvm;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
+const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+const std::string kNpz = MLVM_SOURCE_DIR "/tests/data/npz/";
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+struct Fixture {
+  fs::path dir = fs::temp_directory_path() / ("mlvm_run_io_test_" + std::to_string(::getpid()));
+
+  Fixture() {
+    fs::create_directories(dir);
+    write("p.mlasm", ".input x : f32[2]\n.output y : f32[2]\n    print x\n    y = abs x\n");
+    write("sc.mlasm",
+          ".input x : i32[1]\n.input s : f32[1]\n.output y : i32[1]\n.output t : f32[1]\n"
+          "    y = copy x\n    t = copy s\n");
+    write("two.mlasm",
+          ".input x : f32[2]\n.input n : i32[2, 3]\n.output y : f32[2]\n.output m : i32[2, 3]\n"
+          "    y = negative x\n    m = copy n\n");
+    write("big.mlasm", ".input x : f32[256]\n.output y : f32[256]\n    a = negative x\n"
+                       "    y = exp a\n");
+    save_npy(path("x.npy"), make_tensor<float>({2}, {-1.5f, 2}));
+    save_npy(path("x256.npy"), Tensor::zeros_owned(DType::f32, {256}));
+  }
+  ~Fixture() { fs::remove_all(dir); }
+
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+  }
+  // Runs `binary args` in the fixture directory under a 10 s timeout, timing it.
+  Result run(const std::string& args, const std::string& binary = kRun) const {
+    std::string cmd = "cd '" + dir.string() + "' && timeout 10 '" + binary + "' " + args +
+                      " >stdout.txt 2>stderr.txt";
+    const auto t0 = std::chrono::steady_clock::now();
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir / "stdout.txt");
+    r.err = slurp(dir / "stderr.txt");
+    return r;
+  }
+};
+
+#define CHECK_RUN(r, expected_code)                                    \
+  do {                                                                 \
+    BOOST_TEST_INFO("stdout: " << (r).out << "\nstderr: " << (r).err); \
+    BOOST_CHECK_EQUAL((r).code, (expected_code));                      \
+  } while (0)
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tools_mlvm_run_io)
+
+BOOST_AUTO_TEST_CASE(input_from_standard_input) {
+  Fixture f;
+  Result r = f.run("p.mlasm -i x=- < x.npy");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "y : f32[2] = [1.5, 2]"));
+  r = f.run("p.mlasm -i x=- < p.mlasm");
+  CHECK_RUN(r, 2);
+  BOOST_TEST(contains(r.err, "-: byte 0"));
+}
+
+BOOST_AUTO_TEST_CASE(scalar_inputs_take_the_declared_dtype_or_the_given_one) {
+  Fixture f;
+  Result r = f.run("sc.mlasm -i x=3 -i s=0.5");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(r.out == "y : i32[1] = [3]\nt : f32[1] = [0.5]\n");
+  r = f.run("sc.mlasm -i x=-7:i32 -i s=2:f32");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(r.out == "y : i32[1] = [-7]\nt : f32[1] = [2]\n");
+  r = f.run("sc.mlasm -i x=3.5 -i s=1");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "3.5 is not a value of i32"));
+  r = f.run("sc.mlasm -i x=1:q8 -i s=1");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "unknown dtype 'q8'"));
+  r = f.run("sc.mlasm -i x=7:i64 -i s=1");  // the declaration still decides
+  CHECK_RUN(r, 2);
+  BOOST_TEST(contains(r.err, "--input x=7:i64: input x"));
+}
+
+BOOST_AUTO_TEST_CASE(npz_inputs_and_outputs_by_name) {
+  Fixture f;
+  for (const char* archive : {"stored.npz", "deflated.npz"}) {
+    Result r = f.run("two.mlasm --inputs '" + kNpz + archive + "' --outputs out.npz");
+    CHECK_RUN(r, 0);
+    BOOST_TEST(r.out.empty());  // every output went to the archive
+    NamedTensors out = load_npz(f.path("out.npz"));
+    BOOST_REQUIRE(out.size() == 2u);
+    BOOST_TEST(out[0].first == "y");
+    BOOST_TEST(out[1].first == "m");
+    BOOST_TEST(out[1].second.type_string() == "i32[2, 3]");
+  }
+  BOOST_TEST(to_vector<float>(load_npz(f.path("out.npz"))[0].second) ==
+                 std::vector<float>({5, -6}),
+             boost::test_tools::per_element());
+  Result r = f.run("p.mlasm --inputs '" + kNpz + "stored.npz'");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "member n.npy: the program has no input named n"));
+  BOOST_TEST(contains(r.err, "p.mlasm declares the inputs x : f32[2]"));
+  r = f.run("two.mlasm --inputs '" + kNpz + "stored.npz' -i x=x.npy");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "both by --input and in"));
+  r = f.run("two.mlasm --inputs p.mlasm");
+  CHECK_RUN(r, 2);
+  BOOST_TEST(contains(r.err, "p.mlasm"));
+}
+
+BOOST_AUTO_TEST_CASE(endless_and_special_files_fail_at_once_naming_the_file) {
+  Fixture f;
+  struct Case {
+    std::string args, binary, file;
+  } cases[] = {
+      {"/dev/zero", kRun, "/dev/zero"},
+      {"/dev/zero --check", kAsm, "/dev/zero"},
+      {"p.mlasm -i x=/dev/zero", kRun, "/dev/zero"},
+      {"p.mlasm -i x=/dev/urandom", kRun, "/dev/urandom"},
+      {"p.mlasm --inputs /dev/zero", kRun, "/dev/zero"},
+      {"p.mlasm -i x=- < /dev/zero", kRun, "-"},
+      {"p.mlasm -i x=. ", kRun, "directory"},
+  };
+  for (const Case& c : cases) {
+    Result r = f.run(c.args, c.binary);
+    BOOST_TEST_INFO("args: " << c.args);
+    CHECK_RUN(r, c.binary == kRun && c.file == "-" ? 2 : 1);
+    BOOST_TEST_INFO("args: " << c.args << " stderr: " << r.err);
+    BOOST_TEST(contains(r.err, c.file));
+    BOOST_TEST_INFO("args: " << c.args << " took " << r.seconds << " s");
+    BOOST_TEST(r.seconds < 1.0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_their_subject) {
+  Fixture f;
+  Result r = f.run("sc.mlasm -i x=3");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "missing --input for: s : f32[1]"));
+  BOOST_TEST(contains(r.err, "sc.mlasm declares the inputs x : i32[1], s : f32[1]"));
+  r = f.run("sc.mlasm -i x=3 -i s=1 -i z=1");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "no input named z; sc.mlasm declares the inputs x"));
+  // The memory limit: which instruction and line, how many bytes, against which limit.
+  r = f.run("big.mlasm -i x=x256.npy --max-memory 2047");
+  CHECK_RUN(r, 4);
+  BOOST_TEST(contains(r.err, "big.mlasm: instruction 0 (line 3): limit: negative:"));
+  BOOST_TEST(contains(r.err, "a tensor of 1024 bytes"));
+  BOOST_TEST(contains(r.err, "memory limit of 2047 bytes"));
+}
+
+BOOST_AUTO_TEST_CASE(print_is_labelled_and_in_program_order) {
+  Fixture f;
+  Result r = f.run("p.mlasm -i x=x.npy");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(r.out == "print @ p.mlasm:3: x : f32[2] = [-1.5, 2]\ny : f32[2] = [1.5, 2]\n");
+}
+
+BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
+  Fixture f;
+  Result r = f.run("--list-ops");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "\nadd(a, b) -> 1 result"));
+  BOOST_TEST(contains(r.out, "transpose(x) -> 1 result  axes:"));
+  r = f.run("p.mlasm -i x=x.npy --profile=json --repeat 2");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "\"runs\": ["));
+  BOOST_TEST(contains(r.out, "{\"name\": \"abs\", \"calls\": 2, \"total_ms\": "));
+  BOOST_TEST(contains(r.out, "\"mean_ms\": "));
+  BOOST_TEST(!contains(r.out, "total: min="));
+  r = f.run("p.mlasm -i x=x.npy --profile=xml");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--profile=xml"));
+}
+
+BOOST_AUTO_TEST_CASE(options_are_never_abbreviated) {
+  Fixture f;
+  Result r = f.run("p.mlasm --inp x=x.npy");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--inp"));
+  r = f.run("--help");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "docs/language.md, section \"mlvm-run\""));
+  BOOST_TEST(!contains(r.out, "§"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
