@@ -23,6 +23,7 @@ void MemoryBudget::reserve(int64_t bytes) {
                                " bytes already live, would exceed the memory limit of " +
                                std::to_string(limit_) + " bytes");
   }
+  reserved_.fetch_add(bytes, std::memory_order_relaxed);
   int64_t p = peak_.load(std::memory_order_relaxed);
   while (now > p && !peak_.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
   }

@@ -20,11 +20,14 @@ class MemoryBudget {
   int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
   int64_t limit() const { return limit_; }
   void reset_peak() { peak_.store(live(), std::memory_order_relaxed); }
+  // Every byte ever reserved (never decreases): the profile charges each op the difference.
+  int64_t reserved_total() const { return reserved_.load(std::memory_order_relaxed); }
 
  private:
   int64_t limit_;
   std::atomic<int64_t> live_{0};
   std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> reserved_{0};
 };
 
 // Where a storage's bytes came from.

@@ -110,12 +110,13 @@ inline std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-// The per-op profile summed over the runs, for tools: run times in milliseconds and one
-// entry per op kind executed. Bytes are not measured per op, so only the runs' peak is given.
+// The per-op profile summed over the runs, for tools: run times in milliseconds, the runs' peak
+// live bytes, and one entry per op kind executed with the bytes its kernels allocated.
 inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
   struct Row {
     int64_t calls = 0;
     double seconds = 0;
+    int64_t bytes = 0;
   };
   std::map<std::string, Row> rows;
   int64_t peak = 0;
@@ -126,6 +127,7 @@ inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
     for (const auto& o : runs[k].ops) {
       rows[o.op].calls += o.count;
       rows[o.op].seconds += o.seconds;
+      rows[o.op].bytes += o.bytes;
     }
   }
   os << "],\n  \"peak_bytes\": " << peak << ",\n  \"ops\": [";
@@ -133,7 +135,8 @@ inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
   for (const auto& [op, row] : rows) {
     os << (first ? "\n" : ",\n") << "    {\"name\": " << json_string(op)
        << ", \"calls\": " << row.calls << ", \"total_ms\": " << row.seconds * 1e3
-       << ", \"mean_ms\": " << (row.calls ? row.seconds * 1e3 / double(row.calls) : 0.0) << "}";
+       << ", \"mean_ms\": " << (row.calls ? row.seconds * 1e3 / double(row.calls) : 0.0)
+       << ", \"bytes\": " << row.bytes << "}";
     first = false;
   }
   os << (first ? "]\n}\n" : "\n  ]\n}\n");

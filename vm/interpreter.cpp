@@ -152,6 +152,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const std::size_t n = code.size();
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
+  std::array<int64_t, kNumOpcodes> bytes{};
   std::array<Clock::duration, kNumOpcodes> times{};
   const auto run_start = Clock::now();
   int64_t steps = 0;
@@ -166,6 +167,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
               "step limit of " + std::to_string(config.max_steps) + " instructions reached");
     ++steps;
     const Clock::time_point t0 = config.profile ? Clock::now() : Clock::time_point{};
+    const int64_t reserved0 = config.profile && env.budget ? env.budget->reserved_total() : 0;
     std::size_t next = pc + 1;
 
     switch (p.kind) {
@@ -243,6 +245,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
     if (config.profile) {
       counts[std::size_t(p.op)] += 1;
       times[std::size_t(p.op)] += Clock::now() - t0;
+      if (env.budget) bytes[std::size_t(p.op)] += env.budget->reserved_total() - reserved0;
     }
     pc = next;
   }
@@ -255,7 +258,8 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
       for (int k = 0; k < kNumOpcodes; ++k)
         if (counts[std::size_t(k)])
           stats->ops.push_back({op_info(Opcode(k)).name, counts[std::size_t(k)],
-                                std::chrono::duration<double>(times[std::size_t(k)]).count()});
+                                std::chrono::duration<double>(times[std::size_t(k)]).count(),
+                                bytes[std::size_t(k)]});
       std::stable_sort(
           stats->ops.begin(), stats->ops.end(),
           [](const OpTiming& a, const OpTiming& b) { return a.seconds > b.seconds; });

@@ -11,6 +11,7 @@ struct OpTiming {
   std::string op;
   int64_t count = 0;
   double seconds = 0;
+  int64_t bytes = 0;  // bytes the op's kernels allocated (counted by the run's memory budget)
 };
 
 struct RunStats {

@@ -204,6 +204,12 @@ BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
   BOOST_TEST(contains(r.out, "\"runs\": ["));
   BOOST_TEST(contains(r.out, "{\"name\": \"abs\", \"calls\": 2, \"total_ms\": "));
   BOOST_TEST(contains(r.out, "\"mean_ms\": "));
+  {  // abs of f32[2] allocates 8 bytes a call: 16 over the two runs, charged to abs.
+    const std::size_t at = r.out.find("{\"name\": \"abs\"");
+    BOOST_TEST_REQUIRE(at != std::string::npos);
+    const std::string row = r.out.substr(at, r.out.find('}', at) - at + 1);
+    BOOST_TEST(contains(row, "\"bytes\": 16}"), row);
+  }
   BOOST_TEST(!contains(r.out, "total: min="));
   r = f.run("p.mlasm -i x=x.npy --profile=xml");
   CHECK_RUN(r, 1);
