@@ -2,7 +2,7 @@
 """Writes the NumPy-computed fixtures under tests/data/nn/ for tests/kernels/nn_fixtures_test.cpp.
 
 Run with /usr/bin/python3 (NumPy only). Deterministic: a fixed seed, so re-running rewrites the
-same bytes. Every op is computed here straight from its definition (ops.md §3 / seed 000) with
+same bytes. Every op is computed here straight from its definition (../shared/spec/ops.md, "Catalogue") with
 NumPy array slicing, independently of the C++ kernels. Integer results are computed in int64 and
 wrapped to the result dtype with astype (two's complement), as mlvm does.
 
