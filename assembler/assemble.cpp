@@ -41,9 +41,8 @@ class Assembler {
         [this] { return too_many(); });
     // Past the limit nothing more would be shown.
     if (whole && !too_many()) {
-      type_literals(program, parsed_, options_.verify,
-                    [this](Pos p, std::string m) { error(p, std::move(m)); });
-      verify(lower(program, source_name()));
+      name_literals(program, parsed_);
+      verify(program, lower(program, source_name()));
     }
     finish();
     return std::move(result_);
@@ -72,7 +71,7 @@ class Assembler {
     return base;
   }
 
-  void verify(Lowered lowered) {
+  void verify(ResolvedProgram& program, Lowered lowered) {
     // --no-precision-check is recorded in the module, so a run verifies it the same way.
     if (!options_.verify.precision_check) lowered.module.precision_check = false;
     VerifyOptions vo = options_.verify;
@@ -83,6 +82,8 @@ class Assembler {
       error(md.pos, std::move(md.message));
     }
     if (!result_.diagnostics.empty()) return;
+    // Its literals' types are those `vr` found: the module it describes.
+    materialize_literals(program, lowered.module, vr);
     result_.verify = std::move(vr);
     result_.module = std::move(lowered.module);
   }

@@ -22,6 +22,7 @@ class Lowering {
     for (const Stmt* s : p_.constants)
       m.constants.push_back(ConstDecl{s->name, reg(s->name), s->type, s->value});
     for (const LiteralArg& l : p_.literals) {
+      out_.gaps.literals.push_back(LiteralConstant{int32_t(m.constants.size()), l.ref->literal});
       m.constants.push_back(ConstDecl{l.name, reg(l.name), l.type, l.value});
       literal_names_.emplace(l.ref, l.name);
     }

@@ -29,11 +29,10 @@ struct ResolvedInstruction {
 };
 
 // A number written for a tensor argument: a one-element constant with the dtype of the op's
-// other tensor argument (found by type_literals), stored like a `.const` named `name`.
+// other tensor argument (found by the verifier), stored like a `.const` named `name`.
 struct LiteralArg {
   const NameRef* ref = nullptr;
   std::string name;  // generated, unused by the program
-  bool typed = false;
   Tensor value;      // f32[1] placeholder until typed
   TensorType type;
 };
@@ -56,10 +55,12 @@ using Report = std::function<void(Pos, std::string)>;
 ResolvedProgram resolve(const ParsedSource& parsed, bool cross_line, const Report& report,
                         const std::function<bool()>& stop);
 
-// Types every literal argument from the verifier's view of its instruction's other tensor
-// argument; a literal without one, or out of its dtype's range, is reported at the literal.
-void type_literals(ResolvedProgram& program, const ParsedSource& parsed,
-                   const VerifyOptions& options, const Report& report);
+// Names every literal argument (lit0, lit1, ...: names the program does not use), with a
+// placeholder f32[1] value; lower() tells the verifier which constants they are.
+void name_literals(ResolvedProgram& program, const ParsedSource& parsed);
+// Gives each literal constant of `module` the dtype the verifier found where it is read
+// (VerifyResult::literal_types), so `module` is the one `vr` describes.
+void materialize_literals(ResolvedProgram& program, Module& module, const VerifyResult& vr);
 
 // Where each part of the module came from.
 struct SourceMap {

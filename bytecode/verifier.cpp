@@ -46,6 +46,16 @@ State::State(const Module& module, const VerifyOptions& options, const ModuleGap
   const_of.assign(std::size_t(nregs), -1);
   assigned.assign(std::size_t(nregs), 0);
   entry.assign(std::size_t(nregs), Slot{});
+  literal_of.assign(std::size_t(nregs), -1);
+  TensorType absent;
+  absent.present = false;
+  res.literal_types.assign(gaps.literals.size(), absent);
+  for (std::size_t k = 0; k < gaps.literals.size(); ++k) {
+    const int32_t c = gaps.literals[k].constant;
+    if (c < 0 || std::size_t(c) >= m.constants.size()) continue;
+    const int32_t r = m.constants[std::size_t(c)].reg;
+    if (reg_in_range(r)) literal_of[std::size_t(r)] = int32_t(k);
+  }
 }
 
 void State::instr_error(int32_t pc, std::string msg, int32_t operand, int32_t result,

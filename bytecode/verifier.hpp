@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "tensor/scalar.hpp"
 
 namespace mlvm {
 
@@ -47,6 +48,9 @@ struct VerifyResult {
   std::vector<std::vector<int32_t>> release_after;
   // Per output: its type where the program halts (joined over every halting path).
   std::vector<TensorType> output_types;
+  // Per ModuleGaps::literals entry: its type where its instruction reads it (present = false
+  // where that instruction is not typed: unreachable, or after an error).
+  std::vector<TensorType> literal_types;
 
   bool ok() const { return errors.empty(); }
 };
@@ -73,9 +77,20 @@ enum class Gap : uint8_t {
   target,
 };
 
+// A constant standing for a number written as an argument (`add x, 1.5`), read by exactly one
+// instruction: where it is read, its type is the dtype of the instruction's first other
+// register argument, dims [1], and the precision of `value` in that dtype; a value that does
+// not fit that dtype, or no other register argument, is an error on that operand. Its
+// declared type and data are placeholders.
+struct LiteralConstant {
+  int32_t constant = -1;  // index into Module::constants
+  Scalar value;
+};
+
 struct ModuleGaps {
   std::vector<Gap> code;                   // per instruction (shorter, or empty: no gap)
   std::vector<int32_t> unknown_registers;  // of unknown value from the start (a broken declaration)
+  std::vector<LiteralConstant> literals;   // not gaps: hints that type literals where read
 
   Gap at(std::size_t pc) const { return pc < code.size() ? code[pc] : Gap::none; }
   bool any() const {

@@ -60,6 +60,7 @@ struct State {
   std::vector<int32_t> const_of;    // per register: the constant declared in it, or -1
   std::vector<uint8_t> assigned;    // per register: declared, or some instruction assigns it
   std::vector<Slot> entry;          // per register: the state at instruction 0
+  std::vector<int32_t> literal_of;  // per register: its index in gaps.literals, or -1
   bool results_unknown = false;     // an instruction assigns registers out of range
   // The control-flow graph.
   std::vector<Block> blocks;

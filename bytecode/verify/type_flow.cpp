@@ -3,11 +3,13 @@
 // final entry state to report errors and record each instruction's argument and result types.
 // The states where the program leaves (per halt, and at the end) go to the outputs pass.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "bytecode/verify/state.hpp"
 #include "ir/infer.hpp"
+#include "ir/precision.hpp"
 
 namespace mlvm::verify {
 
@@ -89,7 +91,64 @@ class TypeFlow {
 
   std::vector<TensorType> arguments(int32_t pc, std::vector<Slot>& st, bool emit, bool& failed,
                                     bool& poisoned);
+
+  // The type of the literal constant `lit` read as argument `k` of `pc` (ModuleGaps::literals).
+  TensorType literal_type(int32_t pc, std::size_t k, int32_t lit, const std::vector<Slot>& st,
+                          bool emit, bool& failed, bool& poisoned);
 };
+
+// Whether `v` rounds to a finite f32 (to nearest, ties to even, it overflows from FLT_MAX
+// plus half an ulp: 2^128 - 2^103, exact in a double).
+bool fits_f32(double v) {
+  static const double kOverflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  return !std::isfinite(v) || std::fabs(v) < kOverflow;
+}
+
+TensorType TypeFlow::literal_type(int32_t pc, std::size_t k, int32_t lit,
+                                  const std::vector<Slot>& st, bool emit, bool& failed,
+                                  bool& poisoned) {
+  const Instruction& ins = s_.m.code[std::size_t(pc)];
+  const Scalar& v = s_.gaps.literals[std::size_t(lit)].value;
+  TensorType t;
+  // The first argument that is a register and not a literal gives the dtype.
+  std::size_t from = ins.args.size();
+  for (std::size_t j = 0; j < s_.reads(pc) && from == ins.args.size(); ++j)
+    if (s_.reg_in_range(ins.args[j]) && s_.literal_of[std::size_t(ins.args[j])] < 0) from = j;
+  if (from == ins.args.size()) {
+    if (emit)
+      s_.instr_error(pc,
+                     "the number " + v.to_string() +
+                         " has no other tensor argument to take its dtype from; declare it "
+                         "as a .const",
+                     int32_t(k));
+    failed = true;
+    return t;
+  }
+  const Slot& src = st[std::size_t(ins.args[from])];
+  if (src.st != SlotState::ok) {  // argument `from` is reported (or of unknown value)
+    poisoned = true;
+    return t;
+  }
+  t.dtype = s_.types[src.aux].dtype;
+  t.dims = Dims{1};
+  const std::string dt(dtype_name(t.dtype));
+  if (!scalar_fits(v, t.dtype) || (t.dtype == DType::f32 && !fits_f32(v.as_double()))) {
+    if (emit)
+      s_.instr_error(pc,
+                     "the number " + v.to_string() + " takes the dtype " + dt +
+                         " of its other argument: value " + v.to_string() +
+                         " is not representable in " + dt,
+                     int32_t(k));
+    failed = true;
+    return t;
+  }
+  t.precision = kUnknownPrecision;
+  if (is_signed_int(t.dtype)) {
+    const int p = precision_of_value(v.is_float ? int64_t(v.f) : v.i);
+    if (p <= signed_bits(t.dtype)) t.precision = p;  // -128 in i8 needs 9: no bound
+  }
+  return t;
+}
 
 std::vector<TensorType> TypeFlow::arguments(int32_t pc, std::vector<Slot>& st, bool emit,
                                             bool& failed, bool& poisoned) {
@@ -110,7 +169,10 @@ std::vector<TensorType> TypeFlow::arguments(int32_t pc, std::vector<Slot>& st, b
     Slot& sl = st[std::size_t(r)];
     switch (sl.st) {
       case SlotState::ok:
-        in.push_back(s_.types[sl.aux]);
+        if (const int32_t lit = s_.literal_of[std::size_t(r)]; lit >= 0)
+          in.push_back(literal_type(pc, k, lit, st, emit, failed, poisoned));
+        else
+          in.push_back(s_.types[sl.aux]);
         break;
       case SlotState::poison:
         poisoned = true;
@@ -151,7 +213,12 @@ void TypeFlow::transfer(int32_t pc, std::vector<Slot>& st, bool emit) {
     if (emit && poisoned && !failed) silent_poison_read_ = true;
     return poison_results(pc, st);
   }
-  if (emit) s_.res.arg_types[std::size_t(pc)] = in;
+  if (emit) {
+    for (std::size_t k = 0; k < in.size() && k < ins.args.size(); ++k)
+      if (s_.reg_in_range(ins.args[k]) && s_.literal_of[std::size_t(ins.args[k])] >= 0)
+        s_.res.literal_types[std::size_t(s_.literal_of[std::size_t(ins.args[k])])] = in[k];
+    s_.res.arg_types[std::size_t(pc)] = in;
+  }
 
   const bool arith = (op.flags & ARITH) != 0;
   const VerifyOptions& o = s_.opt;

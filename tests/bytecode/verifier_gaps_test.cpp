@@ -20,6 +20,40 @@ ModuleGaps gaps_at(std::size_t n, std::size_t pc, Gap g) {
 
 BOOST_FIXTURE_TEST_SUITE(verifier_gaps, StubRules)
 
+BOOST_AUTO_TEST_CASE(a_literal_constant_takes_its_other_arguments_dtype) {
+  auto build = [] {
+    ModuleBuilder b;
+    b.input("x", T(DType::i16, {4}));
+    b.constant("lit", i32_tensor({0}));  // a placeholder: the verifier types it where read
+    b.output("y");
+    b.emit("y", "add", {"lit", "x"});
+    return b.build();
+  };
+  Module m = build();
+  ModuleGaps gaps;
+  gaps.literals.push_back(LiteralConstant{0, Scalar::from_int(100)});
+  VerifyResult r = verify_module(m, {}, &gaps);
+  BOOST_REQUIRE_MESSAGE(r.ok(), (r.errors.empty() ? std::string() : r.errors[0].message));
+  BOOST_REQUIRE_EQUAL(r.literal_types.size(), 1u);
+  BOOST_TEST(r.literal_types[0].to_string() == T(DType::i16, {1}, 8).to_string());
+  BOOST_TEST(r.arg_types[0][0].to_string() == r.literal_types[0].to_string());
+  // Out of the dtype's range: an error on that operand, and its results are not reported on.
+  gaps.literals[0].value = Scalar::from_int(40000);
+  VerifyResult bad = verify_module(m, {}, &gaps);
+  auto d = only_error(bad, "the number 40000 takes the dtype i16");
+  BOOST_TEST(d.instruction == 0);
+  BOOST_TEST(d.operand == 0);
+  BOOST_TEST(!bad.literal_types[0].present);
+  // With no other register argument there is no dtype to take.
+  ModuleBuilder b;
+  b.constant("lit", i32_tensor({0}));
+  b.output("y");
+  b.emit("y", "relu", {"lit"});
+  gaps.literals[0].value = Scalar::from_float(1.5);
+  auto e = only_error(verify_module(b.build(), {}, &gaps), "no other tensor argument");
+  BOOST_TEST(e.operand == 0);
+}
+
 BOOST_AUTO_TEST_CASE(an_unknown_line_assigns_values_of_unknown_type) {
   ModuleBuilder b;
   b.input("x", T(DType::f32, {4}));
