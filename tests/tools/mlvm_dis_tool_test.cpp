@@ -2,7 +2,6 @@
 // into a byte-identical module (debug lines aside); the default never writes beside the module (it would
 // overwrite the source); large constants go to .npy side files that load() finds.
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -11,32 +10,19 @@
 #include <string>
 
 #include "bytecode/codec.hpp"
+#include "common/tool_runner.hpp"
 
 namespace fs = std::filesystem;
+using mlvm::tool_test::slurp;
 
 namespace {
 
 const std::string kDis = MLVM_BINARY_DIR "/tools/mlvm-dis";
 const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    dir = fs::temp_directory_path() / ("mlvm_dis_test_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-  }
+// The scratch directory of tests/common/tool_runner.hpp, with shell pipelines of several tools.
+struct Scratch : mlvm::tool_test::ScratchDir {
+  Scratch() : ScratchDir("mlvm_dis_test") {}
   // Runs a shell command in the scratch directory; returns the exit code.
   int sh(const std::string& cmd) const {
     int status = std::system(("cd '" + dir.string() + "' && " + cmd).c_str());

@@ -1,7 +1,6 @@
 // mlvm-run end to end, through the built binary: .mlasm and .mlbc programs, .npy inputs and
 // outputs, printing, every exit code 0-4 with its message, and --profile's final line.
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -10,34 +9,20 @@
 #include <sstream>
 #include <string>
 
+#include "common/tool_runner.hpp"
 #include "mlvm/mlvm.hpp"
 
 using namespace mlvm;
+using namespace mlvm::tool_test;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kBinary = MLVM_BINARY_DIR "/tools/mlvm-run";
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // A scratch directory with the fixtures; removed at the end.
-struct Fixture {
-  fs::path dir;
-
-  Fixture() {
-    dir = fs::temp_directory_path() / ("mlvm_run_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+struct Fixture : ScratchDir {
+  Fixture() : ScratchDir("mlvm_run_test") {
     write("prog.mlasm", R"(.program demo
 .input  x : f32[?, 3]
 .const  w : f32[3] = [1, 2, 3]
@@ -78,35 +63,9 @@ loop:
     save_npy(path("x2.npy"), make_tensor<float>({2}, {-1.5f, 2}));
     write_file_bytes(path("prog.mlbc"), Program::assemble_file(path("prog.mlasm")).to_bytes());
   }
-  ~Fixture() { fs::remove_all(dir); }
-
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-  }
-
   // Runs mlvm-run with `args` (relative file names resolve in the fixture directory).
-  Result run(const std::string& args) const {
-    std::string cmd =
-        "cd '" + dir.string() + "' && '" + kBinary + "' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "stdout.txt");
-    r.err = slurp(dir / "stderr.txt");
-    return r;
-  }
+  Result run(const std::string& args) const { return ScratchDir::run(kBinary, args); }
 };
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-#define CHECK_RUN(r, expected_code)                                    \
-  do {                                                                 \
-    BOOST_TEST_INFO("stdout: " << (r).out << "\nstderr: " << (r).err); \
-    BOOST_CHECK_EQUAL((r).code, (expected_code));                      \
-  } while (0)
 
 }  // namespace
 
