@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "common/op_runner.hpp"
-#include "kernels/simd/cpu_features.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace mlvm::testing;
+using mlvm::simd_test::LevelGuard;
+using mlvm::simd_test::levels;
 
 namespace {
 
@@ -55,16 +57,6 @@ Tensor tensor_of(const std::vector<T>& v) {
   std::memcpy(t.raw_data(), v.data(), v.size() * sizeof(T));
   return t;
 }
-
-std::vector<simd::Level> levels() {
-  std::vector<simd::Level> out;
-  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) out.push_back(simd::Level(l));
-  return out;
-}
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
 
 // Runs the three ops on `xs` for every precision p (and shift b) and compares with the reference.
 template <class T>

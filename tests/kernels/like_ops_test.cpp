@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/dtypes.hpp"
 #include "common/op_runner.hpp"
 #include "tensor/views.hpp"
 
@@ -14,9 +15,6 @@ using namespace mlvm;
 using namespace mlvm::testing;
 
 namespace {
-
-const DType kAllDTypes[] = {DType::f32, DType::f64, DType::i8, DType::u8,
-                            DType::i16, DType::i32, DType::i64, DType::boolean};
 
 // x in several layouts with the same logical shape {3, 4} (and an empty one).
 std::vector<Tensor> layouts(DType dt) {
