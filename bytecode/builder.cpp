@@ -55,6 +55,16 @@ void ModuleBuilder::output(const std::string& name, std::optional<TensorType> ty
   module_.outputs.push_back(std::move(o));
 }
 
+void ModuleBuilder::rename(const std::string& from, const std::string& to) {
+  auto it = reg_of_.find(from);
+  if (it == reg_of_.end()) fail(ErrorKind::usage, "rename: no register '" + from + "'");
+  if (reg_of_.count(to)) fail(ErrorKind::usage, "rename: register '" + to + "' exists");
+  int32_t r = it->second;
+  reg_of_.erase(it);
+  reg_of_[to] = r;
+  module_.register_names[std::size_t(r)] = to;
+}
+
 ModuleBuilder& ModuleBuilder::at_line(uint32_t line) {
   line_ = line;
   return *this;

@@ -65,6 +65,9 @@ class ModuleBuilder {
   ModuleBuilder& halt();
   ModuleBuilder& print(const std::string& x);
 
+  // Gives the register named `from` the name `to` (which no register has yet).
+  void rename(const std::string& from, const std::string& to);
+
   int32_t size() const { return int32_t(module_.code.size()); }
 
   // Resolves labels (Error(usage) naming an unknown or duplicate label) and returns the module.

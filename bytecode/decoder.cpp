@@ -23,6 +23,7 @@ const char* section_name(uint64_t id) {
     case kSectionCode: return "code";
     case kSectionDebug: return "debug";
     case kSectionFlags: return "flags";
+    case kSectionOrigins: return "origins";
     default:
       return "unknown";
   }
@@ -254,6 +255,15 @@ class Decoder {
         case kSectionFlags:
           read_flags(r);
           break;
+        case kSectionOrigins: {
+          std::size_t at = r.pos();
+          uint64_t n = r.count("the origin count", 1, kMaxInstructions);
+          if (n != m_.code.size())
+            r.fail_at(at, "origin table has " + std::to_string(n) + " entries for " +
+                              std::to_string(m_.code.size()) + " instructions (expected one per instruction)");
+          for (uint64_t k = 0; k < n; ++k) m_.origins.push_back(r.str("an origin's length"));
+          break;
+        }
       }
       if (!r.at_end())
         r.fail_at(r.pos(), std::string("section '") + section_name(id) + "' has " +

@@ -251,7 +251,11 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
     const Instruction& ins = m.code[std::size_t(pc)];
     const bool jump = ins.op == Opcode::jmp || ins.op == Opcode::br;
     const std::string label = jump ? labels[ins.target].front() : "";
-    t += "    " + instruction_text(ins, std::size_t(pc), reg, label) + "\n";
+    t += "    " + instruction_text(ins, std::size_t(pc), reg, label);
+    // An imported model's node, so a trap at this line points back to the model.
+    if (std::size_t(pc) < m.origins.size() && !m.origins[std::size_t(pc)].empty())
+      t += "  # " + m.origins[std::size_t(pc)];
+    t += "\n";
   }
   return out;
 }

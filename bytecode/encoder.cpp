@@ -297,6 +297,15 @@ std::vector<uint8_t> encode_module(const Module& m) {
     w.uleb(kFlagNoPrecisionCheck);
     w.end_section(s);
   }
+  if (!m.origins.empty()) {
+    if (m.origins.size() != m.code.size())
+      cannot_encode("the origin table has " + std::to_string(m.origins.size()) + " entries for " +
+                    std::to_string(m.code.size()) + " instructions");
+    s = w.begin_section(kSectionOrigins);
+    w.uleb(m.origins.size());
+    for (const std::string& o : m.origins) w.str(o, "an instruction's origin");
+    w.end_section(s);
+  }
   uint64_t total = w.out.size();
   for (int k = 0; k < 8; ++k) w.out[12 + std::size_t(k)] = uint8_t(total >> (8 * k));
   return std::move(w.out);

@@ -21,8 +21,9 @@ enum SectionId : uint32_t {
   kSectionCode = 5,
   kSectionDebug = 6,
   kSectionFlags = 7,
+  kSectionOrigins = 8,  // debug: where each instruction came from (an imported model's node)
 };
-inline constexpr uint32_t kLastSection = kSectionFlags;
+inline constexpr uint32_t kLastSection = kSectionOrigins;
 
 // Bits of the flags section: how the module was assembled, where that changes what the verifier
 // proves. The section is written only when a bit is set, so modules without flags keep their bytes.

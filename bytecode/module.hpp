@@ -56,6 +56,9 @@ struct Module {
   // Debug section: the source line of each instruction (0 = unknown), and the source name.
   std::vector<uint32_t> lines;
   std::string source_name;
+  // Where each instruction came from when it was not written by hand (an imported model's
+  // node: "Conv 'conv1'"); empty, or one entry per instruction. Debug information, like lines.
+  std::vector<std::string> origins;
   // Labels for the disassembler (instruction index -> name); optional debug info.
   std::vector<std::pair<int32_t, std::string>> labels;
   // False for a module assembled with --no-precision-check (or `.no_precision_check`): the

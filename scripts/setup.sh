@@ -4,7 +4,9 @@
 # Usage: scripts/setup.sh [--with-peers]   (--with-peers: also the benchmark peers and sample trainers)
 set -euo pipefail
 
-packages=(cmake g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev)
+# libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites.
+packages=(cmake g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 if [[ "${1:-}" == "--with-peers" ]]; then
   packages+=(python3-numpy python3-torch python3-sklearn)
 fi

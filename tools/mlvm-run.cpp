@@ -1,4 +1,4 @@
-// mlvm-run: runs a program (.mlbc, or .mlasm assembled in memory) on .npy inputs.
+// mlvm-run: runs a program (.mlbc, .mlasm assembled or .onnx imported in memory) on .npy inputs.
 // The contract is docs/language.md (the tools' command lines); exit codes: tools/exit_codes.hpp.
 #include <unistd.h>
 
@@ -127,12 +127,13 @@ void print_profile(const std::vector<mlvm::RunStats>& runs) {
 }
 
 const char* kUsage =
-    "usage: mlvm-run PROGRAM(.mlbc|.mlasm) [--input NAME=FILE.npy|-|VALUE[:DTYPE] ...]\n"
+    "usage: mlvm-run PROGRAM(.mlbc|.mlasm|.onnx) [--input NAME=FILE.npy|-|VALUE[:DTYPE] ...]\n"
     "                [--inputs FILE.npz] [--output NAME=FILE.npy ...] [--outputs FILE.npz]\n"
     "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N]\n"
     "                [--profile[=json]] [--list-ops]\n"
     "\n"
-    "Runs a verified mlvm program. A .mlasm file is assembled in memory first.\n"
+    "Runs a verified mlvm program. A .mlasm file is assembled in memory first, an .onnx model\n"
+    "imported in memory first (../shared/spec/onnx.md; mlvm-onnx writes it as a module).\n"
     "Options are never abbreviated. The command line, input forms, print labels and profile\n"
     "formats: docs/language.md, section \"mlvm-run\"; integer precision: docs/ops.md,\n"
     "section \"Integer precision\".\n"
@@ -234,6 +235,8 @@ int run_main(int argc, char** argv) {
         return kExitInvalid;
       }
       program = mlvm::Program::from_module(std::move(*r.module), aopt.verify);
+    } else if (ends_with(program_path, ".onnx")) {
+      program = mlvm::Program::from_onnx(program_path);
     } else {
       program = mlvm::Program::load_file(program_path);
     }

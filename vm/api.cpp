@@ -37,6 +37,13 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   throw Error(ErrorKind::invalid, msg, loc);
 }
 
+// Imported integer arithmetic wraps as ONNX's does; no precision proof is claimed for it.
+VerifyOptions onnx_verify_options() {
+  VerifyOptions o;
+  o.precision_check = false;
+  return o;
+}
+
 }  // namespace
 
 const char* version() {
@@ -84,8 +91,21 @@ Program Program::load_file(const std::string& path, const VerifyOptions& options
   }
 }
 
+Program Program::from_onnx(const std::string& path, const OnnxImportOptions& options) {
+  try {
+    return from_module(import_onnx_file(path, options).module, onnx_verify_options());
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.what(), e.location().empty() ? path : path + ": " + e.location());
+  }
+}
+
+Program Program::from_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
+  return from_module(import_onnx(bytes, options).module, onnx_verify_options());
+}
+
 Program Program::open(const std::string& path) {
   if (ends_with(path, ".mlasm")) return assemble_file(path);
+  if (ends_with(path, ".onnx")) return from_onnx(path);
   return load_file(path);
 }
 

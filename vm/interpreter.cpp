@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
                           const std::string& message) {
   std::string prefix = std::string(p.name) + ": ";
   std::string msg = message.compare(0, prefix.size(), prefix) == 0 ? message : prefix + message;
-  throw Error(kind, msg, instruction_location(pc, p.line));
+  throw Error(kind, msg, instruction_location(pc, p.line, p.origin));
 }
 
 // Each result must have the type the verifier proved (`want`, null when it saw none); static

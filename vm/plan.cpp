@@ -30,9 +30,10 @@ StepKind step_kind(Opcode op) {
 
 }  // namespace
 
-std::string instruction_location(std::size_t pc, uint32_t line) {
+std::string instruction_location(std::size_t pc, uint32_t line, const char* origin) {
   std::string s = "instruction " + std::to_string(pc);
-  if (line) s += " (line " + std::to_string(line) + ")";
+  if (origin && *origin) s += " (" + std::string(origin) + ")";
+  else if (line) s += " (line " + std::to_string(line) + ")";
   return s;
 }
 
@@ -60,6 +61,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     p.attrs = pc < verified.attrs.size() ? &verified.attrs[pc] : &kNoAttrs;
     p.target = ins.target;
     p.line = module.line_of(pc);
+    if (pc < module.origins.size()) p.origin = module.origins[pc].c_str();
 
     static const std::vector<int32_t> kNone;
     const std::vector<int32_t>& released =

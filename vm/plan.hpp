@@ -43,6 +43,9 @@ struct PlannedInstruction {
   uint32_t may_donate = 0;
   int32_t target = -1;  // jmp/br
   uint32_t line = 0;    // source line, 0 if unknown
+  // The imported model's node ("Conv 'conv1'") from Module::origins, or null; points into the
+  // module, which outlives the plan.
+  const char* origin = nullptr;
   Opcode op = Opcode::halt;
   StepKind kind = StepKind::halt;
 
@@ -65,7 +68,8 @@ struct ExecPlan {
 // points into `verified` (its checked attributes), which must outlive it and not move.
 ExecPlan build_plan(const Module& module, const VerifyResult& verified);
 
-// "instruction 4 (line 9)" or "instruction 4" when the line is unknown.
-std::string instruction_location(std::size_t pc, uint32_t line);
+// "instruction 4 (line 9)" or "instruction 4" when the line is unknown; with an origin,
+// "instruction 4 (Conv 'conv1')".
+std::string instruction_location(std::size_t pc, uint32_t line, const char* origin = nullptr);
 
 }  // namespace mlvm

@@ -34,6 +34,7 @@
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
 #include "kernels/op_api.hpp"
+#include "onnx/importer.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/dims.hpp"
 #include "tensor/dtype.hpp"
@@ -67,6 +68,10 @@ class Program {
   static Program load(std::span<const uint8_t> bytes, const VerifyOptions& options = {});
   static Program load_file(const std::string& path, const VerifyOptions& options = {});
   // By extension: `.mlasm` is assembled, anything else is decoded as a module.
+  // An ONNX model imported (../shared/spec/onnx.md); Error(malformed/invalid) as import_onnx.
+  static Program from_onnx(const std::string& path, const OnnxImportOptions& options = {});
+  static Program from_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options = {});
+  // By extension: .mlasm assembled, .onnx imported, anything else decoded as a module.
   static Program open(const std::string& path);
   // Verifies a module built in memory.
   static Program from_module(Module module, const VerifyOptions& options = {});

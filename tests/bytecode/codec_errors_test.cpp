@@ -92,8 +92,12 @@ BOOST_AUTO_TEST_CASE(section_errors) {
   order.header().section(4, Bytes().uleb(0)).section(2, types_section());
   check_malformed(order.done(), "section 'types' is out of order");
   Bytes unknown;
-  unknown.header().section(8, Bytes());
-  check_malformed(unknown.done(), "unknown section id 8", 20);
+  unknown.header().section(9, Bytes());
+  check_malformed(unknown.done(), "unknown section id 9", 20);
+  // The origins section holds one entry per instruction (none here: a count of 1 is wrong).
+  Bytes origins;
+  origins.header().section(8, Bytes().uleb(1).str("Conv 'c'"));
+  check_malformed(origins.done(), "origin table has 1 entries for 0 instructions", 20 + 12);
   // The flags section knows one bit (no precision check); any other is malformed.
   Bytes flags;
   flags.header().section(7, Bytes().uleb(2));

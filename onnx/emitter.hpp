@@ -1,0 +1,97 @@
+// The importer's builder: ONNX nodes are lowered into calls of emit(op, args, attrs), which
+// either folds the op at import time (every argument known: the op's own kernel runs now and
+// the result becomes a constant) or appends an instruction to the module, typed by the op's
+// own static rule. So shape plumbing (Shape -> Gather -> Concat -> Reshape) and constant
+// subgraphs disappear without a separate folding pass, and every lowering sees the static
+// type of every value it reads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bytecode/builder.hpp"
+#include "ir/types.hpp"
+#include "tensor/tensor.hpp"
+
+namespace mlvm {
+
+// A value of the graph being imported: an index into the Emitter's table; -1 is an omitted
+// optional input.
+struct Val {
+  int id = -1;
+  bool present() const { return id >= 0; }
+};
+
+class Emitter {
+ public:
+  explicit Emitter(std::string program_name);
+
+  // A graph input: a register named `name`.
+  Val input(const std::string& name, const TensorType& type, bool scalar);
+  // A value known at import time (a constant of the module if an instruction reads it).
+  Val constant(Tensor value, bool scalar = false);
+  Val scalar_const(DType dtype, double v);  // a one-element constant marked as an ONNX scalar
+  Val int_vector(const std::vector<int64_t>& v);  // i64 1-D constant
+
+  // One instruction (or a folded constant) with one result.
+  Val emit(std::string_view op, const std::vector<Val>& args,
+           const std::vector<NamedAttr>& attrs = {});
+  // Several results.
+  std::vector<Val> emit_n(std::string_view op, const std::vector<Val>& args,
+                          const std::vector<NamedAttr>& attrs = {});
+
+  const TensorType& type(Val v) const;
+  DType dtype(Val v) const { return type(v).dtype; }
+  const Dims& dims(Val v) const { return type(v).dims; }
+  // The ONNX rank: 0 for an ONNX scalar (held as [1]).
+  int rank(Val v) const;
+  bool scalar(Val v) const;
+  void set_scalar(Val v, bool scalar);  // only on a value just made
+  // v itself, or the same value seen with the other ONNX rank ([1] vs a scalar).
+  Val with_scalar(Val v, bool scalar);
+  bool is_const(Val v) const;
+  bool static_shape(Val v) const { return !type(v).has_dynamic_dims(); }
+  const Tensor& value(Val v) const;  // is_const(v) must hold
+  // A constant's elements as int64 / double (Error(invalid) naming `what` if not constant).
+  std::vector<int64_t> ints(Val v, const std::string& what) const;
+  std::vector<double> doubles(Val v, const std::string& what) const;
+
+  // The register holding `v`, declaring a constant the first time one is read.
+  std::string reg(Val v);
+  // Names the register of `v` (an instruction result not yet named) after an ONNX value.
+  void name_value(Val v, const std::string& onnx_name);
+  // A name no register has yet, derived from `want` (sanitized, `_2`, `_3` on clashes).
+  std::string fresh_name(const std::string& want);
+  // Every instruction emitted from now on records where it came from ("Conv 'conv1'").
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
+
+  // Declares the graph's outputs (in order) and returns the module.
+  Module finish(const std::vector<std::pair<std::string, Val>>& outputs);
+
+ private:
+  struct Slot {
+    TensorType type;
+    Tensor value;          // defined: known at import time
+    std::string reg;       // the register, once it has one
+    bool scalar = false;
+    bool named = false;    // reg carries an ONNX value's name
+  };
+  Val add(Slot s);
+  const Slot& slot(Val v) const;
+
+  ModuleBuilder builder_;
+  std::vector<Slot> slots_;
+  std::map<std::string, int> used_names_;
+  std::string origin_;
+  std::vector<std::string> origins_;
+  int temp_counter_ = 0;
+};
+
+// An mlvm identifier for an ONNX name: [A-Za-z_][A-Za-z0-9_.]*, other characters -> '_',
+// a leading digit gets '_' in front.
+std::string sanitize_name(const std::string& onnx_name);
+
+}  // namespace mlvm

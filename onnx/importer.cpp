@@ -1,0 +1,279 @@
+#include "onnx/importer.hpp"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/version_converter/convert.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "bytecode/verifier.hpp"
+#include "onnx/lowering.hpp"
+#include "onnx/tensor_proto.hpp"
+#include "tensor/error.hpp"
+#include "tensor/file_read.hpp"
+
+namespace mlvm {
+
+namespace {
+
+// The newest opset Debian's onnx 1.12 defines; models above it are refused.
+constexpr int kMaxOpset = 17;
+// Below this ONNX's version converter upgrades the model first (spec/onnx.md).
+constexpr int kMinNativeOpset = 7;
+constexpr int64_t kMaxModelBytes = int64_t(2) << 30;
+
+const std::map<std::string, const LoweringEntry*>& lowering_table() {
+  static const std::map<std::string, const LoweringEntry*> table = [] {
+    std::map<std::string, const LoweringEntry*> t;
+    for (auto family : {elementwise_lowerings(), shape_lowerings()})
+      for (const LoweringEntry& e : family) t[e.op_type] = &e;
+    return t;
+  }();
+  return table;
+}
+
+bool default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+std::string node_label(const onnx::NodeProto& n, int index) {
+  std::string name = n.name().empty() ? "#" + std::to_string(index) : "'" + n.name() + "'";
+  return n.op_type() + " " + name;
+}
+
+// The input's type from its ValueInfo, with --input-shape overrides.
+TensorType input_type(const onnx::ValueInfoProto& vi, const std::string& mlvm_name,
+                      const OnnxImportOptions& options, bool& scalar) {
+  const std::string what = "graph input '" + vi.name() + "'";
+  if (!vi.type().has_tensor_type())
+    throw Error(ErrorKind::invalid, what + " is not a tensor (sequences, maps and optionals are not supported)");
+  const auto& tt = vi.type().tensor_type();
+  auto dt = dtype_from_onnx(tt.elem_type());
+  if (!dt)
+    throw Error(ErrorKind::invalid, what + ": dtype " + onnx_dtype_name(tt.elem_type()) +
+                                        " is not supported by mlvm");
+  TensorType t;
+  t.dtype = *dt;
+  const std::vector<int64_t>* fixed = nullptr;
+  if (auto it = options.input_shapes.find(vi.name()); it != options.input_shapes.end())
+    fixed = &it->second;
+  else if (auto it2 = options.input_shapes.find(mlvm_name); it2 != options.input_shapes.end())
+    fixed = &it2->second;
+  if (!tt.has_shape() && !fixed)
+    throw Error(ErrorKind::invalid, what + " has no shape (give one with --input-shape " +
+                                        mlvm_name + "=D0,D1,...)");
+  if (fixed) {
+    if (tt.has_shape() && tt.shape().dim_size() != int(fixed->size()))
+      throw Error(ErrorKind::usage, "--input-shape " + mlvm_name + " gives " +
+                                        std::to_string(fixed->size()) + " dims, the model declares " +
+                                        std::to_string(tt.shape().dim_size()));
+    for (std::size_t k = 0; k < fixed->size(); ++k) {
+      int64_t d = (*fixed)[k];
+      if (tt.has_shape() && tt.shape().dim(int(k)).has_dim_value() &&
+          tt.shape().dim(int(k)).dim_value() != d)
+        throw Error(ErrorKind::usage, "--input-shape " + mlvm_name + ": dim " + std::to_string(k) +
+                                          " is fixed at " +
+                                          std::to_string(tt.shape().dim(int(k)).dim_value()) +
+                                          " by the model, not " + std::to_string(d));
+      if (d < 0) throw Error(ErrorKind::usage, "--input-shape " + mlvm_name + ": negative dim");
+    }
+  }
+  int rank = fixed ? int(fixed->size()) : tt.shape().dim_size();
+  if (rank > kMaxRank)
+    throw Error(ErrorKind::invalid, what + " has rank " + std::to_string(rank) +
+                                        ", above mlvm's " + std::to_string(kMaxRank));
+  scalar = rank == 0;
+  if (scalar) t.dims.push_back(1);
+  for (int k = 0; k < rank; ++k) {
+    if (fixed) {
+      t.dims.push_back((*fixed)[std::size_t(k)]);
+      continue;
+    }
+    const auto& d = tt.shape().dim(k);
+    if (d.has_dim_value() && d.dim_value() < 0)
+      throw Error(ErrorKind::malformed, what + ": dim " + std::to_string(d.dim_value()));
+    t.dims.push_back(d.has_dim_value() ? d.dim_value() : kDynamic);
+  }
+  return t;
+}
+
+class GraphImporter {
+ public:
+  GraphImporter(const onnx::ModelProto& model, int opset, const OnnxImportOptions& options,
+                OnnxImport& out)
+      : model_(model), g_(model.graph()), opset_(opset), options_(options), out_(out),
+        e_(g_.name().empty() ? options.default_name : sanitize_name(g_.name())) {}
+
+  Module run() {
+    // Names first: outputs and inputs keep their ONNX names where they can.
+    std::set<std::string> initializer_names;
+    for (const auto& init : g_.initializer()) initializer_names.insert(init.name());
+    std::vector<std::pair<std::string, std::string>> output_names;
+    for (const auto& o : g_.output()) output_names.emplace_back(o.name(), take_name(o.name()));
+    for (const auto& in : g_.input()) {
+      if (initializer_names.count(in.name())) continue;  // a default: held as a constant
+      std::string name = take_name(in.name());
+      bool scalar = false;
+      TensorType t = input_type(in, name, options_, scalar);
+      values_[in.name()] = e_.input(name, t, scalar);
+    }
+    for (const auto& init : g_.initializer()) {
+      OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'",
+                                       {options_.model_dir});
+      values_[init.name()] = e_.constant(std::move(t.value), t.scalar);
+    }
+    for (int k = 0; k < g_.node_size(); ++k) lower_node(g_.node(k), k);
+    if (!problems_.empty()) {
+      std::string msg = std::to_string(problems_.size()) + " node" +
+                        (problems_.size() == 1 ? "" : "s") + " cannot be imported:";
+      for (const auto& p : problems_) msg += "\n  " + p;
+      throw Error(ErrorKind::invalid, msg);
+    }
+    std::vector<std::pair<std::string, Val>> outputs;
+    for (const auto& [onnx_name, name] : output_names) {
+      auto it = values_.find(onnx_name);
+      if (it == values_.end())
+        throw Error(ErrorKind::invalid, "graph output '" + onnx_name + "' is not produced by any node");
+      outputs.emplace_back(name, it->second);
+    }
+    Module m = e_.finish(outputs);
+    m.source_name = options_.model_dir.empty() ? "<onnx>" : options_.model_dir;
+    return m;
+  }
+
+ private:
+  std::string take_name(const std::string& onnx_name) {
+    std::string n = e_.fresh_name(onnx_name);
+    if (n != onnx_name) out_.renamed.emplace_back(onnx_name, n);
+    return n;
+  }
+
+  void lower_node(const onnx::NodeProto& node, int index) {
+    const std::string label = node_label(node, index);
+    auto problem = [&](const std::string& why) {
+      int opset = default_domain(node.domain()) ? opset_ : 0;
+      problems_.push_back(label + " (domain '" + (node.domain().empty() ? "ai.onnx" : node.domain()) +
+                          "', opset " + std::to_string(opset) + "): " + why);
+    };
+    if (!default_domain(node.domain())) return problem("unsupported domain");
+    auto it = lowering_table().find(node.op_type());
+    std::vector<Val> inputs;
+    bool inputs_ok = true;
+    for (const std::string& name : node.input()) {
+      if (name.empty()) {
+        inputs.push_back(Val{});
+        continue;
+      }
+      auto v = values_.find(name);
+      if (v == values_.end()) {
+        if (!failed_.count(name))
+          problem("input '" + name + "' is not produced by an earlier node (a cycle, or nodes "
+                  "out of order)");
+        inputs_ok = false;
+        continue;
+      }
+      inputs.push_back(v->second);
+    }
+    auto mark_failed = [&] {
+      for (const std::string& o : node.output()) failed_.insert(o);
+    };
+    if (it == lowering_table().end()) {
+      problem("unsupported op");
+      return mark_failed();
+    }
+    if (!inputs_ok) return mark_failed();
+    e_.set_origin(label);
+    try {
+      NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir);
+      std::vector<Val> results = it->second->fn(ctx);
+      for (int k = 0; k < node.output_size(); ++k) {
+        const std::string& name = node.output(k);
+        if (name.empty()) continue;
+        if (k >= int(results.size()) || !results[std::size_t(k)].present())
+          throw Error(ErrorKind::invalid, "output " + std::to_string(k) + " is not supported");
+        if (values_.count(name))
+          throw Error(ErrorKind::invalid, "value '" + name + "' is assigned twice");
+        values_[name] = results[std::size_t(k)];
+        e_.name_value(results[std::size_t(k)], name);
+      }
+    } catch (const Error& err) {
+      problem(err.message());
+      mark_failed();
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& g_;
+  int opset_;
+  const OnnxImportOptions& options_;
+  OnnxImport& out_;
+  Emitter e_;
+  std::map<std::string, Val> values_;
+  std::set<std::string> failed_;
+  std::vector<std::string> problems_;
+};
+
+int default_opset(const onnx::ModelProto& model) {
+  int opset = 0;
+  for (const auto& o : model.opset_import())
+    if (default_domain(o.domain())) opset = int(std::min<int64_t>(o.version(), INT32_MAX));
+  return opset;
+}
+
+}  // namespace
+
+OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
+  if (int64_t(bytes.size()) >= kMaxModelBytes)
+    throw Error(ErrorKind::malformed, "model of " + std::to_string(bytes.size()) +
+                                          " bytes is above protobuf's 2 GiB limit");
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+    throw Error(ErrorKind::malformed, "not an ONNX model: the protobuf does not parse "
+                                      "(truncated, or wrong wire types)");
+  OnnxImport out;
+  out.original_opset = default_opset(model);
+  if (out.original_opset <= 0 && model.graph().node_size() > 0)
+    throw Error(ErrorKind::malformed, "the model imports no default-domain (ai.onnx) opset");
+  if (out.original_opset > kMaxOpset)
+    throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
+                                        " is newer than the newest this build knows (" +
+                                        std::to_string(kMaxOpset) + ")");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& ex) {
+    throw Error(ErrorKind::invalid, std::string("ONNX checker: ") + ex.what());
+  }
+  if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, kMinNativeOpset);
+    } catch (const std::exception& ex) {
+      throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
+                                          " model could not be upgraded to opset 7 by ONNX's "
+                                          "version converter: " + ex.what());
+    }
+  }
+  out.opset = std::max(default_opset(model), out.original_opset);
+  out.module = GraphImporter(model, out.opset, options, out).run();
+  VerifyOptions vo;
+  vo.precision_check = false;
+  verify_or_throw(out.module, vo);
+  return out;
+}
+
+OnnxImport import_onnx_file(const std::string& path, OnnxImportOptions options) {
+  std::vector<uint8_t> bytes = read_file_bounded(path, kMaxModelBytes, "ONNX model");
+  if (options.model_dir.empty()) {
+    std::filesystem::path p(path);
+    options.model_dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  }
+  return import_onnx(bytes, options);
+}
+
+std::vector<std::pair<std::string, std::string>> supported_onnx_ops() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, e] : lowering_table())
+    out.emplace_back(name, std::to_string(e->since) + "-" + std::to_string(kMaxOpset));
+  return out;
+}
+
+}  // namespace mlvm

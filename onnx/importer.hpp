@@ -1,0 +1,42 @@
+// ONNX import: an ONNX model (bytes or a file) becomes an ordinary verified mlvm Module
+// (../shared/spec/onnx.md). Used by mlvm-onnx, mlvm-run MODEL.onnx and Program::from_onnx.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bytecode/module.hpp"
+
+namespace mlvm {
+
+struct OnnxImportOptions {
+  // Fixed dims for graph inputs, by ONNX name or mlvm name (--input-shape NAME=D0,D1,...).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // The model's folder, where external data may be read from ("" = none may be read).
+  std::string model_dir;
+  // The program name when the graph has none.
+  std::string default_name = "onnx_model";
+};
+
+struct OnnxImport {
+  Module module;
+  // (ONNX name, mlvm name) for every graph input or output whose name had to change.
+  std::vector<std::pair<std::string, std::string>> renamed;
+  int opset = 0;           // the model's default-domain opset (after any upgrade)
+  int original_opset = 0;  // as the file declared it
+};
+
+// Error(malformed) for bytes that are not an ONNX model (or hostile ones), Error(invalid)
+// listing every node that cannot be imported.
+OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options = {});
+// Error(io) when the file cannot be read; model_dir defaults to the file's folder.
+OnnxImport import_onnx_file(const std::string& path, OnnxImportOptions options = {});
+
+// Every ONNX op type the importer lowers, with the opsets it accepts ("Conv", "1-17").
+std::vector<std::pair<std::string, std::string>> supported_onnx_ops();
+
+}  // namespace mlvm

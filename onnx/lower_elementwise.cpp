@@ -1,0 +1,181 @@
+// Elementwise ONNX ops: unary maps, broadcasting binaries, comparisons and logic, Cast, Clip,
+// Where, the variadic Max/Min/Sum/Mean, and the pass-throughs (Identity, inference Dropout).
+#include <onnx/onnx_pb.h>
+
+#include <limits>
+
+#include "onnx/lowering.hpp"
+#include "onnx/tensor_proto.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+
+// The result is an ONNX scalar when every input is.
+Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
+       const std::vector<NamedAttr>& attrs = {}) {
+  Val r = c.e.emit(op, args, attrs);
+  bool all_scalar = true;
+  for (Val a : args)
+    if (a.present() && !c.e.scalar(a)) all_scalar = false;
+  c.e.set_scalar(r, all_scalar);
+  return r;
+}
+
+template <const char* Op>
+std::vector<Val> unary(NodeContext& c) {
+  return one(ew(c, Op, {c.input(0)}));
+}
+template <const char* Op>
+std::vector<Val> binary(NodeContext& c) {
+  if (c.num_inputs() != 2) c.fail("expects 2 inputs");
+  return one(ew(c, Op, {c.input(0), c.input(1)}));
+}
+
+constexpr char kAbs[] = "abs", kNeg[] = "negative", kRelu[] = "relu", kSign[] = "sign",
+               kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
+               kSigmoid[] = "sigmoid", kFloor[] = "floor", kNot[] = "logical_not";
+constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
+               kEqual[] = "equal", kLess[] = "less", kLessEq[] = "less_equal",
+               kGreater[] = "greater", kGreaterEq[] = "greater_equal", kAnd[] = "logical_and",
+               kOr[] = "logical_or";
+
+std::vector<Val> lower_xor(NodeContext& c) {
+  return one(ew(c, "not_equal", {ew(c, "logical_not", {c.input(0)}),
+                                 ew(c, "logical_not", {c.input(1)})}));
+}
+
+std::vector<Val> lower_where(NodeContext& c) {
+  return one(ew(c, "where", {c.input(0), c.input(1), c.input(2)}));
+}
+
+std::vector<Val> pass_through(NodeContext& c) {
+  std::vector<Val> out{c.input(0)};
+  // Dropout's mask in inference mode: all true.
+  if (c.node.op_type() == "Dropout" && c.output_wanted(1)) {
+    if (c.opset >= 12 && c.input(2).present() &&
+        !(c.e.is_const(c.input(2)) && c.e.ints(c.input(2), "training_mode")[0] == 0))
+      c.fail("training mode Dropout is not supported (only inference)");
+    Val mask = c.e.emit("ones_like", {c.input(0)}, {attr_dt("dtype", DType::boolean)});
+    c.e.set_scalar(mask, c.e.scalar(c.input(0)));
+    out.push_back(mask);
+  }
+  return out;
+}
+
+std::vector<Val> lower_cast(NodeContext& c) {
+  int64_t to = c.attr_int("to", -1);
+  auto dt = dtype_from_onnx(int32_t(to));
+  if (!dt) c.fail("cast to " + onnx_dtype_name(int32_t(to)) + " is not supported by mlvm");
+  if (c.e.dtype(c.input(0)) == *dt) return {c.input(0)};
+  return one(ew(c, "cast", {c.input(0)}, {attr_dt("dtype", *dt)}));
+}
+
+std::vector<Val> lower_cast_like(NodeContext& c) {
+  DType dt = c.e.dtype(c.input(1));
+  if (c.e.dtype(c.input(0)) == dt) return {c.input(0)};
+  return one(ew(c, "cast", {c.input(0)}, {attr_dt("dtype", dt)}));
+}
+
+// A bound as an attribute value of x's dtype.
+AttrValue bound_value(DType dt, double v) {
+  if (is_float(dt)) return AttrValue::floating(v);
+  return AttrValue::integer(int64_t(v));
+}
+
+std::vector<Val> lower_clip(NodeContext& c) {
+  Val x = c.input(0);
+  DType dt = c.e.dtype(x);
+  const double lo_default = is_float(dt) ? -std::numeric_limits<double>::infinity()
+                                         : double(std::numeric_limits<int64_t>::lowest());
+  const double hi_default = is_float(dt) ? std::numeric_limits<double>::infinity()
+                                         : double(std::numeric_limits<int64_t>::max());
+  if (c.opset < 11) {
+    double lo = c.attr_float("min", -3.4028234663852886e38);
+    double hi = c.attr_float("max", 3.4028234663852886e38);
+    if (lo > hi) {
+      Val m = ew(c, "maximum", {x, c.e.scalar_const(dt, lo)});
+      return one(ew(c, "minimum", {m, c.e.scalar_const(dt, hi)}));
+    }
+    return one(ew(c, "clip", {x}, {{"a_min", bound_value(dt, lo)}, {"a_max", bound_value(dt, hi)}}));
+  }
+  Val lo = c.input(1), hi = c.input(2);
+  bool lo_known = !lo.present() || c.e.is_const(lo);
+  bool hi_known = !hi.present() || c.e.is_const(hi);
+  if (lo_known && hi_known && is_float(dt)) {
+    double l = lo.present() ? c.e.doubles(lo, "min")[0] : lo_default;
+    double h = hi.present() ? c.e.doubles(hi, "max")[0] : hi_default;
+    if (l <= h)
+      return one(ew(c, "clip", {x}, {{"a_min", bound_value(dt, l)}, {"a_max", bound_value(dt, h)}}));
+  }
+  if (lo_known && hi_known && !is_float(dt) && (lo.present() || hi.present())) {
+    std::vector<int64_t> l = lo.present() ? c.e.ints(lo, "min") : std::vector<int64_t>{};
+    std::vector<int64_t> h = hi.present() ? c.e.ints(hi, "max") : std::vector<int64_t>{};
+    if (lo.present() && hi.present() && l[0] <= h[0])
+      return one(ew(c, "clip", {x}, {{"a_min", AttrValue::integer(l[0])},
+                                     {"a_max", AttrValue::integer(h[0])}}));
+  }
+  // min(max(x, lo), hi): also right when lo > hi (every value becomes hi, as ONNX says).
+  Val r = x;
+  if (lo.present()) r = ew(c, "maximum", {r, lo});
+  if (hi.present()) r = ew(c, "minimum", {r, hi});
+  c.e.set_scalar(r, c.e.scalar(x));
+  return {r};
+}
+
+// Max, Min, Sum, Mean: a fold of the binary op over every input (opset 8+ broadcasts).
+std::vector<Val> variadic(NodeContext& c) {
+  const std::string& t = c.node.op_type();
+  const char* op = t == "Max" ? "maximum" : t == "Min" ? "minimum" : "add";
+  if (c.num_inputs() < 1) c.fail("expects at least one input");
+  Val r = c.input(0);
+  for (int k = 1; k < c.num_inputs(); ++k) r = ew(c, op, {r, c.input(k)});
+  if (t == "Mean" && c.num_inputs() > 1) {
+    if (!is_float(c.e.dtype(r))) c.fail("Mean of integers is not supported");
+    r = ew(c, "div", {r, c.e.scalar_const(c.e.dtype(r), double(c.num_inputs()))});
+  }
+  return {r};
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"Abs", 1, unary<kAbs>},
+    {"Neg", 1, unary<kNeg>},
+    {"Relu", 1, unary<kRelu>},
+    {"Sign", 9, unary<kSign>},
+    {"Exp", 1, unary<kExp>},
+    {"Log", 1, unary<kLog>},
+    {"Sqrt", 1, unary<kSqrt>},
+    {"Tanh", 1, unary<kTanh>},
+    {"Sigmoid", 1, unary<kSigmoid>},
+    {"Floor", 1, unary<kFloor>},
+    {"Not", 1, unary<kNot>},
+    {"Add", 7, binary<kAdd>},
+    {"Sub", 7, binary<kSub>},
+    {"Mul", 7, binary<kMul>},
+    {"Div", 7, binary<kDiv>},
+    {"Equal", 7, binary<kEqual>},
+    {"Less", 7, binary<kLess>},
+    {"LessOrEqual", 12, binary<kLessEq>},
+    {"Greater", 7, binary<kGreater>},
+    {"GreaterOrEqual", 12, binary<kGreaterEq>},
+    {"And", 7, binary<kAnd>},
+    {"Or", 7, binary<kOr>},
+    {"Xor", 7, lower_xor},
+    {"Where", 9, lower_where},
+    {"Identity", 1, pass_through},
+    {"Dropout", 1, pass_through},
+    {"Cast", 6, lower_cast},
+    {"CastLike", 15, lower_cast_like},
+    {"Clip", 6, lower_clip},
+    {"Max", 8, variadic},
+    {"Min", 8, variadic},
+    {"Sum", 8, variadic},
+    {"Mean", 8, variadic},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> elementwise_lowerings() { return kTable; }
+
+}  // namespace mlvm

@@ -1,0 +1,248 @@
+// Slice, Split, Gather, Expand, Tile, Pad, Constant, ConstantOfShape, Range.
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "onnx/lowering.hpp"
+#include "onnx/tensor_proto.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+
+std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
+  if (c.e.scalar(v)) return {};
+  const Dims& d = c.e.dims(v);
+  return std::vector<int64_t>(d.begin(), d.end());
+}
+
+// ONNX clamps a start/end to the dim; mlvm's strided_slice clamps NumPy's way, which agrees,
+// but int64 extremes (INT64_MAX as "to the end") are kept in range for the attribute checks.
+int64_t clamp_index(int64_t v) {
+  constexpr int64_t big = int64_t(1) << 62;
+  return std::clamp<int64_t>(v, -big, big);
+}
+
+Val slice_axes(NodeContext& c, Val x, const std::vector<int64_t>& begin,
+               const std::vector<int64_t>& end, const std::vector<int64_t>& axes,
+               const std::vector<int64_t>& steps) {
+  std::vector<int64_t> b, e, a, s;
+  int r = c.e.rank(x);
+  std::vector<bool> seen(std::size_t(r), false);
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    int64_t ax = c.axis(axes[k], r);
+    if (seen[std::size_t(ax)]) c.fail("axis " + std::to_string(ax) + " repeated");
+    seen[std::size_t(ax)] = true;
+    int64_t step = steps.empty() ? 1 : steps[k];
+    if (step == 0) c.fail("a step is 0");
+    a.push_back(ax);
+    b.push_back(clamp_index(begin[k]));
+    e.push_back(clamp_index(end[k]));
+    s.push_back(step);
+  }
+  if (a.empty()) return x;
+  return c.e.emit("strided_slice", {x}, {attr_ints("begin", b), attr_ints("end", e),
+                                         attr_ints("strides", s), attr_ints("axes", a)});
+}
+
+}  // namespace
+
+std::vector<Val> lower_slice(NodeContext& c) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (c.opset < 10) {
+    starts = c.attr_ints("starts");
+    ends = c.attr_ints("ends");
+    axes = c.attr_ints("axes");
+  } else {
+    starts = c.e.ints(c.input(1), "Slice's starts");
+    ends = c.e.ints(c.input(2), "Slice's ends");
+    if (c.input(3).present()) axes = c.e.ints(c.input(3), "Slice's axes");
+    if (c.input(4).present()) steps = c.e.ints(c.input(4), "Slice's steps");
+  }
+  if (axes.empty())
+    for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      (!steps.empty() && steps.size() != starts.size()))
+    c.fail("starts, ends, axes and steps differ in length");
+  return one(slice_axes(c, c.input(0), starts, ends, axes, steps));
+}
+
+std::vector<Val> lower_split(NodeContext& c) {
+  Val x = c.input(0);
+  std::vector<int64_t> d = onnx_dims(c, x);
+  int64_t axis = c.axis(c.attr_int("axis", 0), int(d.size()));
+  int64_t n = d[std::size_t(axis)];
+  std::vector<int64_t> sizes;
+  if (c.opset >= 13 && c.input(1).present()) sizes = c.e.ints(c.input(1), "Split's split");
+  else if (c.opset < 13) sizes = c.attr_ints("split");
+  if (c.opset < 13 && sizes.empty() && c.opset == 1 && c.input(1).present())
+    sizes = c.e.ints(c.input(1), "Split's split");
+  const int outs = c.num_outputs();
+  if (sizes.empty()) {
+    if (n == kDynamic) c.fail("an even split of a dynamic dim");
+    if (outs <= 0 || n % outs != 0)
+      c.fail("dim " + std::to_string(n) + " does not split evenly into " + std::to_string(outs));
+    sizes.assign(std::size_t(outs), n / outs);
+  }
+  if (int(sizes.size()) != outs) c.fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(outs) + " outputs");
+  std::vector<Val> out;
+  int64_t at = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) c.fail("a negative split size");
+    out.push_back(c.e.emit("strided_slice", {x}, {attr_ints("begin", {at}), attr_ints("end", {at + s}),
+                                                 attr_ints("axes", {axis})}));
+    at += s;
+  }
+  if (n != kDynamic && at != n) c.fail("split sizes add up to " + std::to_string(at) + ", not " + std::to_string(n));
+  return out;
+}
+
+std::vector<Val> lower_gather(NodeContext& c) {
+  Val x = c.input(0), idx = c.input(1);
+  int r = c.e.rank(x);
+  int64_t axis = c.axis(c.attr_int("axis", 0), r);
+  Val i = idx;
+  if (c.e.dtype(i) != DType::i64 && c.e.dtype(i) != DType::i32)
+    c.fail("indices must be i32 or i64");
+  Val t = c.e.emit("take", {x, i}, {attr_i("axis", axis), attr_s("mode", "raise")});
+  if (!c.e.scalar(idx)) return one(t);
+  // A scalar index removes the axis: mlvm held it as [1], so drop that dim.
+  std::vector<int64_t> d = onnx_dims(c, x);
+  d.erase(d.begin() + axis);
+  std::vector<int64_t> shape = d.empty() ? std::vector<int64_t>{1} : d;
+  if (std::count(shape.begin(), shape.end(), kDynamic) > 1)
+    return one(c.e.emit("squeeze", {t}, {attr_ints("axes", {axis})}));
+  for (int64_t& s : shape)
+    if (s == kDynamic) s = -1;
+  Val out = c.e.emit("reshape", {t}, {attr_ints("shape", shape)});
+  c.e.set_scalar(out, d.empty());
+  return one(out);
+}
+
+std::vector<Val> lower_expand(NodeContext& c) {
+  Val x = c.input(0);
+  std::vector<int64_t> want = c.e.ints(c.input(1), "Expand's shape");
+  std::vector<int64_t> have = onnx_dims(c, x);
+  std::size_t r = std::max(want.size(), have.size());
+  std::vector<int64_t> out(r);
+  for (std::size_t k = 0; k < r; ++k) {
+    int64_t a = k + have.size() >= r ? have[k + have.size() - r] : 1;
+    int64_t b = k + want.size() >= r ? want[k + want.size() - r] : 1;
+    if (a == kDynamic) c.fail("Expand of a dynamic dim");
+    if (a != b && a != 1 && b != 1)
+      c.fail("shape " + std::to_string(b) + " does not broadcast with dim " + std::to_string(a));
+    out[k] = a == 1 ? b : a;
+  }
+  if (out.empty()) return {x};
+  if (out == have) return {x};
+  return one(c.e.emit("broadcast_to", {x}, {attr_ints("shape", out)}));
+}
+
+std::vector<Val> lower_tile(NodeContext& c) {
+  std::vector<int64_t> reps = c.e.ints(c.input(1), "Tile's repeats");
+  if (int(reps.size()) != c.e.rank(c.input(0))) c.fail("repeats must have one entry per dim");
+  for (int64_t r : reps)
+    if (r < 0) c.fail("a negative repeat");
+  return one(c.e.emit("tile", {c.input(0)}, {attr_ints("reps", reps)}));
+}
+
+std::vector<Val> lower_pad(NodeContext& c) {
+  Val x = c.input(0);
+  int r = c.e.rank(x);
+  std::string mode = c.attr_string("mode", "constant");
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (c.opset < 11) {
+    pads = c.attr_ints(c.opset < 2 ? "paddings" : "pads");
+    value = c.attr_float("value", 0.0);
+  } else {
+    pads = c.e.ints(c.input(1), "Pad's pads");
+    if (c.input(2).present()) value = c.e.doubles(c.input(2), "Pad's constant_value")[0];
+  }
+  if (int(pads.size()) != 2 * r) c.fail("pads must have 2 entries per dim");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") c.fail("mode '" + mode + "' is not supported");
+  // Negative pads crop: slice first, then pad the rest.
+  std::vector<int64_t> b, e, axes;
+  for (int k = 0; k < r; ++k) {
+    int64_t lo = pads[std::size_t(k)], hi = pads[std::size_t(k + r)];
+    if (lo < 0 || hi < 0) {
+      axes.push_back(k);
+      b.push_back(lo < 0 ? -lo : 0);
+      int64_t n = c.e.dims(x)[k];
+      if (n == kDynamic && hi < 0) c.fail("negative pad on a dynamic dim");
+      e.push_back(hi < 0 ? n + hi : (int64_t(1) << 62));
+    }
+  }
+  if (!axes.empty())
+    x = c.e.emit("strided_slice", {x}, {attr_ints("begin", b), attr_ints("end", e), attr_ints("axes", axes)});
+  AttrValue width = AttrValue::tuple({});
+  bool any = false;
+  for (int k = 0; k < r; ++k) {
+    int64_t lo = std::max<int64_t>(pads[std::size_t(k)], 0), hi = std::max<int64_t>(pads[std::size_t(k + r)], 0);
+    any = any || lo || hi;
+    width.items.push_back(AttrValue::int_tuple({lo, hi}));
+  }
+  if (!any) return {x};
+  AttrValue v = is_float(c.e.dtype(x)) ? AttrValue::floating(value) : AttrValue::integer(int64_t(value));
+  return one(c.e.emit("pad", {x}, {{"pad_width", width}, {"value", v}, attr_s("mode", mode)}));
+}
+
+std::vector<Val> lower_constant(NodeContext& c) {
+  if (c.has_attr("value")) return one(c.attr_tensor("value"));
+  if (c.has_attr("value_float")) return one(c.e.scalar_const(DType::f32, c.attr_float("value_float", 0)));
+  if (c.has_attr("value_int")) return one(c.e.scalar_const(DType::i64, double(c.attr_int("value_int", 0))));
+  if (c.has_attr("value_floats")) {
+    std::vector<double> v = c.attr_floats("value_floats");
+    Tensor t = Tensor::empty(DType::f32, Dims{int64_t(v.size())});
+    for (std::size_t k = 0; k < v.size(); ++k) t.data<float>()[k] = float(v[k]);
+    return one(c.e.constant(std::move(t)));
+  }
+  if (c.has_attr("value_ints")) return one(c.e.int_vector(c.attr_ints("value_ints")));
+  c.fail("Constant without a supported value attribute (sparse and string values are not supported)");
+}
+
+std::vector<Val> lower_constant_of_shape(NodeContext& c) {
+  std::vector<int64_t> shape = c.e.ints(c.input(0), "ConstantOfShape's shape");
+  DType dt = DType::f32;
+  AttrValue value = AttrValue::floating(0);
+  if (c.has_attr("value")) {
+    Val v = c.attr_tensor("value");
+    dt = c.e.dtype(v);
+    value = is_float(dt) ? AttrValue::floating(c.e.doubles(v, "value")[0])
+                         : AttrValue::integer(c.e.ints(v, "value")[0]);
+  }
+  bool scalar = shape.empty();
+  if (scalar) shape.push_back(1);
+  Val r = c.e.emit("full", {}, {attr_ints("shape", shape), attr_dt("dtype", dt), {"value", value}});
+  return one(c.e.with_scalar(r, scalar));
+}
+
+std::vector<Val> lower_range(NodeContext& c) {
+  DType dt = c.e.dtype(c.input(0));
+  std::vector<double> s = c.e.doubles(c.input(0), "Range's start");
+  std::vector<double> l = c.e.doubles(c.input(1), "Range's limit");
+  std::vector<double> d = c.e.doubles(c.input(2), "Range's delta");
+  if (d[0] == 0) c.fail("delta is 0");
+  double n = std::ceil((l[0] - s[0]) / d[0]);
+  int64_t count = n > 0 ? int64_t(std::min(n, 1e12)) : 0;
+  if (count > (int64_t(1) << 28)) c.fail("range of " + std::to_string(count) + " elements is too long to fold");
+  Tensor t = Tensor::empty(dt, Dims{count});
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool_tag>) {
+      c.fail("Range of bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      T* p = t.data<T>();
+      for (int64_t k = 0; k < count; ++k) p[k] = T(s[0]) + T(k) * T(d[0]);
+    } else {
+      T* p = t.data<T>();
+      int64_t s0 = c.e.ints(c.input(0), "start")[0], d0 = c.e.ints(c.input(2), "delta")[0];
+      for (int64_t k = 0; k < count; ++k) p[k] = T(s0 + k * d0);
+    }
+  });
+  return one(c.e.constant(std::move(t)));
+}
+
+}  // namespace mlvm

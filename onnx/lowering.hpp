@@ -1,0 +1,83 @@
+// How one ONNX node becomes mlvm instructions. A lowering reads the node's inputs (Vals), its
+// attributes and the opset, and returns one Val per node output, emitting through the Emitter
+// (which folds what is known at import time). It throws Error(invalid) with the reason when
+// the node cannot be imported; the importer collects every such node before failing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx/emitter.hpp"
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+class GraphProto;
+class TensorProto;
+}  // namespace onnx
+
+namespace mlvm {
+
+struct LoweringEntry;
+
+class NodeContext {
+ public:
+  NodeContext(const onnx::NodeProto& node, int opset, Emitter& e, std::vector<Val> inputs,
+              const std::string& model_dir);
+
+  const onnx::NodeProto& node;
+  const int opset;
+  Emitter& e;
+  std::vector<Val> in;  // one per node input; absent (id -1) for "" names
+
+  int num_inputs() const { return int(in.size()); }
+  Val input(int k) const { return k < int(in.size()) ? in[std::size_t(k)] : Val{}; }
+  int num_outputs() const;
+  bool output_wanted(int k) const;  // the node names output k
+
+  bool has_attr(std::string_view name) const;
+  int64_t attr_int(std::string_view name, int64_t dflt) const;
+  double attr_float(std::string_view name, double dflt) const;
+  std::string attr_string(std::string_view name, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(std::string_view name, std::vector<int64_t> dflt = {}) const;
+  std::vector<double> attr_floats(std::string_view name, std::vector<double> dflt = {}) const;
+  // A TENSOR attribute as a constant (Constant's value, ConstantOfShape's value).
+  Val attr_tensor(std::string_view name) const;
+  const onnx::GraphProto* attr_graph(std::string_view name) const;
+
+  // Error(invalid) "why".
+  [[noreturn]] void fail(const std::string& why) const;
+  // An axis in [-r, r) -> [0, r), else fail naming `what`.
+  int64_t axis(int64_t a, int rank, const std::string& what = "axis") const;
+
+ private:
+  const onnx::AttributeProto* attr(std::string_view name) const;
+  std::string model_dir_;
+};
+
+using LowerFn = std::vector<Val> (*)(NodeContext&);
+
+struct LoweringEntry {
+  const char* op_type;
+  int since;  // the lowest opset it handles (after upgrades to 7, usually 1)
+  LowerFn fn;
+};
+
+// The tables of the op families (onnx/lower_<family>.cpp).
+std::span<const LoweringEntry> elementwise_lowerings();
+std::span<const LoweringEntry> shape_lowerings();
+
+// Helpers shared by lowerings.
+inline std::vector<Val> one(Val v) { return {v}; }
+NamedAttr attr_i(const std::string& name, int64_t v);
+NamedAttr attr_f(const std::string& name, double v);
+NamedAttr attr_b(const std::string& name, bool v);
+NamedAttr attr_ints(const std::string& name, const std::vector<int64_t>& v);
+NamedAttr attr_s(const std::string& name, const std::string& v);
+NamedAttr attr_dt(const std::string& name, DType v);
+NamedAttr attr_none(const std::string& name);
+
+}  // namespace mlvm

@@ -1,0 +1,141 @@
+// mlvm-onnx: import an ONNX model as a verified .mlbc module (../shared/spec/onnx.md).
+// Exit codes: tools/exit_codes.hpp (0 ok, 1 usage or file error, 2 the model cannot be
+// imported: malformed, or nodes mlvm cannot run, every one of them listed).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "bytecode/codec.hpp"
+#include "bytecode/disassembler.hpp"
+#include "onnx/importer.hpp"
+#include "tensor/npy.hpp"
+#include "tools/exit_codes.hpp"
+#include "vm/version.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace mlvm;
+using namespace mlvm::tools;
+
+namespace {
+
+// NAME=D0,D1,... (an empty list is a scalar: NAME=).
+std::pair<std::string, std::vector<int64_t>> parse_shape(const std::string& s) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(ErrorKind::usage, "--input-shape '" + s + "': expected NAME=D0,D1,...");
+  std::vector<int64_t> dims;
+  std::string rest = s.substr(eq + 1);
+  std::size_t at = 0;
+  while (at < rest.size()) {
+    std::size_t comma = rest.find(',', at);
+    std::string part = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || part.empty() || v < 0)
+      throw Error(ErrorKind::usage, "--input-shape '" + s + "': '" + part + "' is not a dim (a non-negative integer)");
+    dims.push_back(v);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return {s.substr(0, eq), dims};
+}
+
+void write_asm(const Module& m, const std::string& path) {
+  DisassembleOptions o;
+  std::string stem = fs::path(path).stem().string();
+  o.side_file_prefix = stem + ".";
+  Disassembly d = disassemble(m, o);
+  fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  for (const SideFile& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
+  std::ofstream out(path, std::ios::binary);
+  out << d.text;
+  if (!out) throw Error(ErrorKind::io, "cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible("Usage: mlvm-onnx MODEL.onnx [options]\n\nOptions");
+  visible.add_options()                          //
+      ("help,h", "print this help and exit")     //
+      ("version", "print the version and exit")  //
+      ("output,o", po::value<std::string>(), "write the module here (default: MODEL.mlbc beside the input)")  //
+      ("emit-asm", po::value<std::string>(), "also write the equivalent .mlasm program (large constants as .npy files beside it)")  //
+      ("input-shape", po::value<std::vector<std::string>>(), "fix a graph input's dims: NAME=D0,D1,... (repeatable)")  //
+      ("check", "import and verify only; write nothing")  //
+      ("list-ops", "print every ONNX op type the importer supports, with its opsets");
+  po::options_description all;
+  all.add(visible).add_options()("model", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("model", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "mlvm-onnx: " << e.what() << "\nTry 'mlvm-onnx --help'.\n";
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\nExit codes: 0 ok, 1 usage or file error, 2 the model cannot be imported.\n";
+    return kExitOk;
+  }
+  if (vm.count("version")) {
+    std::cout << "mlvm-onnx (mlvm) " << version() << "\n";
+    return kExitOk;
+  }
+  if (vm.count("list-ops")) {
+    for (const auto& [op, opsets] : supported_onnx_ops()) std::cout << op << " " << opsets << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("model") || vm["model"].as<std::vector<std::string>>().size() != 1) {
+    std::cerr << "mlvm-onnx: expected exactly one MODEL.onnx\nTry 'mlvm-onnx --help'.\n";
+    return kExitUsage;
+  }
+  if (vm.count("check") && (vm.count("output") || vm.count("emit-asm"))) {
+    std::cerr << "mlvm-onnx: --check writes nothing; drop -o / --emit-asm\n";
+    return kExitUsage;
+  }
+  const std::string input = vm["model"].as<std::vector<std::string>>()[0];
+  try {
+    OnnxImportOptions options;
+    if (vm.count("input-shape"))
+      for (const std::string& s : vm["input-shape"].as<std::vector<std::string>>()) {
+        auto [name, dims] = parse_shape(s);
+        options.input_shapes[name] = dims;
+      }
+    OnnxImport r = import_onnx_file(input, options);
+    for (const auto& [from, to] : r.renamed)
+      std::cerr << "mlvm-onnx: '" << from << "' is named '" << to << "' in the module\n";
+    if (vm.count("check")) return kExitOk;
+    std::string out;
+    if (vm.count("output")) {
+      out = vm["output"].as<std::string>();
+    } else {
+      fs::path p(input);
+      p.replace_extension(".mlbc");
+      out = p.string();
+    }
+    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
+    write_file_bytes(out, encode_module(r.module));
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << "mlvm-onnx: " << (e.location().empty() ? input : e.location()) << ": "
+              << error_kind_name(e.kind()) << ": " << e.what() << "\n";
+    return exit_code_of(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mlvm-onnx: out of memory\n";
+    return kExitLimit;
+  }
+}
