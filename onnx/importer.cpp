@@ -2,6 +2,7 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include <filesystem>
@@ -27,7 +28,7 @@ constexpr int64_t kMaxModelBytes = int64_t(2) << 30;
 const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
-    for (auto family : {elementwise_lowerings(), shape_lowerings()})
+    for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();
@@ -245,6 +246,8 @@ OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& 
   }
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
     try {
+      // The converter needs the shapes of the values it rewrites: infer them first.
+      onnx::shape_inference::InferShapes(model);
       model = onnx::version_conversion::ConvertVersion(model, kMinNativeOpset);
     } catch (const std::exception& ex) {
       throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +

@@ -69,6 +69,7 @@ struct LoweringEntry {
 // The tables of the op families (onnx/lower_<family>.cpp).
 std::span<const LoweringEntry> elementwise_lowerings();
 std::span<const LoweringEntry> shape_lowerings();
+std::span<const LoweringEntry> reduce_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }

@@ -1,0 +1,124 @@
+// Reductions: ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp and ArgMax/ArgMin.
+// ONNX keeps dims by default (keepdims=1); reducing every dim without keepdims gives an ONNX
+// scalar, which mlvm holds as [1].
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+
+#include "onnx/lowering.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+
+struct ReduceArgs {
+  std::vector<int64_t> axes;  // normalized, sorted; empty: every dim
+  bool keepdims = true;
+  bool noop = false;  // ReduceSum-13's noop_with_empty_axes with no axes: identity
+};
+
+ReduceArgs reduce_args(NodeContext& c) {
+  ReduceArgs r;
+  r.keepdims = c.attr_int("keepdims", 1) != 0;
+  std::vector<int64_t> axes;
+  // ReduceSum takes its axes as an input from opset 13 (the others from 18).
+  if (c.node.op_type() == "ReduceSum" && c.opset >= 13) {
+    if (c.input(1).present()) axes = c.e.ints(c.input(1), "ReduceSum's axes");
+    if (axes.empty() && c.attr_int("noop_with_empty_axes", 0) != 0) r.noop = true;
+  } else {
+    axes = c.attr_ints("axes");
+  }
+  int rank = c.e.rank(c.input(0));
+  for (int64_t& a : axes) a = c.axis(a, rank);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) c.fail("an axis is repeated");
+  r.axes = axes;
+  return r;
+}
+
+// op over the axes; the result's ONNX rank follows keepdims.
+Val reduce(NodeContext& c, const char* op, Val x, const ReduceArgs& r) {
+  int rank = c.e.rank(x);
+  Val y = c.e.emit(op, {x}, {attr_ints("axes", r.axes), attr_b("keepdims", r.keepdims)});
+  bool all = r.axes.empty() || int(r.axes.size()) == rank;
+  return c.e.with_scalar(y, (!r.keepdims && all) || rank == 0);
+}
+
+std::vector<Val> lower_reduce(NodeContext& c) {
+  const std::string& t = c.node.op_type();
+  Val x = c.input(0);
+  ReduceArgs r = reduce_args(c);
+  if (r.noop) return {x};
+  if (t == "ReduceSum") return one(reduce(c, "sum", x, r));
+  if (t == "ReduceMean") return one(reduce(c, "mean", x, r));
+  if (t == "ReduceMax") return one(reduce(c, "max", x, r));
+  if (t == "ReduceMin") return one(reduce(c, "min", x, r));
+  if (t == "ReduceSumSquare") return one(reduce(c, "sum", c.e.emit("mul", {x, x}), r));
+  if (t == "ReduceL1") return one(reduce(c, "sum", c.e.emit("abs", {x}), r));
+  if (!is_float(c.e.dtype(x))) c.fail(t + " of integers is not supported");
+  if (t == "ReduceL2") {
+    Val s = reduce(c, "sum", c.e.emit("mul", {x, x}), r);
+    return one(c.e.with_scalar(c.e.emit("sqrt", {s}), c.e.scalar(s)));
+  }
+  if (t == "ReduceLogSum") {
+    Val s = reduce(c, "sum", x, r);
+    return one(c.e.with_scalar(c.e.emit("log", {s}), c.e.scalar(s)));
+  }
+  if (t == "ReduceLogSumExp") {
+    // max + log(sum(exp(x - max))): stable for large x.
+    ReduceArgs keep = r;
+    keep.keepdims = true;
+    Val m = c.e.emit("max", {x}, {attr_ints("axes", r.axes), attr_b("keepdims", true)});
+    Val s = c.e.emit("sum", {c.e.emit("exp", {c.e.emit("sub", {x, m})})},
+                     {attr_ints("axes", r.axes), attr_b("keepdims", true)});
+    Val y = c.e.emit("add", {c.e.emit("log", {s}), m});
+    if (!r.keepdims) {
+      int rank = c.e.rank(x);
+      bool all = r.axes.empty() || int(r.axes.size()) == rank;
+      std::vector<int64_t> axes = r.axes;
+      if (axes.empty())
+        for (int k = 0; k < rank; ++k) axes.push_back(k);
+      if (all) y = c.e.emit("reshape", {y}, {attr_ints("shape", {1})});
+      else y = c.e.emit("squeeze", {y}, {attr_ints("axes", axes)});
+      return one(c.e.with_scalar(y, all));
+    }
+    return one(y);
+  }
+  c.fail(t + " is not supported yet");
+}
+
+std::vector<Val> lower_arg(NodeContext& c) {
+  Val x = c.input(0);
+  int rank = c.e.rank(x);
+  int64_t axis = c.axis(c.attr_int("axis", 0), rank);
+  bool keepdims = c.attr_int("keepdims", 1) != 0;
+  bool last = c.attr_int("select_last_index", 0) != 0;
+  const char* op = c.node.op_type() == "ArgMax" ? "argmax" : "argmin";
+  if (!last) {
+    Val y = c.e.emit(op, {x}, {attr_i("axis", axis), attr_b("keepdims", keepdims)});
+    return one(c.e.with_scalar(y, !keepdims && rank == 1));
+  }
+  // The last index of the extremum: the first one in the flipped dim, counted back.
+  int64_t n = c.e.dims(x)[int(axis)];
+  if (n == kDynamic) c.fail("select_last_index on a dynamic dim");
+  Val f = c.e.emit("flip", {x}, {attr_i("axis", axis)});
+  Val i = c.e.emit(op, {f}, {attr_i("axis", axis), attr_b("keepdims", keepdims)});
+  Val y = c.e.emit("sub", {c.e.scalar_const(DType::i64, double(n - 1)), i});
+  return one(c.e.with_scalar(y, !keepdims && rank == 1));
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"ReduceSum", 1, lower_reduce},       {"ReduceMean", 1, lower_reduce},
+    {"ReduceMax", 1, lower_reduce},       {"ReduceMin", 1, lower_reduce},
+    {"ReduceSumSquare", 1, lower_reduce}, {"ReduceL1", 1, lower_reduce},
+    {"ReduceL2", 1, lower_reduce},        {"ReduceLogSum", 1, lower_reduce},
+    {"ReduceLogSumExp", 1, lower_reduce}, {"ArgMax", 1, lower_arg},
+    {"ArgMin", 1, lower_arg},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> reduce_lowerings() { return kTable; }
+
+}  // namespace mlvm
