@@ -2,16 +2,16 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <onnx/version_converter/convert.h>
 
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "bytecode/verifier.hpp"
+#include "onnx/graph_check.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
+#include "onnx/upgrade.hpp"
 #include "tensor/error.hpp"
 #include "tensor/file_read.hpp"
 
@@ -239,21 +239,14 @@ OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& 
     throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
                                         " is newer than the newest this build knows (" +
                                         std::to_string(kMaxOpset) + ")");
+  check_graph_structure(model);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& ex) {
     throw Error(ErrorKind::invalid, std::string("ONNX checker: ") + ex.what());
   }
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
-    try {
-      // The converter needs the shapes of the values it rewrites: infer them first.
-      onnx::shape_inference::InferShapes(model);
-      model = onnx::version_conversion::ConvertVersion(model, kMinNativeOpset);
-    } catch (const std::exception& ex) {
-      throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
-                                          " model could not be upgraded to opset 7 by ONNX's "
-                                          "version converter: " + ex.what());
-    }
+    upgrade_opset(model, kMinNativeOpset);
   }
   out.opset = std::max(default_opset(model), out.original_opset);
   out.module = GraphImporter(model, out.opset, options, out).run();
