@@ -18,6 +18,40 @@ namespace {
 // without bound (Expand to 2^40 elements, ...).
 constexpr int64_t kFoldBudgetBytes = int64_t(1) << 30;
 
+// Numbers registers as the assembler does (inputs, constants, then results in order of first
+// assignment) and pads omitted trailing optional inputs, so that the module's text
+// (mlvm-onnx --emit-asm) assembles back to the very same module.
+void canonicalize(Module& m) {
+  const int32_t n = m.num_registers();
+  std::vector<int32_t> new_of(std::size_t(n), -1);
+  int32_t next = 0;
+  auto take = [&](int32_t r) {
+    if (r >= 0 && new_of[std::size_t(r)] < 0) new_of[std::size_t(r)] = next++;
+  };
+  for (const auto& in : m.inputs) take(in.reg);
+  for (const auto& c : m.constants) take(c.reg);
+  for (const auto& ins : m.code)
+    for (int32_t r : ins.results) take(r);
+  for (const auto& o : m.outputs) take(o.reg);
+  for (int32_t r = 0; r < n; ++r) take(r);
+  auto map = [&](int32_t& r) {
+    if (r >= 0) r = new_of[std::size_t(r)];
+  };
+  for (auto& in : m.inputs) map(in.reg);
+  for (auto& c : m.constants) map(c.reg);
+  for (auto& o : m.outputs) map(o.reg);
+  for (auto& ins : m.code) {
+    for (int32_t& r : ins.results) map(r);
+    for (int32_t& r : ins.args) map(r);
+    const OpInfo& op = op_info(ins.op);
+    if (op.max_inputs() != INT32_MAX && int(ins.args.size()) < op.max_inputs())
+      ins.args.resize(std::size_t(op.max_inputs()), kNoRegister);
+  }
+  std::vector<std::string> names(static_cast<std::size_t>(n));
+  for (int32_t r = 0; r < n; ++r) names[std::size_t(new_of[std::size_t(r)])] = m.register_names[std::size_t(r)];
+  m.register_names = std::move(names);
+}
+
 }  // namespace
 
 std::string sanitize_name(const std::string& onnx_name) {
@@ -150,11 +184,18 @@ std::string Emitter::reg(Val v) {
   return s.reg;
 }
 
+void Emitter::reserve_output(const std::string& onnx_name, const std::string& name) {
+  reserved_[onnx_name] = name;
+}
+
 void Emitter::name_value(Val v, const std::string& onnx_name) {
   slot(v);
   Slot& s = slots_[std::size_t(v.id)];
   if (s.named || s.reg.empty() || s.value.defined()) return;
-  std::string name = fresh_name(onnx_name);
+  // A graph output's value takes the name reserved for it, so no copy is needed at the end.
+  auto it = reserved_.find(onnx_name);
+  std::string name = it != reserved_.end() ? it->second : fresh_name(onnx_name);
+  if (it != reserved_.end()) reserved_.erase(it);
   builder_.rename(s.reg, name);
   s.reg = name;
   s.named = true;
@@ -238,6 +279,7 @@ Module Emitter::finish(const std::vector<std::pair<std::string, Val>>& outputs) 
   Module m = builder_.build();
   m.precision_check = false;  // ONNX integer arithmetic wraps; nothing is proven about it
   m.origins = origins_;
+  canonicalize(m);
   return m;
 }
 

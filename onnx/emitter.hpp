@@ -63,6 +63,9 @@ class Emitter {
   std::string reg(Val v);
   // Names the register of `v` (an instruction result not yet named) after an ONNX value.
   void name_value(Val v, const std::string& onnx_name);
+  // The graph output `onnx_name` will be returned as `name` (made by fresh_name): the value
+  // bound to it is named so directly.
+  void reserve_output(const std::string& onnx_name, const std::string& name);
   // A name no register has yet, derived from `want` (sanitized, `_2`, `_3` on clashes).
   std::string fresh_name(const std::string& want);
   // Every instruction emitted from now on records where it came from ("Conv 'conv1'").
@@ -85,6 +88,7 @@ class Emitter {
   ModuleBuilder builder_;
   std::vector<Slot> slots_;
   std::map<std::string, int> used_names_;
+  std::map<std::string, std::string> reserved_;
   std::string origin_;
   std::vector<std::string> origins_;
   int temp_counter_ = 0;

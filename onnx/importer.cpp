@@ -110,7 +110,10 @@ class GraphImporter {
     std::set<std::string> initializer_names;
     for (const auto& init : g_.initializer()) initializer_names.insert(init.name());
     std::vector<std::pair<std::string, std::string>> output_names;
-    for (const auto& o : g_.output()) output_names.emplace_back(o.name(), take_name(o.name()));
+    for (const auto& o : g_.output()) {
+      output_names.emplace_back(o.name(), take_name(o.name()));
+      e_.reserve_output(o.name(), output_names.back().second);
+    }
     for (const auto& in : g_.input()) {
       if (initializer_names.count(in.name())) continue;  // a default: held as a constant
       std::string name = take_name(in.name());
@@ -240,16 +243,21 @@ OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& 
                                         " is newer than the newest this build knows (" +
                                         std::to_string(kMaxOpset) + ")");
   check_graph_structure(model);
+  // ONNX's checker stops at the first unknown op; the importer lists every node it cannot
+  // import, so the checker's verdict is reported only when the import itself found nothing.
+  std::string checker_error;
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& ex) {
-    throw Error(ErrorKind::invalid, std::string("ONNX checker: ") + ex.what());
+    checker_error = std::string("ONNX checker: ") + ex.what();
   }
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
+    if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
     upgrade_opset(model, kMinNativeOpset);
   }
   out.opset = std::max(default_opset(model), out.original_opset);
   out.module = GraphImporter(model, out.opset, options, out).run();
+  if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
   VerifyOptions vo;
   vo.precision_check = false;
   verify_or_throw(out.module, vo);
