@@ -255,6 +255,46 @@ Val Emitter::emit(std::string_view op, const std::vector<Val>& args,
   return r[0];
 }
 
+Val Emitter::placeholder(const TensorType& type, bool scalar_flag, const std::string& name_hint) {
+  Slot s;
+  s.type = type;
+  s.scalar = scalar_flag;
+  s.reg = fresh_name(name_hint);
+  s.named = true;
+  builder_.reg(s.reg);
+  return add(std::move(s));
+}
+
+void Emitter::set_type(Val v, const TensorType& type) {
+  slot(v);
+  slots_[std::size_t(v.id)].type = type;
+}
+
+void Emitter::assign(Val dst, Val src) {
+  std::vector<int64_t> axes;
+  for (int k = 0; k < type(src).dims.size(); ++k) axes.push_back(k);
+  std::string from = reg(src);
+  builder_.emit(std::vector<std::string>{reg(dst)}, "transpose", {from},
+                {NamedAttr{"axes", AttrValue::int_tuple(axes)}});
+  origins_.push_back(origin_);
+}
+
+std::string Emitter::new_label(const std::string& hint) {
+  return "L" + std::to_string(++label_counter_) + "_" + sanitize_name(hint);
+}
+
+void Emitter::place_label(const std::string& label) { builder_.label(label); }
+
+void Emitter::jmp(const std::string& label) {
+  builder_.jmp(label);
+  origins_.push_back(origin_);
+}
+
+void Emitter::br(Val cond, const std::string& label) {
+  builder_.br(reg(cond), label);
+  origins_.push_back(origin_);
+}
+
 Module Emitter::finish(const std::vector<std::pair<std::string, Val>>& outputs) {
   std::map<int, int> seen;
   for (const auto& [name, v] : outputs) {

@@ -71,6 +71,18 @@ class Emitter {
   // Every instruction emitted from now on records where it came from ("Conv 'conv1'").
   void set_origin(std::string origin) { origin_ = std::move(origin); }
 
+  // --- Control flow (If, Loop, Scan) ---
+  // A register that instructions will assign on several paths (a loop-carried value, an If's
+  // result), typed `type` (dims that may differ between assignments are kDynamic).
+  Val placeholder(const TensorType& type, bool scalar, const std::string& name_hint);
+  void set_type(Val v, const TensorType& type);
+  // dst = src, as a zero-copy view (an identity transpose), never folded.
+  void assign(Val dst, Val src);
+  std::string new_label(const std::string& hint);
+  void place_label(const std::string& label);
+  void jmp(const std::string& label);
+  void br(Val cond, const std::string& label);
+
   // Declares the graph's outputs (in order) and returns the module.
   Module finish(const std::vector<std::pair<std::string, Val>>& outputs);
 
@@ -92,6 +104,7 @@ class Emitter {
   std::string origin_;
   std::vector<std::string> origins_;
   int temp_counter_ = 0;
+  int label_counter_ = 0;
 };
 
 // An mlvm identifier for an ONNX name: [A-Za-z_][A-Za-z0-9_.]*, other characters -> '_',

@@ -28,7 +28,8 @@ constexpr int64_t kMaxModelBytes = int64_t(2) << 30;
 const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
-    for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings()})
+    for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
+                         control_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();
@@ -98,7 +99,7 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const std::string& mlvm_na
   return t;
 }
 
-class GraphImporter {
+class GraphImporter : public SubgraphLowerer {
  public:
   GraphImporter(const onnx::ModelProto& model, int opset, const OnnxImportOptions& options,
                 OnnxImport& out)
@@ -119,12 +120,12 @@ class GraphImporter {
       std::string name = take_name(in.name());
       bool scalar = false;
       TensorType t = input_type(in, name, options_, scalar);
-      values_[in.name()] = e_.input(name, t, scalar);
+      define(in.name(), e_.input(name, t, scalar));
     }
     for (const auto& init : g_.initializer()) {
       OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'",
                                        {options_.model_dir});
-      values_[init.name()] = e_.constant(std::move(t.value), t.scalar);
+      define(init.name(), e_.constant(std::move(t.value), t.scalar));
     }
     for (int k = 0; k < g_.node_size(); ++k) lower_node(g_.node(k), k);
     if (!problems_.empty()) {
@@ -135,17 +136,64 @@ class GraphImporter {
     }
     std::vector<std::pair<std::string, Val>> outputs;
     for (const auto& [onnx_name, name] : output_names) {
-      auto it = values_.find(onnx_name);
-      if (it == values_.end())
-        throw Error(ErrorKind::invalid, "graph output '" + onnx_name + "' is not produced by any node");
-      outputs.emplace_back(name, it->second);
+      const Val* v = lookup(onnx_name);
+      if (!v) throw Error(ErrorKind::invalid, "graph output '" + onnx_name + "' is not produced by any node");
+      outputs.emplace_back(name, *v);
     }
     Module m = e_.finish(outputs);
     m.source_name = options_.model_dir.empty() ? "<onnx>" : options_.model_dir;
     return m;
   }
 
+  // A subgraph (If branch, Loop/Scan body) in a new scope that sees the enclosing ones: its
+  // inputs bound to `inputs`, its nodes lowered in place; its outputs' values. Any node it
+  // cannot import fails the whole subgraph, listing them all.
+  std::vector<Val> lower_subgraph(const onnx::GraphProto& g, const std::vector<Val>& inputs) override {
+    if (g.input_size() != int(inputs.size()))
+      throw Error(ErrorKind::invalid, "subgraph '" + g.name() + "' declares " +
+                                          std::to_string(g.input_size()) + " inputs, " +
+                                          std::to_string(inputs.size()) + " are given");
+    scopes_.emplace_back();
+    std::vector<std::string> saved_problems;
+    saved_problems.swap(problems_);
+    struct Restore {
+      GraphImporter& gi;
+      std::vector<std::string>& saved;
+      ~Restore() {
+        gi.scopes_.pop_back();
+        gi.problems_.swap(saved);
+      }
+    } restore{*this, saved_problems};
+    for (int k = 0; k < g.input_size(); ++k) define(g.input(k).name(), inputs[std::size_t(k)]);
+    for (const auto& init : g.initializer()) {
+      OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'", {options_.model_dir});
+      define(init.name(), e_.constant(std::move(t.value), t.scalar));
+    }
+    for (int k = 0; k < g.node_size(); ++k) lower_node(g.node(k), k);
+    if (!problems_.empty()) {
+      std::string msg = "in subgraph '" + g.name() + "':";
+      for (const auto& p : problems_) msg += "\n    " + p;
+      throw Error(ErrorKind::invalid, msg);
+    }
+    std::vector<Val> out;
+    for (const auto& o : g.output()) {
+      const Val* v = lookup(o.name());
+      if (!v) throw Error(ErrorKind::invalid, "subgraph output '" + o.name() + "' is not produced");
+      out.push_back(*v);
+    }
+    return out;
+  }
+
  private:
+  void define(const std::string& name, Val v) { scopes_.back()[name] = v; }
+  const Val* lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+
   std::string take_name(const std::string& onnx_name) {
     std::string n = e_.fresh_name(onnx_name);
     if (n != onnx_name) out_.renamed.emplace_back(onnx_name, n);
@@ -168,15 +216,15 @@ class GraphImporter {
         inputs.push_back(Val{});
         continue;
       }
-      auto v = values_.find(name);
-      if (v == values_.end()) {
+      const Val* v = lookup(name);
+      if (!v) {
         if (!failed_.count(name))
           problem("input '" + name + "' is not produced by an earlier node (a cycle, or nodes "
                   "out of order)");
         inputs_ok = false;
         continue;
       }
-      inputs.push_back(v->second);
+      inputs.push_back(*v);
     }
     auto mark_failed = [&] {
       for (const std::string& o : node.output()) failed_.insert(o);
@@ -188,16 +236,16 @@ class GraphImporter {
     if (!inputs_ok) return mark_failed();
     e_.set_origin(label);
     try {
-      NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir);
+      NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir, this);
       std::vector<Val> results = it->second->fn(ctx);
       for (int k = 0; k < node.output_size(); ++k) {
         const std::string& name = node.output(k);
         if (name.empty()) continue;
         if (k >= int(results.size()) || !results[std::size_t(k)].present())
           throw Error(ErrorKind::invalid, "output " + std::to_string(k) + " is not supported");
-        if (values_.count(name))
+        if (scopes_.back().count(name))
           throw Error(ErrorKind::invalid, "value '" + name + "' is assigned twice");
-        values_[name] = results[std::size_t(k)];
+        define(name, results[std::size_t(k)]);
         e_.name_value(results[std::size_t(k)], name);
       }
     } catch (const Error& err) {
@@ -212,7 +260,7 @@ class GraphImporter {
   const OnnxImportOptions& options_;
   OnnxImport& out_;
   Emitter e_;
-  std::map<std::string, Val> values_;
+  std::vector<std::map<std::string, Val>> scopes_{1};
   std::set<std::string> failed_;
   std::vector<std::string> problems_;
 };

@@ -23,10 +23,20 @@ namespace mlvm {
 
 struct LoweringEntry;
 
+// Lowers a subgraph (an If branch, a Loop or Scan body) in place, in a scope that sees the
+// enclosing graph's values: its inputs bound to `inputs`; returns its outputs' values.
+class SubgraphLowerer {
+ public:
+  virtual std::vector<Val> lower_subgraph(const onnx::GraphProto& g, const std::vector<Val>& inputs) = 0;
+
+ protected:
+  ~SubgraphLowerer() = default;
+};
+
 class NodeContext {
  public:
   NodeContext(const onnx::NodeProto& node, int opset, Emitter& e, std::vector<Val> inputs,
-              const std::string& model_dir);
+              const std::string& model_dir, SubgraphLowerer* subgraphs = nullptr);
 
   const onnx::NodeProto& node;
   const int opset;
@@ -47,6 +57,8 @@ class NodeContext {
   // A TENSOR attribute as a constant (Constant's value, ConstantOfShape's value).
   Val attr_tensor(std::string_view name) const;
   const onnx::GraphProto* attr_graph(std::string_view name) const;
+  // Lowers the graph attribute `name` with its inputs bound to `inputs`.
+  std::vector<Val> lower_subgraph(std::string_view name, const std::vector<Val>& inputs) const;
 
   // Error(invalid) "why".
   [[noreturn]] void fail(const std::string& why) const;
@@ -56,6 +68,7 @@ class NodeContext {
  private:
   const onnx::AttributeProto* attr(std::string_view name) const;
   std::string model_dir_;
+  SubgraphLowerer* subgraphs_;
 };
 
 using LowerFn = std::vector<Val> (*)(NodeContext&);
@@ -70,6 +83,7 @@ struct LoweringEntry {
 std::span<const LoweringEntry> elementwise_lowerings();
 std::span<const LoweringEntry> shape_lowerings();
 std::span<const LoweringEntry> reduce_lowerings();
+std::span<const LoweringEntry> control_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }

@@ -8,8 +8,16 @@
 namespace mlvm {
 
 NodeContext::NodeContext(const onnx::NodeProto& n, int opset_, Emitter& em, std::vector<Val> inputs,
-                         const std::string& model_dir)
-    : node(n), opset(opset_), e(em), in(std::move(inputs)), model_dir_(model_dir) {}
+                         const std::string& model_dir, SubgraphLowerer* subgraphs)
+    : node(n), opset(opset_), e(em), in(std::move(inputs)), model_dir_(model_dir),
+      subgraphs_(subgraphs) {}
+
+std::vector<Val> NodeContext::lower_subgraph(std::string_view name, const std::vector<Val>& inputs) const {
+  const onnx::GraphProto* g = attr_graph(name);
+  if (!g) fail("attribute " + std::string(name) + " (a graph) is missing");
+  if (!subgraphs_) fail("subgraphs cannot be lowered here");
+  return subgraphs_->lower_subgraph(*g, inputs);
+}
 
 int NodeContext::num_outputs() const { return node.output_size(); }
 bool NodeContext::output_wanted(int k) const {

@@ -86,10 +86,13 @@ class OnnxModelBuilder {
     a->set_s(v);
   }
 
-  onnx::ModelProto& proto() { return model_; }
-  std::string bytes() const { return model_.SerializeAsString(); }
-
- private:
+  static void attr_graph(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+  }
+  // A value_info for subgraph inputs/outputs (dims as for input()).
   static void value_info(onnx::ValueInfoProto* v, const std::string& name, int32_t elem,
                          const std::vector<int64_t>& dims) {
     v->set_name(name);
@@ -102,6 +105,11 @@ class OnnxModelBuilder {
       else d->set_dim_param("N" + std::to_string(k));
     }
   }
+
+  onnx::ModelProto& proto() { return model_; }
+  std::string bytes() const { return model_.SerializeAsString(); }
+
+ private:
   onnx::ModelProto model_;
 };
 

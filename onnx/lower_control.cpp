@@ -1,0 +1,252 @@
+// Control flow: If becomes a branch, Loop and Scan become loops in bytecode (no unrolling, so
+// trip counts and sequence lengths may be dynamic). Loop-carried values and If results live in
+// placeholder registers that every path assigns (Emitter::assign, a zero-copy view); scan
+// outputs grow by one slice per iteration.
+#include <onnx/onnx_pb.h>
+
+#include "onnx/lowering.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+
+// The join of two types at a merge point: same dtype, same rank; differing dims become `?`.
+TensorType join(NodeContext& c, const TensorType& a, const TensorType& b, const std::string& what) {
+  if (a.dtype != b.dtype || a.dims.size() != b.dims.size())
+    c.fail(what + ": " + a.to_string() + " on one path, " + b.to_string() + " on the other");
+  TensorType t = a;
+  for (int k = 0; k < t.dims.size(); ++k)
+    if (a.dims[k] != b.dims[k]) t.dims[k] = kDynamic;
+  t.precision = kUnknownPrecision;
+  return t;
+}
+
+// A loop-carried value's type: its dims as the body declares them (a dim the body leaves
+// symbolic or unstated may change between iterations, so it is `?`).
+TensorType carried_type(TensorType t, const onnx::ValueInfoProto& declared) {
+  t.precision = kUnknownPrecision;
+  const bool has_shape = declared.type().has_tensor_type() && declared.type().tensor_type().has_shape();
+  const auto* shape = has_shape ? &declared.type().tensor_type().shape() : nullptr;
+  for (int k = 0; k < t.dims.size(); ++k) {
+    bool fixed = shape && shape->dim_size() == t.dims.size() && shape->dim(k).has_dim_value() &&
+                 shape->dim(k).dim_value() == t.dims[k];
+    if (!fixed) t.dims[k] = kDynamic;
+  }
+  return t;
+}
+
+Val bool_const(NodeContext& c, bool v) {
+  Tensor t = Tensor::empty(DType::boolean, Dims{1});
+  t.data<uint8_t>()[0] = v;
+  return c.e.constant(std::move(t), true);
+}
+
+std::vector<Val> lower_if(NodeContext& c) {
+  Val cond = c.input(0);
+  if (c.e.is_const(cond))
+    return c.lower_subgraph(c.e.ints(cond, "If's condition")[0] != 0 ? "then_branch" : "else_branch", {});
+  const std::string then_label = c.e.new_label("then"), end_label = c.e.new_label("endif");
+  c.e.br(cond, then_label);
+  std::vector<Val> else_out = c.lower_subgraph("else_branch", {});
+  std::vector<Val> out;
+  for (std::size_t k = 0; k < else_out.size(); ++k) {
+    out.push_back(c.e.placeholder(c.e.type(else_out[k]), c.e.scalar(else_out[k]), "if_out"));
+    c.e.assign(out[k], else_out[k]);
+  }
+  c.e.jmp(end_label);
+  c.e.place_label(then_label);
+  std::vector<Val> then_out = c.lower_subgraph("then_branch", {});
+  if (then_out.size() != else_out.size()) c.fail("the branches have different output counts");
+  for (std::size_t k = 0; k < then_out.size(); ++k) {
+    c.e.set_type(out[k], join(c, c.e.type(then_out[k]), c.e.type(else_out[k]), "If output " + std::to_string(k)));
+    c.e.assign(out[k], then_out[k]);
+  }
+  c.e.place_label(end_label);
+  return out;
+}
+
+// Scan-output accumulators: a placeholder per output, first set (at `init`) to an empty
+// tensor with a 0 at `axis`, then joined with each iteration's slice.
+struct Accumulator {
+  Val acc;
+  int axis = 0;
+  bool prepend = false;
+};
+
+Val slice_of(NodeContext& c, Val elem, int axis) {
+  return c.e.emit("expand_dims", {elem}, {attr_i("axis", axis)});
+}
+
+// Joins this iteration's slice to the accumulator. When the slice's dims are not known at
+// import time the accumulator's empty start cannot be shaped, so the first iteration (`step`
+// 0) takes the slice itself.
+void accumulate(NodeContext& c, Accumulator& a, Val elem, Val step) {
+  Val piece = slice_of(c, elem, a.axis);
+  std::string first_label, done_label;
+  if (c.e.type(elem).has_dynamic_dims()) {
+    first_label = c.e.new_label("first_slice");
+    done_label = c.e.new_label("joined");
+    c.e.br(c.e.emit("equal", {step, c.e.scalar_const(DType::i64, 0)}), first_label);
+  }
+  Val joined = a.prepend ? c.e.emit("concatenate", {piece, a.acc}, {attr_i("axis", a.axis)})
+                         : c.e.emit("concatenate", {a.acc, piece}, {attr_i("axis", a.axis)});
+  c.e.assign(a.acc, joined);
+  if (!first_label.empty()) {
+    c.e.jmp(done_label);
+    c.e.place_label(first_label);
+    c.e.assign(a.acc, piece);
+    c.e.place_label(done_label);
+  }
+}
+
+// The accumulator's start: empty along the scan axis (and along any dim unknown at import).
+void init_accumulator(NodeContext& c, Accumulator& a, const TensorType& elem) {
+  std::vector<int64_t> shape(elem.dims.begin(), elem.dims.end());
+  for (int64_t& d : shape)
+    if (d == kDynamic) d = 0;
+  shape.insert(shape.begin() + a.axis, 0);
+  Val empty = c.e.emit("zeros", {}, {attr_ints("shape", shape), attr_dt("dtype", elem.dtype)});
+  c.e.assign(a.acc, empty);
+}
+
+Val one_i64(NodeContext& c, double v) { return c.e.scalar_const(DType::i64, v); }
+
+std::vector<Val> lower_loop(NodeContext& c) {
+  Val trip = c.input(0), cond0 = c.input(1);
+  const int n_carried = c.num_inputs() - 2;
+  const onnx::GraphProto* body = c.attr_graph("body");
+  if (!body) c.fail("Loop without a body");
+  const int n_scan = body->output_size() - 1 - n_carried;
+  if (n_scan < 0) c.fail("the body has fewer outputs than carried values");
+  if (body->input_size() != 2 + n_carried)
+    c.fail("the body takes " + std::to_string(body->input_size()) + " inputs, the Loop gives " +
+           std::to_string(2 + n_carried));
+  Val i = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "iter");
+  Val cond = c.e.placeholder(TensorType{DType::boolean, Dims{1}}, true, "cond");
+  c.e.assign(i, one_i64(c, 0));
+  c.e.assign(cond, cond0.present() ? cond0 : bool_const(c, true));
+  std::vector<Val> carried;
+  for (int k = 0; k < n_carried; ++k) {
+    Val v0 = c.input(2 + k);
+    carried.push_back(c.e.placeholder(carried_type(c.e.type(v0), body->input(2 + k)), c.e.scalar(v0), "carried"));
+    c.e.assign(carried.back(), v0);
+  }
+  const std::string body_label = c.e.new_label("loop_body"), init_label = c.e.new_label("loop_init"),
+                    check_label = c.e.new_label("loop_check");
+  c.e.jmp(init_label);
+  c.e.place_label(body_label);
+  std::vector<Val> inputs{i, cond};
+  inputs.insert(inputs.end(), carried.begin(), carried.end());
+  std::vector<Val> out = c.lower_subgraph("body", inputs);
+  std::vector<Accumulator> scans(static_cast<std::size_t>(n_scan));
+  for (int j = 0; j < n_scan; ++j) {
+    Val elem = out[std::size_t(1 + n_carried + j)];
+    TensorType t = c.e.type(elem);
+    t.dims.insert(0, kDynamic);
+    scans[std::size_t(j)].acc = c.e.placeholder(t, false, "scan_out");
+    accumulate(c, scans[std::size_t(j)], elem, i);
+  }
+  c.e.assign(cond, out[0]);
+  for (int k = 0; k < n_carried; ++k) c.e.assign(carried[std::size_t(k)], out[std::size_t(1 + k)]);
+  c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));
+  c.e.jmp(check_label);
+  c.e.place_label(init_label);
+  for (int j = 0; j < n_scan; ++j) init_accumulator(c, scans[std::size_t(j)], c.e.type(out[std::size_t(1 + n_carried + j)]));
+  c.e.place_label(check_label);
+  Val more = cond;
+  if (trip.present()) {
+    Val below = c.e.emit("less", {i, trip});
+    more = c.e.emit("logical_and", {below, cond});
+  }
+  c.e.br(more, body_label);
+  std::vector<Val> results = carried;
+  for (auto& s : scans) results.push_back(s.acc);
+  return results;
+}
+
+std::vector<Val> lower_scan(NodeContext& c) {
+  if (c.opset < 9) c.fail("Scan before opset 9 (batched, with sequence_lens) is not supported");
+  const int m = int(c.attr_int("num_scan_inputs", 0));
+  const int n = c.num_inputs() - m;
+  if (m < 1 || n < 0) c.fail("num_scan_inputs " + std::to_string(m) + " does not fit the inputs");
+  const onnx::GraphProto* body = c.attr_graph("body");
+  if (!body) c.fail("Scan without a body");
+  const int k_out = body->output_size() - n;
+  if (k_out < 0) c.fail("the body has fewer outputs than states");
+  if (body->input_size() != n + m)
+    c.fail("the body takes " + std::to_string(body->input_size()) + " inputs, the Scan gives " +
+           std::to_string(n + m));
+  std::vector<int64_t> in_dirs = c.attr_ints("scan_input_directions", std::vector<int64_t>(std::size_t(m), 0));
+  std::vector<int64_t> in_axes = c.attr_ints("scan_input_axes", std::vector<int64_t>(std::size_t(m), 0));
+  std::vector<int64_t> out_dirs = c.attr_ints("scan_output_directions", std::vector<int64_t>(std::size_t(k_out), 0));
+  std::vector<int64_t> out_axes = c.attr_ints("scan_output_axes", std::vector<int64_t>(std::size_t(k_out), 0));
+  if (int(in_dirs.size()) != m || int(in_axes.size()) != m || int(out_dirs.size()) != k_out ||
+      int(out_axes.size()) != k_out)
+    c.fail("scan direction/axis lists do not match the scan inputs and outputs");
+  // T from the first scan input's scanned dim (a run-time value if dynamic).
+  Val x0 = c.input(n);
+  int64_t ax0 = c.axis(in_axes[0], c.e.rank(x0));
+  Val t_len = c.e.emit("take", {c.e.emit("shape_of", {x0}), c.e.int_vector({ax0})}, {attr_i("axis", 0)});
+  Val i = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "step");
+  c.e.assign(i, one_i64(c, 0));
+  std::vector<Val> states;
+  for (int k = 0; k < n; ++k) {
+    Val v0 = c.input(k);
+    states.push_back(c.e.placeholder(carried_type(c.e.type(v0), body->input(k)), c.e.scalar(v0), "state"));
+    c.e.assign(states.back(), v0);
+  }
+  const std::string body_label = c.e.new_label("scan_body"), init_label = c.e.new_label("scan_init"),
+                    check_label = c.e.new_label("scan_check");
+  c.e.jmp(init_label);
+  c.e.place_label(body_label);
+  std::vector<Val> inputs = states;
+  for (int j = 0; j < m; ++j) {
+    Val x = c.input(n + j);
+    int64_t ax = c.axis(in_axes[std::size_t(j)], c.e.rank(x));
+    Val idx = in_dirs[std::size_t(j)] ? c.e.emit("sub", {c.e.emit("sub", {t_len, one_i64(c, 1)}), i}) : i;
+    Val slice = c.e.emit("take", {x, idx}, {attr_i("axis", ax), attr_s("mode", "raise")});
+    Val elem = c.e.emit("squeeze", {slice}, {attr_ints("axes", {ax})});
+    inputs.push_back(c.e.with_scalar(elem, c.e.rank(x) == 1));
+  }
+  std::vector<Val> out = c.lower_subgraph("body", inputs);
+  std::vector<Accumulator> scans(static_cast<std::size_t>(k_out));
+  for (int j = 0; j < k_out; ++j) {
+    Val elem = out[std::size_t(n + j)];
+    int r = c.e.rank(elem) + 1;
+    Accumulator& a = scans[std::size_t(j)];
+    a.axis = int(c.axis(out_axes[std::size_t(j)], r));
+    a.prepend = out_dirs[std::size_t(j)] != 0;
+    TensorType t = c.e.type(elem);
+    if (c.e.scalar(elem)) t.dims = Dims{};
+    t.dims.insert(a.axis, kDynamic);
+    a.acc = c.e.placeholder(t, false, "scan_out");
+    accumulate(c, a, c.e.scalar(elem) ? c.e.emit("reshape", {elem}, {attr_ints("shape", {1})}) : elem, i);
+  }
+  for (int k = 0; k < n; ++k) c.e.assign(states[std::size_t(k)], out[std::size_t(k)]);
+  c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));
+  c.e.jmp(check_label);
+  c.e.place_label(init_label);
+  for (int j = 0; j < k_out; ++j) {
+    TensorType t = c.e.type(out[std::size_t(n + j)]);
+    if (c.e.scalar(out[std::size_t(n + j)])) t.dims = Dims{};
+    init_accumulator(c, scans[std::size_t(j)], t);
+  }
+  c.e.place_label(check_label);
+  c.e.br(c.e.emit("less", {i, t_len}), body_label);
+  std::vector<Val> results = states;
+  for (auto& s : scans) results.push_back(s.acc);
+  return results;
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"If", 1, lower_if},
+    {"Loop", 1, lower_loop},
+    {"Scan", 9, lower_scan},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> control_lowerings() { return kTable; }
+
+}  // namespace mlvm

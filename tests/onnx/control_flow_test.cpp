@@ -1,0 +1,133 @@
+// If, Loop and Scan become branches and loops in bytecode: hand-built models run with several
+// trip counts (a graph input, so the loop is not unrolled at import) and compared with
+// hand-computed results.
+#include <boost/test/unit_test.hpp>
+
+#include "common/onnx_model_builder.hpp"
+#include "mlvm/mlvm.hpp"
+
+using namespace mlvm;
+using mlvm::testing::OnnxModelBuilder;
+
+namespace {
+
+constexpr int32_t F32 = onnx::TensorProto::FLOAT;
+constexpr int32_t I64 = onnx::TensorProto::INT64;
+constexpr int32_t BOOL = onnx::TensorProto::BOOL;
+
+Program import(const OnnxModelBuilder& m) {
+  std::string b = m.bytes();
+  return Program::from_onnx(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+}
+
+// Loop(M, cond=true, x): x' = x + 1 (carried), y = 2 x' (scan output); also stops early when
+// the body's condition (x'[0] < limit) turns false.
+OnnxModelBuilder loop_model() {
+  onnx::GraphProto body;
+  body.set_name("body");
+  OnnxModelBuilder::value_info(body.add_input(), "i", I64, {});
+  OnnxModelBuilder::value_info(body.add_input(), "c", BOOL, {});
+  OnnxModelBuilder::value_info(body.add_input(), "x", F32, {2});
+  auto node = [&](const std::string& op, std::vector<std::string> in, std::string out) {
+    auto* n = body.add_node();
+    n->set_op_type(op);
+    for (auto& s : in) n->add_input(s);
+    n->add_output(out);
+    return n;
+  };
+  auto* one = body.add_initializer();
+  one->set_name("one");
+  one->set_data_type(F32);
+  one->add_float_data(1.0f);
+  auto* two = body.add_initializer();
+  two->set_name("two");
+  two->set_data_type(F32);
+  two->add_float_data(2.0f);
+  auto* idx0 = body.add_initializer();
+  idx0->set_name("idx0");
+  idx0->set_data_type(I64);
+  idx0->add_int64_data(0);
+  node("Add", {"x", "one"}, "x_out");
+  node("Mul", {"x_out", "two"}, "y");
+  node("Gather", {"x_out", "idx0"}, "first");
+  node("Less", {"first", "limit"}, "c_out");  // `limit` is an outer-scope value
+  OnnxModelBuilder::value_info(body.add_output(), "c_out", BOOL, {});
+  OnnxModelBuilder::value_info(body.add_output(), "x_out", F32, {2});
+  OnnxModelBuilder::value_info(body.add_output(), "y", F32, {2});
+
+  OnnxModelBuilder m(13);
+  m.input("M", I64, {});
+  m.input("x0", F32, {2});
+  m.input("limit", F32, {});
+  auto& loop = m.node("Loop", {"M", "", "x0"}, {"x_final", "ys"}, "loop");
+  OnnxModelBuilder::attr_graph(loop, "body", body);
+  m.output("x_final", F32, {2});
+  m.output("ys", F32, {-1, 2});
+  return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(onnx_control_flow)
+
+BOOST_AUTO_TEST_CASE(loop_runs_its_trip_count_and_stacks_scan_outputs) {
+  Program p = import(loop_model());
+  Session s(p);
+  for (int64_t trips : {0, 1, 3, 7}) {
+    TensorMap out = s.run({{"M", make_tensor<int64_t>({1}, {trips})},
+                           {"x0", make_tensor<float>({2}, {10.0f, 20.0f})},
+                           {"limit", make_tensor<float>({1}, {1000.0f})}});
+    std::vector<float> x = to_vector<float>(out.at("x_final"));
+    BOOST_TEST(x[0] == 10.0f + float(trips));
+    BOOST_TEST(x[1] == 20.0f + float(trips));
+    const Tensor& ys = out.at("ys");
+    BOOST_TEST_REQUIRE(ys.rank() == 2);
+    BOOST_TEST(ys.dim(0) == trips);
+    std::vector<float> y = to_vector<float>(ys);
+    for (int64_t k = 0; k < trips; ++k) {
+      BOOST_TEST(y[std::size_t(2 * k)] == 2 * (10.0f + float(k + 1)));
+      BOOST_TEST(y[std::size_t(2 * k + 1)] == 2 * (20.0f + float(k + 1)));
+    }
+  }
+  // The body's condition stops the loop early: x'[0] < 13 holds after steps 1 and 2 only,
+  // so the third step runs and then the loop stops.
+  TensorMap out = s.run({{"M", make_tensor<int64_t>({1}, {100})},
+                         {"x0", make_tensor<float>({2}, {10.0f, 0.0f})},
+                         {"limit", make_tensor<float>({1}, {13.0f})}});
+  BOOST_TEST(to_vector<float>(out.at("x_final"))[0] == 13.0f);
+  BOOST_TEST(out.at("ys").dim(0) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(if_takes_the_branch_chosen_at_run_time) {
+  auto branch = [](const std::string& name, const std::string& op) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->add_input("a");
+    n->add_input("b");
+    n->add_output(name + "_out");
+    OnnxModelBuilder::value_info(g.add_output(), name + "_out", F32, {3});
+    return g;
+  };
+  OnnxModelBuilder m(13);
+  m.input("c", BOOL, {});
+  m.input("a", F32, {3});
+  m.input("b", F32, {3});
+  auto& n = m.node("If", {"c"}, {"y"}, "choose");
+  OnnxModelBuilder::attr_graph(n, "then_branch", branch("then", "Add"));
+  OnnxModelBuilder::attr_graph(n, "else_branch", branch("else", "Sub"));
+  m.output("y", F32, {3});
+  Program p = import(m);
+  Session s(p);
+  for (bool c : {true, false}) {
+    Tensor ct = Tensor::empty(DType::boolean, Dims{1});
+    ct.data<uint8_t>()[0] = c;
+    TensorMap out = s.run({{"c", ct}, {"a", make_tensor<float>({3}, {1, 2, 3})},
+                           {"b", make_tensor<float>({3}, {10, 20, 30})}});
+    std::vector<float> y = to_vector<float>(out.at("y"));
+    BOOST_TEST(y[2] == (c ? 33.0f : -27.0f));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
