@@ -29,7 +29,7 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
     for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
-                         control_lowerings()})
+                         control_lowerings(), rnn_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();

@@ -84,6 +84,7 @@ std::span<const LoweringEntry> elementwise_lowerings();
 std::span<const LoweringEntry> shape_lowerings();
 std::span<const LoweringEntry> reduce_lowerings();
 std::span<const LoweringEntry> control_lowerings();
+std::span<const LoweringEntry> rnn_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }
