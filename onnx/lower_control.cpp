@@ -234,6 +234,13 @@ std::vector<Val> lower_scan(NodeContext& c) {
   }
   c.e.place_label(check_label);
   c.e.br(c.e.emit("less", {i, t_len}), body_label);
+  // After the loop each scan output holds T slices along its axis (known when x0's length is).
+  const int64_t t_static = c.e.dims(x0)[int(ax0)];
+  for (auto& a : scans) {
+    TensorType done = c.e.type(a.acc);
+    done.dims[a.axis] = t_static;
+    c.e.set_type(a.acc, done);
+  }
   std::vector<Val> results = states;
   for (auto& s : scans) results.push_back(s.acc);
   return results;

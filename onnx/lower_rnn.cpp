@@ -154,6 +154,10 @@ std::vector<Val> direction(NodeContext& c, const RnnSpec& s, int d, bool reverse
   c.e.assign(step, c.e.emit("add", {step, i64(c, 1)}));
   c.e.place_label(check);
   c.e.br(c.e.emit("less", {step, t_len}), body);
+  // After the loop y holds one row per step: T rows, known when X's length is.
+  TensorType done = c.e.type(y);
+  done.dims[0] = c.e.dims(x)[0];
+  c.e.set_type(y, done);
   return {y, hs, cs};
 }
 

@@ -6,7 +6,8 @@ set -euo pipefail
 
 # libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites.
 packages=(cmake g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+          python3-numpy python3-onnx python3-torch python3-torchvision)
 if [[ "${1:-}" == "--with-peers" ]]; then
   packages+=(python3-numpy python3-torch python3-sklearn)
 fi
