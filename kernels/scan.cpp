@@ -113,8 +113,10 @@ void run_cumsum(KernelContext& ctx) {
   ctx.out[0] = y;
 }
 
-// y = x − m − log Σ exp(x − m), m the line's maximum, in f64. A NaN in the line, or an infinite
-// maximum, makes the line NaN (as ONNX's definition, Sub(x, ReduceMax) then Log(ReduceSum(Exp))).
+// y = x − m − log Σ exp(x − m), m the line's maximum, in f64. The sum is 1 (the first maximum's
+// term) plus the others, so the log is log1p(others): exact for lines dominated by one element.
+// A NaN in the line, or an infinite maximum, makes the line NaN (as ONNX's definition,
+// Sub(x, ReduceMax) then Log(ReduceSum(Exp))).
 void run_log_softmax(KernelContext& ctx) {
   const TensorType t = infer_at_run_time(ctx, infer_log_softmax);
   const Tensor& x = ctx.in[0];
@@ -127,14 +129,16 @@ void run_log_softmax(KernelContext& ctx) {
       using T = storage_t<typename decltype(tag)::type>;
       if constexpr (std::is_floating_point_v<T>) {
         for_each_line<2>(ctx.env.pool, axis, {&x, &y}, [&](auto p) {
-          double m = -std::numeric_limits<double>::infinity();
-          for (int64_t i = 0; i < n; ++i) {
-            const double v = double(load<T>(p[0] + i * sx));
-            m = v > m || v != v ? v : m;
+          const int64_t im = first_max<T>(p[0], n, sx);
+          const double m = double(load<T>(p[0] + im * sx));
+          if (!std::isfinite(m)) {
+            for (int64_t i = 0; i < n; ++i) store<T>(p[1] + i * sy, std::numeric_limits<T>::quiet_NaN());
+            return;
           }
-          double s = 0;
-          for (int64_t i = 0; i < n; ++i) s += std::exp(double(load<T>(p[0] + i * sx)) - m);
-          const double ls = std::log(s);
+          double others = 0;
+          for (int64_t i = 0; i < n; ++i)
+            if (i != im) others += std::exp(double(load<T>(p[0] + i * sx)) - m);
+          const double ls = std::log1p(others);
           for (int64_t i = 0; i < n; ++i)
             store<T>(p[1] + i * sy, T((double(load<T>(p[0] + i * sx)) - m) - ls));
         });
