@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/elementwise_loop.hpp"
@@ -188,26 +189,31 @@ void run_topk(KernelContext& ctx) {
     visit_dtype(x.dtype(), [&](auto tag) {
       using T = storage_t<typename decltype(tag)::type>;
       if constexpr (!std::is_same_v<typename decltype(tag)::type, bool_tag>) {
-        for_each_line<3>(ctx.env.pool, axis, {&x, &values, &indices}, [&](auto p) {
-          thread_local std::vector<T> v;
-          thread_local std::vector<int64_t> order;
-          v.resize(std::size_t(n));
-          order.resize(std::size_t(n));
-          for (int64_t i = 0; i < n; ++i) v[std::size_t(i)] = load<T>(p[0] + i * sx);
-          std::iota(order.begin(), order.end(), int64_t(0));
-          auto before = [&](int64_t i, int64_t j) {
-            const T vi = v[std::size_t(i)], vj = v[std::size_t(j)];
-            const bool ni = is_nan(vi), nj = is_nan(vj);
-            if (ni || nj) return ni && nj ? i < j : (largest ? ni : nj);
-            if (vi != vj) return largest ? vi > vj : vi < vj;
-            return i < j;
+        auto select = [&](auto largest_tag) {
+          constexpr bool kLargest = decltype(largest_tag)::value;
+          using Item = std::pair<T, int64_t>;
+          // a before b: the total order of docs/ops.md (NaN above every number, ties by index).
+          auto before = [](const Item& u, const Item& w) {
+            const bool nu = is_nan(u.first), nw = is_nan(w.first);
+            if (nu || nw) return nu && nw ? u.second < w.second : (kLargest ? nu : nw);
+            if (u.first != w.first) return kLargest ? u.first > w.first : u.first < w.first;
+            return u.second < w.second;
           };
-          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-          for (int64_t i = 0; i < k; ++i) {
-            store<T>(p[1] + i * sv, v[std::size_t(order[std::size_t(i)])]);
-            store<int64_t>(p[2] + i * si, order[std::size_t(i)]);
-          }
-        });
+          for_each_line<3>(ctx.env.pool, axis, {&x, &values, &indices}, [&](auto p) {
+            thread_local std::vector<Item> items;
+            items.resize(std::size_t(n));
+            for (int64_t i = 0; i < n; ++i) items[std::size_t(i)] = {load<T>(p[0] + i * sx), i};
+            std::partial_sort(items.begin(), items.begin() + k, items.end(), before);
+            for (int64_t i = 0; i < k; ++i) {
+              store<T>(p[1] + i * sv, items[std::size_t(i)].first);
+              store<int64_t>(p[2] + i * si, items[std::size_t(i)].second);
+            }
+          });
+        };
+        if (largest)
+          select(std::true_type{});
+        else
+          select(std::false_type{});
       }
     });
   }
