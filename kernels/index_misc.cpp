@@ -20,6 +20,9 @@ namespace {
 
 using namespace ew;
 
+// The sequential loops poll for cancellation every 2^20 elements (kernels/cancel.hpp).
+constexpr int64_t kPollMask = (int64_t(1) << 20) - 1;
+
 // Element k of a 1-D tensor, through its stride.
 template <class T>
 T elem(const Tensor& t, int64_t k) {
@@ -65,6 +68,7 @@ void run_one_hot(KernelContext& ctx) {
         using I = storage_t<typename decltype(itag)::type>;
         const I* p = idx.template data<I>();
         for (int64_t f = 0; f < n; ++f) {
+          if ((f & kPollMask) == kPollMask) poll_cancel();
           int64_t v = as_index(p[f], depth);
           if (v < -depth || v >= depth) continue;
           if (v < 0) v += depth;
@@ -121,6 +125,7 @@ void run_nonzero(KernelContext& ctx) {
     int64_t idx[kMaxRank] = {};
     int64_t j = 0;
     for (int64_t f = 0; f < n; ++f) {
+      if ((f & kPollMask) == kPollMask) poll_cancel();
       if (p[f] != T(0)) {
         for (int d = 0; d < r; ++d) o[d * count + j] = idx[d];
         ++j;
@@ -161,6 +166,7 @@ void run_range(KernelContext& ctx) {
       Tensor y = ctx.output(t.dtype, Dims{n});
       T* o = y.template data<T>();
       for (int64_t i = 0; i < n; ++i) {
+        if ((i & kPollMask) == kPollMask) poll_cancel();
         if constexpr (std::is_floating_point_v<T>)
           o[i] = T(double(start) + double(i) * double(delta));
         else
