@@ -124,6 +124,10 @@ std::vector<AttrValue> order_attrs(const OpInfo& op, std::span<const NamedAttr> 
 
 Attrs check_positional_attrs(const OpInfo& op, std::vector<AttrValue> values, int* bad_index) {
   if (bad_index) *bad_index = -1;
+  // A module written before attributes were appended to the op's set stores fewer: the missing
+  // trailing ones take their defaults (a required one is still missing).
+  while (values.size() < op.attrs.size() && !op.attrs[values.size()].required)
+    values.push_back(op.attrs[values.size()].default_value);
   if (values.size() != op.attrs.size())
     fail_invalid(op.name + " takes " + std::to_string(op.attrs.size()) + " attributes, got " +
                  std::to_string(values.size()));

@@ -30,7 +30,9 @@ std::vector<AttrValue> order_attrs(const OpInfo& op, std::span<const NamedAttr> 
                                    int* bad_index = nullptr);
 
 // Positional attributes (a module stores them in declared order, defaults included): checks
-// the count and every value. On error throws Error(invalid); `bad_index` receives the bad
+// the count and every value. Fewer values than the set has are completed with the defaults of
+// the missing trailing attributes (a module written before they were appended); a missing
+// required one is an error. On error throws Error(invalid); `bad_index` receives the bad
 // value's position (-1: the count is wrong).
 Attrs check_positional_attrs(const OpInfo& op, std::vector<AttrValue> values, int* bad_index = nullptr);
 

@@ -20,6 +20,7 @@
 
 #include "ir/reduce_rules.hpp"
 #include "kernels/elementwise_loop.hpp"
+#include "kernels/reduce_loop.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/simd/reduce.hpp"
 
@@ -108,13 +109,8 @@ inline int simd_elem(DType t) {
 
 // Folds x into `acc`, a view of the result over x's shape with stride 0 on reduced dims.
 // Contiguous runs go to the SIMD runs of kernels/simd/reduce.hpp: a fold when the run is
-// reduced (acc stride 0), an accumulate when it is not.
-//
-// Across the pool, the work is split so that no two threads touch one accumulator, and each
-// accumulator sees its elements in the same order whatever the thread count (results do not
-// depend on it): by the outermost dim of the plan when it is not reduced, else by blocks of
-// the inner run when that is not reduced (accumulating rows). Reducing everything into one
-// value, or only along the outer dims of each inner run, stays on one thread.
+// reduced (acc stride 0), an accumulate when it is not. The loop and its split across the pool
+// are kernels/reduce_loop.hpp's.
 template <class T, ReduceKind K>
 void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
   using R = Reducer<T, K>;
@@ -142,33 +138,7 @@ void reduce_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
         store<T>(o, R::combine(load<T>(o), load<T>(q)));
     }
   };
-  const int64_t outer = L.outer_count(), inner = L.inner_count();
-  if (pool && pool->size() > 1 && !L.empty && L.ndim >= 2 && outer * inner >= 2 * kParallelGrain) {
-    if (L.byte_strides[1][0] != 0) {  // dim 0 is kept: its slices own disjoint accumulators
-      const int64_t runs_per_slice = outer / L.shape[0];
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / (runs_per_slice * inner));
-      in_cancellable_blocks(L.shape[0], runs_per_slice * inner, [&](int64_t b0, int64_t e0) {
-        parallel_for(pool, e0 - b0, grain, [&](int64_t b, int64_t e) {
-          for_each_run(L, base, (b0 + b) * runs_per_slice, (b0 + e) * runs_per_slice, run);
-        });
-      });
-      return;
-    }
-    if (L.byte_strides[1][L.ndim - 1] != 0) {  // rows accumulate: split their columns
-      constexpr int64_t kBlock = 64;             // columns per block, a multiple of any SIMD width
-      const int64_t blocks = (inner + kBlock - 1) / kBlock;
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kBlock * outer));
-      parallel_for(pool, blocks, grain, [&](int64_t b, int64_t e) {
-        const int64_t first = b * kBlock, count = std::min(e * kBlock, inner) - first;
-        for_each_run(L, base, [&](auto p, int64_t, auto st) {
-          for (int k = 0; k < 2; ++k) p[k] += first * st[k];
-          run(p, count, st);
-        });
-      });
-      return;
-    }
-  }
-  in_cancellable_blocks(outer, inner, [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, run); });
+  for_each_reduce_run<2>(pool, L, base, run);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,17 +199,22 @@ void run_reduce(KernelContext& ctx, ReduceKind kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// argmax / argmin: first index of the extreme along `axis`; a NaN is extreme (the first NaN).
-template <class T, bool Max>
+// argmax / argmin: the first index of the extreme along `axis` (select_last_index: the last);
+// a NaN is extreme (the first NaN; the last one with select_last_index).
+template <class T, bool Max, bool Last>
 int64_t arg_scan(const std::byte* p, int64_t n, int64_t stride) {
   T best = load<T>(p);
-  if (best != best) return 0;
+  bool nan = best != best;
+  if (!Last && nan) return 0;
   int64_t bi = 0;
   p += stride;
   for (int64_t i = 1; i < n; ++i, p += stride) {
     const T v = load<T>(p);
-    if (v != v) return i;
-    if (Max ? v > best : v < best) {
+    if (v != v) {
+      if (!Last) return i;
+      bi = i;
+      nan = true;
+    } else if (!nan && (Max ? (Last ? v >= best : v > best) : (Last ? v <= best : v < best))) {
       best = v;
       bi = i;
     }
@@ -271,12 +246,18 @@ void run_arg(KernelContext& ctx, const char* op) {
     const int64_t stride = x.strides()[axis] * x.itemsize();
     visit_dtype(x.dtype(), [&](auto tag) {
       using T = storage_t<typename decltype(tag)::type>;
-      for_each_run_parallel<2>(ctx.env.pool, keep, {&ys, &xs}, [&](auto p, int64_t cnt, auto st) {
-        std::byte* o = p[0];
-        const std::byte* q = p[1];
-        for (int64_t k = 0; k < cnt; ++k, o += st[0], q += st[1])
-          store<int64_t>(o, arg_scan<T, Max>(q, n, stride));
-      });
+      auto scan_lines = [&](auto last) {
+        for_each_run_parallel<2>(ctx.env.pool, keep, {&ys, &xs}, [&](auto p, int64_t cnt, auto st) {
+          std::byte* o = p[0];
+          const std::byte* q = p[1];
+          for (int64_t k = 0; k < cnt; ++k, o += st[0], q += st[1])
+            store<int64_t>(o, arg_scan<T, Max, decltype(last)::value>(q, n, stride));
+        });
+      };
+      if (attrs.select_last_index)
+        scan_lines(std::true_type{});
+      else
+        scan_lines(std::false_type{});
     });
   }
   ctx.out[0] = y;

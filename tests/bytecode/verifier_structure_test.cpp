@@ -139,6 +139,28 @@ BOOST_AUTO_TEST_CASE(attributes_rechecked) {
   BOOST_TEST(d.attribute == 0);
 }
 
+// A module written before an attribute was appended to a set (argmax's select_last_index) stores
+// fewer: the missing trailing ones take their defaults; a missing required one is still an error.
+BOOST_AUTO_TEST_CASE(missing_trailing_attributes_take_their_defaults) {
+  ModuleBuilder b;
+  b.input("x", T(DType::f32, {2, 3}));
+  b.output("y");
+  b.emit("y", "argmax", {"x"}, {{"axis", AttrValue::integer(1)}});
+  Module m = b.build();
+  BOOST_TEST(m.code[0].attrs.size() == 3u);
+  m.code[0].attrs = {AttrValue::integer(1), AttrValue::boolean(true)};
+  VerifyResult r = verify_module(m);
+  BOOST_REQUIRE(r.errors.empty());
+  const auto& a = r.attrs[0].get<arg_reduce_attrs>();
+  BOOST_TEST(a.axis == 1);
+  BOOST_TEST(a.keepdims);
+  BOOST_TEST(!a.select_last_index);
+  BOOST_TEST(r.attrs[0].values().size() == 3u);
+
+  m.code[0].attrs.clear();
+  only_error(verify_module(m), "argmax takes 3 attributes, got 0");
+}
+
 BOOST_AUTO_TEST_CASE(jump_targets) {
   ModuleBuilder b;
   b.label("top").jmp("top");

@@ -30,6 +30,10 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"cvm_lut", 69}, {"pad", 70}, {"roll", 71}, {"get_valid_count", 72},
       {"non_max_suppression", 73},
       {"floor", 74}, {"zeros_like", 75}, {"ones_like", 76}, {"full_like", 77}, {"shape_of", 78},
+      {"prod", 79}, {"sum_square", 80}, {"l1", 81}, {"l2", 82}, {"log_sum", 83},
+      {"logsumexp", 84}, {"cumsum", 85}, {"log_softmax", 86}, {"hardmax", 87}, {"topk", 88},
+      {"gather_elements", 89}, {"gather_nd", 90}, {"scatter_elements", 91}, {"scatter_nd", 92},
+      {"one_hot", 93}, {"trilu", 94}, {"nonzero", 95}, {"range", 96}, {"compress", 97},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);
