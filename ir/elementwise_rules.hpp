@@ -80,6 +80,23 @@ inline constexpr BinarySpec
     kLogicalOr{   "logical_or",    kAnyDType, "",      true,  false, PrecisionRule::none};
 // clang-format on
 
+// The binary math and bitwise ops of ir/infer_math_binary.cpp that take two operands of one
+// dtype; their precision is set by each rule there (PrecisionRule::none here).
+inline constexpr DTypeSet kBitwise = kInts | dset(DType::boolean);
+inline constexpr DTypeSet kPreluTypes = kFloats | kSignedInts;
+inline constexpr const char* kIntsOrBool = "integers and bool only";
+inline constexpr const char* kPreluWhy = "floats and signed integers only";
+// clang-format off
+inline constexpr BinarySpec
+    kMod{        "mod",         kNumeric,  kNoBool,     false, false, PrecisionRule::none},
+    kBitwiseAnd{ "bitwise_and", kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kBitwiseOr{  "bitwise_or",  kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kBitwiseXor{ "bitwise_xor", kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kLogicalXor{ "logical_xor", kAnyDType, "",          true,  false, PrecisionRule::none},
+    kShiftLeft{  "shift_left",  kInts,     kIntsOnly,   false, false, PrecisionRule::none},
+    kShiftRight{ "shift_right", kInts,     kIntsOnly,   false, false, PrecisionRule::none};
+// clang-format on
+
 // The static rule of a binary op by its spec (ir/infer_binary.cpp): dtypes, the broadcast (or
 // equal) result dims, bool or a's dtype, and the spec's precision rule.
 void infer_binary(InferContext& ctx, const BinarySpec& s);
