@@ -2,8 +2,8 @@
 // softsign, leaky_relu, elu, selu, celu, hard_sigmoid, hard_swish, gelu, thresholded_relu and
 // shrink. Static rules, with the accepted dtypes: ir/infer_math.cpp.
 //
-// Float activations compute in x's own type, their attributes rounded to it first (ONNX stores
-// them as f32, so an f32 graph sees the same constants). e^x - 1 is expm1, exact near 0.
+// Float attributes are rounded to x's dtype first (ONNX stores them as f32, so an f32 graph sees
+// the same constants). e^x - 1 is expm1, exact near 0.
 // NaN follows each formula as written: a comparison with NaN is false.
 #include <cmath>
 #include <cstdint>
@@ -21,24 +21,30 @@ namespace {
 
 using namespace ew;
 
+// The smooth activations compute in double and round once (an f32 x too: hard_swish and
+// hard_sigmoid near their kinks, and gelu's 1 + erf near -inf, would otherwise lose most of
+// their digits to cancellation); the others are one rounding in x's type anyway.
+using A = double;
+
 // ln(e^x + 1) without overflow: x + log1p(e^-x) for x > 0, else log1p(e^x).
 struct SoftplusOp {
   template <class T>
   T operator()(T x) const {
-    return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    const A v = x;
+    return T(v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)));
   }
 };
 struct SoftsignOp {
   template <class T>
   T operator()(T x) const {
-    return x / (T(1) + std::fabs(x));
+    return T(A(x) / (1 + std::fabs(A(x))));
   }
 };
 struct HardSwishOp {
   template <class T>
   T operator()(T x) const {
-    const T v = x / T(6) + T(0.5);
-    return x * (v < T(0) ? T(0) : v > T(1) ? T(1) : v);
+    const A v = A(x) / 6 + 0.5;
+    return T(A(x) * (v < 0 ? 0 : v > 1 ? 1 : v));
   }
 };
 
@@ -50,39 +56,47 @@ struct LeakyReluOp {
 template <class T>
 struct EluOp {
   T alpha;
-  T operator()(T x) const { return x < T(0) ? alpha * std::expm1(x) : x; }
+  T operator()(T x) const { return x < T(0) ? T(A(alpha) * std::expm1(A(x))) : x; }
 };
+// gamma * (alpha * e^x - alpha) for x <= 0: + 0 makes x = -0 give +0, as that formula does.
 template <class T>
 struct SeluOp {
   T alpha, gamma;
-  T operator()(T x) const { return x > T(0) ? gamma * x : gamma * (alpha * std::expm1(x)); }
+  T operator()(T x) const {
+    return T(x > T(0) ? A(gamma) * A(x) : A(gamma) * (A(alpha) * std::expm1(A(x))) + 0.0);
+  }
 };
 // max(0, x) + min(0, alpha * (e^(x/alpha) - 1)): for any alpha != 0 the second term is 0 for
-// x > 0 and the first is 0 otherwise.
+// x > 0 and the first is 0 otherwise (+ 0: a zero result is +0, as the sum is).
 template <class T>
 struct CeluOp {
   T alpha;
-  T operator()(T x) const { return x > T(0) || x != x ? x : alpha * std::expm1(x / alpha); }
+  T operator()(T x) const {
+    return x > T(0) || x != x ? x : T(A(alpha) * std::expm1(A(x) / A(alpha)) + 0.0);
+  }
 };
 // max(0, min(1, alpha * x + beta)); NaN stays NaN.
 template <class T>
 struct HardSigmoidOp {
   T alpha, beta;
   T operator()(T x) const {
-    const T v = alpha * x + beta;
-    return v < T(0) ? T(0) : v > T(1) ? T(1) : v;
+    const A v = A(alpha) * A(x) + A(beta);
+    return T(v < 0 ? 0 : v > 1 ? 1 : v);
   }
 };
-// x * Phi(x): exact, 0.5 x (1 + erf(x / sqrt 2)), or ONNX's tanh approximation
-// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+// x * Phi(x): exact, 0.5 x (1 + erf(x / sqrt 2)), computed as 0.5 x erfc(-x / sqrt 2); or
+// ONNX's tanh approximation 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x + 0.044715 x^3),
+// computed as x / (1 + e^(-2u)). Both forms are the formulas' identities without their
+// cancellation for negative x.
 template <class T, bool Tanh>
 struct GeluOp {
   T operator()(T x) const {
+    const A v = x;
     if constexpr (Tanh) {
-      const T k = T(0.7978845608028654);  // sqrt(2 / pi)
-      return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+      const A u = 0.7978845608028654 * (v + 0.044715 * v * v * v);  // sqrt(2 / pi)
+      return T(v / (1 + std::exp(-2 * u)));
     } else {
-      return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));  // 1 / sqrt 2
+      return T(0.5 * v * std::erfc(v * -0.7071067811865476));  // -1 / sqrt 2
     }
   }
 };
