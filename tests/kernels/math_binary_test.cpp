@@ -256,6 +256,12 @@ BOOST_AUTO_TEST_CASE(reuse_threads_and_simd_levels) {
   BOOST_TEST(yp.storage() != ib.storage());
   BOOST_TEST(yp.storage() != fa.storage());
   ThreadPool pool(2);
+  // A trap raised on a worker thread reaches the caller.
+  Tensor big = make_input(DType::i32, Dims{300000}, Layout::contiguous, Fill::small, 8);
+  Tensor div = make(DType::i32, Dims{300000}, std::vector<double>(300000, 3));
+  div.data<int32_t>()[250000] = 0;
+  expect_error([&] { run_op(Opcode::mod, {big, div}, attrs_for(Opcode::mod), &pool); },
+               ErrorKind::trap, "integer modulo by zero");
   simd_test::LevelGuard guard;
   for (simd::Level level : simd_test::levels()) {
     simd::set_level_for_testing(level);
