@@ -34,6 +34,16 @@ inline int64_t cvm_alpha(int64_t precision) {
   return (int64_t(1) << (precision - 1)) - 1;
 }
 
+// The static rule of a unary op whose result is like x: x's dtype (one of `allowed`, else
+// Error(invalid) with `why`) and dims, and the given precision.
+inline void infer_like(InferContext& ctx, const char* op, DTypeSet allowed, const char* why,
+                       int precision) {
+  require_inputs(op, ctx.in.size(), 1);
+  const TensorType& x = ctx.in[0];
+  require_dtype(op, "x", x.dtype, allowed, why);
+  set_result(ctx, result_type(x.dtype, x.dims, precision));
+}
+
 // ---------------------------------------------------------------------------------------------
 // How the result's precision follows from proven operand precisions (docs/ops.md, "Integer
 // precision"): none, max(pa, pb) + 1, pa + pb, pa, max(pa, pb).
@@ -69,6 +79,27 @@ inline constexpr BinarySpec
     kLogicalAnd{  "logical_and",   kAnyDType, "",      true,  false, PrecisionRule::none},
     kLogicalOr{   "logical_or",    kAnyDType, "",      true,  false, PrecisionRule::none};
 // clang-format on
+
+// The binary math and bitwise ops of ir/infer_math_binary.cpp that take two operands of one
+// dtype; their precision is set by each rule there (PrecisionRule::none here).
+inline constexpr DTypeSet kBitwise = kInts | dset(DType::boolean);
+inline constexpr DTypeSet kPreluTypes = kFloats | kSignedInts;
+inline constexpr const char* kIntsOrBool = "integers and bool only";
+inline constexpr const char* kPreluWhy = "floats and signed integers only";
+// clang-format off
+inline constexpr BinarySpec
+    kMod{        "mod",         kNumeric,  kNoBool,     false, false, PrecisionRule::none},
+    kBitwiseAnd{ "bitwise_and", kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kBitwiseOr{  "bitwise_or",  kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kBitwiseXor{ "bitwise_xor", kBitwise,  kIntsOrBool, false, false, PrecisionRule::none},
+    kLogicalXor{ "logical_xor", kAnyDType, "",          true,  false, PrecisionRule::none},
+    kShiftLeft{  "shift_left",  kInts,     kIntsOnly,   false, false, PrecisionRule::none},
+    kShiftRight{ "shift_right", kInts,     kIntsOnly,   false, false, PrecisionRule::none};
+// clang-format on
+
+// The static rule of a binary op by its spec (ir/infer_binary.cpp): dtypes, the broadcast (or
+// equal) result dims, bool or a's dtype, and the spec's precision rule.
+void infer_binary(InferContext& ctx, const BinarySpec& s);
 
 // Runs f() (a broadcasting helper of ir/rules.hpp) and prefixes the op's name to its shape
 // error: "add: shape mismatch: ...".

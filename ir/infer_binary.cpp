@@ -60,7 +60,9 @@ Dims equal_shape_types(const char* op, const TensorType& a, const TensorType& b)
   return out;
 }
 
-void infer_binary(InferContext& ctx, const BinarySpec& s) {
+}  // namespace
+
+void ew::infer_binary(InferContext& ctx, const BinarySpec& s) {
   require_inputs(s.op, ctx.in.size(), 2);
   const TensorType &a = ctx.in[0], &b = ctx.in[1];
   require_dtype(s.op, "a", a.dtype, s.allowed, s.why);
@@ -73,8 +75,6 @@ void infer_binary(InferContext& ctx, const BinarySpec& s) {
   else
     set_result(ctx, result_type(a.dtype, dims, binary_precision(s.precision, a, b)));
 }
-
-}  // namespace
 
 void infer_add(InferContext& ctx) {
   infer_binary(ctx, kAdd);

@@ -24,15 +24,6 @@ namespace {
 
 using namespace ew;
 
-// Result like x: same dtype, dims; precision as given.
-void infer_like(InferContext& ctx, const char* op, DTypeSet allowed, const char* why,
-                int precision) {
-  require_inputs(op, ctx.in.size(), 1);
-  const TensorType& x = ctx.in[0];
-  require_dtype(op, "x", x.dtype, allowed, why);
-  set_result(ctx, result_type(x.dtype, x.dims, precision));
-}
-
 int input_precision(const TensorType& x) {
   return is_signed_int(x.dtype) ? x.precision : 0;
 }

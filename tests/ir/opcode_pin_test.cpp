@@ -34,6 +34,14 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"logsumexp", 84}, {"cumsum", 85}, {"log_softmax", 86}, {"hardmax", 87}, {"topk", 88},
       {"gather_elements", 89}, {"gather_nd", 90}, {"scatter_elements", 91}, {"scatter_nd", 92},
       {"one_hot", 93}, {"trilu", 94}, {"nonzero", 95}, {"range", 96}, {"compress", 97},
+      {"ceil", 98}, {"round", 99}, {"reciprocal", 100}, {"erf", 101}, {"sin", 102}, {"cos", 103},
+      {"tan", 104}, {"asin", 105}, {"acos", 106}, {"atan", 107}, {"sinh", 108}, {"cosh", 109},
+      {"asinh", 110}, {"acosh", 111}, {"atanh", 112}, {"softplus", 113}, {"softsign", 114},
+      {"isnan", 115}, {"isinf", 116}, {"bitwise_not", 117}, {"leaky_relu", 118}, {"elu", 119},
+      {"selu", 120}, {"celu", 121}, {"hard_sigmoid", 122}, {"hard_swish", 123}, {"gelu", 124},
+      {"thresholded_relu", 125}, {"shrink", 126}, {"pow", 127}, {"mod", 128}, {"prelu", 129},
+      {"bitwise_and", 130}, {"bitwise_or", 131}, {"bitwise_xor", 132}, {"logical_xor", 133},
+      {"shift_left", 134}, {"shift_right", 135},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);
