@@ -34,6 +34,7 @@ struct DimTaps {
   int k = 1;
   std::vector<int64_t> idx;
   std::vector<double> w;
+  std::vector<uint8_t> used;     // taps of nonzero weight (the first ones) per output
   std::vector<uint8_t> outside;  // tf_crop_and_resize: extrapolation_value at this position
   bool any_outside = false;
   bool identity = false;
@@ -100,6 +101,7 @@ DimTaps make_taps(const resize_attrs& a, int d, int64_t in, int64_t out, float s
   t.idx.resize(std::size_t(out * t.k));
   t.w.resize(std::size_t(out * t.k));
   t.outside.assign(std::size_t(out), 0);
+  t.used.assign(std::size_t(out), 1);
   t.identity = scale == 1.0f && in == out;
   const bool extrapolate = a.coordinate_transformation_mode == Coord::tf_crop_and_resize;
   const double ca = a.cubic_coeff_a.as_double();
@@ -136,6 +138,15 @@ DimTaps make_taps(const resize_attrs& a, int d, int64_t in, int64_t out, float s
       if (a.exclude_outside)
         for (int q = 0; q < 4; ++q) w[q] /= sum;
     }
+    // Taps of weight 0 (an exact coordinate, exclude_outside) are dropped, as in ONNX's
+    // definition: a NaN or infinity there must not reach the output as 0 · NaN.
+    int used = 0;
+    for (int q = 0; q < t.k; ++q)
+      if (w[q] != 0) {
+        w[used] = w[q];
+        idx[used++] = idx[q];
+      }
+    t.used[std::size_t(j)] = uint8_t(used);
   }
   return t;
 }
@@ -151,15 +162,24 @@ void resize_pass(const T* src, T* dst, int64_t outer, int64_t inner, const DimTa
                    T* d = dst + r * inner;
                    const int64_t* idx = t.idx.data() + j * t.k;
                    const T* s0 = src + (o * t.in + idx[0]) * inner;
+                   const int used = t.used[std::size_t(j)];
                    if (t.k == 1) {
                      std::memcpy(d, s0, std::size_t(inner) * sizeof(T));
                      continue;
                    }
                    if constexpr (std::is_floating_point_v<T>) {
+                     if (used == 0) {  // every weight 0: nothing to add
+                       std::fill_n(d, inner, T(0));
+                       continue;
+                     }
                      const double* w = t.w.data() + j * t.k;
                      const T w0 = T(w[0]);
+                     if (used == 1 && w0 == T(1)) {
+                       std::memcpy(d, s0, std::size_t(inner) * sizeof(T));
+                       continue;
+                     }
                      for (int64_t i = 0; i < inner; ++i) d[i] = w0 * s0[i];
-                     for (int q = 1; q < t.k; ++q) {
+                     for (int q = 1; q < used; ++q) {
                        const T wq = T(w[q]);
                        const T* sq = src + (o * t.in + idx[q]) * inner;
                        for (int64_t i = 0; i < inner; ++i) d[i] += wq * sq[i];
