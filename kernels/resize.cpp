@@ -154,6 +154,30 @@ DimTaps make_taps(const resize_attrs& a, int d, int64_t in, int64_t out, float s
 // One pass along a dim: src (outer, in, inner) -> dst (outer, out, inner).
 template <class T>
 void resize_pass(const T* src, T* dst, int64_t outer, int64_t inner, const DimTaps& t, ThreadPool* pool) {
+  if (inner == 1) {  // the last dim: a gather per element, a whole row per task
+    parallel_for(pool, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, t.out * t.k)),
+                 [&](int64_t f, int64_t l) {
+                   for (int64_t o = f; o < l; ++o) {
+                     const T* s = src + o * t.in;
+                     T* d = dst + o * t.out;
+                     if (t.k == 1) {
+                       for (int64_t j = 0; j < t.out; ++j) d[j] = s[t.idx[std::size_t(j)]];
+                       continue;
+                     }
+                     if constexpr (std::is_floating_point_v<T>) {
+                       for (int64_t j = 0; j < t.out; ++j) {
+                         const int64_t* idx = t.idx.data() + j * t.k;
+                         const double* w = t.w.data() + j * t.k;
+                         const int used = t.used[std::size_t(j)];
+                         T v = used ? T(w[0]) * s[idx[0]] : T(0);
+                         for (int q = 1; q < used; ++q) v += T(w[q]) * s[idx[q]];
+                         d[j] = v;
+                       }
+                     }
+                   }
+                 });
+    return;
+  }
   const int64_t rows = outer * t.out;
   parallel_for(pool, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner * t.k)),
                [&](int64_t f, int64_t l) {
@@ -230,9 +254,13 @@ void run_resize(KernelContext& ctx) {
     DimTaps t = make_taps(a, d, in, out, scale, start, end);
     if (!t.identity) dims.push_back(std::move(t));
   }
-  // Shrinking dims first keeps the intermediate tensors small.
+  // Shrinking dims first keeps the intermediate tensors small; among dims resized by the same
+  // ratio, the inner ones (slower per element: gathers) go first when enlarging, last when
+  // shrinking, so they run on the smaller tensor.
   std::stable_sort(dims.begin(), dims.end(), [](const DimTaps& p, const DimTaps& q) {
-    return double(p.out) * double(q.in) < double(q.out) * double(p.in);
+    const double a = double(p.out) * double(q.in), b = double(q.out) * double(p.in);
+    if (a != b) return a < b;
+    return p.out > p.in ? p.d > q.d : p.d < q.d;
   });
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
