@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "nn_test_util.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace nn_test;
@@ -101,6 +102,36 @@ BOOST_AUTO_TEST_CASE(empty_and_constant_inputs) {
   // a constant view (every stride 0) is read as is
   Tensor k = Tensor::constant(DType::i32, Dims{1, 4, 2, 2}, Scalar::from_int(7));
   expect_ints(run_op(Opcode::depth_to_space, {k}, d2s(2)), Dims{1, 1, 4, 4}, std::vector<int64_t>(16, 7));
+}
+
+// The integer-capable ops of this family (these two, resize with mode="nearest",
+// max_pool2d_indices) give the same integers at every SIMD level and thread count.
+BOOST_AUTO_TEST_CASE(integers_identical_at_every_simd_level_and_thread_count) {
+  std::mt19937_64 rng(102);
+  ThreadPool pool(3);
+  simd_test::LevelGuard guard;
+  std::vector<std::vector<int64_t>> first;
+  for (simd::Level level : simd_test::levels()) {
+    simd::set_level_for_testing(level);
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      BOOST_TEST_CONTEXT("SIMD level " << int(level) << (p ? ", 3 threads" : ", 1 thread")) {
+        std::mt19937_64 r = rng;  // the same inputs every round
+        Tensor x = random_tensor(DType::i16, Dims{2, 8, 6, 10}, r);
+        std::vector<std::vector<int64_t>> got;
+        got.push_back(int_values(run_op(Opcode::depth_to_space, {x}, d2s(2, "CRD"), p)));
+        got.push_back(int_values(run_op(Opcode::space_to_depth, {x}, s2d(2), p)));
+        got.push_back(int_values(run_op(Opcode::resize, {x},
+                                        attrs_named(Opcode::resize, {{"sizes", ints({2, 8, 13, 7})}}), p)));
+        const std::vector<Tensor> mp = run_all(
+            Opcode::max_pool2d_indices, {x},
+            attrs_named(Opcode::max_pool2d_indices, {{"pool_size", ints({3})}, {"strides", ints({1})}}), p);
+        got.push_back(int_values(mp[0]));
+        got.push_back(int_values(mp[1]));
+        if (first.empty()) first = got;
+        for (std::size_t k = 0; k < got.size(); ++k) BOOST_TEST(got[k] == first[k], "result " << k << " differs");
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(static_rules_and_errors) {
