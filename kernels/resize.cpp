@@ -112,22 +112,25 @@ DimTaps make_taps(const resize_attrs& a, int d, int64_t in, int64_t out, float s
     const float x = t.identity ? float(j)
                                : original_coordinate(a.coordinate_transformation_mode, float(j),
                                                      scale, out, in, start, end);
-    if (!t.identity && extrapolate && (x < 0 || x > float(in - 1))) {
+    if (!t.identity && extrapolate && !(x >= 0 && x <= float(in - 1))) {  // NaN too (a NaN roi)
       t.outside[std::size_t(j)] = 1;
       t.any_outside = true;
     }
+    // Beyond [-3, in + 2] every tap reads the same edge (or, with exclude_outside, none), so
+    // clamping there changes nothing and keeps huge coordinates (a tiny scale) convertible.
+    const double xd = std::isnan(x) ? 0.0 : std::clamp(double(x), -3.0, double(in) + 2);
     if (t.k == 1) {
-      idx[0] = t.identity ? j : clamp(nearest_index(a.nearest_mode, x, scale));
+      idx[0] = t.identity ? j : clamp(nearest_index(a.nearest_mode, float(xd), scale));
       w[0] = 1;
     } else if (t.k == 2) {
-      const float xc = std::clamp(x, 0.0f, float(in - 1));
+      const double xc = std::clamp(xd, 0.0, double(in - 1));
       idx[0] = std::min<int64_t>(int64_t(xc), in - 1);
       idx[1] = std::min<int64_t>(idx[0] + 1, in - 1);
-      w[1] = double(xc) - double(idx[0]);
+      w[1] = xc - double(idx[0]);
       w[0] = 1 - w[1];
     } else {
-      const double fl = std::floor(double(x));
-      cubic_weights(double(x) - fl, ca, w);
+      const double fl = std::floor(xd);
+      cubic_weights(xd - fl, ca, w);
       double sum = 0;
       for (int q = 0; q < 4; ++q) {
         const int64_t i = int64_t(fl) - 1 + q;

@@ -330,6 +330,23 @@ BOOST_AUTO_TEST_CASE(identity_empty_nan_and_large) {
   lin.coord = "align_corners";
   expect_close(run_op(Opcode::resize, {make(DType::f64, Dims{3}, {0, nan, 4})}, resize_attrs_of({5}, lin)), Dims{5},
                {0, nan, nan, nan, 4}, 0, 0);
+  // extreme coordinates: a denormal scale sends them to +inf in f32, a NaN roi makes them NaN
+  // (tf_crop_and_resize: extrapolated); nothing breaks
+  for (const std::string mode : {"nearest", "linear", "cubic"}) {
+    Opts o;
+    o.mode = mode;
+    o.coord = "asymmetric";
+    o.exclude = mode == "cubic";
+    Tensor y = run_op(Opcode::resize, {make(DType::f32, Dims{3}, {1, 2, 3}), Tensor(), f32_vector({1e-45f})},
+                      resize_attrs_of({4}, o));
+    if (mode == "cubic") expect_close(y, Dims{4}, {1, nan, nan, nan}, 0, 0);  // x = 0 is exact; the rest have no tap inside
+    else expect_close(y, Dims{4}, {1, 3, 3, 3}, 0, 0);
+    o.coord = "tf_crop_and_resize";
+    o.extrapolation = -1;
+    o.exclude = false;
+    expect_close(run_op(Opcode::resize, {make(DType::f32, Dims{3}, {1, 2, 3}), f32_vector({nan, 1})}, resize_attrs_of({4}, o)),
+                 Dims{4}, {-1, -1, -1, -1}, 0, 0);
+  }
   // a large bilinear resize with threads equals the reference
   Tensor big = random_tensor(DType::f32, Dims{1, 3, 40, 50}, rng);
   lin.coord = "half_pixel";
