@@ -1,5 +1,5 @@
-// Static rules of max_pool2d, avg_pool2d and upsampling (NCHW); their kernels are in
-// kernels/pool.cpp.
+// Static rules of max_pool2d, avg_pool2d and upsampling (NCHW), whose kernels are in
+// kernels/pool.cpp, and of lp_pool2d and max_pool2d_indices (kernels/lp_pool.cpp).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -38,6 +38,17 @@ void infer_max_pool2d(InferContext& ctx) {
 }
 void infer_avg_pool2d(InferContext& ctx) {
   infer_pool<avg_pool2d_attrs>(ctx, "avg_pool2d", true);
+}
+void infer_lp_pool2d(InferContext& ctx) {
+  infer_pool<lp_pool2d_attrs>(ctx, "lp_pool2d", true);
+}
+// max_pool2d's result and the i64 flat index into x of each maximum (kernels/lp_pool.cpp).
+void infer_max_pool2d_indices(InferContext& ctx) {
+  infer_pool<max_pool2d_attrs>(ctx, "max_pool2d_indices", false);
+  TensorType indices = ctx.out[0];
+  indices.dtype = DType::i64;
+  indices.precision = kUnknownPrecision;
+  ctx.out.push_back(indices);
 }
 
 void infer_upsampling(InferContext& ctx) {

@@ -165,7 +165,37 @@ int64_t conv_out_dim(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t 
 }
 
 // ---------------------------------------------------------------------------------------------
-// max_pool2d, avg_pool2d, upsampling
+// conv_transpose2d
+
+ConvTransposeParams conv_transpose_params(const conv_transpose2d_attrs& a) {
+  const char* op = "conv_transpose2d";
+  ConvTransposeParams p;
+  const auto sides = four_sides(op, a.padding);
+  p.top = sides[0], p.left = sides[1], p.bottom = sides[2], p.right = sides[3];
+  const auto s = hw_pair(op, a.strides, "strides", 1);
+  const auto d = hw_pair(op, a.dilation, "dilation", 1);
+  const auto o = hw_pair(op, a.output_padding, "output_padding", 0);
+  p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1], p.oph = o[0], p.opw = o[1];
+  p.groups = a.groups;
+  return p;
+}
+
+int64_t conv_transpose_out_dim(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t dil,
+                               int64_t stride, int64_t out_pad, const char* what,
+                               const TensorType& x, const TensorType& w) {
+  if (in == kDynamic || k == kDynamic) return kDynamic;
+  // In 128 bits: stride and dilation are at most 2^31 and the dims below 2^63.
+  const __int128 out = __int128(stride) * (in - 1) + out_pad + __int128(dil) * (k - 1) + 1 - pad0 - pad1;
+  if (out < 0 || out > std::numeric_limits<int64_t>::max())
+    fail_invalid(std::string("conv_transpose2d: the output ") + what + " " +
+                 (out < 0 ? std::string("would be negative") : std::string("overflows")) +
+                 " (x " + x.to_string() + ", w " + w.to_string() +
+                 "; stride*(in - 1) + output_padding + dilation*(k - 1) + 1 - padding)");
+  return int64_t(out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// max_pool2d, avg_pool2d, lp_pool2d, upsampling
 
 PoolParams pool_params(const max_pool2d_attrs& a) {
   return window_params("max_pool2d", a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode);
@@ -176,6 +206,10 @@ PoolParams pool_params(const avg_pool2d_attrs& a) {
       window_params("avg_pool2d", a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode);
   p.include_pad = a.count_include_pad;
   return p;
+}
+
+PoolParams pool_params(const lp_pool2d_attrs& a) {
+  return window_params("lp_pool2d", a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode);
 }
 
 int64_t pool_out_dim(const char* op, int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t dil,

@@ -61,7 +61,23 @@ ConvParams conv_params(const conv2d_attrs& a);
 int64_t conv_out_dim(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t dil, int64_t stride,
                      const char* what, const TensorType& x, const TensorType& w);
 
-// --- max_pool2d, avg_pool2d, upsampling ------------------------------------------------------
+// --- conv_transpose2d -------------------------------------------------------------------------
+
+struct ConvTransposeParams : ConvParams {
+  int64_t oph, opw;  // output_padding
+};
+
+// conv2d's padding, strides, dilation and groups, plus output_padding as an int or a pair
+// (h, w), each in [0, 2^31]; Error(invalid) "conv_transpose2d: ..." otherwise.
+ConvTransposeParams conv_transpose_params(const conv_transpose2d_attrs& a);
+
+// stride·(in − 1) + out_pad + dil·(k − 1) + 1 − pad0 − pad1, or kDynamic; an error when that is
+// negative. `what` is "height" or "width".
+int64_t conv_transpose_out_dim(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t dil,
+                               int64_t stride, int64_t out_pad, const char* what,
+                               const TensorType& x, const TensorType& w);
+
+// --- max_pool2d, avg_pool2d, lp_pool2d, max_pool2d_indices, upsampling ------------------------------------------------------
 
 struct PoolParams {
   int64_t kh, kw, sh, sw, top, left, bottom, right, dh, dw;
@@ -74,6 +90,7 @@ struct PoolParams {
 // count_include_pad]. Error(invalid) "<op>: ..." otherwise.
 PoolParams pool_params(const max_pool2d_attrs& a);
 PoolParams pool_params(const avg_pool2d_attrs& a);
+PoolParams pool_params(const lp_pool2d_attrs& a);
 
 // Output size along one axis, or kDynamic. With ceil_mode a last window that would start past
 // the input and its leading padding is dropped.

@@ -42,6 +42,9 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"thresholded_relu", 125}, {"shrink", 126}, {"pow", 127}, {"mod", 128}, {"prelu", 129},
       {"bitwise_and", 130}, {"bitwise_or", 131}, {"bitwise_xor", 132}, {"logical_xor", 133},
       {"shift_left", 134}, {"shift_right", 135},
+      {"batch_norm", 136}, {"layer_norm", 137}, {"instance_norm", 138}, {"conv_transpose2d", 139},
+      {"resize", 140}, {"depth_to_space", 141}, {"space_to_depth", 142}, {"lp_pool2d", 143}, {"lrn", 144},
+      {"mean_variance_normalization", 145}, {"max_pool2d_indices", 146},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);
