@@ -2,6 +2,7 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include <filesystem>
@@ -185,6 +186,7 @@ class GraphImporter {
     e_.set_origin(label);
     try {
       NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir);
+      ctx.original_opset = out_.original_opset;
       std::vector<Val> results = it->second->fn(ctx);
       for (int k = 0; k < node.output_size(); ++k) {
         const std::string& name = node.output(k);
@@ -245,6 +247,9 @@ OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& 
   }
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
     try {
+      // The converter's adapters read input shapes (Gemm, Add with broadcast): infer them
+      // first, as onnx.version_converter does in Python.
+      onnx::shape_inference::InferShapes(model);
       model = onnx::version_conversion::ConvertVersion(model, kMinNativeOpset);
     } catch (const std::exception& ex) {
       throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +

@@ -32,6 +32,8 @@ class NodeContext {
   const int opset;
   Emitter& e;
   std::vector<Val> in;  // one per node input; absent (id -1) for "" names
+  // The model's own opset before an upgrade to 7 (what a converted node meant; 0: unknown).
+  int original_opset = 0;
 
   int num_inputs() const { return int(in.size()); }
   Val input(int k) const { return k < int(in.size()) ? in[std::size_t(k)] : Val{}; }
