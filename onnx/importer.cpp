@@ -28,7 +28,7 @@ constexpr int64_t kMaxModelBytes = int64_t(2) << 30;
 const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
-    for (auto family : {elementwise_lowerings(), shape_lowerings()})
+    for (auto family : {elementwise_lowerings(), shape_lowerings(), nn_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();

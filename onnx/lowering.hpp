@@ -71,6 +71,9 @@ struct LoweringEntry {
 // The tables of the op families (onnx/lower_<family>.cpp).
 std::span<const LoweringEntry> elementwise_lowerings();
 std::span<const LoweringEntry> shape_lowerings();
+// Neural-network ops: Conv, pools, Gemm, MatMul, Softmax family, normalizations, activations,
+// DepthToSpace/SpaceToDepth, Upsample/Resize (lower_nn.cpp gathers the lower_nn_*.cpp tables).
+std::span<const LoweringEntry> nn_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }
