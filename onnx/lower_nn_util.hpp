@@ -35,5 +35,6 @@ std::vector<int64_t> iota(int64_t a, int64_t b);
 Val per_channel(NodeContext& c, Val v, int rank);
 
 // The op groups (each file's table).
+std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 
 }  // namespace mlvm::nn
