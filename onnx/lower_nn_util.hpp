@@ -37,5 +37,6 @@ Val per_channel(NodeContext& c, Val v, int rank);
 // The op groups (each file's table).
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
+std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
 
 }  // namespace mlvm::nn
