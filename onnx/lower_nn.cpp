@@ -181,7 +181,7 @@ constexpr LoweringEntry kTable[] = {
 std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
-    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table()})
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

@@ -38,5 +38,6 @@ Val per_channel(NodeContext& c, Val v, int rank);
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
 std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
+std::span<const LoweringEntry> resize_table();      // lower_nn_resize.cpp
 
 }  // namespace mlvm::nn
