@@ -29,7 +29,7 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
     for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
-                         control_lowerings(), rnn_lowerings()})
+                         control_lowerings(), rnn_lowerings(), nn_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();
@@ -237,6 +237,7 @@ class GraphImporter : public SubgraphLowerer {
     e_.set_origin(label);
     try {
       NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir, this);
+      ctx.original_opset = out_.original_opset;
       std::vector<Val> results = it->second->fn(ctx);
       for (int k = 0; k < node.output_size(); ++k) {
         const std::string& name = node.output(k);

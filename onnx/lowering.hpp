@@ -42,6 +42,8 @@ class NodeContext {
   const int opset;
   Emitter& e;
   std::vector<Val> in;  // one per node input; absent (id -1) for "" names
+  // The model's own opset before an upgrade to 7 (what a converted node meant; 0: unknown).
+  int original_opset = 0;
 
   int num_inputs() const { return int(in.size()); }
   Val input(int k) const { return k < int(in.size()) ? in[std::size_t(k)] : Val{}; }
@@ -85,6 +87,9 @@ std::span<const LoweringEntry> shape_lowerings();
 std::span<const LoweringEntry> reduce_lowerings();
 std::span<const LoweringEntry> control_lowerings();
 std::span<const LoweringEntry> rnn_lowerings();
+// Neural-network ops: Conv, pools, Gemm, MatMul, Softmax family, normalizations, activations,
+// DepthToSpace/SpaceToDepth, Upsample/Resize (lower_nn.cpp gathers the lower_nn_*.cpp tables).
+std::span<const LoweringEntry> nn_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }

@@ -1,0 +1,191 @@
+// Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
+// DepthToSpace and SpaceToDepth; nn_lowerings() also gathers the tables of lower_nn_conv.cpp
+// (Conv, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp (activations) and
+// lower_nn_resize.cpp (Upsample, Resize).
+#include <onnx/onnx_pb.h>
+
+#include "onnx/lower_nn_util.hpp"
+
+namespace mlvm {
+
+namespace {
+
+using namespace nn;
+
+Val transpose2(NodeContext& c, Val v) { return c.e.emit("transpose", {v}, {attr_ints("axes", {1, 0})}); }
+
+// Y = alpha * A' * B' + beta * C. `dense` (x . w^T + b) when B' is read as (N, K) rows: transB=1,
+// or a constant B (transposed at import); alpha and beta fold into constant operands.
+std::vector<Val> lower_gemm(NodeContext& c) {
+  Val A = c.input(0), B = c.input(1), C = c.input(2);
+  if (c.e.rank(A) != 2 || c.e.rank(B) != 2)
+    c.fail("A and B must be 2-D, got ranks " + std::to_string(c.e.rank(A)) + " and " +
+           std::to_string(c.e.rank(B)));
+  double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
+  const bool ta = c.attr_int("transA", 0) != 0, tb = c.attr_int("transB", 0) != 0;
+  if (!is_float(c.e.dtype(A)) && (alpha != 1.0 || (C.present() && beta != 1.0 && beta != 0.0)))
+    c.fail("alpha=" + std::to_string(alpha) + ", beta=" + std::to_string(beta) +
+           " on integer inputs is not supported");
+  if (c.has_attr("broadcast") && c.attr_int("broadcast", 0) == 0 && C.present())
+    c.fail("broadcast=0 (C of exactly (M, N)) is not supported; re-export at opset >= 7");
+  const bool use_c = C.present() && beta != 0.0;
+  Val a = ta ? transpose2(c, A) : A;
+  Val y, cc;
+  bool c_added = false;
+  if (tb || c.e.is_const(B)) {
+    Val w = tb ? B : transpose2(c, B);  // (N, K)
+    if (alpha != 1.0 && c.e.is_const(w)) {
+      w = c.e.emit("mul", {w, num(c, w, alpha)});
+      alpha = 1.0;
+    }
+    Val bias;
+    if (use_c && alpha == 1.0 && (beta == 1.0 || c.e.is_const(C))) {
+      // A bias of (N) or (1, N) goes into dense.
+      std::vector<int64_t> cd = onnx_dims(c, C);
+      int64_t n = c.e.dims(w)[0];
+      bool row = (cd.size() == 1 && cd[0] == n) || (cd.size() == 2 && cd[0] == 1 && cd[1] == n);
+      if (row && n != kDynamic) {
+        Val cb = beta == 1.0 ? C : c.e.emit("mul", {C, num(c, C, beta)});
+        bias = reshape(c, cb, {n});
+        c_added = true;
+      }
+    }
+    y = c.e.emit("dense", {a, w, bias});
+  } else {
+    y = c.e.emit("matmul", {a, B});
+  }
+  if (alpha != 1.0) y = c.e.emit("mul", {y, num(c, y, alpha)});
+  if (use_c && !c_added) {
+    cc = beta == 1.0 ? C : ew(c, "mul", {C, num(c, C, beta)});
+    y = c.e.emit("add", {y, cc});
+  }
+  return one(y);
+}
+
+std::vector<Val> lower_matmul(NodeContext& c) {
+  Val a = c.input(0), b = c.input(1);
+  if (c.e.rank(a) == 0 || c.e.rank(b) == 0) c.fail("MatMul of a scalar is not defined");
+  Val y = c.e.emit("matmul", {a, b});
+  c.e.set_scalar(y, c.e.rank(a) == 1 && c.e.rank(b) == 1);
+  return one(y);
+}
+
+// Softmax, LogSoftmax or Hardmax of x along one axis.
+Val softmax_axis(NodeContext& c, Val x, int64_t axis) {
+  const std::string& op = c.node.op_type();
+  if (op == "Softmax") return c.e.emit("softmax", {x}, {attr_i("axis", axis)});
+  if (op == "LogSoftmax") {
+    Val m = reduce(c, "max", x, {axis}, true);
+    Val d = c.e.emit("sub", {x, m});
+    Val s = reduce(c, "sum", c.e.emit("exp", {d}), {axis}, true);
+    return c.e.emit("sub", {d, c.e.emit("log", {s})});
+  }
+  // Hardmax: 1 where the index along the axis is the first maximum's, else 0.
+  int r = int(c.e.dims(x).size());
+  int64_t n = static_dim(c, x, int(axis), "Hardmax");
+  Val am = c.e.emit("argmax", {x}, {attr_i("axis", axis), attr_b("keepdims", true)});
+  std::vector<int64_t> shape(std::size_t(r), 1);
+  shape[std::size_t(axis)] = n;
+  Val index = reshape(c, c.e.int_vector(iota(0, n)), shape);
+  Val hit = c.e.emit("equal", {am, index});
+  return c.e.emit("cast", {hit}, {attr_dt("dtype", c.e.dtype(x))});
+}
+
+// Before opset 13 the input is seen as 2-D: (prod(dims[:axis]), prod(dims[axis:])), axis 1 by
+// default; from 13 on the op runs along one axis, -1 by default.
+std::vector<Val> lower_softmax(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const bool scalar = c.e.scalar(x);
+  x = c.e.with_scalar(x, false);
+  std::vector<int64_t> d = onnx_dims(c, x);
+  const int r = int(d.size());
+  Val y;
+  if (c.opset >= 13) {
+    y = softmax_axis(c, x, c.axis(c.attr_int("axis", -1), r));
+  } else {
+    int64_t axis = c.attr_int("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis > r) c.fail("axis " + std::to_string(c.attr_int("axis", 1)) + " is out of range for rank " + std::to_string(r));
+    if (axis == r - 1) {
+      y = softmax_axis(c, x, axis);
+    } else {
+      auto prod = [&](int a, int b) {
+        int64_t p = 1;
+        for (int k = a; k < b; ++k) {
+          if (d[std::size_t(k)] == kDynamic) return kDynamic;
+          p *= d[std::size_t(k)];
+        }
+        return p;
+      };
+      Val x2 = reshape(c, x, {prod(0, int(axis)), prod(int(axis), r)});
+      y = reshape(c, softmax_axis(c, x2, 1), d);
+    }
+  }
+  c.e.set_scalar(y, false);
+  return {c.e.with_scalar(y, scalar)};
+}
+
+// DCR: depth is (block row, block col, channel); CRD: (channel, block row, block col).
+std::vector<Val> lower_depth_to_space(NodeContext& c) {
+  Val x = c.input(0);
+  if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W)");
+  int64_t b = c.attr_int("blocksize", 0);
+  if (b < 1) c.fail("blocksize=" + std::to_string(b) + " is not supported");
+  std::string mode = c.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") c.fail("mode=" + mode + " is not supported");
+  int64_t n = c.e.dims(x)[0];
+  int64_t ch = static_dim(c, x, 1, "DepthToSpace"), h = static_dim(c, x, 2, "DepthToSpace"),
+          w = static_dim(c, x, 3, "DepthToSpace");
+  if (ch % (b * b) != 0)
+    c.fail("blocksize=" + std::to_string(b) + ": " + std::to_string(ch) + " channels are not a multiple of " + std::to_string(b * b));
+  const int64_t oc = ch / (b * b);
+  Val t;
+  if (mode == "DCR") {
+    t = reshape(c, x, {n, b, b, oc, h, w});
+    t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 3, 4, 1, 5, 2})});
+  } else {
+    t = reshape(c, x, {n, oc, b, b, h, w});
+    t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 1, 4, 2, 5, 3})});
+  }
+  return one(reshape(c, t, {n, oc, h * b, w * b}));
+}
+
+std::vector<Val> lower_space_to_depth(NodeContext& c) {
+  Val x = c.input(0);
+  if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W)");
+  int64_t b = c.attr_int("blocksize", 0);
+  if (b < 1) c.fail("blocksize=" + std::to_string(b) + " is not supported");
+  int64_t n = c.e.dims(x)[0];
+  int64_t ch = static_dim(c, x, 1, "SpaceToDepth"), h = static_dim(c, x, 2, "SpaceToDepth"),
+          w = static_dim(c, x, 3, "SpaceToDepth");
+  if (h % b != 0 || w % b != 0)
+    c.fail("blocksize=" + std::to_string(b) + " does not divide H=" + std::to_string(h) + " and W=" + std::to_string(w));
+  Val t = reshape(c, x, {n, ch, h / b, b, w / b, b});
+  t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 3, 5, 1, 2, 4})});
+  return one(reshape(c, t, {n, ch * b * b, h / b, w / b}));
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"Gemm", 1, lower_gemm},
+    {"MatMul", 1, lower_matmul},
+    {"Softmax", 1, lower_softmax},
+    {"LogSoftmax", 1, lower_softmax},
+    {"Hardmax", 1, lower_softmax},
+    {"DepthToSpace", 1, lower_depth_to_space},
+    {"SpaceToDepth", 1, lower_space_to_depth},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> nn_lowerings() {
+  static const std::vector<LoweringEntry> all = [] {
+    std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table()})
+      v.insert(v.end(), t.begin(), t.end());
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace mlvm

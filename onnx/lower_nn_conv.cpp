@@ -1,0 +1,176 @@
+// Conv, MaxPool, AveragePool (1-D and 2-D over mlvm's conv2d / max_pool2d / avg_pool2d; a 1-D
+// input is seen as an H = 1 image), GlobalAveragePool and GlobalMaxPool (reductions over the
+// spatial dims). auto_pad is resolved at import time from the static input dims.
+#include <onnx/onnx_pb.h>
+
+#include "onnx/lower_nn_util.hpp"
+
+namespace mlvm::nn {
+
+namespace {
+
+std::string join(const std::vector<int64_t>& v) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+  return s;
+}
+
+// The window of a Conv or pool over `nd` spatial dims, in ONNX's terms.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations;
+  std::vector<int64_t> begin, end;  // pads per spatial dim
+};
+
+std::vector<int64_t> per_dim(NodeContext& c, const char* name, std::size_t nd, int64_t dflt,
+                             int64_t min) {
+  std::vector<int64_t> v = c.attr_ints(name, std::vector<int64_t>(nd, dflt));
+  if (v.size() != nd)
+    c.fail(std::string(name) + "=(" + join(v) + ") has " + std::to_string(v.size()) +
+           " entries; the input has " + std::to_string(nd) + " spatial dims");
+  for (int64_t x : v)
+    if (x < min) c.fail(std::string(name) + "=(" + join(v) + ") is not supported (entries below " + std::to_string(min) + ")");
+  return v;
+}
+
+Window window(NodeContext& c, Val x, const std::vector<int64_t>& kernel, bool has_dilations) {
+  const std::size_t nd = kernel.size();
+  Window w;
+  w.kernel = kernel;
+  w.strides = per_dim(c, "strides", nd, 1, 1);
+  w.dilations = has_dilations ? per_dim(c, "dilations", nd, 1, 1) : std::vector<int64_t>(nd, 1);
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET" || auto_pad == "VALID") {
+    std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
+    if (pads.size() != 2 * nd)
+      c.fail("pads=(" + join(pads) + ") should have " + std::to_string(2 * nd) + " entries");
+    for (int64_t p : pads)
+      if (p < 0) c.fail("pads=(" + join(pads) + ") has a negative entry; not supported");
+    if (auto_pad == "VALID" && c.has_attr("pads"))
+      for (int64_t p : pads)
+        if (p != 0) c.fail("auto_pad=VALID with non-zero pads=(" + join(pads) + ")");
+    w.begin.assign(pads.begin(), pads.begin() + long(nd));
+    w.end.assign(pads.begin() + long(nd), pads.end());
+    return w;
+  }
+  if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
+    c.fail("auto_pad=" + auto_pad + " is not supported");
+  const Dims& d = c.e.dims(x);
+  for (std::size_t k = 0; k < nd; ++k) {
+    int64_t in = d[2 + k];
+    if (in == kDynamic) c.fail("auto_pad=" + auto_pad + " with dynamic dims is not supported");
+    int64_t out = (in + w.strides[k] - 1) / w.strides[k];
+    int64_t dk = (kernel[k] - 1) * w.dilations[k] + 1;
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[k] + dk - in);
+    int64_t lo = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    w.begin.push_back(lo);
+    w.end.push_back(total - lo);
+  }
+  return w;
+}
+
+// The spatial rank of x (rank - 2), failing for anything but 1-D and 2-D.
+std::size_t spatial_rank(NodeContext& c, Val x) {
+  int r = c.e.rank(x);
+  if (r < 3) c.fail("the input must have rank >= 3 (N, C, spatial...), got rank " + std::to_string(r));
+  if (r > 4) c.fail(c.node.op_type() + " " + std::to_string(r - 2) + "-D is not supported yet");
+  return std::size_t(r - 2);
+}
+
+// 2-D attributes from a 1-D or 2-D window (1-D: H = 1, no padding over H).
+struct Attrs2d {
+  std::vector<int64_t> kernel, strides, dilation, padding;
+};
+Attrs2d attrs_2d(const Window& w) {
+  if (w.kernel.size() == 2)
+    return {w.kernel, w.strides, w.dilations, {w.begin[0], w.begin[1], w.end[0], w.end[1]}};
+  return {{1, w.kernel[0]}, {1, w.strides[0]}, {1, w.dilations[0]}, {0, w.begin[0], 0, w.end[0]}};
+}
+
+// x as an image: (N, C, L) -> (N, C, 1, L).
+Val as_2d(NodeContext& c, Val x, std::size_t nd) {
+  if (nd == 2) return x;
+  return c.e.emit("expand_dims", {x}, {attr_i("axis", 2)});
+}
+Val from_2d(NodeContext& c, Val y, std::size_t nd) {
+  if (nd == 2) return y;
+  return c.e.emit("squeeze", {y}, {attr_ints("axes", {2})});
+}
+
+std::vector<Val> lower_conv(NodeContext& c) {
+  Val x = c.input(0), w = c.input(1), b = c.input(2);
+  require_float(c, x);
+  const std::size_t nd = spatial_rank(c, x);
+  if (c.e.rank(w) != int(nd) + 2)
+    c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
+  // The kernel from W's dims, or kernel_shape where they are dynamic; the two must agree.
+  std::vector<int64_t> kernel, given = c.attr_ints("kernel_shape");
+  if (!given.empty() && given.size() != nd)
+    c.fail("kernel_shape=(" + join(given) + ") should have " + std::to_string(nd) + " entries");
+  for (std::size_t k = 0; k < nd; ++k) {
+    int64_t d = c.e.dims(w)[2 + k];
+    if (d == kDynamic && given.empty()) d = static_dim(c, w, int(2 + k), "Conv");
+    if (d != kDynamic && !given.empty() && given[k] != d)
+      c.fail("kernel_shape=(" + join(given) + ") differs from W's dims");
+    kernel.push_back(d == kDynamic ? given[k] : d);
+  }
+  int64_t group = c.attr_int("group", 1);
+  if (group < 1) c.fail("group=" + std::to_string(group) + " is not supported");
+  Window win = window(c, x, kernel, true);
+  Attrs2d a = attrs_2d(win);
+  Val x2 = as_2d(c, x, nd);
+  Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
+  if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
+  Val y = c.e.emit("conv2d", {x2, w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
+                   {attr_ints("padding", a.padding), attr_ints("strides", a.strides),
+                    attr_ints("dilation", a.dilation), attr_i("groups", group)});
+  return one(from_2d(c, y, nd));
+}
+
+std::vector<Val> lower_pool(NodeContext& c) {
+  const bool is_max = c.node.op_type() == "MaxPool";
+  Val x = c.input(0);
+  const std::size_t nd = spatial_rank(c, x);
+  if (is_max && c.output_wanted(1))
+    c.fail("MaxPool's second output (Indices) is not supported");
+  if (!is_max) require_float(c, x);
+  if (c.e.dtype(x) == DType::boolean) c.fail("MaxPool of bool is not supported");
+  std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+  if (kernel.size() != nd)
+    c.fail("kernel_shape=(" + join(kernel) + ") should have " + std::to_string(nd) + " entries");
+  for (int64_t k : kernel)
+    if (k < 1) c.fail("kernel_shape=(" + join(kernel) + ") is not supported");
+  // storage_order only orders the Indices output, which is refused above.
+  Window win = window(c, x, kernel, true);
+  Attrs2d a = attrs_2d(win);
+  bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  std::vector<NamedAttr> attrs = {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
+                                  attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
+                                  attr_b("ceil_mode", ceil_mode)};
+  if (!is_max) attrs.push_back(attr_b("count_include_pad", c.attr_int("count_include_pad", 0) != 0));
+  Val y = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {as_2d(c, x, nd)}, attrs);
+  return one(from_2d(c, y, nd));
+}
+
+std::vector<Val> lower_global_pool(NodeContext& c) {
+  Val x = c.input(0);
+  const bool is_max = c.node.op_type() == "GlobalMaxPool";
+  int r = c.e.rank(x);
+  if (r < 2) c.fail("the input must have rank >= 2 (N, C, spatial...), got rank " + std::to_string(r));
+  if (!is_max) require_float(c, x);
+  if (r == 2) return {x};  // no spatial dims: every window is one element
+  return one(reduce(c, is_max ? "max" : "mean", x, iota(2, r), true));
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"Conv", 1, lower_conv},
+    {"MaxPool", 1, lower_pool},
+    {"AveragePool", 1, lower_pool},
+    {"GlobalAveragePool", 1, lower_global_pool},
+    {"GlobalMaxPool", 1, lower_global_pool},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> conv_pool_table() { return kTable; }
+
+}  // namespace mlvm::nn

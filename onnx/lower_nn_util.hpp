@@ -1,0 +1,43 @@
+// What the neural-network lowerings (lower_nn*.cpp) share: ONNX dims, elementwise emits that
+// keep the ONNX scalar flag, float constants, reshapes and reductions, and the tables of the
+// op groups that nn_lowerings() gathers.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx/lowering.hpp"
+
+namespace mlvm::nn {
+
+// The ONNX dims of v ([] for an ONNX scalar); kDynamic where unknown.
+std::vector<int64_t> onnx_dims(NodeContext& c, Val v);
+// A dim that must be known at import time (fails naming `what` otherwise).
+int64_t static_dim(NodeContext& c, Val v, int k, const std::string& what);
+
+// An elementwise op; the result is an ONNX scalar when every input is.
+Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
+       const std::vector<NamedAttr>& attrs = {});
+// A one-element constant of `like`'s dtype (broadcasts against anything).
+Val num(NodeContext& c, Val like, double v);
+// Fails unless v is f32 or f64 ("<op> needs a float input, got i32").
+void require_float(NodeContext& c, Val v);
+
+// reshape to dims (kDynamic entries become -1; at most one); v itself when nothing changes.
+Val reshape(NodeContext& c, Val v, const std::vector<int64_t>& dims);
+// sum/max/mean/... over axes with keepdims.
+Val reduce(NodeContext& c, const char* op, Val x, const std::vector<int64_t>& axes, bool keepdims);
+// [a, a+1, ..., b-1]
+std::vector<int64_t> iota(int64_t a, int64_t b);
+// The per-channel vector v (C) of an (N, C, D...) input of rank r as (C, 1, ..., 1).
+Val per_channel(NodeContext& c, Val v, int rank);
+
+// The op groups (each file's table).
+std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
+std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
+std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
+std::span<const LoweringEntry> resize_table();      // lower_nn_resize.cpp
+
+}  // namespace mlvm::nn

@@ -1,0 +1,480 @@
+// The neural-network lowerings (onnx/lower_nn*.cpp) on hand-built models, for what Debian's
+// backend test data does not cover: auto_pad SAME_LOWER with strides, Gemm's transA with
+// alpha/beta, opset-11 Softmax/LogSoftmax/Hardmax on rank 3, BatchNormalization folding,
+// dynamic batch dims, Resize/Upsample, and the attributes that must be refused.
+#include <onnx/onnx_pb.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/op_table.hpp"
+#include "mlvm/mlvm.hpp"
+
+using namespace mlvm;
+
+namespace {
+
+// A one-graph ONNX model built through the protobuf API.
+struct Model {
+  onnx::ModelProto m;
+  onnx::GraphProto* g;
+
+  explicit Model(int opset) {
+    m.set_ir_version(8);
+    auto* o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g = m.mutable_graph();
+    g->set_name("t");
+  }
+  // dims: -1 is a symbolic dim "N".
+  void input(const std::string& name, const std::vector<int64_t>& dims,
+             int elem = onnx::TensorProto::FLOAT) {
+    auto* vi = g->add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : dims) {
+      auto* dim = shape->add_dim();
+      if (d < 0) dim->set_dim_param("N");
+      else dim->set_dim_value(d);
+    }
+  }
+  // An output of `rank` symbolic dims.
+  void output(const std::string& name, int rank, int elem = onnx::TensorProto::FLOAT) {
+    auto* vi = g->add_output();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    auto* shape = tt->mutable_shape();
+    for (int k = 0; k < rank; ++k) shape->add_dim()->set_dim_param("d" + std::to_string(k));
+  }
+  void init(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float x : v) t->add_float_data(x);
+  }
+  void init_i64(const std::string& name, const std::vector<int64_t>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(int64_t(v.size()));
+    for (int64_t x : v) t->add_int64_data(x);
+  }
+  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in,
+                        const std::vector<std::string>& out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    for (const auto& s : in) n->add_input(s);
+    for (const auto& s : out) n->add_output(s);
+    return n;
+  }
+  std::vector<uint8_t> bytes() const {
+    std::string s = m.SerializeAsString();
+    return std::vector<uint8_t>(s.begin(), s.end());
+  }
+  Program program() const {
+    std::vector<uint8_t> b = bytes();
+    return Program::from_onnx(b);
+  }
+};
+
+void attr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void attr(onnx::NodeProto* n, const std::string& name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void attr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+void attr(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+Tensor f32(const std::vector<int64_t>& dims, const std::function<float(int64_t)>& fill) {
+  Tensor t = Tensor::empty(DType::f32, Dims(std::span<const int64_t>(dims)));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = fill(i);
+  return t;
+}
+// A fixed pseudo-random fill in [-2, 2).
+float noise(int64_t i) { return float((i * 7919 + 13) % 101) / 25.25f - 2.0f; }
+
+std::vector<float> values(const Tensor& t) {
+  Tensor c = contiguous(t);
+  return std::vector<float>(c.data<float>(), c.data<float>() + c.numel());
+}
+
+std::vector<Tensor> run(const Program& p, const std::vector<Tensor>& in) {
+  Session s(p);
+  return s.run(std::span<const Tensor>(in));
+}
+
+void check_close(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
+  BOOST_TEST_REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    BOOST_TEST(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])),
+               "element " << i << ": " << got[i] << " vs " << want[i]);
+}
+
+int count_ops(const Program& p, const std::string& op) {
+  int n = 0;
+  for (const auto& ins : p.module().code)
+    if (op_info(ins.op).name == op) ++n;
+  return n;
+}
+
+std::string import_error(const Model& m) {
+  try {
+    m.program();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+// Naive NCHW convolution (one group) with explicit pads.
+std::vector<float> naive_conv(const Tensor& x, const Tensor& w, int64_t sh, int64_t sw, int64_t top,
+                              int64_t left, int64_t oh, int64_t ow) {
+  const auto& xd = x.shape();
+  const auto& wd = w.shape();
+  std::vector<float> out;
+  const float* xp = x.data<float>();
+  const float* wp = w.data<float>();
+  for (int64_t n = 0; n < xd[0]; ++n)
+    for (int64_t o = 0; o < wd[0]; ++o)
+      for (int64_t p = 0; p < oh; ++p)
+        for (int64_t q = 0; q < ow; ++q) {
+          float acc = 0;
+          for (int64_t c = 0; c < wd[1]; ++c)
+            for (int64_t i = 0; i < wd[2]; ++i)
+              for (int64_t j = 0; j < wd[3]; ++j) {
+                int64_t h = p * sh - top + i, v = q * sw - left + j;
+                if (h < 0 || h >= xd[2] || v < 0 || v >= xd[3]) continue;
+                acc += xp[((n * xd[1] + c) * xd[2] + h) * xd[3] + v] *
+                       wp[((o * wd[1] + c) * wd[2] + i) * wd[3] + j];
+              }
+          out.push_back(acc);
+        }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(onnx_lower_nn)
+
+BOOST_AUTO_TEST_CASE(conv_auto_pad_same_lower_and_upper_with_stride_2) {
+  // H = 5, W = 6, kernel 3, stride 2: output 3 x 3; total padding 2 over H (1 + 1) and 1 over
+  // W, which SAME_LOWER puts in front (left = 1, right = 0) and SAME_UPPER behind.
+  for (const std::string mode : {"SAME_LOWER", "SAME_UPPER"}) {
+    Model m(11);
+    m.input("x", {1, 2, 5, 6});
+    m.input("w", {3, 2, 3, 3});
+    m.output("y", 4);
+    auto* n = m.node("Conv", {"x", "w"}, {"y"});
+    attr(n, "auto_pad", mode);
+    attr(n, "strides", std::vector<int64_t>{2, 2});
+    Tensor x = f32({1, 2, 5, 6}, noise), w = f32({3, 2, 3, 3}, [](int64_t i) { return noise(i * 3 + 1); });
+    auto out = run(m.program(), {x, w});
+    BOOST_TEST(out[0].shape() == Dims({1, 3, 3, 3}));
+    int64_t left = mode == "SAME_LOWER" ? 1 : 0;
+    check_close(values(out[0]), naive_conv(x, w, 2, 2, 1, left, 3, 3));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(conv_same_with_a_dynamic_spatial_dim_is_refused) {
+  Model m(11);
+  m.input("x", {1, 1, -1, 5});
+  m.input("w", {1, 1, 3, 3});
+  m.output("y", 4);
+  attr(m.node("Conv", {"x", "w"}, {"y"}), "auto_pad", std::string("SAME_LOWER"));
+  BOOST_TEST(import_error(m).find("auto_pad=SAME_LOWER with dynamic dims is not supported") != std::string::npos,
+             import_error(m));
+}
+
+BOOST_AUTO_TEST_CASE(conv_1d_with_groups_pads_bias_and_dynamic_batch) {
+  Model m(13);
+  m.input("x", {-1, 4, 7});
+  m.init("w", {4, 2, 3}, std::vector<float>(24, 0.5f));
+  m.init("b", {4}, {1, 2, 3, 4});
+  m.output("y", 3);
+  auto* n = m.node("Conv", {"x", "w", "b"}, {"y"});
+  attr(n, "group", int64_t(2));
+  attr(n, "pads", std::vector<int64_t>{1, 0});
+  Program p = m.program();
+  Tensor x = f32({2, 4, 7}, [](int64_t) { return 1.0f; });
+  auto out = run(p, {x});
+  BOOST_TEST(out[0].shape() == Dims({2, 4, 6}));
+  // Each output sums 2 channels x 3 taps of 0.5 (one tap in the padding at position 0).
+  std::vector<float> v = values(out[0]);
+  for (int64_t n2 = 0; n2 < 2; ++n2)
+    for (int64_t o = 0; o < 4; ++o)
+      for (int64_t q = 0; q < 6; ++q)
+        BOOST_TEST(v[std::size_t((n2 * 4 + o) * 6 + q)] == float(o + 1) + (q == 0 ? 2.0f : 3.0f));
+}
+
+BOOST_AUTO_TEST_CASE(conv_3d_and_maxpool_indices_are_refused_with_the_reason) {
+  Model c(11);
+  c.input("x", {1, 1, 3, 3, 3});
+  c.input("w", {1, 1, 2, 2, 2});
+  c.output("y", 5);
+  c.node("Conv", {"x", "w"}, {"y"});
+  BOOST_TEST(import_error(c).find("Conv 3-D is not supported yet") != std::string::npos);
+  Model p(12);
+  p.input("x", {1, 1, 4, 4});
+  p.output("y", 4);
+  p.output("i", 4, onnx::TensorProto::INT64);
+  attr(p.node("MaxPool", {"x"}, {"y", "i"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  BOOST_TEST(import_error(p).find("Indices") != std::string::npos, import_error(p));
+}
+
+BOOST_AUTO_TEST_CASE(avgpool_same_lower_excludes_the_padding_from_the_count) {
+  Model m(11);
+  m.input("x", {1, 1, 3, 3});
+  m.output("y", 4);
+  auto* n = m.node("AveragePool", {"x"}, {"y"});
+  attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+  attr(n, "auto_pad", std::string("SAME_LOWER"));
+  auto out = run(m.program(), {f32({1, 1, 3, 3}, [](int64_t i) { return float(i + 1); })});
+  // Padding one row/column in front: windows [1], [1,2], [2,3], ... averaged over real cells.
+  check_close(values(out[0]), {1, 1.5f, 2.5f, 2.5f, 3, 4, 5.5f, 6, 7});
+}
+
+BOOST_AUTO_TEST_CASE(gemm_trans_a_with_alpha_beta_and_a_matrix_c) {
+  // Y = 0.5 * A^T * B + 2 * C, A (K=3, M=2), B (3, 4), C (2, 4); B both as an input (matmul)
+  // and as an initializer (folded into dense).
+  for (bool b_const : {false, true}) {
+    Model m(13);
+    m.input("a", {3, 2});
+    Tensor b = f32({3, 4}, [](int64_t i) { return noise(i + 5); });
+    if (b_const) m.init("b", {3, 4}, values(b));
+    else m.input("b", {3, 4});
+    m.input("c", {2, 4});
+    m.output("y", 2);
+    auto* n = m.node("Gemm", {"a", "b", "c"}, {"y"});
+    attr(n, "transA", int64_t(1));
+    attr(n, "alpha", 0.5f);
+    attr(n, "beta", 2.0f);
+    Tensor a = f32({3, 2}, noise), c = f32({2, 4}, [](int64_t i) { return float(i); });
+    Program p = m.program();
+    auto out = b_const ? run(p, {a, c}) : run(p, {a, b, c});
+    std::vector<float> want;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float acc = 0;
+        for (int k = 0; k < 3; ++k) acc += a.data<float>()[k * 2 + i] * b.data<float>()[k * 4 + j];
+        want.push_back(0.5f * acc + 2.0f * c.data<float>()[i * 4 + j]);
+      }
+    check_close(values(out[0]), want);
+    if (b_const) BOOST_TEST(count_ops(p, "dense") == 1);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gemm_with_constant_weights_and_row_bias_is_one_dense) {
+  Model m(11);
+  m.input("a", {-1, 3});
+  m.init("b", {3, 2}, {1, 2, 3, 4, 5, 6});
+  m.init("c", {1, 2}, {10, 20});
+  m.output("y", 2);
+  attr(m.node("Gemm", {"a", "b", "c"}, {"y"}), "alpha", 2.0f);
+  Program p = m.program();
+  BOOST_TEST(p.module().code.size() <= 2u);  // dense (+ the output copy)
+  BOOST_TEST(count_ops(p, "dense") == 1);
+  auto out = run(p, {f32({1, 3}, [](int64_t i) { return float(i + 1); })});
+  check_close(values(out[0]), {2 * 22 + 10, 2 * 28 + 20});
+}
+
+// Opset 11: the input is seen as 2-D (2, 3 * 4) at axis 1.
+BOOST_AUTO_TEST_CASE(softmax_family_opset_11_rank_3_axis_1_flattens) {
+  Tensor x = f32({2, 3, 4}, noise);
+  x.data<float>()[5] = x.data<float>()[9] = 5.0f;  // a tie in batch 0: the first one wins
+  std::vector<float> sm, lsm, hm;
+  for (int b = 0; b < 2; ++b) {
+    const float* p = x.data<float>() + b * 12;
+    float mx = *std::max_element(p, p + 12), s = 0;
+    int arg = int(std::max_element(p, p + 12) - p);
+    for (int i = 0; i < 12; ++i) s += std::exp(p[i] - mx);
+    for (int i = 0; i < 12; ++i) {
+      sm.push_back(std::exp(p[i] - mx) / s);
+      lsm.push_back(p[i] - mx - std::log(s));
+      hm.push_back(i == arg ? 1.0f : 0.0f);
+    }
+  }
+  for (const std::string op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    Model m(11);
+    m.input("x", {2, 3, 4});
+    m.output("y", 3);
+    attr(m.node(op, {"x"}, {"y"}), "axis", int64_t(1));
+    auto out = run(m.program(), {x});
+    BOOST_TEST(out[0].shape() == Dims({2, 3, 4}));
+    check_close(values(out[0]), op == "Softmax" ? sm : op == "LogSoftmax" ? lsm : hm);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(softmax_opset_13_runs_along_one_axis) {
+  Model m(13);
+  m.input("x", {2, 3});
+  m.output("y", 2);
+  attr(m.node("Softmax", {"x"}, {"y"}), "axis", int64_t(0));
+  auto out = run(m.program(), {f32({2, 3}, [](int64_t i) { return float(i); })});
+  float e3 = std::exp(3.0f);
+  float p0 = 1 / (1 + e3);
+  check_close(values(out[0]), {p0, p0, p0, 1 - p0, 1 - p0, 1 - p0});
+}
+
+BOOST_AUTO_TEST_CASE(batchnorm_with_constant_statistics_folds_into_one_mul_add) {
+  Model m(15);
+  m.input("x", {2, 3, 2, 2});
+  m.init("s", {3}, {1, 2, 0.5f});
+  m.init("b", {3}, {0, 1, -1});
+  m.init("mean", {3}, {0.5f, -1, 2});
+  m.init("var", {3}, {4, 0.25f, 1});
+  m.output("y", 4);
+  attr(m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"}), "epsilon", 0.01f);
+  Program p = m.program();
+  BOOST_TEST(count_ops(p, "sqrt") == 0);
+  BOOST_TEST(count_ops(p, "div") == 0);
+  BOOST_TEST(count_ops(p, "mul") == 1);
+  BOOST_TEST(count_ops(p, "add") == 1);
+  Tensor x = f32({2, 3, 2, 2}, noise);
+  auto out = run(p, {x});
+  const float s[] = {1, 2, 0.5f}, b[] = {0, 1, -1}, mean[] = {0.5f, -1, 2}, var[] = {4, 0.25f, 1};
+  std::vector<float> want;
+  for (int64_t i = 0; i < 24; ++i) {
+    int c = int(i / 4 % 3);
+    want.push_back((x.data<float>()[i] - mean[c]) / std::sqrt(var[c] + 0.01f) * s[c] + b[c]);
+  }
+  check_close(values(out[0]), want);
+}
+
+BOOST_AUTO_TEST_CASE(batchnorm_training_outputs_are_refused) {
+  Model m(9);
+  m.input("x", {1, 2, 2});
+  for (const char* n : {"s", "b", "mean", "var"}) m.init(n, {2}, {1, 1});
+  m.output("y", 3);
+  m.output("rm", 1);
+  m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y", "rm", "", "", ""});
+  BOOST_TEST(import_error(m).find("inference only") != std::string::npos, import_error(m));
+}
+
+BOOST_AUTO_TEST_CASE(depth_to_space_and_back_with_a_dynamic_batch) {
+  Model m(13);
+  m.input("x", {-1, 8, 2, 3});
+  m.output("y", 4);
+  m.output("z", 4);
+  auto* d = m.node("DepthToSpace", {"x"}, {"t"});
+  attr(d, "blocksize", int64_t(2));
+  attr(d, "mode", std::string("DCR"));
+  attr(m.node("SpaceToDepth", {"t"}, {"z"}), "blocksize", int64_t(2));
+  m.node("Identity", {"t"}, {"y"});
+  Tensor x = f32({3, 8, 2, 3}, [](int64_t i) { return float(i); });
+  auto out = run(m.program(), {x});
+  BOOST_TEST(out[0].shape() == Dims({3, 2, 4, 6}));
+  // DCR: y[n, c, h*2+i, w*2+j] = x[n, (i*2+j)*2 + c, h, w].
+  std::vector<float> y = values(out[0]);
+  BOOST_TEST(y[0 * 24 + 1 * 6 + 1] == x.data<float>()[(3 * 2 + 0) * 6]);  // c=0, h=0, i=1, w=0, j=1
+  check_close(values(out[1]), values(x));  // SpaceToDepth inverts DCR
+}
+
+BOOST_AUTO_TEST_CASE(resize_nearest_with_integer_scales_is_upsampling) {
+  Model m(13);
+  m.input("x", {1, 1, 2, 2});
+  m.init("scales", {4}, {1, 1, 2, 3});
+  m.output("y", 4);
+  m.node("Resize", {"x", "", "scales"}, {"y"});  // half_pixel + round_prefer_floor: replication
+  Program p = m.program();
+  BOOST_TEST(count_ops(p, "upsampling") == 1);
+  auto out = run(p, {f32({1, 1, 2, 2}, [](int64_t i) { return float(i + 1); })});
+  check_close(values(out[0]), {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+}
+
+BOOST_AUTO_TEST_CASE(resize_modes_that_are_not_replication_are_refused) {
+  auto error = [](const std::string& coord, const std::string& mode, const std::string& nearest) {
+    Model m(13);
+    m.input("x", {1, 1, 4, 4});
+    m.init("scales", {4}, {1, 1, 2, 2});
+    m.output("y", 4);
+    auto* n = m.node("Resize", {"x", "", "scales"}, {"y"});
+    attr(n, "coordinate_transformation_mode", coord);
+    attr(n, "mode", mode);
+    attr(n, "nearest_mode", nearest);
+    return import_error(m);
+  };
+  BOOST_TEST(error("asymmetric", "nearest", "floor").empty());
+  BOOST_TEST(error("tf_half_pixel_for_nn", "nearest", "floor").empty());
+  BOOST_TEST(error("align_corners", "nearest", "floor").find("coordinate_transformation_mode=align_corners") != std::string::npos);
+  BOOST_TEST(error("half_pixel", "nearest", "ceil").find("nearest_mode=ceil") != std::string::npos);
+  BOOST_TEST(error("half_pixel", "linear", "floor").find("mode=linear is not supported") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(upsample_opset_7_reads_its_scales_attribute) {
+  Model m(7);
+  m.input("x", {1, 2, 1, 2});
+  m.output("y", 4);
+  auto* n = m.node("Upsample", {"x"}, {"y"});
+  auto* a = n->add_attribute();
+  a->set_name("scales");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float s : {1.0f, 1.0f, 2.0f, 2.0f}) a->add_floats(s);
+  auto out = run(m.program(), {f32({1, 2, 1, 2}, [](int64_t i) { return float(i); })});
+  check_close(values(out[0]), {0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
+  a->set_floats(2, 1.5f);
+  BOOST_TEST(import_error(m).find("scale 1.5") != std::string::npos, import_error(m));
+}
+
+BOOST_AUTO_TEST_CASE(matmul_of_two_vectors_is_an_onnx_scalar) {
+  Model m(13);
+  m.input("a", {3});
+  m.input("b", {3});
+  m.output("y", 0);
+  m.node("MatMul", {"a", "b"}, {"y"});
+  auto out = run(m.program(), {f32({3}, [](int64_t i) { return float(i + 1); }),
+                               f32({3}, [](int64_t) { return 2.0f; })});
+  check_close(values(out[0]), {12});
+}
+
+BOOST_AUTO_TEST_CASE(activations_on_their_edges) {
+  struct Case {
+    std::string op;
+    std::function<float(float)> f;
+  };
+  std::vector<Case> cases = {
+      {"Softplus", [](float v) { return float(std::log1p(std::exp(double(v)))); }},
+      {"Ceil", [](float v) { return std::ceil(v); }},
+      {"HardSwish", [](float v) { return v * std::clamp(v / 6 + 0.5f, 0.0f, 1.0f); }},
+      {"Softsign", [](float v) { return v / (1 + std::fabs(v)); }},
+  };
+  const std::vector<float> xs = {-100, -3.5f, -0.5f, 0, 0.5f, 2.5f, 3, 100};
+  for (const Case& cs : cases) {
+    Model m(14);
+    m.input("x", {int64_t(xs.size())});
+    m.output("y", 1);
+    m.node(cs.op, {"x"}, {"y"});
+    auto out = run(m.program(), {f32({int64_t(xs.size())}, [&](int64_t i) { return xs[std::size_t(i)]; })});
+    std::vector<float> want;
+    for (float v : xs) want.push_back(cs.f(v));
+    BOOST_TEST_CONTEXT(cs.op) { check_close(values(out[0]), want); }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
