@@ -42,8 +42,7 @@ constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
                kOr[] = "logical_or";
 
 std::vector<Val> lower_xor(NodeContext& c) {
-  return one(ew(c, "not_equal", {ew(c, "logical_not", {c.input(0)}),
-                                 ew(c, "logical_not", {c.input(1)})}));
+  return one(ew(c, "logical_xor", {c.input(0), c.input(1)}));
 }
 
 std::vector<Val> lower_where(NodeContext& c) {

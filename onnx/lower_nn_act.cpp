@@ -1,6 +1,6 @@
-// Activations and small unary maps, decomposed into existing elementwise ops until native
-// ones exist: PRelu, LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign,
-// ThresholdedRelu, Reciprocal, Ceil.
+// Elementwise math and activations onto mlvm's native ops (docs/ops.md §8b, §9b): the trig
+// and hyperbolic functions, Ceil, Round, Reciprocal, Erf, IsNaN, IsInf, the activations with
+// their ONNX attributes, Pow, Mod, PRelu, the bitwise ops and BitShift.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -9,126 +9,93 @@ namespace mlvm::nn {
 
 namespace {
 
-Val x_float(NodeContext& c) {
+// Ops whose only difference from ONNX is the name.
+struct Simple {
+  const char* onnx;
+  const char* mlvm;
+};
+constexpr Simple kSimple[] = {
+    {"Ceil", "ceil"},   {"Round", "round"}, {"Reciprocal", "reciprocal"}, {"Erf", "erf"},
+    {"Sin", "sin"},     {"Cos", "cos"},     {"Tan", "tan"},               {"Asin", "asin"},
+    {"Acos", "acos"},   {"Atan", "atan"},   {"Sinh", "sinh"},             {"Cosh", "cosh"},
+    {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},           {"Softplus", "softplus"},
+    {"Softsign", "softsign"}, {"IsNaN", "isnan"}, {"HardSwish", "hard_swish"},
+    {"BitwiseNot", "bitwise_not"}, {"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"},
+    {"BitwiseXor", "bitwise_xor"}, {"Pow", "pow"},
+};
+
+std::vector<Val> lower_simple(NodeContext& c) {
+  for (const Simple& s : kSimple)
+    if (c.node.op_type() == s.onnx) {
+      std::vector<Val> args;
+      for (Val v : c.in)
+        if (v.present()) args.push_back(v);
+      Val y = ew(c, s.mlvm, args);
+      // Pow's result has the base's rank (a scalar exponent does not make it a scalar).
+      if (c.node.op_type() == "Pow") c.e.set_scalar(y, c.e.scalar(args[0]) && c.e.scalar(args[1]));
+      return one(y);
+    }
+  c.fail("internal: no mapping");
+}
+
+// An activation with float attributes (ONNX name -> mlvm attribute, default).
+std::vector<Val> lower_activation(NodeContext& c) {
+  const std::string& t = c.node.op_type();
   Val x = c.input(0);
-  require_float(c, x);
-  return x;
+  auto f = [&](const char* name, double dflt) {
+    return NamedAttr{name, AttrValue::floating(c.attr_float(name, dflt))};
+  };
+  if (t == "LeakyRelu") return one(ew(c, "leaky_relu", {x}, {f("alpha", 0.01)}));
+  if (t == "Elu") return one(ew(c, "elu", {x}, {f("alpha", 1.0)}));
+  if (t == "Selu")
+    return one(ew(c, "selu", {x}, {f("alpha", 1.67326319217681884765625), f("gamma", 1.05070102214813232421875)}));
+  if (t == "Celu") return one(ew(c, "celu", {x}, {f("alpha", 1.0)}));
+  if (t == "HardSigmoid") return one(ew(c, "hard_sigmoid", {x}, {f("alpha", 0.2), f("beta", 0.5)}));
+  if (t == "ThresholdedRelu") return one(ew(c, "thresholded_relu", {x}, {f("alpha", 1.0)}));
+  if (t == "Shrink") return one(ew(c, "shrink", {x}, {f("bias", 0.0), f("lambd", 0.5)}));
+  if (t == "IsInf")
+    return one(ew(c, "isinf", {x}, {attr_b("detect_positive", c.attr_int("detect_positive", 1) != 0),
+                                    attr_b("detect_negative", c.attr_int("detect_negative", 1) != 0)}));
+  c.fail("internal: no mapping");
 }
 
-Val where_negative(NodeContext& c, Val x, Val neg) {
-  return ew(c, "where", {ew(c, "less", {x, num(c, x, 0.0)}), neg, x});
-}
-
-// slope * x where x < 0. The slope broadcasts to x (opset 7+); before opset 7 a 1-D slope of C
-// entries was per channel of an (N, C, ...) input.
+// The slope broadcasts to x (opset 7+); before opset 7 a 1-D slope of C entries was per
+// channel of an (N, C, ...) input.
 std::vector<Val> lower_prelu(NodeContext& c) {
-  Val x = x_float(c), slope = c.input(1);
+  Val x = c.input(0), slope = c.input(1);
   std::vector<int64_t> xd = onnx_dims(c, x), sd = onnx_dims(c, slope);
   if (c.original_opset > 0 && c.original_opset < 7 && sd.size() == 1 && xd.size() > 2 &&
       sd[0] != 1 && sd[0] == xd[1])
     slope = per_channel(c, slope, int(xd.size()));
-  if (c.e.dtype(slope) != c.e.dtype(x)) c.fail("slope's dtype differs from X's");
-  Val y = where_negative(c, x, ew(c, "mul", {x, slope}));
+  Val y = ew(c, "prelu", {x, slope});
   c.e.set_scalar(y, c.e.scalar(x));
   return one(y);
 }
 
-std::vector<Val> lower_leaky_relu(NodeContext& c) {
-  Val x = x_float(c);
-  return one(where_negative(c, x, ew(c, "mul", {x, num(c, x, c.attr_float("alpha", 0.01))})));
+std::vector<Val> lower_mod(NodeContext& c) {
+  return one(ew(c, "mod", {c.input(0), c.input(1)}, {attr_b("fmod", c.attr_int("fmod", 0) != 0)}));
 }
 
-// alpha * (exp(x) - 1) where x < 0, else x.
-std::vector<Val> lower_elu(NodeContext& c) {
-  Val x = x_float(c);
-  Val em1 = ew(c, "sub", {ew(c, "exp", {x}), num(c, x, 1.0)});
-  return one(where_negative(c, x, ew(c, "mul", {em1, num(c, x, c.attr_float("alpha", 1.0))})));
-}
-
-// gamma * (x > 0 ? x : alpha * (exp(x) - 1)).
-std::vector<Val> lower_selu(NodeContext& c) {
-  Val x = x_float(c);
-  const double alpha = c.attr_float("alpha", 1.67326319217681884765625);
-  const double gamma = c.attr_float("gamma", 1.05070102214813232421875);
-  Val em1 = ew(c, "sub", {ew(c, "exp", {x}), num(c, x, 1.0)});
-  Val y = ew(c, "where", {ew(c, "greater", {x, num(c, x, 0.0)}), x, ew(c, "mul", {em1, num(c, x, alpha)})});
-  return one(ew(c, "mul", {y, num(c, x, gamma)}));
-}
-
-// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
-std::vector<Val> lower_celu(NodeContext& c) {
-  Val x = x_float(c);
-  const double alpha = c.attr_float("alpha", 1.0);
-  if (alpha == 0.0) c.fail("alpha=0 is not supported (division by zero)");
-  Val em1 = ew(c, "sub", {ew(c, "exp", {ew(c, "div", {x, num(c, x, alpha)})}), num(c, x, 1.0)});
-  Val neg = ew(c, "minimum", {ew(c, "mul", {em1, num(c, x, alpha)}), num(c, x, 0.0)});
-  return one(ew(c, "add", {ew(c, "maximum", {x, num(c, x, 0.0)}), neg}));
-}
-
-Val clip01(NodeContext& c, Val v) {
-  return ew(c, "clip", {v}, {{"a_min", AttrValue::floating(0.0)}, {"a_max", AttrValue::floating(1.0)}});
-}
-
-// max(0, min(1, alpha * x + beta)).
-std::vector<Val> lower_hard_sigmoid(NodeContext& c) {
-  Val x = x_float(c);
-  Val lin = ew(c, "add", {ew(c, "mul", {x, num(c, x, c.attr_float("alpha", 0.2))}),
-                          num(c, x, c.attr_float("beta", 0.5))});
-  return one(clip01(c, lin));
-}
-
-// x * max(0, min(1, x / 6 + 1 / 2)).
-std::vector<Val> lower_hard_swish(NodeContext& c) {
-  Val x = x_float(c);
-  Val lin = ew(c, "add", {ew(c, "mul", {x, num(c, x, 1.0 / 6.0)}), num(c, x, 0.5)});
-  return one(ew(c, "mul", {x, clip01(c, lin)}));
-}
-
-// log(1 + exp(x)) as max(x, 0) + log(1 + exp(-|x|)), which does not overflow.
-std::vector<Val> lower_softplus(NodeContext& c) {
-  Val x = x_float(c);
-  Val e = ew(c, "exp", {ew(c, "negative", {ew(c, "abs", {x})})});
-  Val l = ew(c, "log", {ew(c, "add", {e, num(c, x, 1.0)})});
-  return one(ew(c, "add", {ew(c, "maximum", {x, num(c, x, 0.0)}), l}));
-}
-
-// x / (1 + |x|).
-std::vector<Val> lower_softsign(NodeContext& c) {
-  Val x = x_float(c);
-  return one(ew(c, "div", {x, ew(c, "add", {ew(c, "abs", {x}), num(c, x, 1.0)})}));
-}
-
-// x where x > alpha, else 0.
-std::vector<Val> lower_thresholded_relu(NodeContext& c) {
-  Val x = x_float(c);
-  Val keep = ew(c, "greater", {x, num(c, x, c.attr_float("alpha", 1.0))});
-  return one(ew(c, "where", {keep, x, num(c, x, 0.0)}));
-}
-
-std::vector<Val> lower_reciprocal(NodeContext& c) {
-  Val x = x_float(c);
-  return one(ew(c, "div", {num(c, x, 1.0), x}));
-}
-
-// -floor(-x).
-std::vector<Val> lower_ceil(NodeContext& c) {
-  Val x = x_float(c);
-  return one(ew(c, "negative", {ew(c, "floor", {ew(c, "negative", {x})})}));
+std::vector<Val> lower_bit_shift(NodeContext& c) {
+  const std::string dir = c.attr_string("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") c.fail("direction '" + dir + "' (expected LEFT or RIGHT)");
+  return one(ew(c, dir == "LEFT" ? "shift_left" : "shift_right", {c.input(0), c.input(1)}));
 }
 
 constexpr LoweringEntry kTable[] = {
-    {"PRelu", 1, lower_prelu},
-    {"LeakyRelu", 1, lower_leaky_relu},
-    {"Elu", 1, lower_elu},
-    {"Selu", 1, lower_selu},
-    {"Celu", 12, lower_celu},
-    {"HardSigmoid", 1, lower_hard_sigmoid},
-    {"HardSwish", 14, lower_hard_swish},
-    {"Softplus", 1, lower_softplus},
-    {"Softsign", 1, lower_softsign},
-    {"ThresholdedRelu", 10, lower_thresholded_relu},
-    {"Reciprocal", 1, lower_reciprocal},
-    {"Ceil", 1, lower_ceil},
+    {"Ceil", 1, lower_simple},        {"Round", 11, lower_simple},     {"Reciprocal", 1, lower_simple},
+    {"Erf", 9, lower_simple},         {"Sin", 7, lower_simple},        {"Cos", 7, lower_simple},
+    {"Tan", 7, lower_simple},         {"Asin", 7, lower_simple},       {"Acos", 7, lower_simple},
+    {"Atan", 7, lower_simple},        {"Sinh", 9, lower_simple},       {"Cosh", 9, lower_simple},
+    {"Asinh", 9, lower_simple},       {"Acosh", 9, lower_simple},      {"Atanh", 9, lower_simple},
+    {"Softplus", 1, lower_simple},    {"Softsign", 1, lower_simple},   {"IsNaN", 9, lower_simple},
+    {"HardSwish", 14, lower_simple},  {"BitwiseNot", 18, lower_simple}, {"BitwiseAnd", 18, lower_simple},
+    {"BitwiseOr", 18, lower_simple},  {"BitwiseXor", 18, lower_simple}, {"Pow", 7, lower_simple},
+    {"LeakyRelu", 1, lower_activation}, {"Elu", 1, lower_activation},  {"Selu", 1, lower_activation},
+    {"Celu", 12, lower_activation},   {"HardSigmoid", 1, lower_activation},
+    {"ThresholdedRelu", 10, lower_activation}, {"Shrink", 9, lower_activation},
+    {"IsInf", 10, lower_activation},  {"PRelu", 1, lower_prelu},       {"Mod", 10, lower_mod},
+    {"BitShift", 11, lower_bit_shift},
 };
 
 }  // namespace
