@@ -98,7 +98,8 @@ Val from_2d(NodeContext& c, Val y, std::size_t nd) {
 
 std::vector<Val> lower_conv(NodeContext& c) {
   Val x = c.input(0), w = c.input(1), b = c.input(2);
-  require_float(c, x);
+  // ConvInteger and QLinearConv (lower_quant.cpp) reuse this lowering on i32 operands.
+  if (c.node.op_type() == "Conv") require_float(c, x);
   const std::size_t nd = spatial_rank(c, x);
   if (c.e.rank(w) != int(nd) + 2)
     c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
