@@ -18,21 +18,38 @@ int64_t const_int(NodeContext& c, int input, const std::string& what) {
   return v[0];
 }
 
+// A parameter ONNX passes as a tensor: an attribute when known at import, else the op's
+// optional run-time input (cast to i64).
+bool known(NodeContext& c, int input) { return c.e.is_const(c.input(input)); }
+Val runtime_param(NodeContext& c, int input) {
+  return c.e.emit("cast", {c.input(input)}, {attr_dt("dtype", DType::i64)});
+}
+
 std::vector<Val> lower_cumsum(NodeContext& c) {
   Val x = c.input(0);
-  int64_t axis = c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x));
-  return one(c.e.emit("cumsum", {x}, {attr_i("axis", axis), attr_b("exclusive", c.attr_int("exclusive", 0) != 0),
-                                      attr_b("reverse", c.attr_int("reverse", 0) != 0)}));
+  std::vector<NamedAttr> attrs{attr_b("exclusive", c.attr_int("exclusive", 0) != 0),
+                               attr_b("reverse", c.attr_int("reverse", 0) != 0)};
+  if (!known(c, 1)) {
+    attrs.push_back(attr_i("axis", 0));  // replaced by the input
+    return one(c.e.emit("cumsum", {x, runtime_param(c, 1)}, attrs));
+  }
+  attrs.push_back(attr_i("axis", c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x))));
+  return one(c.e.emit("cumsum", {x}, attrs));
 }
 
 std::vector<Val> lower_topk(NodeContext& c) {
   Val x = c.input(0);
+  int64_t axis = c.axis(c.attr_int("axis", -1), c.e.rank(x));
+  std::vector<NamedAttr> attrs{attr_i("axis", axis), attr_b("largest", c.attr_int("largest", 1) != 0),
+                               attr_b("sorted", c.attr_int("sorted", 1) != 0)};
+  if (c.opset >= 10 && !known(c, 1)) {
+    attrs.push_back(attr_i("k", 0));  // replaced by the input
+    return c.e.emit_n("topk", {x, runtime_param(c, 1)}, attrs);
+  }
   int64_t k = c.opset < 10 ? c.attr_int("k", -1) : const_int(c, 1, "TopK's K");
   if (k < 0) c.fail("K " + std::to_string(k) + " is negative");
-  int64_t axis = c.axis(c.attr_int("axis", -1), c.e.rank(x));
-  return c.e.emit_n("topk", {x}, {attr_i("k", k), attr_i("axis", axis),
-                                  attr_b("largest", c.attr_int("largest", 1) != 0),
-                                  attr_b("sorted", c.attr_int("sorted", 1) != 0)});
+  attrs.push_back(attr_i("k", k));
+  return c.e.emit_n("topk", {x}, attrs);
 }
 
 std::vector<Val> lower_gather_elements(NodeContext& c) {
@@ -69,19 +86,27 @@ std::vector<Val> lower_scatter_nd(NodeContext& c) {
 
 std::vector<Val> lower_one_hot(NodeContext& c) {
   Val idx = c.input(0);
-  std::vector<double> depth = c.e.doubles(c.input(1), "OneHot's depth");
-  if (depth.size() != 1 || !(depth[0] >= 1) || depth[0] > 1e9) c.fail("depth must be one value >= 1");
   int r = c.e.rank(idx) + 1;
   int64_t axis = c.axis(c.attr_int("axis", -1), r);
-  Val y = c.e.emit("one_hot", {idx, c.input(2)}, {attr_i("depth", int64_t(depth[0])), attr_i("axis", axis)});
+  Val y;
+  if (known(c, 1)) {
+    std::vector<double> depth = c.e.doubles(c.input(1), "OneHot's depth");
+    if (depth.size() != 1 || !(depth[0] >= 1) || depth[0] > 1e9) c.fail("depth must be one value >= 1");
+    y = c.e.emit("one_hot", {idx, c.input(2)}, {attr_i("depth", int64_t(depth[0])), attr_i("axis", axis)});
+  } else {
+    y = c.e.emit("one_hot", {idx, c.input(2), runtime_param(c, 1)}, {attr_i("depth", 1), attr_i("axis", axis)});
+  }
   // A scalar index gives a 1-D result; mlvm held the index as [1], so drop that dim.
   if (c.e.scalar(idx)) y = c.e.emit("squeeze", {y}, {attr_ints("axes", {axis == 0 ? 1 : 0})});
   return one(y);
 }
 
 std::vector<Val> lower_trilu(NodeContext& c) {
+  const bool upper = c.attr_int("upper", 1) != 0;
+  if (c.input(1).present() && !known(c, 1))
+    return one(c.e.emit("trilu", {c.input(0), runtime_param(c, 1)}, {attr_b("upper", upper)}));
   int64_t k = c.input(1).present() ? const_int(c, 1, "Trilu's k") : 0;
-  return one(c.e.emit("trilu", {c.input(0)}, {attr_b("upper", c.attr_int("upper", 1) != 0), attr_i("k", k)}));
+  return one(c.e.emit("trilu", {c.input(0)}, {attr_b("upper", upper), attr_i("k", k)}));
 }
 
 std::vector<Val> lower_nonzero(NodeContext& c) {
