@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -98,7 +99,8 @@ class Emitter {
   const Slot& slot(Val v) const;
 
   ModuleBuilder builder_;
-  std::vector<Slot> slots_;
+  // A deque: references to a slot (type(), dims(), value()) stay valid while values are added.
+  std::deque<Slot> slots_;
   std::map<std::string, int> used_names_;
   std::map<std::string, std::string> reserved_;
   std::string origin_;
