@@ -31,7 +31,8 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
     for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
                          control_lowerings(), rnn_lowerings(), nn_lowerings(),
                          index_lowerings(), quant_lowerings(),
-                         loss_lowerings(), signal_lowerings()})
+                         loss_lowerings(), signal_lowerings(),
+                         einsum_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();
