@@ -84,6 +84,11 @@ class Emitter {
   void jmp(const std::string& label);
   void br(Val cond, const std::string& label);
 
+  // --- ONNX sequences, resolved at import: a list of values, never a register ---
+  Val sequence(std::vector<Val> elements);
+  bool is_sequence(Val v) const;
+  const std::vector<Val>& elements(Val v) const;  // Error(invalid) unless a sequence
+
   // Declares the graph's outputs (in order) and returns the module.
   Module finish(const std::vector<std::pair<std::string, Val>>& outputs);
 
@@ -94,6 +99,8 @@ class Emitter {
     std::string reg;       // the register, once it has one
     bool scalar = false;
     bool named = false;    // reg carries an ONNX value's name
+    bool is_sequence = false;
+    std::vector<Val> elements;  // a sequence's values
   };
   Val add(Slot s);
   const Slot& slot(Val v) const;
