@@ -1,4 +1,4 @@
-// HannWindow, HammingWindow, BlackmanWindow (the window length may be a run-time value: an
+// MaxUnpool; HannWindow, HammingWindow, BlackmanWindow (the window length may be a run-time value: an
 // index vector from `range`, then cosines) and ReverseSequence (each batch entry's first
 // seq_len steps reversed, by gather_elements with computed indices).
 #include <onnx/onnx_pb.h>
@@ -68,7 +68,42 @@ std::vector<Val> lower_reverse_sequence(NodeContext& c) {
   return one(c.e.emit("gather_elements", {x, idx}, {attr_i("axis", time_axis)}));
 }
 
+// MaxUnpool: X's values scattered to the flat output positions I (MaxPool's Indices) of a
+// zero tensor shaped by output_shape, or by (in - 1) * stride + kernel - pads.
+std::vector<Val> lower_max_unpool(NodeContext& c) {
+  Val x = c.input(0), idx = c.input(1);
+  const int r = c.e.rank(x);
+  if (r < 3 || !c.e.static_shape(x)) c.fail("MaxUnpool needs a static input of rank >= 3");
+  const Dims d = c.e.dims(x);
+  std::vector<int64_t> out;
+  if (c.input(2).present()) {
+    out = c.e.ints(c.input(2), "MaxUnpool's output_shape");
+    if (int(out.size()) != r) c.fail("output_shape must have one entry per dim");
+  } else {
+    std::vector<int64_t> k = c.attr_ints("kernel_shape"), s = c.attr_ints("strides"), p = c.attr_ints("pads");
+    const std::size_t nd = std::size_t(r - 2);
+    if (k.size() != nd) c.fail("kernel_shape must have one entry per spatial dim");
+    if (s.empty()) s.assign(nd, 1);
+    if (p.empty()) p.assign(2 * nd, 0);
+    if (s.size() != nd || p.size() != 2 * nd) c.fail("strides/pads do not match the spatial rank");
+    out = {d[0], d[1]};
+    for (std::size_t i = 0; i < nd; ++i)
+      out.push_back((d[int(i) + 2] - 1) * s[i] + k[i] - p[i] - p[i + nd]);
+  }
+  int64_t n = 1;
+  for (int64_t v : out) {
+    if (v < 0) c.fail("a negative output dim");
+    n *= v;
+  }
+  Val zeros = c.e.emit("zeros", {}, {attr_ints("shape", {n}), attr_dt("dtype", c.e.dtype(x))});
+  Val flat_i = c.e.emit("reshape", {idx}, {attr_ints("shape", {-1})});
+  Val flat_x = c.e.emit("reshape", {x}, {attr_ints("shape", {-1})});
+  Val y = c.e.emit("scatter_elements", {zeros, flat_i, flat_x}, {attr_i("axis", 0)});
+  return one(c.e.emit("reshape", {y}, {attr_ints("shape", out)}));
+}
+
 constexpr LoweringEntry kTable[] = {
+    {"MaxUnpool", 9, lower_max_unpool},
     {"HannWindow", 17, lower_window},
     {"HammingWindow", 17, lower_window},
     {"BlackmanWindow", 17, lower_window},
