@@ -1,6 +1,6 @@
 // Static rules of the run-time shape-argument ops (docs/ops.md, "Run-time shape arguments"):
 // reshape_dyn, slice_dyn, broadcast_dyn, tile_dyn, pad_dyn, squeeze_dyn, expand_dims_dyn,
-// reduce_dyn, topk_dyn, one_hot_dyn, cumsum_dyn, trilu_dyn. The values of their shape
+// reduce_dyn. The values of their shape
 // arguments are known only at run time, so a result dim they decide is `?`; a dim they cannot
 // change keeps x's size. The length of a vector argument is static where the result's rank
 // depends on it. Where a `_dyn` op runs a static op with attributes filled in at run time
@@ -224,65 +224,6 @@ void infer_reduce_dyn(InferContext& ctx) {
     y.dims = m == r ? Dims{1} : Dims::filled(int(r - m), kDynamic);
   }
   set_results(ctx, {y});
-}
-
-// topk with k from a one-element integer tensor: dim `axis` of both results is `?`.
-void infer_topk_dyn(InferContext& ctx) {
-  require_inputs("topk_dyn", ctx.in.size(), 2);
-  one_element_arg("topk_dyn", "k", ctx.in[1], kInts, "k is an integer");
-  const auto& a = ctx.attrs.get<topk_dyn_attrs>();
-  std::vector<TensorType> out =
-      static_rule("topk", "topk_dyn", Opcode::topk, ctx.in.subspan(0, 1),
-                  {{"k", AttrValue::integer(0)}, {"axis", AttrValue::integer(a.axis)},
-                   {"largest", AttrValue::boolean(a.largest)},
-                   {"sorted", AttrValue::boolean(a.sorted)}});
-  const int axis = normalize_axis(a.axis, ctx.in[0].dims.size(), "topk_dyn: axis");
-  for (TensorType& t : out) t.dims[axis] = kDynamic;
-  set_results(ctx, out);
-}
-
-// one_hot with depth from a one-element tensor (any numeric dtype; floats truncated): the
-// inserted dim is `?`.
-void infer_one_hot_dyn(InferContext& ctx) {
-  require_inputs("one_hot_dyn", ctx.in.size(), 3);
-  one_element_arg("one_hot_dyn", "depth", ctx.in[1], kNumeric, "a number of classes");
-  const auto& a = ctx.attrs.get<one_hot_dyn_attrs>();
-  const TensorType args[] = {ctx.in[0], ctx.in[2]};
-  std::vector<TensorType> out = static_rule(
-      "one_hot", "one_hot_dyn", Opcode::one_hot, args,
-      {{"depth", AttrValue::integer(1)}, {"axis", AttrValue::integer(a.axis)}});
-  const int r = ctx.in[0].dims.size();
-  out[0].dims[int(a.axis < 0 ? a.axis + r + 1 : a.axis)] = kDynamic;
-  set_results(ctx, out);
-}
-
-// cumsum along the axis a one-element integer tensor names: x's type; the precision grows by
-// ceil(log2) of the longest dim (unknown with a `?` dim).
-void infer_cumsum_dyn(InferContext& ctx) {
-  require_inputs("cumsum_dyn", ctx.in.size(), 2);
-  one_element_arg("cumsum_dyn", "axis", ctx.in[1], kInts, "an axis is an integer");
-  const auto& a = ctx.attrs.get<cumsum_dyn_attrs>();
-  TensorType y = static_rule("cumsum", "cumsum_dyn", Opcode::cumsum, ctx.in.subspan(0, 1),
-                             {{"axis", AttrValue::integer(0)},
-                              {"exclusive", AttrValue::boolean(a.exclusive)},
-                              {"reverse", AttrValue::boolean(a.reverse)}})[0];
-  const TensorType& x = ctx.in[0];
-  y.precision = kUnknownPrecision;
-  if (is_signed_int(x.dtype) && x.precision != kUnknownPrecision && !x.has_dynamic_dims()) {
-    const int64_t longest = *std::max_element(x.dims.begin(), x.dims.end());
-    y.precision = x.precision + ceil_log2(longest);
-  }
-  set_results(ctx, {y});
-}
-
-// trilu with k from a one-element integer tensor: x's type.
-void infer_trilu_dyn(InferContext& ctx) {
-  require_inputs("trilu_dyn", ctx.in.size(), 2);
-  one_element_arg("trilu_dyn", "k", ctx.in[1], kInts, "k is an integer");
-  set_results(ctx, static_rule("trilu", "trilu_dyn", Opcode::trilu, ctx.in.subspan(0, 1),
-                               {{"upper", AttrValue::boolean(
-                                              ctx.attrs.get<trilu_dyn_attrs>().upper)},
-                                {"k", AttrValue::integer(0)}}));
 }
 
 }  // namespace mlvm

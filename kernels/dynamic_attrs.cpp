@@ -1,6 +1,7 @@
 // Kernels of the run-time shape-argument ops that run a static op with attributes read from
-// tensors (docs/ops.md, "Run-time shape arguments"): tile_dyn, pad_dyn, reduce_dyn, topk_dyn,
-// one_hot_dyn, cumsum_dyn, trilu_dyn. Each reads its arguments, handles what the static op does
+// tensors (docs/ops.md, "Run-time shape arguments"): tile_dyn, pad_dyn, reduce_dyn. (A scalar
+// attribute given at run time — topk's k, cumsum's axis, trilu's k, one_hot's depth — is an
+// optional input of the op itself.) Each reads its arguments, handles what the static op does
 // not take (tile's 0 repeats, pad's negative pads, reduce's noop), then checks the attributes,
 // applies the static op's rule to the concrete types and runs its kernel: an error there is a
 // trap of the _dyn op naming the values read.
@@ -135,58 +136,6 @@ void run_reduce_dyn(KernelContext& ctx) {
   run_static(ctx, "reduce_dyn", reduce_dyn_op(a),
              {{"axes", AttrValue::int_tuple(axes)}, {"keepdims", AttrValue::boolean(a.keepdims)}},
              {ctx.in[0]}, "axes " + values_text(axes));
-}
-
-void run_topk_dyn(KernelContext& ctx) {
-  infer_at_run_time(ctx, infer_topk_dyn);
-  const auto& a = ctx.attrs.get<topk_dyn_attrs>();
-  const int64_t k = one_int("topk_dyn", "k", ctx.in[1]);
-  if (k < 0) fail_trap("topk_dyn: k " + std::to_string(k) + " is negative");
-  run_static(ctx, "topk_dyn", Opcode::topk,
-             {{"k", AttrValue::integer(k)}, {"axis", AttrValue::integer(a.axis)},
-              {"largest", AttrValue::boolean(a.largest)}, {"sorted", AttrValue::boolean(a.sorted)}},
-             {ctx.in[0]}, "k " + std::to_string(k));
-}
-
-// depth: any numeric dtype, a float truncated toward 0; it must be >= 1.
-void run_one_hot_dyn(KernelContext& ctx) {
-  infer_at_run_time(ctx, infer_one_hot_dyn);
-  const Tensor& d = ctx.in[1];
-  if (d.numel() != 1)
-    fail_trap("one_hot_dyn: depth must have one element, got " + d.type_string());
-  int64_t depth = 0;
-  if (is_float(d.dtype())) {
-    const double v = d.get_double(zero_index(d));
-    if (!(v >= 1 && v < 4611686018427387904.0))
-      fail_trap("one_hot_dyn: depth " + std::to_string(v) + " is not a count >= 1");
-    depth = int64_t(v);
-  } else {
-    depth = d.get_int(zero_index(d));
-    if (depth < 1) fail_trap("one_hot_dyn: depth " + std::to_string(depth) + " is not >= 1");
-  }
-  run_static(ctx, "one_hot_dyn", Opcode::one_hot,
-             {{"depth", AttrValue::integer(depth)},
-              {"axis", AttrValue::integer(ctx.attrs.get<one_hot_dyn_attrs>().axis)}},
-             {ctx.in[0], ctx.in[2]}, "depth " + std::to_string(depth));
-}
-
-void run_cumsum_dyn(KernelContext& ctx) {
-  infer_at_run_time(ctx, infer_cumsum_dyn);
-  const auto& a = ctx.attrs.get<cumsum_dyn_attrs>();
-  const int64_t axis = one_int("cumsum_dyn", "axis", ctx.in[1]);
-  run_static(ctx, "cumsum_dyn", Opcode::cumsum,
-             {{"axis", AttrValue::integer(axis)}, {"exclusive", AttrValue::boolean(a.exclusive)},
-              {"reverse", AttrValue::boolean(a.reverse)}},
-             {ctx.in[0]}, "axis " + std::to_string(axis));
-}
-
-void run_trilu_dyn(KernelContext& ctx) {
-  infer_at_run_time(ctx, infer_trilu_dyn);
-  const int64_t k = one_int("trilu_dyn", "k", ctx.in[1]);
-  run_static(ctx, "trilu_dyn", Opcode::trilu,
-             {{"upper", AttrValue::boolean(ctx.attrs.get<trilu_dyn_attrs>().upper)},
-              {"k", AttrValue::integer(k)}},
-             {ctx.in[0]}, "k " + std::to_string(k));
 }
 
 }  // namespace mlvm

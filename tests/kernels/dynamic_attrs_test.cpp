@@ -1,6 +1,5 @@
 // The run-time shape-argument ops that run a static op with attributes read from tensors
-// (docs/ops.md, "Run-time shape arguments"): tile_dyn, pad_dyn, reduce_dyn, topk_dyn,
-// one_hot_dyn, cumsum_dyn, trilu_dyn. Hand-computed references (ONNX's examples and docs/ops.md's),
+// (docs/ops.md, "Run-time shape arguments"): tile_dyn, pad_dyn, reduce_dyn. Hand-computed references (ONNX's examples and docs/ops.md's),
 // agreement with the static op given the same values as attributes on strided inputs, what the
 // static ops do not take (0 repeats, negative pads, noop reductions), every trap naming the
 // values, and the static rules' `?` dims, dtypes and precision.
@@ -198,88 +197,6 @@ BOOST_AUTO_TEST_CASE(reduce_dyn_agrees_with_the_static_reductions) {
                {"reduce_dyn: x has dtype i32"});
   expect_error([&] { type({tt(DType::f32, {2}), tt(DType::i64, {2})}, {}); }, ErrorKind::invalid,
                {"reduce_dyn: axes i64[2] names more axes than x f32[2] has"});
-}
-
-BOOST_AUTO_TEST_CASE(topk_one_hot_cumsum_trilu_with_run_time_scalars) {
-  const Tensor x = make(DType::f32, Dims{2, 3}, {1, 0, 3, -1, 5, 2});
-  std::vector<Tensor> r = run_all(Opcode::topk_dyn, {x, vec({2})}, attrs_for(Opcode::topk_dyn));
-  BOOST_TEST(values(r[0]) == std::vector<double>({3, 1, 5, 2}), boost::test_tools::per_element());
-  BOOST_TEST(int_values(r[1]) == std::vector<int64_t>({2, 0, 1, 2}), boost::test_tools::per_element());
-  r = run_all(Opcode::topk_dyn, {relayout(x, Layout::flipped), make(DType::i8, Dims{1, 1}, {1})},
-              attrs_for(Opcode::topk_dyn, {integer(0), boolean(false)}));
-  const std::vector<Tensor> want =
-      run_all(Opcode::topk, {relayout(x, Layout::flipped)},
-              attrs_for(Opcode::topk, {integer(1), integer(0), boolean(false)}));
-  same(r[0], want[0], "topk_dyn values");
-  same(r[1], want[1], "topk_dyn indices");
-  expect_error([&] { run_all(Opcode::topk_dyn, {x, vec({-1})}, attrs_for(Opcode::topk_dyn)); },
-               ErrorKind::trap, {"topk_dyn: k -1 is negative"});
-  expect_error([&] { run_all(Opcode::topk_dyn, {x, vec({4})}, attrs_for(Opcode::topk_dyn)); },
-               ErrorKind::trap, {"topk_dyn: k 4 is larger than dim 1 of f32[2, 3] (3 elements) (k 4)"});
-  expect_error([&] { run_all(Opcode::topk_dyn, {x, vec({1, 2})}, attrs_for(Opcode::topk_dyn)); },
-               ErrorKind::trap, {"topk_dyn: k must have one element, got i64[2]"});
-
-  const Tensor idx = make_i64(Dims{3}, {0, -1, 5});
-  const Tensor onoff = make(DType::f32, Dims{2}, {0, 1});
-  for (Tensor depth : {vec({3}), make(DType::f32, Dims{1}, {3.7}), make(DType::u8, Dims{1}, {3})}) {
-    const Tensor y = run1(Opcode::one_hot_dyn, {idx, depth, onoff});
-    BOOST_TEST(values(y) == std::vector<double>({1, 0, 0, 0, 0, 1, 0, 0, 0}),
-               boost::test_tools::per_element());
-  }
-  BOOST_TEST(run1(Opcode::one_hot_dyn, {idx, vec({4}), onoff}, {integer(0)}).type_string() == "f32[4, 3]");
-  for (double bad : {0.0, -2.0, std::nan(""), double(INFINITY), 0.5})
-    expect_error([&] { run1(Opcode::one_hot_dyn, {idx, make(DType::f64, Dims{1}, {bad}), onoff}); },
-                 ErrorKind::trap, {"one_hot_dyn: depth"});
-
-  const Tensor m = iota(DType::i32, Dims{2, 2}, 1);
-  BOOST_TEST(values(run1(Opcode::cumsum_dyn, {m, vec({0})})) == std::vector<double>({1, 2, 4, 6}),
-             boost::test_tools::per_element());
-  for (Layout lay : kViewLayouts)
-    for (int64_t axis : {0, 1, 2, -1, -3})
-      for (bool excl : {false, true})
-        same(run1(Opcode::cumsum_dyn, {relayout(iota(DType::f32, Dims{2, 3, 2}), lay),
-                                       vec({axis}, DType::i16)},
-                  {boolean(excl), boolean(!excl)}),
-             run1(Opcode::cumsum, {relayout(iota(DType::f32, Dims{2, 3, 2}), lay)},
-                  {integer(axis), boolean(excl), boolean(!excl)}),
-             "cumsum_dyn");
-  expect_error([&] { run1(Opcode::cumsum_dyn, {m, vec({2})}); }, ErrorKind::trap,
-               {"cumsum_dyn: axis 2 is out of range for rank 2", "(axis 2)"});
-
-  const Tensor t = iota(DType::f32, Dims{2, 3}, 1);
-  BOOST_TEST(values(run1(Opcode::trilu_dyn, {t, vec({1})})) == std::vector<double>({0, 2, 3, 0, 0, 6}),
-             boost::test_tools::per_element());
-  for (int64_t k : {kMin, int64_t(-2), int64_t(-1), int64_t(0), int64_t(1), int64_t(3), kMax})
-    for (bool upper : {false, true})
-      same(run1(Opcode::trilu_dyn, {relayout(t, Layout::transposed), vec({k})}, {boolean(upper)}),
-           run1(Opcode::trilu, {relayout(t, Layout::transposed)}, {boolean(upper), integer(k)}),
-           "trilu_dyn");
-
-  const Attrs none_set;
-  BOOST_TEST(infer_all(Opcode::topk_dyn, {tt(DType::f32, {2, 3}), tt(DType::i64, {1})},
-                       attrs_for(Opcode::topk_dyn))[1].to_string() == "i64[2, ?]");
-  expect_error([&] { infer_all(Opcode::topk_dyn, {tt(DType::boolean, {2}), tt(DType::i64, {1})},
-                               attrs_for(Opcode::topk_dyn)); },
-               ErrorKind::invalid, {"topk_dyn: x has dtype bool"});
-  expect_error([&] { infer_all(Opcode::topk_dyn, {tt(DType::f32, {2}), tt(DType::i64, {2})},
-                               attrs_for(Opcode::topk_dyn)); },
-               ErrorKind::invalid, {"topk_dyn: k must have one element, got i64[2]"});
-  BOOST_TEST(infer_op(Opcode::one_hot_dyn, {tt(DType::i64, {2, 3}), tt(DType::f32, {1}), tt(DType::u8, {2})},
-                      attrs_for(Opcode::one_hot_dyn, {integer(1)}))
-                 .to_string() == "u8[2, ?, 3]");
-  BOOST_TEST(infer_op(Opcode::cumsum_dyn, {tt(DType::i32, {4, 8}, 5), tt(DType::i64, {1})},
-                      attrs_for(Opcode::cumsum_dyn))
-                 .to_string() == "i32[4, 8] precision=8");
-  BOOST_TEST(infer_op(Opcode::trilu_dyn, {tt(DType::i8, {2, 2}, 3), tt(DType::i32, {1, 1})},
-                      attrs_for(Opcode::trilu_dyn))
-                 .to_string() == "i8[2, 2] precision=3");
-  expect_error([&] { infer_op(Opcode::trilu_dyn, {tt(DType::f32, {2}), tt(DType::i64, {1})},
-                              attrs_for(Opcode::trilu_dyn)); },
-               ErrorKind::invalid, {"trilu_dyn: x must have rank >= 2"});
-  expect_error([&] { infer_op(Opcode::cumsum_dyn, {tt(DType::f32, {2}), tt(DType::f32, {1})},
-                              attrs_for(Opcode::cumsum_dyn)); },
-               ErrorKind::invalid, {"cumsum_dyn: axis has dtype f32"});
-  (void)none_set;
 }
 
 BOOST_AUTO_TEST_SUITE_END()
