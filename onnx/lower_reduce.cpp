@@ -48,6 +48,18 @@ Val reduce(NodeContext& c, const char* op, Val x, const ReduceArgs& r) {
 std::vector<Val> lower_reduce(NodeContext& c) {
   const std::string& t = c.node.op_type();
   Val x = c.input(0);
+  // ReduceSum-13's axes given at run time: reduce_dyn.
+  if (t == "ReduceSum" && c.opset >= 13 && c.input(1).present() && !c.e.is_const(c.input(1))) {
+    const bool keepdims = c.attr_int("keepdims", 1) != 0;
+    const bool noop = c.attr_int("noop_with_empty_axes", 0) != 0;
+    Val axes = c.e.emit("cast", {c.input(1)}, {attr_dt("dtype", DType::i64)});
+    Val y = c.e.emit("reduce_dyn", {x, axes}, {attr_s("op", "sum"), attr_b("keepdims", keepdims),
+                                               attr_b("noop_with_empty_axes", noop)});
+    // Every dim reduced without keepdims is an ONNX scalar: known when the axes' count is.
+    const int64_t n = c.e.dims(c.input(1))[0];
+    bool all = !keepdims && ((n == c.e.rank(x)) || (n == 0 && !noop));
+    return one(c.e.with_scalar(y, all));
+  }
   ReduceArgs r = reduce_args(c);
   if (r.noop) return {x};
   if (t == "ReduceSum") return one(reduce(c, "sum", x, r));

@@ -1,12 +1,14 @@
 // Shape and movement ONNX ops: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
 // Concat, Split, Slice, Gather, Expand, Tile, Pad, Constant, ConstantOfShape. Their shape
 // arguments are folded at import time (the Emitter runs ops on known values), so the usual
-// exported Shape -> Gather -> Concat -> Reshape chains become a plain reshape.
+// exported Shape -> Gather -> Concat -> Reshape chains become a plain reshape. Shape arguments
+// known only at run time go to the run-time shape-argument ops (onnx/lower_shape_dyn.cpp).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "onnx/lower_shape_dyn.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tensor/error.hpp"
@@ -60,7 +62,11 @@ std::vector<Val> lower_shape(NodeContext& c) {
 }
 
 std::vector<Val> lower_size(NodeContext& c) {
-  std::vector<int64_t> d = static_dims(c, c.input(0), "Size");
+  std::vector<int64_t> d = onnx_dims(c, c.input(0));
+  if (std::count(d.begin(), d.end(), kDynamic) > 0) {  // the product of the run-time shape
+    Val n = c.e.emit("prod", {c.e.emit("shape_of", {c.input(0)})}, {attr_ints("axes", {0})});
+    return one(c.e.with_scalar(n, true));
+  }
   int64_t n = 1;
   for (int64_t x : d) n *= x;
   Val v = c.e.int_vector({n});
@@ -69,8 +75,10 @@ std::vector<Val> lower_size(NodeContext& c) {
 }
 
 std::vector<Val> lower_reshape(NodeContext& c) {
-  std::vector<int64_t> target = c.opset < 5 ? c.attr_ints("shape") : c.e.ints(c.input(1), "Reshape's shape");
   bool allowzero = c.attr_int("allowzero", 0) != 0;
+  if (c.opset >= 5 && !c.e.is_const(c.input(1)))
+    return one(reshape_dynamic(c, c.input(0), c.input(1), allowzero));
+  std::vector<int64_t> target = c.opset < 5 ? c.attr_ints("shape") : c.e.ints(c.input(1), "Reshape's shape");
   std::vector<int64_t> in = onnx_dims(c, c.input(0));
   int unknown = 0;
   for (std::size_t k = 0; k < target.size(); ++k) {
@@ -81,7 +89,12 @@ std::vector<Val> lower_reshape(NodeContext& c) {
     if (target[k] == -1) ++unknown;
     else if (target[k] < 0) c.fail("shape entry " + std::to_string(target[k]) + " is negative");
   }
-  if (unknown > 1) c.fail("the target shape has more than one unknown dim (-1 or a copied dynamic dim)");
+  // More than one dim the static reshape cannot state (a -1 beside copied `?` dims): the
+  // run-time reshape resolves them from x's actual shape.
+  if (unknown > 1) {
+    std::vector<int64_t> given = c.opset < 5 ? c.attr_ints("shape") : c.e.ints(c.input(1), "Reshape's shape");
+    return one(reshape_dynamic(c, c.input(0), c.e.int_vector(given), allowzero));
+  }
   return one(reshape_to(c, c.input(0), target));
 }
 
@@ -100,14 +113,24 @@ std::vector<Val> lower_flatten(NodeContext& c) {
     return p;
   };
   int64_t outer = prod(0, int(axis)), inner = prod(int(axis), r);
-  if (outer == -1 && inner == -1) c.fail("both sides of the flatten axis have dynamic dims");
+  if (outer == -1 && inner == -1) {  // both products at run time, from the shape
+    Val s = c.e.emit("shape_of", {c.input(0)});
+    auto part = [&](int64_t b, int64_t e) {
+      Val p = c.e.emit("strided_slice", {s}, {attr_ints("begin", {b}), attr_ints("end", {e})});
+      return c.e.emit("prod", {p}, {attr_ints("axes", {0})});
+    };
+    Val shape = c.e.emit("concatenate", {part(0, axis), part(axis, r)}, {attr_i("axis", 0)});
+    return one(c.e.emit("reshape_dyn", {c.input(0), shape}));
+  }
   return one(reshape_to(c, c.input(0), {outer, inner}));
 }
 
+// Axes known at import time: an attribute (before opset 13) or a constant input. An empty
+// axes input counts as not given.
 std::vector<int64_t> axes_arg(NodeContext& c, int input, bool& given) {
   given = true;
   if (c.opset >= 13) {
-    if (!c.input(input).present()) {
+    if (!c.input(input).present() || arg_length(c, c.input(input), "axes") == 0) {
       given = false;
       return {};
     }
@@ -117,7 +140,14 @@ std::vector<int64_t> axes_arg(NodeContext& c, int input, bool& given) {
   return c.attr_ints("axes");
 }
 
+// Run-time axes (opset 13): an input that is neither absent, empty nor constant.
+bool run_time_axes(NodeContext& c, int input) {
+  Val a = c.input(input);
+  return c.opset >= 13 && a.present() && !c.e.is_const(a) && arg_length(c, a, "axes") != 0;
+}
+
 std::vector<Val> lower_squeeze(NodeContext& c) {
+  if (run_time_axes(c, 1)) return one(squeeze_dynamic(c, c.input(0), c.input(1)));
   std::vector<int64_t> d = onnx_dims(c, c.input(0));
   bool given = false;
   std::vector<int64_t> axes = axes_arg(c, 1, given);
@@ -135,14 +165,20 @@ std::vector<Val> lower_squeeze(NodeContext& c) {
       c.fail("cannot squeeze dim " + std::to_string(k) + " of size " + std::to_string(d[std::size_t(k)]));
     drop[std::size_t(k)] = true;
   }
-  std::vector<int64_t> out;
-  for (int k = 0; k < r; ++k)
-    if (!drop[std::size_t(k)]) out.push_back(d[std::size_t(k)] == kDynamic ? -1 : d[std::size_t(k)]);
-  if (std::count(out.begin(), out.end(), -1) > 1) c.fail("more than one dynamic dim remains");
+  std::vector<int64_t> out, dropped;
+  for (int k = 0; k < r; ++k) {
+    if (drop[std::size_t(k)]) dropped.push_back(k);
+    else out.push_back(d[std::size_t(k)] == kDynamic ? -1 : d[std::size_t(k)]);
+  }
+  if (std::count(out.begin(), out.end(), -1) > 1) {  // squeeze checks the `?` dims at run time
+    Val y = c.e.emit("squeeze", {c.input(0)}, {attr_ints("axes", dropped)});
+    return one(c.e.with_scalar(y, out.empty()));
+  }
   return one(reshape_to(c, c.input(0), out));
 }
 
 std::vector<Val> lower_unsqueeze(NodeContext& c) {
+  if (run_time_axes(c, 1)) return one(unsqueeze_dynamic(c, c.input(0), c.input(1)));
   std::vector<int64_t> d = onnx_dims(c, c.input(0));
   bool given = false;
   std::vector<int64_t> axes = axes_arg(c, 1, given);
@@ -156,7 +192,12 @@ std::vector<Val> lower_unsqueeze(NodeContext& c) {
   std::vector<int64_t> out;
   std::size_t next = 0;
   for (int k = 0; k < r; ++k) out.push_back(added[std::size_t(k)] ? 1 : (d[next] == kDynamic ? (++next, -1) : d[next++]));
-  if (std::count(out.begin(), out.end(), -1) > 1) c.fail("more than one dynamic dim");
+  if (std::count(out.begin(), out.end(), -1) > 1) {  // one expand_dims per new dim, in order
+    Val y = c.input(0);
+    for (int k = 0; k < r; ++k)
+      if (added[std::size_t(k)]) y = c.e.emit("expand_dims", {y}, {attr_i("axis", k)});
+    return one(y);
+  }
   return one(reshape_to(c, c.input(0), out));
 }
 

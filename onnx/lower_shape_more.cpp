@@ -1,9 +1,11 @@
-// Slice, Split, Gather, Expand, Tile, Pad, Constant, ConstantOfShape, Range.
+// Slice, Split, Gather, Expand, Tile, Pad, Constant, ConstantOfShape, Range. Shape arguments
+// known only at run time go to the run-time shape-argument ops (onnx/lower_shape_dyn.cpp).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <limits>
 
+#include "onnx/lower_shape_dyn.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tensor/error.hpp"
@@ -56,6 +58,9 @@ std::vector<Val> lower_slice(NodeContext& c) {
     ends = c.attr_ints("ends");
     axes = c.attr_ints("axes");
   } else {
+    for (int k = 1; k <= 4; ++k)
+      if (c.input(k).present() && !c.e.is_const(c.input(k)))
+        return one(slice_dynamic(c, c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)));
     starts = c.e.ints(c.input(1), "Slice's starts");
     ends = c.e.ints(c.input(2), "Slice's ends");
     if (c.input(3).present()) axes = c.e.ints(c.input(3), "Slice's axes");
@@ -75,6 +80,9 @@ std::vector<Val> lower_split(NodeContext& c) {
   int64_t axis = c.axis(c.attr_int("axis", 0), int(d.size()));
   int64_t n = d[std::size_t(axis)];
   std::vector<int64_t> sizes;
+  const bool sizes_input = (c.opset >= 13 || c.opset == 1) && c.input(1).present();
+  if (sizes_input && !c.e.is_const(c.input(1)))
+    return split_dynamic(c, x, axis, c.input(1), c.num_outputs());
   if (c.opset >= 13 && c.input(1).present()) sizes = c.e.ints(c.input(1), "Split's split");
   else if (c.opset < 13) sizes = c.attr_ints("split");
   if (c.opset < 13 && sizes.empty() && c.opset == 1 && c.input(1).present())
@@ -123,6 +131,7 @@ std::vector<Val> lower_gather(NodeContext& c) {
 
 std::vector<Val> lower_expand(NodeContext& c) {
   Val x = c.input(0);
+  if (!c.e.is_const(c.input(1))) return one(expand_dynamic(c, x, c.input(1)));
   std::vector<int64_t> want = c.e.ints(c.input(1), "Expand's shape");
   std::vector<int64_t> have = onnx_dims(c, x);
   std::size_t r = std::max(want.size(), have.size());
@@ -130,7 +139,7 @@ std::vector<Val> lower_expand(NodeContext& c) {
   for (std::size_t k = 0; k < r; ++k) {
     int64_t a = k + have.size() >= r ? have[k + have.size() - r] : 1;
     int64_t b = k + want.size() >= r ? want[k + want.size() - r] : 1;
-    if (a == kDynamic) c.fail("Expand of a dynamic dim");
+    if (a == kDynamic) return one(expand_dynamic(c, x, c.input(1)));  // resolved at run time
     if (a != b && a != 1 && b != 1)
       c.fail("shape " + std::to_string(b) + " does not broadcast with dim " + std::to_string(a));
     out[k] = a == 1 ? b : a;
@@ -141,10 +150,14 @@ std::vector<Val> lower_expand(NodeContext& c) {
 }
 
 std::vector<Val> lower_tile(NodeContext& c) {
+  if (!c.e.is_const(c.input(1))) return one(tile_dynamic(c, c.input(0), c.input(1)));
   std::vector<int64_t> reps = c.e.ints(c.input(1), "Tile's repeats");
   if (int(reps.size()) != c.e.rank(c.input(0))) c.fail("repeats must have one entry per dim");
   for (int64_t r : reps)
     if (r < 0) c.fail("a negative repeat");
+  if (reps.empty()) return {c.input(0)};
+  if (std::count(reps.begin(), reps.end(), 0) > 0)  // an empty result; tile takes counts >= 1
+    return one(tile_dynamic(c, c.input(0), c.input(1)));
   return one(c.e.emit("tile", {c.input(0)}, {attr_ints("reps", reps)}));
 }
 
@@ -158,6 +171,9 @@ std::vector<Val> lower_pad(NodeContext& c) {
     pads = c.attr_ints(c.opset < 2 ? "paddings" : "pads");
     value = c.attr_float("value", 0.0);
   } else {
+    if (mode != "constant" && mode != "edge" && mode != "reflect") c.fail("mode '" + mode + "' is not supported");
+    if (!c.e.is_const(c.input(1)) || (c.input(2).present() && !c.e.is_const(c.input(2))))
+      return one(pad_dynamic(c, x, c.input(1), c.input(2), mode));
     pads = c.e.ints(c.input(1), "Pad's pads");
     if (c.input(2).present()) value = c.e.doubles(c.input(2), "Pad's constant_value")[0];
   }
@@ -171,7 +187,10 @@ std::vector<Val> lower_pad(NodeContext& c) {
       axes.push_back(k);
       b.push_back(lo < 0 ? -lo : 0);
       int64_t n = c.e.dims(x)[k];
-      if (n == kDynamic && hi < 0) c.fail("negative pad on a dynamic dim");
+      if (n == kDynamic && hi < 0) {  // the crop's end is known at run time
+        if (c.opset < 11) c.fail("negative pad on a dynamic dim");
+        return one(pad_dynamic(c, c.input(0), c.input(1), c.input(2), mode));
+      }
       e.push_back(hi < 0 ? n + hi : (int64_t(1) << 62));
     }
   }
@@ -204,6 +223,11 @@ std::vector<Val> lower_constant(NodeContext& c) {
 }
 
 std::vector<Val> lower_constant_of_shape(NodeContext& c) {
+  if (!c.e.is_const(c.input(0))) {
+    Val v = c.has_attr("value") ? c.attr_tensor("value") : c.e.scalar_const(DType::f32, 0);
+    if (c.e.type(v).dims.size() != 1 || c.e.dims(v)[0] != 1) c.fail("value must have one element");
+    return one(constant_of_shape_dynamic(c, v, c.input(0)));
+  }
   std::vector<int64_t> shape = c.e.ints(c.input(0), "ConstantOfShape's shape");
   DType dt = DType::f32;
   AttrValue value = AttrValue::floating(0);
@@ -220,6 +244,8 @@ std::vector<Val> lower_constant_of_shape(NodeContext& c) {
 }
 
 std::vector<Val> lower_range(NodeContext& c) {
+  if (!c.e.is_const(c.input(0)) || !c.e.is_const(c.input(1)) || !c.e.is_const(c.input(2)))
+    return one(c.e.emit("range", {c.input(0), c.input(1), c.input(2)}));
   DType dt = c.e.dtype(c.input(0));
   std::vector<double> s = c.e.doubles(c.input(0), "Range's start");
   std::vector<double> l = c.e.doubles(c.input(1), "Range's limit");

@@ -45,6 +45,8 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"batch_norm", 136}, {"layer_norm", 137}, {"instance_norm", 138}, {"conv_transpose2d", 139},
       {"resize", 140}, {"depth_to_space", 141}, {"space_to_depth", 142}, {"lp_pool2d", 143}, {"lrn", 144},
       {"mean_variance_normalization", 145}, {"max_pool2d_indices", 146},
+      {"reshape_dyn", 147}, {"slice_dyn", 148}, {"broadcast_dyn", 149}, {"tile_dyn", 150},
+      {"pad_dyn", 151}, {"squeeze_dyn", 152}, {"expand_dims_dyn", 153}, {"reduce_dyn", 154},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);
