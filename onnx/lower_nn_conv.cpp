@@ -117,9 +117,22 @@ std::vector<Val> lower_conv(NodeContext& c) {
   if (group < 1) c.fail("group=" + std::to_string(group) + " is not supported");
   Window win = window(c, x, kernel, true);
   Attrs2d a = attrs_2d(win);
+  if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
+  if (std::optional<BnFold> f = bn_fold_into(c)) {
+    // The BatchNormalization reading y: W scaled per output channel, the shift in the bias.
+    const DType dt = c.e.dtype(w);
+    const int64_t oc = int64_t(f->k.size());
+    std::vector<int64_t> kd(std::size_t(c.e.rank(w)), 1);
+    kd[0] = oc;
+    w = c.e.emit("mul", {w, const_values(c, dt, f->k, kd)});
+    Val shift = const_values(c, dt, f->shift, {oc});
+    b = b.present() ? c.e.emit("add", {c.e.emit("mul", {c.e.with_scalar(b, false),
+                                                        const_values(c, dt, f->k, {oc})}),
+                                       shift})
+                    : shift;
+  }
   Val x2 = as_2d(c, x, nd);
   Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
-  if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
   Val y = c.e.emit("conv2d", {x2, w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
                    {attr_ints("padding", a.padding), attr_ints("strides", a.strides),
                     attr_ints("dilation", a.dilation), attr_i("groups", group)});

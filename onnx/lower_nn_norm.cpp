@@ -16,8 +16,11 @@ Val as_dtype(NodeContext& c, Val v, DType dt) {
   return ew(c, "cast", {v}, {attr_dt("dtype", dt)});
 }
 
-// y = x * (gamma / sqrt(var + eps)) + (beta - mean * gamma / sqrt(var + eps)).
+// Inference: y = (x - mean) / sqrt(var + eps) * scale + bias per channel; with constant
+// statistics y = x * k + shift, k = scale / sqrt(var + eps), shift = bias - mean * k.
 std::vector<Val> lower_batch_norm(NodeContext& c) {
+  // Folded into the Conv or Gemm that made x (lower_nn_fold.cpp): x is the result already.
+  if (bn_folded(c)) return {c.input(0)};
   Val x = c.input(0);
   require_float(c, x);
   const int r = c.e.rank(x);
@@ -34,11 +37,20 @@ std::vector<Val> lower_batch_norm(NodeContext& c) {
   Val scale = as_dtype(c, c.input(1), dt), bias = as_dtype(c, c.input(2), dt);
   Val mean = as_dtype(c, c.input(3), dt), var = as_dtype(c, c.input(4), dt);
   const double eps = c.attr_float("epsilon", 1e-5);
-  Val k = c.e.emit("div", {scale, c.e.emit("sqrt", {c.e.emit("add", {var, num(c, var, eps)})})});
-  Val shift = c.e.emit("sub", {bias, c.e.emit("mul", {mean, k})});
   // spatial=0 (opsets 7-8): the statistics are per activation, shaped (C, D1, ...), and
   // broadcast against X as they are.
   const bool spatial = c.attr_int("spatial", 1) != 0;
+  bool constant = true, per_channel_stats = true;
+  for (Val v : {scale, bias, mean, var}) {
+    if (!c.e.is_const(v)) constant = false;
+    if (c.e.rank(v) != 1) per_channel_stats = false;
+  }
+  // Statistics known only at run time: the native op, one pass over x.
+  if (!constant && per_channel_stats)
+    return one(c.e.emit("batch_norm", {x, scale, bias, mean, var}, {attr_f("epsilon", eps)}));
+  // Constant statistics fold into one per-channel scale and shift: a multiply and an add.
+  Val k = c.e.emit("div", {scale, c.e.emit("sqrt", {c.e.emit("add", {var, num(c, var, eps)})})});
+  Val shift = c.e.emit("sub", {bias, c.e.emit("mul", {mean, k})});
   if (spatial || c.e.rank(k) == 1) {
     k = per_channel(c, k, r);
     shift = per_channel(c, shift, r);

@@ -9,11 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/op_table.hpp"
 #include "mlvm/mlvm.hpp"
+#include "onnx/lowering.hpp"
+#include "onnx/tensor_proto.hpp"
 
 using namespace mlvm;
 
@@ -151,6 +154,48 @@ std::string import_error(const Model& m) {
     return e.message();
   }
   return "";
+}
+
+// The importer's loop over a one-graph model of static f32 inputs, with NodeContext::graph
+// set: what the lowerings that look at a node's neighbours (the BatchNormalization fold) see.
+Program lower_with_graph(const Model& m) {
+  const onnx::GraphProto& g = *m.g;
+  Emitter e("t");
+  std::map<std::string, Val> vals;
+  std::vector<std::pair<std::string, std::string>> outs;
+  for (const auto& o : g.output()) {
+    outs.emplace_back(o.name(), e.fresh_name(o.name()));
+    e.reserve_output(o.name(), outs.back().second);
+  }
+  for (const auto& in : g.input()) {
+    TensorType t;
+    t.dtype = DType::f32;
+    for (const auto& d : in.type().tensor_type().shape().dim()) t.dims.push_back(d.dim_value());
+    vals[in.name()] = e.input(e.fresh_name(in.name()), t, false);
+  }
+  for (const auto& init : g.initializer()) {
+    OnnxTensor t = tensor_from_proto(init, init.name());
+    vals[init.name()] = e.constant(std::move(t.value), t.scalar);
+  }
+  std::map<std::string, LowerFn> table;
+  for (auto family : {elementwise_lowerings(), shape_lowerings(), nn_lowerings()})
+    for (const LoweringEntry& l : family) table[l.op_type] = l.fn;
+  const int opset = int(m.m.opset_import(0).version());
+  for (const auto& n : g.node()) {
+    std::vector<Val> in;
+    for (const auto& name : n.input()) in.push_back(name.empty() ? Val{} : vals.at(name));
+    NodeContext ctx(n, opset, e, std::move(in), "");
+    ctx.graph = &g;
+    std::vector<Val> r = table.at(n.op_type())(ctx);
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (n.output(k).empty()) continue;
+      vals[n.output(k)] = r[std::size_t(k)];
+      e.name_value(r[std::size_t(k)], n.output(k));
+    }
+  }
+  std::vector<std::pair<std::string, Val>> outputs;
+  for (const auto& [onnx_name, name] : outs) outputs.emplace_back(name, vals.at(onnx_name));
+  return Program::from_module(e.finish(outputs));
 }
 
 // Naive NCHW convolution (one group) with explicit pads.
@@ -365,6 +410,116 @@ BOOST_AUTO_TEST_CASE(batchnorm_with_constant_statistics_folds_into_one_mul_add) 
     want.push_back((x.data<float>()[i] - mean[c]) / std::sqrt(var[c] + 0.01f) * s[c] + b[c]);
   }
   check_close(values(out[0]), want);
+}
+
+// Conv -> BatchNormalization -> Relu: W scaled per output channel, the shift in the bias;
+// nothing is left of the BatchNormalization (when the importer gives the lowerings the graph).
+BOOST_AUTO_TEST_CASE(batchnorm_folds_into_the_conv_before_it) {
+  const float s[] = {1, 2, 0.5f, -1}, b[] = {0, 1, -1, 0.25f}, mean[] = {0.5f, -1, 2, 0},
+              var[] = {4, 0.25f, 1, 2}, bias[] = {0.1f, -0.2f, 0.3f, 0};
+  auto model = [&](bool with_bias, bool conv_output_too) {
+    Model m(15);
+    m.input("x", {2, 3, 5, 5});
+    std::vector<float> w;
+    for (int64_t i = 0; i < 4 * 3 * 9; ++i) w.push_back(noise(i * 5 + 2));
+    m.init("w", {4, 3, 3, 3}, w);
+    m.init("cb", {4}, {bias[0], bias[1], bias[2], bias[3]});
+    m.init("s", {4}, {s[0], s[1], s[2], s[3]});
+    m.init("b", {4}, {b[0], b[1], b[2], b[3]});
+    m.init("mean", {4}, {mean[0], mean[1], mean[2], mean[3]});
+    m.init("var", {4}, {var[0], var[1], var[2], var[3]});
+    m.output("y", 4);
+    if (conv_output_too) m.output("t", 4);
+    std::vector<std::string> in = {"x", "w"};
+    if (with_bias) in.push_back("cb");
+    attr(m.node("Conv", in, {"t"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+    attr(m.node("BatchNormalization", {"t", "s", "b", "mean", "var"}, {"u"}), "epsilon", 0.01f);
+    m.node("Relu", {"u"}, {"y"});
+    return m;
+  };
+  Tensor x = f32({2, 3, 5, 5}, noise);
+  for (bool with_bias : {false, true}) {
+    Model m = model(with_bias, false);
+    Tensor wt = f32({4, 3, 3, 3}, [](int64_t i) { return noise(i * 5 + 2); });
+    std::vector<float> conv = naive_conv(x, wt, 1, 1, 1, 1, 5, 5);
+    std::vector<float> want;
+    for (std::size_t i = 0; i < conv.size(); ++i) {
+      int c = int(i / 25 % 4);
+      float t = conv[i] + (with_bias ? bias[c] : 0.0f);
+      want.push_back(std::max(0.0f, (t - mean[c]) / std::sqrt(var[c] + 0.01f) * s[c] + b[c]));
+    }
+    Program folded = lower_with_graph(m);
+    BOOST_TEST(folded.module().code.size() == 2u);  // conv2d, relu
+    BOOST_TEST(count_ops(folded, "conv2d") == 1);
+    BOOST_TEST(count_ops(folded, "relu") == 1);
+    check_close(values(run(folded, {x})[0]), want);
+    // The importer's result is the same (folded or not).
+    check_close(values(run(m.program(), {x})[0]), want);
+  }
+  // The conv's output is also a graph output: it must stay, so nothing is folded.
+  Program both = lower_with_graph(model(true, true));
+  BOOST_TEST(count_ops(both, "conv2d") == 1);
+  BOOST_TEST(count_ops(both, "mul") == 1);
+  BOOST_TEST(count_ops(both, "add") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(batchnorm_folds_into_a_gemm_with_constant_weights) {
+  for (bool tb : {false, true}) {
+    Model m(15);
+    m.input("a", {2, 3});
+    // B' (3, 2) = [[1, 2], [3, 4], [5, 6]] (stored transposed with transB).
+    if (tb) m.init("w", {2, 3}, {1, 3, 5, 2, 4, 6});
+    else m.init("w", {3, 2}, {1, 2, 3, 4, 5, 6});
+    m.init("c", {2}, {10, 20});
+    m.init("s", {2}, {2, -1});
+    m.init("b", {2}, {1, 0.5f});
+    m.init("mean", {2}, {3, -2});
+    m.init("var", {2}, {0.25f, 4});
+    m.output("y", 2);
+    auto* g = m.node("Gemm", {"a", "w", "c"}, {"t"});
+    attr(g, "alpha", 0.5f);
+    attr(g, "beta", 2.0f);
+    attr(g, "transB", int64_t(tb));
+    attr(m.node("BatchNormalization", {"t", "s", "b", "mean", "var"}, {"u"}), "epsilon", 0.0f);
+    m.node("Relu", {"u"}, {"y"});
+    Program p = lower_with_graph(m);
+    BOOST_TEST(p.module().code.size() == 2u);  // dense, relu
+    BOOST_TEST(count_ops(p, "dense") == 1);
+    Tensor a = f32({2, 3}, [](int64_t i) { return float(i) - 2; });
+    const float bw[3][2] = {{1, 2}, {3, 4}, {5, 6}}, cv[] = {10, 20}, sv[] = {2, -1}, bv[] = {1, 0.5f},
+                mv[] = {3, -2}, vv[] = {0.25f, 4};
+    std::vector<float> want;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        float t = 2 * cv[j];
+        for (int k = 0; k < 3; ++k) t += 0.5f * a.data<float>()[i * 3 + k] * bw[k][j];
+        want.push_back(std::max(0.0f, (t - mv[j]) / std::sqrt(vv[j]) * sv[j] + bv[j]));
+      }
+    check_close(values(run(p, {a})[0]), want);
+    check_close(values(run(m.program(), {a})[0]), want);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(batchnorm_with_run_time_statistics_is_the_native_op) {
+  Model m(15);
+  m.input("x", {2, 3, 4});
+  m.input("mean", {3});
+  m.init("s", {3}, {1, 2, 3});
+  m.init("b", {3}, {0, 1, 2});
+  m.init("var", {3}, {1, 4, 9});
+  m.output("y", 3);
+  m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"});
+  Program p = m.program();
+  BOOST_TEST(p.module().code.size() == 1u);
+  BOOST_TEST(count_ops(p, "batch_norm") == 1);
+  Tensor x = f32({2, 3, 4}, noise), mean = f32({3}, [](int64_t i) { return float(i) * 0.5f; });
+  std::vector<float> want;
+  for (int64_t i = 0; i < 24; ++i) {
+    int c = int(i / 4 % 3);
+    want.push_back((x.data<float>()[i] - mean.data<float>()[c]) / std::sqrt(float((c + 1) * (c + 1)) + 1e-5f) *
+                       float(c + 1) + float(c));
+  }
+  check_close(values(run(p, {x, mean})[0]), want);
 }
 
 BOOST_AUTO_TEST_CASE(batchnorm_training_outputs_are_refused) {
