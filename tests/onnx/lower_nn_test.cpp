@@ -522,6 +522,84 @@ BOOST_AUTO_TEST_CASE(batchnorm_with_run_time_statistics_is_the_native_op) {
   check_close(values(run(p, {x, mean})[0]), want);
 }
 
+BOOST_AUTO_TEST_CASE(normalizations_are_one_native_instruction_each) {
+  Model m(17);
+  m.input("x", {2, 3, 4});
+  m.init("s", {3}, {1, 2, 3});
+  m.init("b", {3}, {0, 1, 2});
+  m.init("ls", {4}, {1, -1, 2, 0.5f});
+  m.output("inorm", 3);
+  m.output("lnorm", 3);
+  m.output("mvn", 3);
+  m.output("lrn", 3);
+  attr(m.node("InstanceNormalization", {"x", "s", "b"}, {"inorm"}), "epsilon", 0.5f);
+  m.node("LayerNormalization", {"x", "ls"}, {"lnorm"});
+  attr(m.node("MeanVarianceNormalization", {"x"}, {"mvn"}), "axes", std::vector<int64_t>{1, 2});
+  attr(m.node("LRN", {"x"}, {"lrn"}), "size", int64_t(2));
+  Program p = m.program();
+  BOOST_TEST(p.module().code.size() == 4u);
+  for (const char* op : {"instance_norm", "layer_norm", "mean_variance_normalization", "lrn"})
+    BOOST_TEST(count_ops(p, op) == 1, op);
+  Tensor x = f32({2, 3, 4}, noise);
+  auto out = run(p, {x});
+  const float* xv = x.data<float>();
+  auto stats = [&](const std::vector<int64_t>& idx) {
+    double m1 = 0, m2 = 0;
+    for (int64_t i : idx) m1 += xv[i];
+    m1 /= double(idx.size());
+    for (int64_t i : idx) m2 += (xv[i] - m1) * (xv[i] - m1);
+    return std::pair<double, double>{m1, m2 / double(idx.size())};
+  };
+  std::vector<float> in_want(24), ln_want(24), mvn_want(24), lrn_want(24);
+  const float ls[] = {1, -1, 2, 0.5f};
+  for (int64_t n = 0; n < 2; ++n) {
+    std::vector<int64_t> all;
+    for (int64_t c = 0; c < 3; ++c) {
+      std::vector<int64_t> plane;
+      for (int64_t w = 0; w < 4; ++w) plane.push_back((n * 3 + c) * 4 + w), all.push_back((n * 3 + c) * 4 + w);
+      auto [mu, var] = stats(plane);
+      for (int64_t i : plane) {
+        in_want[std::size_t(i)] = float((xv[i] - mu) / std::sqrt(var + 0.5) * double(c + 1) + double(c));
+        ln_want[std::size_t(i)] = float((xv[i] - mu) / std::sqrt(var + 1e-5) * ls[i % 4]);
+      }
+    }
+    auto [mu, var] = stats(all);
+    for (int64_t i : all) mvn_want[std::size_t(i)] = float((xv[i] - mu) / (std::sqrt(var) + 1e-9));
+    // size 2: channels [c, c + 1].
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t w = 0; w < 4; ++w) {
+        int64_t i = (n * 3 + c) * 4 + w;
+        double sq = double(xv[i]) * xv[i];
+        if (c + 1 < 3) sq += double(xv[i + 4]) * xv[i + 4];
+        lrn_want[std::size_t(i)] = float(xv[i] / std::pow(1.0 + 1e-4 / 2 * sq, 0.75));
+      }
+  }
+  check_close(values(out[0]), in_want);
+  check_close(values(out[1]), ln_want);
+  check_close(values(out[2]), mvn_want);
+  check_close(values(out[3]), lrn_want);
+}
+
+// stash_type double with the statistics read: decomposed in f64 (the native op returns them
+// as f32).
+BOOST_AUTO_TEST_CASE(layer_norm_stash_type_double_statistics_are_f64) {
+  Model m(17);
+  m.input("x", {2, 3});
+  m.init("s", {3}, {1, 1, 1});
+  m.output("y", 2);
+  m.output("mean", 2, onnx::TensorProto::DOUBLE);
+  m.output("inv", 2, onnx::TensorProto::DOUBLE);
+  attr(m.node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"}), "stash_type", int64_t(11));
+  Program p = m.program();
+  BOOST_TEST(count_ops(p, "layer_norm") == 0);
+  auto out = run(p, {f32({2, 3}, [](int64_t i) { return float(i * i); })});
+  BOOST_TEST(out[1].dtype() == DType::f64);
+  BOOST_TEST(out[1].shape() == Dims({2, 1}));
+  Tensor mean = contiguous(out[1]);
+  BOOST_TEST(mean.data<double>()[0] == 5.0 / 3);
+  BOOST_TEST(mean.data<double>()[1] == 50.0 / 3);
+}
+
 BOOST_AUTO_TEST_CASE(batchnorm_training_outputs_are_refused) {
   Model m(9);
   m.input("x", {1, 2, 2});
