@@ -139,6 +139,80 @@ std::vector<Val> lower_conv(NodeContext& c) {
   return one(from_2d(c, y, nd));
 }
 
+// ConvTranspose onto conv_transpose2d (1-D as H = 1). The output size along each spatial
+// dim is S·(in − 1) + output_padding + D·(K − 1) + 1 − begin − end; `output_shape` (or auto_pad
+// SAME_*, which asks for in·S) fixes it instead, the pads following from ONNX's equations
+// (SAME_UPPER puts the odd one at the end, the other modes at the beginning). An output_shape
+// larger than the natural size grows output_padding: cells no input reaches, the bias.
+std::vector<Val> lower_conv_transpose(NodeContext& c) {
+  Val x = c.input(0), w = c.input(1), b = c.input(2);
+  require_float(c, x);
+  const std::size_t nd = spatial_rank(c, x);
+  if (c.e.rank(w) != int(nd) + 2)
+    c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
+  std::vector<int64_t> kernel, given = c.attr_ints("kernel_shape");
+  if (!given.empty() && given.size() != nd)
+    c.fail("kernel_shape=(" + join(given) + ") should have " + std::to_string(nd) + " entries");
+  for (std::size_t k = 0; k < nd; ++k) {
+    int64_t d = static_dim(c, w, int(2 + k), "ConvTranspose");
+    if (!given.empty() && given[k] != d) c.fail("kernel_shape=(" + join(given) + ") differs from W's dims");
+    kernel.push_back(d);
+  }
+  const int64_t group = c.attr_int("group", 1);
+  if (group < 1) c.fail("group=" + std::to_string(group) + " is not supported");
+  const std::vector<int64_t> strides = per_dim(c, "strides", nd, 1, 1);
+  const std::vector<int64_t> dilations = per_dim(c, "dilations", nd, 1, 1);
+  std::vector<int64_t> out_pad = per_dim(c, "output_padding", nd, 0, 0);
+  std::vector<int64_t> begin(nd, 0), end(nd, 0);
+  const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
+    c.fail("auto_pad=" + auto_pad + " is not supported");
+  std::vector<int64_t> out_shape = c.attr_ints("output_shape");
+  if (!out_shape.empty()) {
+    if (out_shape.size() == nd + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+    if (out_shape.size() != nd)
+      c.fail("output_shape=(" + join(out_shape) + ") should have " + std::to_string(nd) + " entries");
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (std::size_t k = 0; k < nd; ++k)
+      out_shape.push_back(static_dim(c, x, int(2 + k), "auto_pad=" + auto_pad) * strides[k]);
+  }
+  if (!out_shape.empty()) {
+    for (std::size_t k = 0; k < nd; ++k) {
+      const int64_t in = static_dim(c, x, int(2 + k), "ConvTranspose with output_shape");
+      if (out_shape[k] < 0) c.fail("output_shape=(" + join(out_shape) + ") has a negative entry");
+      int64_t total = strides[k] * (in - 1) + out_pad[k] + (kernel[k] - 1) * dilations[k] + 1 - out_shape[k];
+      if (total < 0) {
+        out_pad[k] -= total;
+        continue;
+      }
+      begin[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end[k] = total - begin[k];
+    }
+  } else if (auto_pad == "NOTSET") {
+    std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
+    if (pads.size() != 2 * nd)
+      c.fail("pads=(" + join(pads) + ") should have " + std::to_string(2 * nd) + " entries");
+    for (int64_t p : pads)
+      if (p < 0) c.fail("pads=(" + join(pads) + ") has a negative entry; not supported");
+    begin.assign(pads.begin(), pads.begin() + long(nd));
+    end.assign(pads.begin() + long(nd), pads.end());
+  }
+  if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
+  std::vector<NamedAttr> attrs;
+  if (nd == 2) {
+    attrs = {attr_ints("padding", {begin[0], begin[1], end[0], end[1]}), attr_ints("strides", strides),
+             attr_ints("dilation", dilations), attr_ints("output_padding", out_pad)};
+  } else {
+    attrs = {attr_ints("padding", {0, begin[0], 0, end[0]}), attr_ints("strides", {1, strides[0]}),
+             attr_ints("dilation", {1, dilations[0]}), attr_ints("output_padding", {0, out_pad[0]})};
+  }
+  attrs.push_back(attr_i("groups", group));
+  Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
+  Val y = c.e.emit("conv_transpose2d", {as_2d(c, x, nd), w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
+                   attrs);
+  return one(from_2d(c, y, nd));
+}
+
 std::vector<Val> lower_pool(NodeContext& c) {
   const bool is_max = c.node.op_type() == "MaxPool";
   Val x = c.input(0);
@@ -176,6 +250,7 @@ std::vector<Val> lower_global_pool(NodeContext& c) {
 
 constexpr LoweringEntry kTable[] = {
     {"Conv", 1, lower_conv},
+    {"ConvTranspose", 1, lower_conv_transpose},
     {"MaxPool", 1, lower_pool},
     {"AveragePool", 1, lower_pool},
     {"GlobalAveragePool", 1, lower_global_pool},

@@ -293,6 +293,86 @@ BOOST_AUTO_TEST_CASE(conv_3d_and_maxpool_indices_are_refused_with_the_reason) {
   BOOST_TEST(import_error(p).find("Indices") != std::string::npos, import_error(p));
 }
 
+// Naive 2-D transposed convolution: (N, C, H, W) x (C, OCg, KH, KW), groups, output
+// (OH, OW) with the given top/left padding.
+std::vector<float> naive_conv_transpose(const Tensor& x, const Tensor& w, int64_t groups, int64_t sh,
+                                        int64_t sw, int64_t top, int64_t left, int64_t oh, int64_t ow) {
+  const auto& xd = x.shape();
+  const auto& wd = w.shape();
+  const int64_t cg = xd[1] / groups, ocg = wd[1], oc = ocg * groups;
+  std::vector<float> out(std::size_t(xd[0] * oc * oh * ow), 0.0f);
+  for (int64_t n = 0; n < xd[0]; ++n)
+    for (int64_t c = 0; c < xd[1]; ++c)
+      for (int64_t i = 0; i < xd[2]; ++i)
+        for (int64_t j = 0; j < xd[3]; ++j)
+          for (int64_t o = 0; o < ocg; ++o)
+            for (int64_t p = 0; p < wd[2]; ++p)
+              for (int64_t q = 0; q < wd[3]; ++q) {
+                int64_t h = i * sh - top + p, v = j * sw - left + q, g = c / cg;
+                if (h < 0 || h >= oh || v < 0 || v >= ow) continue;
+                out[std::size_t(((n * oc + g * ocg + o) * oh + h) * ow + v)] +=
+                    x.data<float>()[((n * xd[1] + c) * xd[2] + i) * xd[3] + j] *
+                    w.data<float>()[((c * ocg + o) * wd[2] + p) * wd[3] + q];
+              }
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(conv_transpose_auto_pad_groups_output_shape_and_1d) {
+  Tensor x = f32({1, 4, 3, 3}, noise), w = f32({4, 1, 2, 3}, [](int64_t i) { return noise(i * 3 + 7); });
+  // Stride 2: natural size (3-1)*2 + (2, 3) = (6, 7); SAME asks for (6, 6): total padding
+  // (0, 1), the odd one at the end for SAME_UPPER, at the beginning for SAME_LOWER.
+  for (const std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    Model m(11);
+    m.input("x", {1, 4, 3, 3});
+    m.input("w", {4, 1, 2, 3});
+    m.output("y", 4);
+    auto* n = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    attr(n, "auto_pad", mode);
+    attr(n, "strides", std::vector<int64_t>{2, 2});
+    attr(n, "group", int64_t(2));
+    Program p = m.program();
+    BOOST_TEST(count_ops(p, "conv_transpose2d") == 1);
+    auto out = run(p, {x, w});
+    BOOST_TEST(out[0].shape() == Dims({1, 2, 6, 6}));
+    check_close(values(out[0]), naive_conv_transpose(x, w, 2, 2, 2, 0, mode == "SAME_UPPER" ? 0 : 1, 6, 6));
+  }
+  {
+    // output_shape (8, 9) beyond the natural (6, 7): the extra cells hold the bias.
+    Model m(11);
+    m.input("x", {1, 4, 3, 3});
+    m.input("w", {4, 1, 2, 3});
+    m.init("b", {1}, {1.5f});
+    m.output("y", 4);
+    auto* n = m.node("ConvTranspose", {"x", "w", "b"}, {"y"});
+    attr(n, "strides", std::vector<int64_t>{2, 2});
+    attr(n, "output_shape", std::vector<int64_t>{1, 1, 8, 9});
+    auto out = run(m.program(), {x, w});
+    BOOST_TEST(out[0].shape() == Dims({1, 1, 8, 9}));
+    std::vector<float> want = naive_conv_transpose(x, w, 1, 2, 2, 0, 0, 8, 9);
+    for (float& v : want) v += 1.5f;
+    check_close(values(out[0]), want);
+  }
+  {
+    // 1-D with pads and output_padding: (5-1)*3 + 1 + 2 - 1 - 0 = 14.
+    Model m(11);
+    m.input("x", {2, 1, 5});
+    m.init("w", {1, 2, 2}, {1, -1, 0.5f, 2});
+    m.output("y", 3);
+    auto* n = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    attr(n, "strides", std::vector<int64_t>{3});
+    attr(n, "pads", std::vector<int64_t>{1, 0});
+    attr(n, "output_padding", std::vector<int64_t>{1});
+    Tensor x1 = f32({2, 1, 5}, noise);
+    auto out = run(m.program(), {x1});
+    BOOST_TEST(out[0].shape() == Dims({2, 2, 14}));
+    Tensor x4 = f32({2, 1, 1, 5}, noise), w4 = f32({1, 2, 1, 2}, [](int64_t i) {
+      const float v[] = {1, -1, 0.5f, 2};
+      return v[i];
+    });
+    check_close(values(out[0]), naive_conv_transpose(x4, w4, 1, 1, 3, 0, 1, 1, 14));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(avgpool_same_lower_excludes_the_padding_from_the_count) {
   Model m(11);
   m.input("x", {1, 1, 3, 3});
