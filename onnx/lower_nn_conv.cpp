@@ -1,6 +1,7 @@
-// Conv, MaxPool, AveragePool (1-D and 2-D over mlvm's conv2d / max_pool2d / avg_pool2d; a 1-D
+// Conv, ConvTranspose, MaxPool (with its Indices output), AveragePool and LpPool (1-D and 2-D
+// over mlvm's conv2d / conv_transpose2d / max_pool2d(_indices) / avg_pool2d / lp_pool2d; a 1-D
 // input is seen as an H = 1 image), GlobalAveragePool and GlobalMaxPool (reductions over the
-// spatial dims). auto_pad is resolved at import time from the static input dims.
+// spatial dims), GlobalLpPool. auto_pad is resolved at import time from the static input dims.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -213,12 +214,29 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
   return one(from_2d(c, y, nd));
 }
 
+// MaxPool with its Indices output: max_pool2d_indices gives the flat row-major index into x
+// (storage_order 0); storage_order 1 wants the spatial part column-major,
+// (n·C + c)·H·W + w·H + h (a window with no cell, index -1, keeps it).
+std::vector<Val> max_pool_indices(NodeContext& c, Val x, std::size_t nd, const std::vector<NamedAttr>& attrs) {
+  std::vector<Val> r = c.e.emit_n("max_pool2d_indices", {as_2d(c, x, nd)}, attrs);
+  Val idx = r[1];
+  if (c.attr_int("storage_order", 0) != 0 && nd == 2) {
+    const int64_t h = static_dim(c, x, 2, "MaxPool with storage_order=1"),
+                  w = static_dim(c, x, 3, "MaxPool with storage_order=1");
+    auto i64 = [&](int64_t v) { return c.e.scalar_const(DType::i64, double(v)); };
+    Val sp = c.e.emit("mod", {idx, i64(h * w)});
+    Val row = c.e.emit("div", {sp, i64(w)}), col = c.e.emit("mod", {sp, i64(w)});
+    Val cm = c.e.emit("add", {c.e.emit("sub", {idx, sp}),
+                              c.e.emit("add", {c.e.emit("mul", {col, i64(h)}), row})});
+    idx = c.e.emit("where", {c.e.emit("less", {idx, i64(0)}), idx, cm});
+  }
+  return {from_2d(c, r[0], nd), from_2d(c, idx, nd)};
+}
+
 std::vector<Val> lower_pool(NodeContext& c) {
   const bool is_max = c.node.op_type() == "MaxPool";
   Val x = c.input(0);
   const std::size_t nd = spatial_rank(c, x);
-  if (is_max && c.output_wanted(1))
-    c.fail("MaxPool's second output (Indices) is not supported");
   if (!is_max) require_float(c, x);
   if (c.e.dtype(x) == DType::boolean) c.fail("MaxPool of bool is not supported");
   std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
@@ -226,16 +244,62 @@ std::vector<Val> lower_pool(NodeContext& c) {
     c.fail("kernel_shape=(" + join(kernel) + ") should have " + std::to_string(nd) + " entries");
   for (int64_t k : kernel)
     if (k < 1) c.fail("kernel_shape=(" + join(kernel) + ") is not supported");
-  // storage_order only orders the Indices output, which is refused above.
   Window win = window(c, x, kernel, true);
   Attrs2d a = attrs_2d(win);
   bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
   std::vector<NamedAttr> attrs = {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
                                   attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
                                   attr_b("ceil_mode", ceil_mode)};
+  if (is_max && c.output_wanted(1)) return max_pool_indices(c, x, nd, attrs);
   if (!is_max) attrs.push_back(attr_b("count_include_pad", c.attr_int("count_include_pad", 0) != 0));
   Val y = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {as_2d(c, x, nd)}, attrs);
   return one(from_2d(c, y, nd));
+}
+
+// LpPool onto lp_pool2d: (sum of |x|^p over the window's cells inside x)^(1/p).
+std::vector<Val> lower_lp_pool(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const std::size_t nd = spatial_rank(c, x);
+  std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+  if (kernel.size() != nd)
+    c.fail("kernel_shape=(" + join(kernel) + ") should have " + std::to_string(nd) + " entries");
+  for (int64_t k : kernel)
+    if (k < 1) c.fail("kernel_shape=(" + join(kernel) + ") is not supported");
+  const int64_t p = c.attr_int("p", 2);
+  if (p < 1) c.fail("p=" + std::to_string(p) + " is not supported (p >= 1)");
+  Attrs2d a = attrs_2d(window(c, x, kernel, true));
+  Val y = c.e.emit("lp_pool2d", {as_2d(c, x, nd)},
+                   {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
+                    attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
+                    attr_b("ceil_mode", c.attr_int("ceil_mode", 0) != 0), attr_i("p", p)});
+  return one(from_2d(c, y, nd));
+}
+
+// GlobalLpPool: one window over the whole of the spatial dims (lp_pool2d when they are known
+// and at most 2; otherwise (sum |x|^p)^(1/p) as reductions).
+std::vector<Val> lower_global_lp_pool(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const int r = c.e.rank(x);
+  if (r < 2) c.fail("the input must have rank >= 2 (N, C, spatial...), got rank " + std::to_string(r));
+  const int64_t p = c.attr_int("p", 2);
+  if (p < 1) c.fail("p=" + std::to_string(p) + " is not supported (p >= 1)");
+  if (r == 2) return one(c.e.emit("abs", {x}));  // one cell: (|x|^p)^(1/p)
+  bool static_spatial = r <= 4;
+  for (int k = 2; k < r; ++k)
+    if (c.e.dims(x)[std::size_t(k)] == kDynamic) static_spatial = false;
+  if (static_spatial) {
+    const std::size_t nd = std::size_t(r - 2);
+    std::vector<int64_t> pool = {nd == 2 ? c.e.dims(x)[2] : 1, c.e.dims(x)[std::size_t(r - 1)]};
+    Val y = c.e.emit("lp_pool2d", {as_2d(c, x, nd)}, {attr_ints("pool_size", pool), attr_i("p", p)});
+    return one(from_2d(c, y, nd));
+  }
+  Val t = c.e.emit("abs", {x});
+  if (p != 1) t = c.e.emit("pow", {t, num(c, t, double(p))});
+  Val s = reduce(c, "sum", t, iota(2, r), true);
+  if (p != 1) s = c.e.emit("pow", {s, num(c, s, 1.0 / double(p))});
+  return one(s);
 }
 
 std::vector<Val> lower_global_pool(NodeContext& c) {
@@ -255,6 +319,8 @@ constexpr LoweringEntry kTable[] = {
     {"AveragePool", 1, lower_pool},
     {"GlobalAveragePool", 1, lower_global_pool},
     {"GlobalMaxPool", 1, lower_global_pool},
+    {"LpPool", 1, lower_lp_pool},
+    {"GlobalLpPool", 1, lower_global_lp_pool},
 };
 
 }  // namespace

@@ -278,19 +278,102 @@ BOOST_AUTO_TEST_CASE(conv_1d_with_groups_pads_bias_and_dynamic_batch) {
         BOOST_TEST(v[std::size_t((n2 * 4 + o) * 6 + q)] == float(o + 1) + (q == 0 ? 2.0f : 3.0f));
 }
 
-BOOST_AUTO_TEST_CASE(conv_3d_and_maxpool_indices_are_refused_with_the_reason) {
+BOOST_AUTO_TEST_CASE(conv_3d_is_refused_with_the_reason) {
   Model c(11);
   c.input("x", {1, 1, 3, 3, 3});
   c.input("w", {1, 1, 2, 2, 2});
   c.output("y", 5);
   c.node("Conv", {"x", "w"}, {"y"});
   BOOST_TEST(import_error(c).find("Conv 3-D is not supported yet") != std::string::npos);
-  Model p(12);
-  p.input("x", {1, 1, 4, 4});
-  p.output("y", 4);
-  p.output("i", 4, onnx::TensorProto::INT64);
-  attr(p.node("MaxPool", {"x"}, {"y", "i"}), "kernel_shape", std::vector<int64_t>{2, 2});
-  BOOST_TEST(import_error(p).find("Indices") != std::string::npos, import_error(p));
+}
+
+BOOST_AUTO_TEST_CASE(maxpool_indices_row_and_column_major_and_1d) {
+  // x (2, 1, 3, 4), 2x2 windows, stride 2 over W, 1 over H: maxima at known cells.
+  Tensor x = f32({2, 1, 3, 4}, [](int64_t i) { return float((i * 7) % 11); });
+  for (int64_t order : {0, 1}) {
+    Model m(12);
+    m.input("x", {2, 1, 3, 4});
+    m.output("y", 4);
+    m.output("i", 4, onnx::TensorProto::INT64);
+    auto* n = m.node("MaxPool", {"x"}, {"y", "i"});
+    attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+    attr(n, "strides", std::vector<int64_t>{1, 2});
+    attr(n, "storage_order", order);
+    Program p = m.program();
+    BOOST_TEST(count_ops(p, "max_pool2d_indices") == 1);
+    auto out = run(p, {x});
+    BOOST_TEST(out[1].shape() == Dims({2, 1, 2, 2}));
+    Tensor idx = contiguous(out[1]);
+    std::vector<float> y = values(out[0]);
+    for (int64_t k = 0; k < 8; ++k) {
+      const int64_t n2 = k / 4, oh = k / 2 % 2, ow = k % 2;
+      int64_t best = -1;
+      for (int64_t dh = 0; dh < 2; ++dh)
+        for (int64_t dw = 0; dw < 2; ++dw) {
+          int64_t at = n2 * 12 + (oh + dh) * 4 + ow * 2 + dw;
+          if (best < 0 || x.data<float>()[at] > x.data<float>()[best]) best = at;
+        }
+      BOOST_TEST(y[std::size_t(k)] == x.data<float>()[best]);
+      const int64_t h = best % 12 / 4, w = best % 4;
+      BOOST_TEST(idx.data<int64_t>()[k] == (order ? n2 * 12 + w * 3 + h : best));
+    }
+  }
+  Model m(12);
+  m.input("x", {1, 2, 5});
+  m.output("y", 3);
+  m.output("i", 3, onnx::TensorProto::INT64);
+  attr(m.node("MaxPool", {"x"}, {"y", "i"}), "kernel_shape", std::vector<int64_t>{2});
+  auto out = run(m.program(), {f32({1, 2, 5}, [](int64_t i) { return float((i * 3) % 7); })});
+  // (0 3 6 2 5), (1 4 0 3 6): indices into the flat (1, 2, 5).
+  Tensor idx = contiguous(out[1]);
+  const int64_t want[] = {1, 2, 2, 4, 6, 6, 8, 9};
+  for (int k = 0; k < 8; ++k) BOOST_TEST(idx.data<int64_t>()[k] == want[k]);
+}
+
+BOOST_AUTO_TEST_CASE(lp_pool_and_global_lp_pool) {
+  Model m(11);
+  m.input("x", {1, 2, 3, 3});
+  m.output("y", 4);
+  m.output("g", 4);
+  m.output("g1", 3);
+  auto* n = m.node("LpPool", {"x"}, {"y"});
+  attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+  attr(n, "pads", std::vector<int64_t>{1, 1, 0, 0});
+  attr(n, "strides", std::vector<int64_t>{2, 2});
+  attr(n, "p", int64_t(3));
+  m.node("GlobalLpPool", {"x"}, {"g"});
+  m.init_i64("shape3", {1, 2, 9});
+  m.node("Reshape", {"x", "shape3"}, {"x1"});
+  attr(m.node("GlobalLpPool", {"x1"}, {"g1"}), "p", int64_t(1));
+  Program p = m.program();
+  BOOST_TEST(count_ops(p, "lp_pool2d") == 3);
+  Tensor x = f32({1, 2, 3, 3}, noise);
+  auto out = run(p, {x});
+  BOOST_TEST(out[0].shape() == Dims({1, 2, 2, 2}));
+  const float* xv = x.data<float>();
+  std::vector<float> want, g, g1;
+  for (int c = 0; c < 2; ++c) {
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        double acc = 0;
+        for (int dh = 0; dh < 2; ++dh)
+          for (int dw = 0; dw < 2; ++dw) {
+            int h = oh * 2 - 1 + dh, w = ow * 2 - 1 + dw;
+            if (h < 0 || w < 0 || h >= 3 || w >= 3) continue;
+            acc += std::pow(std::fabs(xv[c * 9 + h * 3 + w]), 3.0);
+          }
+        want.push_back(float(std::cbrt(acc)));
+      }
+    double s2 = 0, s1 = 0;
+    for (int i = 0; i < 9; ++i) s2 += double(xv[c * 9 + i]) * xv[c * 9 + i], s1 += std::fabs(xv[c * 9 + i]);
+    g.push_back(float(std::sqrt(s2)));
+    g1.push_back(float(s1));
+  }
+  check_close(values(out[0]), want);
+  BOOST_TEST(out[1].shape() == Dims({1, 2, 1, 1}));
+  check_close(values(out[1]), g);
+  BOOST_TEST(out[2].shape() == Dims({1, 2, 1}));
+  check_close(values(out[2]), g1);
 }
 
 // Naive 2-D transposed convolution: (N, C, H, W) x (C, OCg, KH, KW), groups, output
