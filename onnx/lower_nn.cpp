@@ -1,7 +1,8 @@
 // Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
 // DepthToSpace and SpaceToDepth; nn_lowerings() also gathers the tables of lower_nn_conv.cpp
 // (Conv, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp (activations) and
-// lower_nn_resize.cpp (Upsample, Resize); lower_nn_fold.cpp folds a BatchNormalization into
+// lower_nn_resize.cpp (Upsample, Resize) and lower_nn_loss.cpp (NegativeLogLikelihoodLoss,
+// SoftmaxCrossEntropyLoss); lower_nn_fold.cpp folds a BatchNormalization into
 // the Conv or Gemm before it.
 #include <onnx/onnx_pb.h>
 
@@ -199,7 +200,8 @@ constexpr LoweringEntry kTable[] = {
 std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
-    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table()})
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table(),
+                   nn::loss_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

@@ -915,6 +915,28 @@ BOOST_AUTO_TEST_CASE(upsample_opset_7_reads_its_scales_attribute) {
   check_close(values(out[0]), {0, 0, 1, 2, 2, 3});
 }
 
+// f64 scores, int32 labels, ignore_index -1 without weights: the mean over the labels kept.
+BOOST_AUTO_TEST_CASE(softmax_cross_entropy_f64_with_int32_labels_and_ignore_index) {
+  Model m(13);
+  m.input("x", {3, 2}, onnx::TensorProto::DOUBLE);
+  m.input("t", {3}, onnx::TensorProto::INT32);
+  m.output("loss", 0, onnx::TensorProto::DOUBLE);
+  m.output("logp", 2, onnx::TensorProto::DOUBLE);
+  attr(m.node("SoftmaxCrossEntropyLoss", {"x", "t"}, {"loss", "logp"}), "ignore_index", int64_t(-1));
+  Tensor x = Tensor::empty(DType::f64, Dims{3, 2}), t = Tensor::empty(DType::i32, Dims{3});
+  const double xv[] = {1, 2, 0, 0, 5, -1};
+  const int32_t tv[] = {1, -1, 0};
+  for (int i = 0; i < 6; ++i) x.data<double>()[i] = xv[i];
+  for (int i = 0; i < 3; ++i) t.data<int32_t>()[i] = tv[i];
+  auto out = run(m.program(), {x, t});
+  BOOST_TEST(out[0].dtype() == DType::f64);
+  BOOST_TEST(out[0].shape() == Dims({1}));
+  const double l0 = -(2 - std::log(std::exp(1.0) + std::exp(2.0)));
+  const double l2 = -(5 - std::log(std::exp(5.0) + std::exp(-1.0)));
+  BOOST_TEST(std::fabs(contiguous(out[0]).data<double>()[0] - (l0 + l2) / 2) < 1e-12);
+  BOOST_TEST(out[1].shape() == Dims({3, 2}));
+}
+
 BOOST_AUTO_TEST_CASE(matmul_of_two_vectors_is_an_onnx_scalar) {
   Model m(13);
   m.input("a", {3});
