@@ -16,6 +16,31 @@ Val as_dtype(NodeContext& c, Val v, DType dt) {
   return ew(c, "cast", {v}, {attr_dt("dtype", dt)});
 }
 
+// training_mode=1 (opsets 14+): normalized with the batch's own statistics (the mean and
+// biased variance over every dim but the channels); the other outputs are the running
+// statistics input · momentum + batch statistic · (1 - momentum).
+std::vector<Val> batch_norm_training(NodeContext& c) {
+  Val x = c.input(0);
+  const int r = c.e.rank(x);
+  if (r < 2) c.fail("the input must have rank >= 2 (N, C, ...), got rank " + std::to_string(r));
+  const DType dt = c.e.dtype(x);
+  std::vector<int64_t> axes = {0};
+  for (int k = 2; k < r; ++k) axes.push_back(k);
+  Val m = reduce(c, "mean", x, axes, true);
+  Val d = c.e.emit("sub", {x, m});
+  Val var = reduce(c, "mean", c.e.emit("mul", {d, d}), axes, false);
+  m = reduce(c, "mean", x, axes, false);
+  Val scale = as_dtype(c, c.input(1), dt), bias = as_dtype(c, c.input(2), dt);
+  Val y = c.e.emit("batch_norm", {x, scale, bias, m, var}, {attr_f("epsilon", c.attr_float("epsilon", 1e-5))});
+  const double momentum = c.attr_float("momentum", 0.9);
+  auto running = [&](Val old_stat, Val batch) {
+    Val o = c.e.with_scalar(old_stat, false);
+    return c.e.emit("add", {c.e.emit("mul", {o, num(c, o, momentum)}),
+                            c.e.emit("mul", {as_dtype(c, batch, c.e.dtype(o)), num(c, o, 1.0 - momentum)})});
+  };
+  return {y, running(c.input(3), m), running(c.input(4), var)};
+}
+
 // Inference: y = (x - mean) / sqrt(var + eps) * scale + bias per channel; with constant
 // statistics y = x * k + shift, k = scale / sqrt(var + eps), shift = bias - mean * k.
 std::vector<Val> lower_batch_norm(NodeContext& c) {
@@ -26,8 +51,7 @@ std::vector<Val> lower_batch_norm(NodeContext& c) {
   const int r = c.e.rank(x);
   if (r < 2) c.fail("the input must have rank >= 2 (N, C, ...), got rank " + std::to_string(r));
   if (c.num_inputs() < 5) c.fail("expects 5 inputs (X, scale, B, mean, var)");
-  if (c.opset >= 14 && c.attr_int("training_mode", 0) != 0)
-    c.fail("training_mode=1 is not supported (inference only)");
+  if (c.opset >= 14 && c.attr_int("training_mode", 0) != 0) return batch_norm_training(c);
   if (c.has_attr("is_test") && c.attr_int("is_test", 0) == 0 && c.num_outputs() > 1)
     c.fail("is_test=0 (training) is not supported (inference only)");
   for (int k = 1; k < c.num_outputs(); ++k)

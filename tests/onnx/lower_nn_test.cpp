@@ -333,6 +333,36 @@ BOOST_AUTO_TEST_CASE(maxpool_indices_row_and_column_major_and_1d) {
   for (int k = 0; k < 8; ++k) BOOST_TEST(idx.data<int64_t>()[k] == want[k]);
 }
 
+// MaxPool's values and indices back through MaxUnpool, to a constant output_shape one larger.
+BOOST_AUTO_TEST_CASE(maxunpool_inverts_maxpool_with_a_constant_output_shape) {
+  Model m(11);
+  m.input("x", {1, 2, 5, 5});
+  m.init_i64("shape", {1, 2, 5, 5});
+  m.output("y", 4);
+  auto* p = m.node("MaxPool", {"x"}, {"v", "i"});
+  attr(p, "kernel_shape", std::vector<int64_t>{2, 2});
+  attr(p, "strides", std::vector<int64_t>{2, 2});
+  auto* u = m.node("MaxUnpool", {"v", "i", "shape"}, {"y"});
+  attr(u, "kernel_shape", std::vector<int64_t>{2, 2});
+  attr(u, "strides", std::vector<int64_t>{2, 2});
+  Tensor x = f32({1, 2, 5, 5}, [](int64_t i) { return float((i * 13) % 17); });
+  auto out = run(m.program(), {x});
+  BOOST_TEST(out[0].shape() == Dims({1, 2, 5, 5}));
+  std::vector<float> y = values(out[0]), want(50, 0.0f);
+  for (int c = 0; c < 2; ++c)
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        int best = -1;
+        for (int dh = 0; dh < 2; ++dh)
+          for (int dw = 0; dw < 2; ++dw) {
+            int at = c * 25 + (oh * 2 + dh) * 5 + ow * 2 + dw;
+            if (best < 0 || x.data<float>()[at] > x.data<float>()[best]) best = at;
+          }
+        want[std::size_t(best)] = x.data<float>()[best];
+      }
+  check_close(y, want);
+}
+
 BOOST_AUTO_TEST_CASE(lp_pool_and_global_lp_pool) {
   Model m(11);
   m.input("x", {1, 2, 3, 3});
