@@ -4,6 +4,8 @@
 // spatial dims), GlobalLpPool. auto_pad is resolved at import time from the static input dims.
 #include <onnx/onnx_pb.h>
 
+#include <limits>
+
 #include "onnx/lower_nn_util.hpp"
 
 namespace mlvm::nn {
@@ -70,10 +72,10 @@ Window window(NodeContext& c, Val x, const std::vector<int64_t>& kernel, bool ha
 }
 
 // The spatial rank of x (rank - 2), failing for anything but 1-D and 2-D.
-std::size_t spatial_rank(NodeContext& c, Val x) {
+std::size_t spatial_rank(NodeContext& c, Val x, int max_nd = 2) {
   int r = c.e.rank(x);
   if (r < 3) c.fail("the input must have rank >= 3 (N, C, spatial...), got rank " + std::to_string(r));
-  if (r > 4) c.fail(c.node.op_type() + " " + std::to_string(r - 2) + "-D is not supported yet");
+  if (r - 2 > max_nd) c.fail(c.node.op_type() + " " + std::to_string(r - 2) + "-D is not supported yet");
   return std::size_t(r - 2);
 }
 
@@ -82,6 +84,9 @@ struct Attrs2d {
   std::vector<int64_t> kernel, strides, dilation, padding;
 };
 Attrs2d attrs_2d(const Window& w) {
+  if (w.kernel.size() == 3)  // the (H, W) part of a 3-D window (depth: see Depth)
+    return {{w.kernel[1], w.kernel[2]}, {w.strides[1], w.strides[2]}, {w.dilations[1], w.dilations[2]},
+            {w.begin[1], w.begin[2], w.end[1], w.end[2]}};
   if (w.kernel.size() == 2)
     return {w.kernel, w.strides, w.dilations, {w.begin[0], w.begin[1], w.end[0], w.end[1]}};
   return {{1, w.kernel[0]}, {1, w.strides[0]}, {1, w.dilations[0]}, {0, w.begin[0], 0, w.end[0]}};
@@ -97,10 +102,59 @@ Val from_2d(NodeContext& c, Val y, std::size_t nd) {
   return c.e.emit("squeeze", {y}, {attr_ints("axes", {2})});
 }
 
+// 3-D windows (Conv, MaxPool, AveragePool) as 2-D ones over depth slices: for each tap kd of
+// the depth window, the slice of x holding input depth od·s − begin + kd·dil for every output
+// depth od, with N and the output depths merged into the batch: (N·OD, C, H, W). The 2-D op
+// runs on each slice and the results combine (a sum for Conv, a maximum for MaxPool, a sum
+// divided by the depth taps counted for AveragePool).
+struct Depth {
+  int64_t k, s, dil, begin, end, out;
+};
+
+Depth depth_of(NodeContext& c, Val x, const Window& w, bool ceil_mode) {
+  const int64_t in = static_dim(c, x, 2, c.node.op_type() + " 3-D");
+  Depth d{w.kernel[0], w.strides[0], w.dilations[0], w.begin[0], w.end[0], 0};
+  const int64_t span = d.dil * (d.k - 1) + 1, num = in + d.begin + d.end - span;
+  if (num < 0) c.fail("the window's depth " + std::to_string(span) + " is larger than the padded input's");
+  d.out = (ceil_mode ? (num + d.s - 1) / d.s : num / d.s) + 1;
+  if (ceil_mode && (d.out - 1) * d.s >= in + d.begin) --d.out;
+  return d;
+}
+
+std::vector<Val> depth_taps(NodeContext& c, Val x, const Depth& d, double fill) {
+  const int64_t in = c.e.dims(x)[2];
+  const int64_t read = (d.out - 1) * d.s + (d.k - 1) * d.dil + 1;  // padded depth read
+  const int64_t after = std::max<int64_t>(0, read - in - d.begin);
+  Val xp = x;
+  if (d.begin > 0 || after > 0) {
+    AttrValue width = AttrValue::tuple({});
+    for (int k = 0; k < 5; ++k) width.items.push_back(AttrValue::int_tuple({k == 2 ? d.begin : 0, k == 2 ? after : 0}));
+    xp = c.e.emit("pad", {x}, {{"pad_width", width}, attr_f("value", fill)});
+  }
+  Val xt = c.e.emit("transpose", {xp}, {attr_ints("axes", {0, 2, 1, 3, 4})});  // (N, D', C, H, W)
+  const int64_t n = c.e.dims(x)[0];
+  const int64_t ch = static_dim(c, x, 1, "3-D"), h = static_dim(c, x, 3, "3-D"), w = static_dim(c, x, 4, "3-D");
+  std::vector<Val> taps;
+  for (int64_t kd = 0; kd < d.k; ++kd) {
+    Val t = c.e.emit("strided_slice", {xt}, {attr_ints("begin", {kd * d.dil}),
+                                              attr_ints("end", {kd * d.dil + (d.out - 1) * d.s + 1}),
+                                              attr_ints("strides", {d.s}), attr_ints("axes", {1})});
+    taps.push_back(reshape(c, t, {n == kDynamic ? kDynamic : n * d.out, ch, h, w}));
+  }
+  return taps;
+}
+
+// (N·OD, C', OH, OW) -> (N, C', OD, OH, OW).
+Val from_depth(NodeContext& c, Val y, Val x, const Depth& d) {
+  const Dims& yd = c.e.dims(y);
+  Val t = reshape(c, y, {c.e.dims(x)[0], d.out, yd[1], yd[2], yd[3]});
+  return c.e.emit("transpose", {t}, {attr_ints("axes", {0, 2, 1, 3, 4})});
+}
+
 std::vector<Val> lower_conv(NodeContext& c) {
   Val x = c.input(0), w = c.input(1), b = c.input(2);
   require_float(c, x);
-  const std::size_t nd = spatial_rank(c, x);
+  const std::size_t nd = spatial_rank(c, x, 3);
   if (c.e.rank(w) != int(nd) + 2)
     c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
   // The kernel from W's dims, or kernel_shape where they are dynamic; the two must agree.
@@ -132,11 +186,26 @@ std::vector<Val> lower_conv(NodeContext& c) {
                                        shift})
                     : shift;
   }
+  const std::vector<NamedAttr> attrs = {attr_ints("padding", a.padding), attr_ints("strides", a.strides),
+                                        attr_ints("dilation", a.dilation), attr_i("groups", group)};
+  if (b.present()) b = c.e.with_scalar(b, false);
+  if (nd == 3) {
+    // A sum over the depth taps of 2-D convolutions with W's depth slices.
+    const Depth d = depth_of(c, x, win, false);
+    std::vector<Val> taps = depth_taps(c, x, d, 0.0);
+    Val acc;
+    for (int64_t kd = 0; kd < d.k; ++kd) {
+      Val wk = c.e.emit("strided_slice", {w}, {attr_ints("begin", {kd}), attr_ints("end", {kd + 1}),
+                                               attr_ints("axes", {2})});
+      wk = c.e.emit("squeeze", {wk}, {attr_ints("axes", {2})});
+      Val yk = c.e.emit("conv2d", {taps[std::size_t(kd)], wk, kd == 0 ? b : Val{}}, attrs);
+      acc = acc.present() ? c.e.emit("add", {acc, yk}) : yk;
+    }
+    return one(from_depth(c, acc, x, d));
+  }
   Val x2 = as_2d(c, x, nd);
   Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
-  Val y = c.e.emit("conv2d", {x2, w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
-                   {attr_ints("padding", a.padding), attr_ints("strides", a.strides),
-                    attr_ints("dilation", a.dilation), attr_i("groups", group)});
+  Val y = c.e.emit("conv2d", {x2, w2, b}, attrs);
   return one(from_2d(c, y, nd));
 }
 
@@ -233,10 +302,47 @@ std::vector<Val> max_pool_indices(NodeContext& c, Val x, std::size_t nd, const s
   return {from_2d(c, r[0], nd), from_2d(c, idx, nd)};
 }
 
+// MaxPool / AveragePool 3-D: the 2-D pool of each depth tap's slice, combined over the taps
+// (depth padding is the lowest value for max, 0 for average; an average's 2-D part is already
+// divided by its (H, W) count, and the counts of a box window multiply, so the sum over the
+// depth taps is divided by the depth taps counted at each output depth).
+Val pool_3d(NodeContext& c, Val x, const Window& win, bool ceil_mode, bool include_pad,
+            const std::vector<NamedAttr>& attrs) {
+  const bool is_max = c.node.op_type() == "MaxPool";
+  const Depth d = depth_of(c, x, win, ceil_mode);
+  const DType dt = c.e.dtype(x);
+  double fill = 0.0;
+  if (is_max) {
+    if (is_float(dt)) fill = -std::numeric_limits<double>::infinity();
+    else if (dt == DType::u8) fill = 0;
+    else if (dt == DType::i8) fill = -128;
+    else c.fail("MaxPool 3-D of " + std::string(dtype_name(dt)) + " is not supported");
+  }
+  std::vector<Val> taps = depth_taps(c, x, d, fill);
+  Val acc;
+  for (Val t : taps) {
+    Val yk = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {t}, attrs);
+    acc = !acc.present() ? yk : c.e.emit(is_max ? "maximum" : "add", {acc, yk});
+  }
+  Val y = from_depth(c, acc, x, d);
+  if (is_max) return y;
+  const int64_t in = c.e.dims(x)[2];
+  std::vector<double> count;
+  for (int64_t od = 0; od < d.out; ++od) {
+    int64_t n = 0;
+    for (int64_t kd = 0; kd < d.k; ++kd) {
+      const int64_t at = od * d.s - d.begin + kd * d.dil;
+      n += include_pad ? (at >= -d.begin && at < in + d.end) : (at >= 0 && at < in);
+    }
+    count.push_back(double(n));
+  }
+  return c.e.emit("div", {y, const_values(c, dt, count, {d.out, 1, 1})});
+}
+
 std::vector<Val> lower_pool(NodeContext& c) {
   const bool is_max = c.node.op_type() == "MaxPool";
   Val x = c.input(0);
-  const std::size_t nd = spatial_rank(c, x);
+  const std::size_t nd = spatial_rank(c, x, 3);
   if (!is_max) require_float(c, x);
   if (c.e.dtype(x) == DType::boolean) c.fail("MaxPool of bool is not supported");
   std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
@@ -250,8 +356,13 @@ std::vector<Val> lower_pool(NodeContext& c) {
   std::vector<NamedAttr> attrs = {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
                                   attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
                                   attr_b("ceil_mode", ceil_mode)};
-  if (is_max && c.output_wanted(1)) return max_pool_indices(c, x, nd, attrs);
-  if (!is_max) attrs.push_back(attr_b("count_include_pad", c.attr_int("count_include_pad", 0) != 0));
+  const bool include_pad = c.attr_int("count_include_pad", 0) != 0;
+  if (is_max && c.output_wanted(1)) {
+    if (nd == 3) c.fail("MaxPool 3-D with the Indices output is not supported");
+    return max_pool_indices(c, x, nd, attrs);
+  }
+  if (!is_max) attrs.push_back(attr_b("count_include_pad", include_pad));
+  if (nd == 3) return one(pool_3d(c, x, win, ceil_mode, include_pad, attrs));
   Val y = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {as_2d(c, x, nd)}, attrs);
   return one(from_2d(c, y, nd));
 }

@@ -281,13 +281,91 @@ BOOST_AUTO_TEST_CASE(conv_1d_with_groups_pads_bias_and_dynamic_batch) {
         BOOST_TEST(v[std::size_t((n2 * 4 + o) * 6 + q)] == float(o + 1) + (q == 0 ? 2.0f : 3.0f));
 }
 
-BOOST_AUTO_TEST_CASE(conv_3d_is_refused_with_the_reason) {
-  Model c(11);
-  c.input("x", {1, 1, 3, 3, 3});
-  c.input("w", {1, 1, 2, 2, 2});
-  c.output("y", 5);
-  c.node("Conv", {"x", "w"}, {"y"});
-  BOOST_TEST(import_error(c).find("Conv 3-D is not supported yet") != std::string::npos);
+// Conv 3-D as 2-D convolutions of depth slices: groups, pads, strides, dilations, bias and a
+// dynamic batch, against a naive 3-D convolution.
+BOOST_AUTO_TEST_CASE(conv_3d_with_groups_pads_strides_dilations_and_a_dynamic_batch) {
+  Model m(11);
+  m.input("x", {-1, 4, 5, 4, 6});
+  std::vector<float> wv;
+  for (int64_t i = 0; i < 6 * 2 * 3 * 2 * 3; ++i) wv.push_back(noise(i * 3 + 5));
+  m.init("w", {6, 2, 3, 2, 3}, wv);
+  m.init("b", {6}, {1, 2, 3, 4, 5, 6});
+  m.output("y", 5);
+  auto* n = m.node("Conv", {"x", "w", "b"}, {"y"});
+  attr(n, "group", int64_t(2));
+  attr(n, "pads", std::vector<int64_t>{2, 0, 1, 1, 1, 0});
+  attr(n, "strides", std::vector<int64_t>{2, 1, 2});
+  attr(n, "dilations", std::vector<int64_t>{2, 1, 1});
+  Tensor x = f32({2, 4, 5, 4, 6}, noise);
+  auto out = run(m.program(), {x});
+  // D: (5 + 3 - 5) / 2 + 1 = 2; H: (4 + 1 - 2) + 1 = 4; W: (6 + 1 - 3) / 2 + 1 = 3.
+  BOOST_TEST(out[0].shape() == Dims({2, 6, 2, 4, 3}));
+  std::vector<float> want;
+  const float* xv = x.data<float>();
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t o = 0; o < 6; ++o)
+      for (int64_t od = 0; od < 2; ++od)
+        for (int64_t oh = 0; oh < 4; ++oh)
+          for (int64_t ow = 0; ow < 3; ++ow) {
+            double acc = o + 1;
+            for (int64_t ci = 0; ci < 2; ++ci)
+              for (int64_t kd = 0; kd < 3; ++kd)
+                for (int64_t kh = 0; kh < 2; ++kh)
+                  for (int64_t kw = 0; kw < 3; ++kw) {
+                    int64_t d = od * 2 - 2 + kd * 2, h = oh - 0 + kh, w = ow * 2 - 1 + kw;
+                    if (d < 0 || d >= 5 || h < 0 || h >= 4 || w < 0 || w >= 6) continue;
+                    int64_t c = (o / 3) * 2 + ci;
+                    acc += double(xv[(((b * 4 + c) * 5 + d) * 4 + h) * 6 + w]) *
+                           wv[std::size_t((((o * 2 + ci) * 3 + kd) * 2 + kh) * 3 + kw)];
+                  }
+            want.push_back(float(acc));
+          }
+  check_close(values(out[0]), want);
+}
+
+// Pools 3-D with pads and ceil_mode: max, and average counting the padding or not.
+BOOST_AUTO_TEST_CASE(pools_3d_with_pads_and_ceil_mode) {
+  Tensor x = f32({1, 2, 4, 3, 5}, noise);
+  const float* xv = x.data<float>();
+  for (const std::string op : {"MaxPool", "AveragePool"})
+    for (int64_t include : {0, 1}) {
+      if (op == "MaxPool" && include) continue;
+      Model m(11);
+      m.input("x", {1, 2, 4, 3, 5});
+      m.output("y", 5);
+      auto* n = m.node(op, {"x"}, {"y"});
+      attr(n, "kernel_shape", std::vector<int64_t>{3, 2, 2});
+      attr(n, "pads", std::vector<int64_t>{1, 1, 0, 1, 0, 1});
+      attr(n, "strides", std::vector<int64_t>{2, 2, 2});
+      attr(n, "ceil_mode", int64_t(1));
+      if (op == "AveragePool") attr(n, "count_include_pad", include);
+      auto out = run(m.program(), {x});
+      // D: ceil((4 + 2 - 3) / 2) + 1 = 3 (the last window starts at 3 < 4 + 1); H: ceil((3 + 1 - 2)
+      // / 2) + 1 = 2; W: ceil((5 + 1 - 2) / 2) + 1 = 3.
+      BOOST_TEST_REQUIRE(out[0].shape() == Dims({1, 2, 3, 2, 3}));
+      std::vector<float> want;
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t od = 0; od < 3; ++od)
+          for (int64_t oh = 0; oh < 2; ++oh)
+            for (int64_t ow = 0; ow < 3; ++ow) {
+              double mx = -1e30, sum = 0;
+              int64_t cnt = 0, cnt_pad = 0;
+              for (int64_t kd = 0; kd < 3; ++kd)
+                for (int64_t kh = 0; kh < 2; ++kh)
+                  for (int64_t kw = 0; kw < 2; ++kw) {
+                    int64_t d = od * 2 - 1 + kd, h = oh * 2 - 1 + kh, w = ow * 2 + kw;
+                    // Inside input + padding: d in [-1, 5), h in [-1, 3), w in [0, 6).
+                    if (d >= -1 && d < 5 && h >= -1 && h < 3 && w >= 0 && w < 6) ++cnt_pad;
+                    if (d < 0 || d >= 4 || h < 0 || h >= 3 || w < 0 || w >= 5) continue;
+                    double v = xv[((c * 4 + d) * 3 + h) * 5 + w];
+                    mx = std::max(mx, v);
+                    sum += v;
+                    ++cnt;
+                  }
+              want.push_back(float(op == "MaxPool" ? mx : sum / double(include ? cnt_pad : cnt)));
+            }
+      check_close(values(out[0]), want);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_indices_row_and_column_major_and_1d) {
