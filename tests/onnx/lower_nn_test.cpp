@@ -1045,6 +1045,113 @@ BOOST_AUTO_TEST_CASE(softmax_cross_entropy_f64_with_int32_labels_and_ignore_inde
   BOOST_TEST(out[1].shape() == Dims({3, 2}));
 }
 
+// ONNX Runtime's GridSample (onnxruntime/core/providers/cpu/tensor/grid_sample.cc), one
+// output value, as the reference for every mode, padding mode and align_corners.
+float ort_grid_sample(const float* img, int64_t h, int64_t w, float gx, float gy, const std::string& mode,
+                      const std::string& padding, bool align) {
+  auto denorm = [&](float g, int64_t len) {
+    return align ? (g + 1) / 2 * float(len - 1) : ((g + 1) * float(len) - 1) / 2;
+  };
+  const float x_min = align ? 0.0f : -0.5f, x_max = align ? float(w - 1) : float(w) - 0.5f;
+  const float y_min = align ? 0.0f : -0.5f, y_max = align ? float(h - 1) : float(h) - 0.5f;
+  auto reflect = [](float x, float lo, float hi) {
+    const float range = hi - lo;
+    if (x < lo) {
+      float dx = lo - x;
+      int n = int(dx / range);
+      float r = dx - float(n) * range;
+      return n % 2 == 0 ? lo + r : hi - r;
+    }
+    if (x > hi) {
+      float dx = x - hi;
+      int n = int(dx / range);
+      float r = dx - float(n) * range;
+      return n % 2 == 0 ? hi - r : lo + r;
+    }
+    return x;
+  };
+  auto at = [&](int64_t r, int64_t c) -> float {
+    if (padding == "zeros") return c >= 0 && c < w && r >= 0 && r < h ? img[r * w + c] : 0.0f;
+    if (padding == "border") {
+      c = std::clamp<int64_t>(c, 0, w - 1);
+      r = std::clamp<int64_t>(r, 0, h - 1);
+    } else {
+      c = int64_t(reflect(float(c), x_min, x_max));
+      r = int64_t(reflect(float(r), y_min, y_max));
+    }
+    return img[r * w + c];
+  };
+  float x = denorm(gx, w), y = denorm(gy, h);
+  if (mode == "nearest") {
+    x = std::nearbyint(x);
+    y = std::nearbyint(y);
+  }
+  if (x < x_min || x > x_max || y < y_min || y > y_max) {
+    if (padding == "border") {
+      x = std::clamp(x, 0.0f, float(w - 1));
+      y = std::clamp(y, 0.0f, float(h - 1));
+    } else if (padding == "reflection") {
+      x = reflect(x, x_min, x_max);
+      y = reflect(y, y_min, y_max);
+    }
+  }
+  if (mode == "nearest") return at(int64_t(y), int64_t(x));
+  if (mode == "bilinear") {
+    int64_t x1 = int64_t(std::floor(x)), y1 = int64_t(std::floor(y)), x2 = x1 + 1, y2 = y1 + 1;
+    float dx2 = float(x2) - x, dx1 = x - float(x1), dy2 = float(y2) - y, dy1 = y - float(y1);
+    return dy2 * (dx2 * at(y1, x1) + dx1 * at(y1, x2)) + dy1 * (dx2 * at(y2, x1) + dx1 * at(y2, x2));
+  }
+  auto coeffs = [](float t, float* cf) {
+    const float a = -0.75f;
+    t = std::fabs(t);
+    cf[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
+    cf[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+    cf[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
+    cf[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
+  };
+  int64_t x0 = int64_t(std::floor(x)) - 1, y0 = int64_t(std::floor(y)) - 1;
+  float cx[4], cy[4], v[4];
+  coeffs(x - float(x0) - 1, cx);
+  coeffs(y - float(y0) - 1, cy);
+  for (int i = 0; i < 4; ++i) {
+    v[i] = 0;
+    for (int j = 0; j < 4; ++j) v[i] += cx[j] * at(y0 + i, x0 + j);
+  }
+  return cy[0] * v[0] + cy[1] * v[1] + cy[2] * v[2] + cy[3] * v[3];
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_every_mode_padding_and_align_corners) {
+  const int64_t n = 2, ch = 2, h = 3, w = 4, oh = 3, ow = 5;
+  Tensor x = f32({n, ch, h, w}, noise);
+  // Grid points in [-1.9, 1.9): inside, near the edges and well outside.
+  Tensor grid = f32({n, oh, ow, 2}, [](int64_t i) { return float((i * 37 + 11) % 76) / 20.0f - 1.9f; });
+  for (const std::string mode : {"nearest", "bilinear", "bicubic"})
+    for (const std::string padding : {"zeros", "border", "reflection"})
+      for (int64_t align : {0, 1}) {
+        Model m(16);
+        m.input("x", {n, ch, h, w});
+        m.input("grid", {n, oh, ow, 2});
+        m.output("y", 4);
+        auto* node = m.node("GridSample", {"x", "grid"}, {"y"});
+        attr(node, "mode", mode);
+        attr(node, "padding_mode", padding);
+        attr(node, "align_corners", align);
+        auto out = run(m.program(), {x, grid});
+        BOOST_TEST_REQUIRE(out[0].shape() == Dims({n, ch, oh, ow}));
+        std::vector<float> want;
+        for (int64_t b = 0; b < n; ++b)
+          for (int64_t c = 0; c < ch; ++c)
+            for (int64_t i = 0; i < oh * ow; ++i) {
+              const float* g = grid.data<float>() + (b * oh * ow + i) * 2;
+              want.push_back(ort_grid_sample(x.data<float>() + (b * ch + c) * h * w, h, w, g[0], g[1], mode,
+                                             padding, align != 0));
+            }
+        BOOST_TEST_CONTEXT(mode << ", " << padding << ", align_corners=" << align) {
+          check_close(values(out[0]), want);
+        }
+      }
+}
+
 BOOST_AUTO_TEST_CASE(matmul_of_two_vectors_is_an_onnx_scalar) {
   Model m(13);
   m.input("a", {3});
