@@ -6,7 +6,7 @@
 // ("reflection"); then each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75)
 // reads x at an integer pixel, which outside the image is 0 ("zeros"), the clamped pixel
 // ("border") or the reflected one ("reflection"). The taps are gathered as rows of C values
-// from x seen as (N·H·W, C).
+// from x seen as (N·H·W, C). RoiAlign samples the same way.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -159,8 +159,88 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   return one(c.e.emit("transpose", {y}, {attr_ints("axes", {0, 3, 1, 2})}));
 }
 
+// RoiAlign (opsets 10, 16) as ONNX Runtime computes it: each output bin of a region of
+// interest (x1, y1, x2, y2) · spatial_scale (− 0.5 with half_pixel; else each side at least 1)
+// holds sampling_ratio² points, each bilinearly interpolated (a point beyond [-1, H] x [-1, W]
+// counts 0; coordinates below 0 read 0, at or beyond the last row or column the last one),
+// then averaged ("avg") or, per ONNX Runtime, the maximum over the points of the largest of
+// their four weighted corner values ("max"). sampling_ratio 0 (adaptive, a count per region
+// known only at run time) is refused.
+std::vector<Val> lower_roi_align(NodeContext& c) {
+  Val x = c.input(0), rois = c.input(1), batch = c.input(2);
+  require_float(c, x);
+  if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W), got rank " + std::to_string(c.e.rank(x)));
+  if (c.e.rank(rois) != 2 || c.e.rank(batch) != 1) c.fail("rois must be (num_rois, 4) and batch_indices (num_rois)");
+  const std::string mode = c.attr_string("mode", "avg");
+  if (mode != "avg" && mode != "max") c.fail("mode=" + mode + " is not supported");
+  const std::string coord = c.opset >= 16 ? c.attr_string("coordinate_transformation_mode", "half_pixel")
+                                          : "output_half_pixel";
+  if (coord != "half_pixel" && coord != "output_half_pixel")
+    c.fail("coordinate_transformation_mode=" + coord + " is not supported");
+  const int64_t oh = c.attr_int("output_height", 1), ow = c.attr_int("output_width", 1);
+  const int64_t sr = c.attr_int("sampling_ratio", 0);
+  if (oh < 1 || ow < 1) c.fail("output_height and output_width must be >= 1");
+  if (sr < 1)
+    c.fail("sampling_ratio=" + std::to_string(sr) + " is not supported (0, adaptive, gives each region its own "
+           "number of points, known only at run time)");
+  const double scale = c.attr_float("spatial_scale", 1.0);
+  const DType dt = c.e.dtype(x);
+  Sampler s{c, dt, static_dim(c, x, 0, "RoiAlign"), static_dim(c, x, 1, "RoiAlign"), static_dim(c, x, 2, "RoiAlign"),
+            static_dim(c, x, 3, "RoiAlign"), oh, ow, "zeros", 0, 0, 0, 0, {}, {}};
+  const int64_t r = static_dim(c, rois, 0, "RoiAlign");
+  s.rows = reshape(c, c.e.emit("transpose", {x}, {attr_ints("axes", {0, 2, 3, 1})}), {s.n * s.h * s.w, s.ch});
+  if (c.e.dtype(rois) != dt) rois = c.e.emit("cast", {rois}, {attr_dt("dtype", dt)});
+  const double off = coord == "half_pixel" ? 0.5 : 0.0;
+  auto column = [&](int64_t k) {  // rois[:, k] · scale − offset, (R, 1)
+    Val v = c.e.emit("strided_slice", {rois}, {attr_ints("begin", {k}), attr_ints("end", {k + 1}), attr_ints("axes", {1})});
+    return s.op("sub", s.op("mul", v, s.k(scale)), s.k(off));
+  };
+  // The sample coordinates along one axis, (R, bins · sr), and whether each is inside.
+  auto axis = [&](int64_t k, int64_t bins, int64_t len, Val& valid, Val& lo, Val& hi, Val& frac) {
+    Val start = column(k), size = s.op("sub", column(k + 2), start);
+    if (coord != "half_pixel") size = s.op("maximum", size, s.k(1));
+    std::vector<double> t;
+    for (int64_t b = 0; b < bins; ++b)
+      for (int64_t i = 0; i < sr; ++i) t.push_back(double(b) + (double(i) + 0.5) / double(sr));
+    Val pos = s.op("add", start, s.op("mul", s.op("div", size, s.k(double(bins))),
+                                      const_values(c, dt, t, {1, bins * sr})));
+    valid = c.e.emit("logical_and", {s.op("greater_equal", pos, s.k(-1)), s.op("less_equal", pos, s.k(double(len)))});
+    pos = s.op("maximum", pos, s.k(0));
+    Val low = s.op("floor", pos);
+    Val last = s.op("greater_equal", low, s.k(double(len - 1)));
+    lo = s.op("minimum", low, s.k(double(len - 1)));
+    hi = s.op("minimum", s.op("add", lo, s.k(1)), s.k(double(len - 1)));
+    frac = c.e.emit("where", {last, s.k(0), s.op("sub", pos, lo)});
+  };
+  Val vy, ylo, yhi, ly, vx, xlo, xhi, lx;
+  axis(1, oh, s.h, vy, ylo, yhi, ly);
+  axis(0, ow, s.w, vx, xlo, xhi, lx);
+  auto col = [&](Val v) { return c.e.emit("expand_dims", {v}, {attr_i("axis", 2)}); };  // (R, Sy, 1)
+  auto row = [&](Val v) { return c.e.emit("expand_dims", {v}, {attr_i("axis", 1)}); };  // (R, 1, Sx)
+  Val valid = c.e.emit("logical_and", {col(vy), row(vx)});
+  Val hy = s.op("sub", s.k(1), ly), hx = s.op("sub", s.k(1), lx);
+  auto as_i64 = [&](Val v) { return c.e.emit("cast", {v}, {attr_dt("dtype", DType::i64)}); };
+  Val base = s.op("mul", reshape(c, as_i64(batch), {r, 1, 1}), c.e.scalar_const(DType::i64, double(s.h * s.w)));
+  auto corner = [&](Val yi, Val xi, Val wy, Val wx) {
+    Val pos = s.op("add", s.op("mul", col(as_i64(yi)), c.e.scalar_const(DType::i64, double(s.w))), row(as_i64(xi)));
+    pos = s.op("add", c.e.emit("where", {valid, pos, c.e.scalar_const(DType::i64, 0)}), base);
+    Val weight = c.e.emit("where", {valid, s.op("mul", col(wy), row(wx)), s.k(0)});
+    return s.weighted(c.e.emit("take", {s.rows, pos}, {attr_i("axis", 0)}), weight);  // (R, Sy, Sx, C)
+  };
+  Val v1 = corner(ylo, xlo, hy, hx), v2 = corner(ylo, xhi, hy, lx), v3 = corner(yhi, xlo, ly, hx),
+      v4 = corner(yhi, xhi, ly, lx);
+  const bool avg = mode == "avg";
+  Val v = avg ? s.op("add", s.op("add", v1, v2), s.op("add", v3, v4))
+              : s.op("maximum", s.op("maximum", v1, v2), s.op("maximum", v3, v4));
+  v = reshape(c, v, {r, oh, sr, ow, sr, s.ch});
+  v = reduce(c, avg ? "sum" : "max", v, {2, 4}, false);
+  if (avg) v = s.op("div", v, s.k(double(sr * sr)));
+  return one(c.e.emit("transpose", {v}, {attr_ints("axes", {0, 3, 1, 2})}));
+}
+
 constexpr LoweringEntry kTable[] = {
     {"GridSample", 16, lower_grid_sample},
+    {"RoiAlign", 10, lower_roi_align},
 };
 
 }  // namespace

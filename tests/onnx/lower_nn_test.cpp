@@ -1152,6 +1152,87 @@ BOOST_AUTO_TEST_CASE(grid_sample_every_mode_padding_and_align_corners) {
       }
 }
 
+// ONNX Runtime's RoiAlign (onnxruntime/core/providers/cpu/object_detection/roialign.cc) for one
+// region and channel.
+std::vector<float> ort_roi_align(const float* img, int64_t h, int64_t w, const float* roi, int64_t oh,
+                                 int64_t ow, int64_t sr, float scale, bool half_pixel, bool avg) {
+  const float off = half_pixel ? 0.5f : 0.0f;
+  float sw = roi[0] * scale - off, sh = roi[1] * scale - off, ew = roi[2] * scale - off, eh = roi[3] * scale - off;
+  float rw = ew - sw, rh = eh - sh;
+  if (!half_pixel) rw = std::max(rw, 1.0f), rh = std::max(rh, 1.0f);
+  const float bh = rh / float(oh), bw = rw / float(ow);
+  std::vector<float> out;
+  for (int64_t ph = 0; ph < oh; ++ph)
+    for (int64_t pw = 0; pw < ow; ++pw) {
+      float acc = 0;
+      bool first = true;
+      for (int64_t iy = 0; iy < sr; ++iy)
+        for (int64_t ix = 0; ix < sr; ++ix) {
+          float y = sh + float(ph) * bh + (float(iy) + 0.5f) * bh / float(sr);
+          float x = sw + float(pw) * bw + (float(ix) + 0.5f) * bw / float(sr);
+          float w1 = 0, w2 = 0, w3 = 0, w4 = 0;
+          int64_t p1 = 0, p2 = 0, p3 = 0, p4 = 0;
+          if (!(y < -1.0f || y > float(h) || x < -1.0f || x > float(w))) {
+            y = std::max(y, 0.0f);
+            x = std::max(x, 0.0f);
+            int64_t yl = int64_t(y), xl = int64_t(x), yh, xh;
+            if (yl >= h - 1) yh = yl = h - 1, y = float(yl);
+            else yh = yl + 1;
+            if (xl >= w - 1) xh = xl = w - 1, x = float(xl);
+            else xh = xl + 1;
+            float ly = y - float(yl), lx = x - float(xl), hy = 1 - ly, hx = 1 - lx;
+            w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
+            p1 = yl * w + xl, p2 = yl * w + xh, p3 = yh * w + xl, p4 = yh * w + xh;
+          }
+          if (avg) {
+            acc += w1 * img[p1] + w2 * img[p2] + w3 * img[p3] + w4 * img[p4];
+          } else {
+            float v = std::max(std::max(std::max(w1 * img[p1], w2 * img[p2]), w3 * img[p3]), w4 * img[p4]);
+            acc = first ? v : std::max(acc, v);
+            first = false;
+          }
+        }
+      out.push_back(avg ? acc / float(sr * sr) : acc);
+    }
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(roi_align_avg_and_max_both_coordinate_modes) {
+  const int64_t n = 2, ch = 2, h = 5, w = 6, r = 4;
+  Tensor x = f32({n, ch, h, w}, noise);
+  // Regions inside, crossing the edges, beyond them, and smaller than a pixel.
+  const float rv[] = {0.5f, 1, 4, 3.5f, -2, -1, 3, 9, 5, 4, 13, 11, 2, 2, 2.3f, 2.2f};
+  Tensor rois = f32({r, 4}, [&](int64_t i) { return rv[i]; });
+  Tensor batch = Tensor::empty(DType::i64, Dims{r});
+  const int64_t bv[] = {0, 1, 1, 0};
+  for (int i = 0; i < r; ++i) batch.data<int64_t>()[i] = bv[i];
+  for (const std::string mode : {"avg", "max"})
+    for (const std::string coord : {"half_pixel", "output_half_pixel"}) {
+      Model m(16);
+      m.input("x", {n, ch, h, w});
+      m.input("rois", {r, 4});
+      m.input("b", {r}, onnx::TensorProto::INT64);
+      m.output("y", 4);
+      auto* node = m.node("RoiAlign", {"x", "rois", "b"}, {"y"});
+      attr(node, "mode", mode);
+      attr(node, "coordinate_transformation_mode", coord);
+      attr(node, "output_height", int64_t(2));
+      attr(node, "output_width", int64_t(3));
+      attr(node, "sampling_ratio", int64_t(2));
+      attr(node, "spatial_scale", 0.5f);
+      auto out = run(m.program(), {x, rois, batch});
+      BOOST_TEST_REQUIRE(out[0].shape() == Dims({r, ch, 2, 3}));
+      std::vector<float> want;
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t c = 0; c < ch; ++c) {
+          std::vector<float> v = ort_roi_align(x.data<float>() + (bv[i] * ch + c) * h * w, h, w, rv + i * 4, 2, 3, 2,
+                                               0.5f, coord == "half_pixel", mode == "avg");
+          want.insert(want.end(), v.begin(), v.end());
+        }
+      BOOST_TEST_CONTEXT(mode << ", " << coord) { check_close(values(out[0]), want); }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(matmul_of_two_vectors_is_an_onnx_scalar) {
   Model m(13);
   m.input("a", {3});
