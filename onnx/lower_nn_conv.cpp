@@ -209,6 +209,56 @@ std::vector<Val> lower_conv(NodeContext& c) {
   return one(from_2d(c, y, nd));
 }
 
+// ConvTranspose 3-D: for each depth tap kd, conv_transpose2d of every input depth slice with
+// W's slice kd (N and the input depths merged into the batch); input depth i lands at output
+// depth i·s + kd·dil, so the results are spread s apart (zeros between), shifted by kd·dil and
+// summed; then the depth padding is cropped and the bias added.
+Val conv_transpose_3d(NodeContext& c, Val x, Val w, Val b, const std::vector<int64_t>& strides,
+                      const std::vector<int64_t>& dil, const std::vector<int64_t>& out_pad,
+                      const std::vector<int64_t>& begin, const std::vector<int64_t>& end, int64_t group) {
+  const int64_t n = c.e.dims(x)[0], ch = static_dim(c, x, 1, "ConvTranspose 3-D"),
+                d = static_dim(c, x, 2, "ConvTranspose 3-D"), h = static_dim(c, x, 3, "ConvTranspose 3-D"),
+                wd = static_dim(c, x, 4, "ConvTranspose 3-D"), kd_n = static_dim(c, w, 2, "ConvTranspose 3-D");
+  const int64_t full = (d - 1) * strides[0] + (kd_n - 1) * dil[0] + 1 + out_pad[0];
+  const int64_t od = full - begin[0] - end[0];
+  if (od < 0) c.fail("the output depth would be negative");
+  Val xs = reshape(c, c.e.emit("transpose", {x}, {attr_ints("axes", {0, 2, 1, 3, 4})}),
+                   {n == kDynamic ? kDynamic : n * d, ch, h, wd});  // (N·D, C, H, W)
+  const std::vector<NamedAttr> attrs = {
+      attr_ints("padding", {begin[1], begin[2], end[1], end[2]}), attr_ints("strides", {strides[1], strides[2]}),
+      attr_ints("dilation", {dil[1], dil[2]}), attr_ints("output_padding", {out_pad[1], out_pad[2]}),
+      attr_i("groups", group)};
+  Val acc;
+  for (int64_t k = 0; k < kd_n; ++k) {
+    Val wk = c.e.emit("squeeze", {c.e.emit("strided_slice", {w}, {attr_ints("begin", {k}), attr_ints("end", {k + 1}),
+                                                                 attr_ints("axes", {2})})},
+                      {attr_ints("axes", {2})});
+    Val z = c.e.emit("conv_transpose2d", {xs, wk, Val{}}, attrs);  // (N·D, OC, OH, OW)
+    const Dims zd = c.e.dims(z);
+    z = reshape(c, z, {n, d, zd[1], zd[2], zd[3]});
+    if (strides[0] > 1) {  // depth i at i·s: (N, D, s, ...) with zeros after each slice
+      z = c.e.emit("expand_dims", {z}, {attr_i("axis", 2)});
+      AttrValue width = AttrValue::tuple({});
+      for (int a = 0; a < 6; ++a) width.items.push_back(AttrValue::int_tuple({0, a == 2 ? strides[0] - 1 : 0}));
+      z = reshape(c, c.e.emit("pad", {z}, {{"pad_width", width}}), {n, d * strides[0], zd[1], zd[2], zd[3]});
+    }
+    // Shifted by k·dil into the full depth, then cropped to [begin, begin + od).
+    const int64_t len = c.e.dims(z)[1], front = k * dil[0] - begin[0];
+    const int64_t lo = std::max<int64_t>(0, -front), hi = std::min(len, od - front);
+    if (hi <= lo) continue;
+    z = c.e.emit("strided_slice", {z}, {attr_ints("begin", {lo}), attr_ints("end", {hi}), attr_ints("axes", {1})});
+    AttrValue width = AttrValue::tuple({});
+    for (int a = 0; a < 5; ++a)
+      width.items.push_back(AttrValue::int_tuple({a == 1 ? front + lo : 0, a == 1 ? od - (front + hi) : 0}));
+    z = c.e.emit("pad", {z}, {{"pad_width", width}});
+    acc = acc.present() ? c.e.emit("add", {acc, z}) : z;
+  }
+  if (!acc.present()) c.fail("no input depth reaches the output");
+  Val y = c.e.emit("transpose", {acc}, {attr_ints("axes", {0, 2, 1, 3, 4})});
+  if (b.present()) y = c.e.emit("add", {y, reshape(c, c.e.with_scalar(b, false), {c.e.dims(y)[1], 1, 1, 1})});
+  return y;
+}
+
 // ConvTranspose onto conv_transpose2d (1-D as H = 1). The output size along each spatial
 // dim is S·(in − 1) + output_padding + D·(K − 1) + 1 − begin − end; `output_shape` (or auto_pad
 // SAME_*, which asks for in·S) fixes it instead, the pads following from ONNX's equations
@@ -217,7 +267,7 @@ std::vector<Val> lower_conv(NodeContext& c) {
 std::vector<Val> lower_conv_transpose(NodeContext& c) {
   Val x = c.input(0), w = c.input(1), b = c.input(2);
   require_float(c, x);
-  const std::size_t nd = spatial_rank(c, x);
+  const std::size_t nd = spatial_rank(c, x, 3);
   if (c.e.rank(w) != int(nd) + 2)
     c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
   std::vector<int64_t> kernel, given = c.attr_ints("kernel_shape");
@@ -269,6 +319,7 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
   }
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
   std::vector<NamedAttr> attrs;
+  if (nd == 3) return one(conv_transpose_3d(c, x, w, b, strides, dilations, out_pad, begin, end, group));
   if (nd == 2) {
     attrs = {attr_ints("padding", {begin[0], begin[1], end[0], end[1]}), attr_ints("strides", strides),
              attr_ints("dilation", dilations), attr_ints("output_padding", out_pad)};

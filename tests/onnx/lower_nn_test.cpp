@@ -323,6 +323,52 @@ BOOST_AUTO_TEST_CASE(conv_3d_with_groups_pads_strides_dilations_and_a_dynamic_ba
   check_close(values(out[0]), want);
 }
 
+BOOST_AUTO_TEST_CASE(conv_transpose_3d_with_strides_pads_dilations_groups_and_output_padding) {
+  const int64_t n = 2, c = 4, d = 3, h = 2, w = 3, ocg = 2, g = 2, kd = 2, kh = 3, kw = 2;
+  const int64_t sd = 2, sh = 1, sw = 2, dd = 2, pd0 = 1, pd1 = 0, ph0 = 1, ph1 = 1, pw0 = 0, pw1 = 1, opd = 1;
+  Model m(11);
+  m.input("x", {n, c, d, h, w});
+  std::vector<float> wv;
+  for (int64_t i = 0; i < c * ocg * kd * kh * kw; ++i) wv.push_back(noise(i * 7 + 3));
+  m.init("w", {c, ocg, kd, kh, kw}, wv);
+  m.init("b", {4}, {0.5f, -1, 2, 0});
+  m.output("y", 5);
+  auto* node = m.node("ConvTranspose", {"x", "w", "b"}, {"y"});
+  attr(node, "group", g);
+  attr(node, "strides", std::vector<int64_t>{sd, sh, sw});
+  attr(node, "dilations", std::vector<int64_t>{dd, 1, 1});
+  attr(node, "pads", std::vector<int64_t>{pd0, ph0, pw0, pd1, ph1, pw1});
+  attr(node, "output_padding", std::vector<int64_t>{opd, 0, 1});
+  Tensor x = f32({n, c, d, h, w}, noise);
+  auto out = run(m.program(), {x});
+  const int64_t od = (d - 1) * sd + opd + dd * (kd - 1) + 1 - pd0 - pd1;   // 7
+  const int64_t oh = (h - 1) * sh + (kh - 1) + 1 - ph0 - ph1;               // 2
+  const int64_t ow = (w - 1) * sw + 1 + (kw - 1) + 1 - pw0 - pw1;           // 6
+  BOOST_TEST_REQUIRE(out[0].shape() == Dims({n, g * ocg, od, oh, ow}));
+  std::vector<float> want(std::size_t(n * g * ocg * od * oh * ow), 0.0f);
+  const float bias[] = {0.5f, -1, 2, 0};
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < g * ocg; ++o)
+      for (int64_t i = 0; i < od * oh * ow; ++i) want[std::size_t((b * g * ocg + o) * od * oh * ow + i)] = bias[o];
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t z = 0; z < d; ++z)
+        for (int64_t y = 0; y < h; ++y)
+          for (int64_t xx = 0; xx < w; ++xx)
+            for (int64_t o = 0; o < ocg; ++o)
+              for (int64_t a = 0; a < kd; ++a)
+                for (int64_t p = 0; p < kh; ++p)
+                  for (int64_t q = 0; q < kw; ++q) {
+                    int64_t tz = z * sd - pd0 + a * dd, ty = y * sh - ph0 + p, tx = xx * sw - pw0 + q;
+                    if (tz < 0 || tz >= od || ty < 0 || ty >= oh || tx < 0 || tx >= ow) continue;
+                    int64_t oc = (ci / (c / g)) * ocg + o;
+                    want[std::size_t((((b * g * ocg + oc) * od + tz) * oh + ty) * ow + tx)] +=
+                        x.data<float>()[(((b * c + ci) * d + z) * h + y) * w + xx] *
+                        wv[std::size_t((((ci * ocg + o) * kd + a) * kh + p) * kw + q)];
+                  }
+  check_close(values(out[0]), want);
+}
+
 // Pools 3-D with pads and ceil_mode: max, and average counting the padding or not.
 BOOST_AUTO_TEST_CASE(pools_3d_with_pads_and_ceil_mode) {
   Tensor x = f32({1, 2, 4, 3, 5}, noise);
