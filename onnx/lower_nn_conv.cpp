@@ -151,9 +151,9 @@ Val from_depth(NodeContext& c, Val y, Val x, const Depth& d) {
   return c.e.emit("transpose", {t}, {attr_ints("axes", {0, 2, 1, 3, 4})});
 }
 
-std::vector<Val> lower_conv(NodeContext& c) {
-  Val x = c.input(0), w = c.input(1), b = c.input(2);
-  require_float(c, x);
+// Conv of x by w (+ b) with the node's attributes; x and w are floats, or i16 for the integer
+// convolutions (ConvInteger, QLinearConv: an i32 result).
+Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   const std::size_t nd = spatial_rank(c, x, 3);
   if (c.e.rank(w) != int(nd) + 2)
     c.fail("W must have rank " + std::to_string(nd + 2) + ", got " + std::to_string(c.e.rank(w)));
@@ -201,12 +201,17 @@ std::vector<Val> lower_conv(NodeContext& c) {
       Val yk = c.e.emit("conv2d", {taps[std::size_t(kd)], wk, kd == 0 ? b : Val{}}, attrs);
       acc = acc.present() ? c.e.emit("add", {acc, yk}) : yk;
     }
-    return one(from_depth(c, acc, x, d));
+    return from_depth(c, acc, x, d);
   }
   Val x2 = as_2d(c, x, nd);
   Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
   Val y = c.e.emit("conv2d", {x2, w2, b}, attrs);
-  return one(from_2d(c, y, nd));
+  return from_2d(c, y, nd);
+}
+
+std::vector<Val> lower_conv(NodeContext& c) {
+  require_float(c, c.input(0));
+  return one(conv_impl(c, c.input(0), c.input(1), c.input(2)));
 }
 
 // ConvTranspose 3-D: for each depth tap kd, conv_transpose2d of every input depth slice with
@@ -524,6 +529,8 @@ constexpr LoweringEntry kTable[] = {
 };
 
 }  // namespace
+
+Val conv(NodeContext& c, Val x, Val w, Val b) { return conv_impl(c, x, w, b); }
 
 std::span<const LoweringEntry> conv_pool_table() { return kTable; }
 

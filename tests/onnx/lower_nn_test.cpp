@@ -1279,6 +1279,76 @@ BOOST_AUTO_TEST_CASE(roi_align_avg_and_max_both_coordinate_modes) {
     }
 }
 
+// QLinearConv with per-channel weight scales and zero points, a bias, an int8 output that
+// saturates, and ties rounded to even; MatMulInteger with per-row / per-column zero points.
+BOOST_AUTO_TEST_CASE(qlinear_conv_per_channel_and_matmul_integer_per_row_zero_points) {
+  auto u8 = [](const std::vector<int64_t>& dims, const std::function<int(int64_t)>& f) {
+    Tensor t = Tensor::empty(DType::u8, Dims(std::span<const int64_t>(dims)));
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<uint8_t>()[i] = uint8_t(f(i));
+    return t;
+  };
+  {
+    Model m(13);
+    m.input("x", {1, 1, 3, 3}, onnx::TensorProto::UINT8);
+    m.input("w", {2, 1, 2, 2}, onnx::TensorProto::UINT8);
+    m.init("xs", {}, {0.5f});
+    m.init("ws", {2}, {0.25f, 1.0f});
+    m.init("ys", {}, {1.0f});
+    auto* xz = m.g->add_initializer();
+    xz->set_name("xz"), xz->set_data_type(onnx::TensorProto::UINT8), xz->add_int32_data(10);
+    auto* wz = m.g->add_initializer();
+    wz->set_name("wz"), wz->set_data_type(onnx::TensorProto::UINT8), wz->add_dims(2), wz->add_int32_data(3), wz->add_int32_data(100);
+    auto* yz = m.g->add_initializer();
+    yz->set_name("yz"), yz->set_data_type(onnx::TensorProto::INT8), yz->add_int32_data(-5);
+    auto* b = m.g->add_initializer();
+    b->set_name("b"), b->set_data_type(onnx::TensorProto::INT32), b->add_dims(2), b->add_int32_data(1), b->add_int32_data(-7);
+    m.output("y", 4, onnx::TensorProto::INT8);
+    m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"}, {"y"});
+    Tensor x = u8({1, 1, 3, 3}, [](int64_t i) { return int(i * 29 % 256); });
+    Tensor w = u8({2, 1, 2, 2}, [](int64_t i) { return int(i * 61 % 256); });
+    auto out = run(m.program(), {x, w});
+    BOOST_TEST_REQUIRE(out[0].shape() == Dims({1, 2, 2, 2}));
+    BOOST_TEST(out[0].dtype() == DType::i8);
+    const int wzv[] = {3, 100}, bv[] = {1, -7};
+    const float wsv[] = {0.25f, 1.0f};
+    for (int o = 0; o < 2; ++o)
+      for (int p = 0; p < 2; ++p)
+        for (int q = 0; q < 2; ++q) {
+          int acc = bv[o];
+          for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j)
+              acc += (x.data<uint8_t>()[(p + i) * 3 + q + j] - 10) * (w.data<uint8_t>()[o * 4 + i * 2 + j] - wzv[o]);
+          float v = std::nearbyint(float(acc) * (0.5f * wsv[o] / 1.0f)) - 5;
+          int want = int(std::clamp(v, -128.0f, 127.0f));
+          BOOST_TEST(int(contiguous(out[0]).data<int8_t>()[(o * 2 + p) * 2 + q]) == want, o << p << q);
+        }
+  }
+  {
+    Model m(13);
+    m.input("a", {3, 2}, onnx::TensorProto::UINT8);
+    m.input("b", {2, 2}, onnx::TensorProto::UINT8);
+    auto* az = m.g->add_initializer();
+    az->set_name("az"), az->set_data_type(onnx::TensorProto::UINT8), az->add_dims(3);
+    for (int v : {1, 2, 3}) az->add_int32_data(v);
+    auto* bz = m.g->add_initializer();
+    bz->set_name("bz"), bz->set_data_type(onnx::TensorProto::UINT8), bz->add_dims(2);
+    for (int v : {200, 0}) bz->add_int32_data(v);
+    m.output("y", 2, onnx::TensorProto::INT32);
+    m.node("MatMulInteger", {"a", "b", "az", "bz"}, {"y"});
+    Tensor a = u8({3, 2}, [](int64_t i) { return int(i * 50); }), b = u8({2, 2}, [](int64_t i) { return int(255 - i); });
+    auto out = run(m.program(), {a, b});
+    Tensor y = contiguous(out[0]);
+    const int azv[] = {1, 2, 3}, bzv[] = {200, 0};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 2; ++j) {
+        int want = 0;
+        for (int k = 0; k < 2; ++k)
+          want += (a.data<uint8_t>()[i * 2 + k] - azv[i]) * (b.data<uint8_t>()[k * 2 + j] - bzv[j]);
+        BOOST_TEST(y.data<int32_t>()[i * 2 + j] == want);
+      }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(matmul_of_two_vectors_is_an_onnx_scalar) {
   Model m(13);
   m.input("a", {3});
