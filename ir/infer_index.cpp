@@ -168,7 +168,8 @@ void infer_scatter_nd(InferContext& ctx) {
 }
 
 void infer_one_hot(InferContext& ctx) {
-  require_inputs("one_hot", ctx.in.size(), 2);
+  if (ctx.in.size() != 2) require_inputs("one_hot", ctx.in.size(), 3);  // the depth input optional
+  const bool depth_at_run_time = attr_input("one_hot", ctx.in, 2, "depth");
   const TensorType &idx = ctx.in[0], &values = ctx.in[1];
   require_dtype("one_hot", "indices", idx.dtype, kNumeric, kNoBool);
   if (values.dims.size() != 1 || (values.dims[0] != 2 && values.dims[0] != kDynamic))
@@ -182,12 +183,13 @@ void infer_one_hot(InferContext& ctx) {
   const int axis = int(a.axis < 0 ? a.axis + r + 1 : a.axis);
   check_result_rank("one_hot", r + 1);
   Dims out = idx.dims;
-  out.insert(axis, a.depth);
+  out.insert(axis, depth_at_run_time ? kDynamic : a.depth);
   set_result(ctx, result_type(values.dtype, out, values.precision));
 }
 
 void infer_trilu(InferContext& ctx) {
-  require_inputs("trilu", ctx.in.size(), 1);
+  if (ctx.in.size() != 1) require_inputs("trilu", ctx.in.size(), 2);  // the k input optional
+  attr_input("trilu", ctx.in, 1, "k");
   const TensorType& x = ctx.in[0];
   if (x.dims.size() < 2) fail_invalid("trilu: x must have rank >= 2, got " + x.to_string());
   set_result(ctx, result_type(x.dtype, x.dims, x.precision));

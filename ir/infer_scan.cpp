@@ -36,9 +36,14 @@ void infer_along_axis_floats(InferContext& ctx, const char* op) {
 
 // Precision: p + ceil(log2 n) for n elements along the axis (unknown if n is `?`), as sum.
 void infer_cumsum(InferContext& ctx) {
-  require_inputs("cumsum", ctx.in.size(), 1);
+  if (ctx.in.size() != 1) require_inputs("cumsum", ctx.in.size(), 2);  // the axis input optional
   const TensorType& x = ctx.in[0];
   require_dtype("cumsum", "x", x.dtype, kNumeric, kNoBool);
+  if (attr_input("cumsum", ctx.in, 1, "axis")) {  // the axis is known at run time only
+    if (x.dims.empty()) fail_invalid("cumsum: x must have rank >= 1");
+    set_result(ctx, result_type(x.dtype, x.dims, kUnknownPrecision));
+    return;
+  }
   const auto& a = ctx.attrs.get<cumsum_attrs>();
   const int axis = normalize_axis(a.axis, x.dims.size(), "cumsum: axis");
   const int64_t n = x.dims[axis];
@@ -57,12 +62,18 @@ void infer_hardmax(InferContext& ctx) {
 
 // values: x's dtype and precision; indices: i64. Both x's shape with dim `axis` = k.
 void infer_topk(InferContext& ctx) {
-  require_inputs("topk", ctx.in.size(), 1);
+  if (ctx.in.size() != 1) require_inputs("topk", ctx.in.size(), 2);  // the k input optional
   const TensorType& x = ctx.in[0];
   require_dtype("topk", "x", x.dtype, kNumeric, kNoBool);
   const auto& a = ctx.attrs.get<topk_attrs>();
   const int axis = normalize_axis(a.axis, x.dims.size(), "topk: axis");
   const int64_t n = x.dims[axis];
+  if (attr_input("topk", ctx.in, 1, "k")) {  // k is known at run time only
+    Dims d = x.dims;
+    d[axis] = kDynamic;
+    ctx.out = {result_type(x.dtype, d, x.precision), result_type(DType::i64, d, kUnknownPrecision)};
+    return;
+  }
   if (n != kDynamic && a.k > n)
     fail_invalid("topk: k " + std::to_string(a.k) + " is larger than dim " + std::to_string(axis) +
                  " of " + x.to_string() + " (" + std::to_string(n) + " elements)");

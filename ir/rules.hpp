@@ -24,6 +24,21 @@ Dims broadcast_types(const TensorType& a, const TensorType& b);
 // is Error(trap).
 Dims broadcast_shapes(const Dims& a, const Dims& b);
 
+// An optional input that gives an integer attribute's value at run time (topk's k, cumsum's
+// axis, trilu's k, one_hot's depth): absent, or an integer tensor of one element. True when
+// it is present.
+inline bool attr_input(const char* op, std::span<const TensorType> in, std::size_t k, const char* name) {
+  if (in.size() <= k || !in[k].present) return false;
+  const TensorType& t = in[k];
+  if (!is_integer(t.dtype))
+    fail_invalid(std::string(op) + ": " + name + " must be an integer tensor, got " + t.to_string());
+  int64_t n = 1;
+  for (int64_t d : t.dims) n = d == kDynamic || n == kDynamic ? kDynamic : n * d;
+  if (n != 1 && n != kDynamic)
+    fail_invalid(std::string(op) + ": " + name + " must hold one value, got " + t.to_string());
+  return true;
+}
+
 }  // namespace mlvm
 
 namespace mlvm::ew {

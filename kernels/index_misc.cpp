@@ -47,6 +47,7 @@ int64_t as_index(T v, int64_t out) {
 // index there (a negative one in [-depth, -1] counts from the end), off elsewhere (an index
 // outside [-depth, depth) gives a row of off).
 void run_one_hot(KernelContext& ctx) {
+  if (run_with_attr_input(ctx, Opcode::one_hot, 2, 0, run_one_hot)) return;
   const TensorType t = infer_at_run_time(ctx, infer_one_hot);
   const Tensor &indices = ctx.in[0], &values = ctx.in[1];
   const auto& a = ctx.attrs.get<one_hot_attrs>();
@@ -83,6 +84,7 @@ void run_one_hot(KernelContext& ctx) {
 // x with the elements off the kept triangle of each [N, M] matrix (the last two dims) set to
 // 0: upper keeps column j >= row i + k, lower keeps j <= i + k.
 void run_trilu(KernelContext& ctx) {
+  if (run_with_attr_input(ctx, Opcode::trilu, 1, 1, run_trilu)) return;
   const TensorType t = infer_at_run_time(ctx, infer_trilu);
   const auto& a = ctx.attrs.get<trilu_attrs>();
   Tensor y = ctx.output(t.dtype, t.dims);

@@ -1,5 +1,8 @@
 #include "kernels/run_time_type.hpp"
 
+#include "ir/attr_check.hpp"
+#include "ir/op_table.hpp"
+
 #include "tensor/copy.hpp"
 
 namespace mlvm {
@@ -24,6 +27,29 @@ TensorType infer_at_run_time(const KernelContext& ctx, InferFn infer) {
     throw;
   }
   return ic.out.at(0);
+}
+
+bool run_with_attr_input(KernelContext& ctx, Opcode op, int input, int attr, KernelFn fn) {
+  if (std::size_t(input) >= ctx.in.size() || !ctx.in[std::size_t(input)].defined()) return false;
+  const OpInfo& info = op_info(op);
+  std::vector<int64_t> v = read_ints(ctx.in[std::size_t(input)]);
+  if (v.size() != 1)
+    fail_trap(info.name + ": input '" + info.inputs[std::size_t(input)].name + "' must hold one value, got " +
+              std::to_string(v.size()));
+  std::vector<AttrValue> values = ctx.attrs.values();
+  values[std::size_t(attr)] = AttrValue::integer(v[0]);
+  Attrs attrs;
+  try {
+    attrs = check_positional_attrs(info, values);
+  } catch (const Error& e) {
+    fail_trap(info.name + ": input '" + info.inputs[std::size_t(input)].name + "' = " +
+              std::to_string(v[0]) + ": " + e.what());
+  }
+  std::vector<Tensor> in;
+  for (int k = 0; k < input; ++k) in.push_back(ctx.in[std::size_t(k)]);
+  KernelContext sub{TensorArgs(in), ctx.out, attrs, ctx.env};
+  fn(sub);
+  return true;
 }
 
 std::vector<int64_t> read_ints(const Tensor& t) {

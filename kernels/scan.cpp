@@ -82,6 +82,7 @@ int64_t first_max(const std::byte* p, int64_t n, int64_t s) {
 // y[j] = Σ x[i] over i <= j (exclusive: i < j; reverse: i >= j, i > j). Floats add in f64 and
 // round each result; integers wrap in x's dtype.
 void run_cumsum(KernelContext& ctx) {
+  if (run_with_attr_input(ctx, Opcode::cumsum, 1, 0, run_cumsum)) return;
   const TensorType t = infer_at_run_time(ctx, infer_cumsum);
   const Tensor& x = ctx.in[0];
   const auto& a = ctx.attrs.get<cumsum_attrs>();
@@ -175,6 +176,7 @@ void run_hardmax(KernelContext& ctx) {
 // values first, equal values by lower index, NaN larger than every number (first when largest,
 // last when smallest). `sorted=false` gives the same order.
 void run_topk(KernelContext& ctx) {
+  if (run_with_attr_input(ctx, Opcode::topk, 1, 0, run_topk)) return;
   const TensorType t = infer_at_run_time(ctx, infer_topk);
   const Tensor& x = ctx.in[0];
   const auto& a = ctx.attrs.get<topk_attrs>();

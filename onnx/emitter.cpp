@@ -170,6 +170,9 @@ std::vector<double> Emitter::doubles(Val v, const std::string& what) const {
 
 std::string Emitter::reg(Val v) {
   if (!v.present()) return "none";
+  if (slot(v).is_sequence)
+    fail(ErrorKind::invalid, "a sequence where a tensor is expected (sequences exist only at import: "
+                             "graph inputs and outputs and op operands must be tensors)");
   Slot& s = slots_[std::size_t(slot(v).reg.empty() ? v.id : v.id)];
   if (!s.reg.empty()) return s.reg;
   // A constant read by an instruction: declare it once.
@@ -253,6 +256,20 @@ Val Emitter::emit(std::string_view op, const std::vector<Val>& args,
   if (r.size() != 1) fail(ErrorKind::invalid, "internal: op " + std::string(op) + " has " +
                                                   std::to_string(r.size()) + " results");
   return r[0];
+}
+
+Val Emitter::sequence(std::vector<Val> elements) {
+  Slot s;
+  s.is_sequence = true;
+  s.elements = std::move(elements);
+  return add(std::move(s));
+}
+
+bool Emitter::is_sequence(Val v) const { return v.present() && slot(v).is_sequence; }
+
+const std::vector<Val>& Emitter::elements(Val v) const {
+  if (!is_sequence(v)) fail(ErrorKind::invalid, "a tensor where a sequence is expected");
+  return slot(v).elements;
 }
 
 Val Emitter::placeholder(const TensorType& type, bool scalar_flag, const std::string& name_hint) {

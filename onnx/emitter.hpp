@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -83,6 +84,11 @@ class Emitter {
   void jmp(const std::string& label);
   void br(Val cond, const std::string& label);
 
+  // --- ONNX sequences, resolved at import: a list of values, never a register ---
+  Val sequence(std::vector<Val> elements);
+  bool is_sequence(Val v) const;
+  const std::vector<Val>& elements(Val v) const;  // Error(invalid) unless a sequence
+
   // Declares the graph's outputs (in order) and returns the module.
   Module finish(const std::vector<std::pair<std::string, Val>>& outputs);
 
@@ -93,12 +99,15 @@ class Emitter {
     std::string reg;       // the register, once it has one
     bool scalar = false;
     bool named = false;    // reg carries an ONNX value's name
+    bool is_sequence = false;
+    std::vector<Val> elements;  // a sequence's values
   };
   Val add(Slot s);
   const Slot& slot(Val v) const;
 
   ModuleBuilder builder_;
-  std::vector<Slot> slots_;
+  // A deque: references to a slot (type(), dims(), value()) stay valid while values are added.
+  std::deque<Slot> slots_;
   std::map<std::string, int> used_names_;
   std::map<std::string, std::string> reserved_;
   std::string origin_;

@@ -29,7 +29,10 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
   static const std::map<std::string, const LoweringEntry*> table = [] {
     std::map<std::string, const LoweringEntry*> t;
     for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
-                         control_lowerings(), rnn_lowerings(), nn_lowerings()})
+                         control_lowerings(), rnn_lowerings(), nn_lowerings(),
+                         index_lowerings(), quant_lowerings(),
+                         loss_lowerings(), signal_lowerings(),
+                         einsum_lowerings(), sequence_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();
@@ -101,9 +104,9 @@ TensorType input_type(const onnx::ValueInfoProto& vi, const std::string& mlvm_na
 
 class GraphImporter : public SubgraphLowerer {
  public:
-  GraphImporter(const onnx::ModelProto& model, int opset, const OnnxImportOptions& options,
+  GraphImporter(std::shared_ptr<const onnx::ModelProto> model, int opset, const OnnxImportOptions& options,
                 OnnxImport& out)
-      : model_(model), g_(model.graph()), opset_(opset), options_(options), out_(out),
+      : model_(model), g_(model->graph()), opset_(opset), options_(options), out_(out),
         e_(g_.name().empty() ? options.default_name : sanitize_name(g_.name())) {}
 
   Module run() {
@@ -124,7 +127,7 @@ class GraphImporter : public SubgraphLowerer {
     }
     for (const auto& init : g_.initializer()) {
       OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'",
-                                       {options_.model_dir});
+                                       {options_.model_dir}, model_);
       define(init.name(), e_.constant(std::move(t.value), t.scalar));
     }
     for (int k = 0; k < g_.node_size(); ++k) lower_node(g_.node(k), k);
@@ -166,7 +169,7 @@ class GraphImporter : public SubgraphLowerer {
     } restore{*this, saved_problems};
     for (int k = 0; k < g.input_size(); ++k) define(g.input(k).name(), inputs[std::size_t(k)]);
     for (const auto& init : g.initializer()) {
-      OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'", {options_.model_dir});
+      OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'", {options_.model_dir}, model_);
       define(init.name(), e_.constant(std::move(t.value), t.scalar));
     }
     for (int k = 0; k < g.node_size(); ++k) lower_node(g.node(k), k);
@@ -255,7 +258,7 @@ class GraphImporter : public SubgraphLowerer {
     }
   }
 
-  const onnx::ModelProto& model_;
+  std::shared_ptr<const onnx::ModelProto> model_;
   const onnx::GraphProto& g_;
   int opset_;
   const OnnxImportOptions& options_;
@@ -275,36 +278,44 @@ int default_opset(const onnx::ModelProto& model) {
 
 }  // namespace
 
-OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
+namespace {
+
+std::shared_ptr<onnx::ModelProto> parse_model(std::span<const uint8_t> bytes) {
   if (int64_t(bytes.size()) >= kMaxModelBytes)
     throw Error(ErrorKind::malformed, "model of " + std::to_string(bytes.size()) +
                                           " bytes is above protobuf's 2 GiB limit");
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+  auto model = std::make_shared<onnx::ModelProto>();
+  if (!model->ParseFromArray(bytes.data(), int(bytes.size())))
     throw Error(ErrorKind::malformed, "not an ONNX model: the protobuf does not parse "
                                       "(truncated, or wrong wire types)");
+  return model;
+}
+
+// The parsed model is kept alive by the module's constants, which are views of its
+// initializers' raw data (held once, never copied).
+OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImportOptions& options) {
   OnnxImport out;
-  out.original_opset = default_opset(model);
-  if (out.original_opset <= 0 && model.graph().node_size() > 0)
+  out.original_opset = default_opset(*model);
+  if (out.original_opset <= 0 && model->graph().node_size() > 0)
     throw Error(ErrorKind::malformed, "the model imports no default-domain (ai.onnx) opset");
   if (out.original_opset > kMaxOpset)
     throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
                                         " is newer than the newest this build knows (" +
                                         std::to_string(kMaxOpset) + ")");
-  check_graph_structure(model);
+  check_graph_structure(*model);
   // ONNX's checker stops at the first unknown op; the importer lists every node it cannot
   // import, so the checker's verdict is reported only when the import itself found nothing.
   std::string checker_error;
   try {
-    onnx::checker::check_model(model);
+    onnx::checker::check_model(*model);
   } catch (const std::exception& ex) {
     checker_error = std::string("ONNX checker: ") + ex.what();
   }
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
     if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
-    upgrade_opset(model, kMinNativeOpset);
+    upgrade_opset(*model, kMinNativeOpset);
   }
-  out.opset = std::max(default_opset(model), out.original_opset);
+  out.opset = std::max(default_opset(*model), out.original_opset);
   out.module = GraphImporter(model, out.opset, options, out).run();
   if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
   VerifyOptions vo;
@@ -313,13 +324,25 @@ OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& 
   return out;
 }
 
+}  // namespace
+
+OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
+  return import_model(parse_model(bytes), options);
+}
+
 OnnxImport import_onnx_file(const std::string& path, OnnxImportOptions options) {
-  std::vector<uint8_t> bytes = read_file_bounded(path, kMaxModelBytes, "ONNX model");
+  std::shared_ptr<onnx::ModelProto> model;
+  {
+    // The file's bytes are dropped once parsed: the model's peak memory is bytes + proto, and
+    // afterwards the proto alone.
+    std::vector<uint8_t> bytes = read_file_bounded(path, kMaxModelBytes, "ONNX model");
+    model = parse_model(bytes);
+  }
   if (options.model_dir.empty()) {
     std::filesystem::path p(path);
     options.model_dir = p.has_parent_path() ? p.parent_path().string() : ".";
   }
-  return import_onnx(bytes, options);
+  return import_model(std::move(model), options);
 }
 
 std::vector<std::pair<std::string, std::string>> supported_onnx_ops() {

@@ -82,7 +82,8 @@ Val slice_of(NodeContext& c, Val elem, int axis) {
 // import time the accumulator's empty start cannot be shaped, so the first iteration (`step`
 // 0) takes the slice itself.
 void accumulate(NodeContext& c, Accumulator& a, Val elem, Val step) {
-  Val piece = slice_of(c, elem, a.axis);
+  // An ONNX scalar is held as [1]: already a slice of length 1.
+  Val piece = c.e.scalar(elem) ? elem : slice_of(c, elem, a.axis);
   std::string first_label, done_label;
   if (c.e.type(elem).has_dynamic_dims()) {
     first_label = c.e.new_label("first_slice");
@@ -143,6 +144,7 @@ std::vector<Val> lower_loop(NodeContext& c) {
   for (int j = 0; j < n_scan; ++j) {
     Val elem = out[std::size_t(1 + n_carried + j)];
     TensorType t = c.e.type(elem);
+    if (c.e.scalar(elem)) t.dims = Dims{};
     t.dims.insert(0, kDynamic);
     scans[std::size_t(j)].acc = c.e.placeholder(t, false, "scan_out");
     accumulate(c, scans[std::size_t(j)], elem, i);
@@ -152,7 +154,12 @@ std::vector<Val> lower_loop(NodeContext& c) {
   c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));
   c.e.jmp(check_label);
   c.e.place_label(init_label);
-  for (int j = 0; j < n_scan; ++j) init_accumulator(c, scans[std::size_t(j)], c.e.type(out[std::size_t(1 + n_carried + j)]));
+  for (int j = 0; j < n_scan; ++j) {
+    Val elem = out[std::size_t(1 + n_carried + j)];
+    TensorType t = c.e.type(elem);
+    if (c.e.scalar(elem)) t.dims = Dims{};
+    init_accumulator(c, scans[std::size_t(j)], t);
+  }
   c.e.place_label(check_label);
   Val more = cond;
   if (trip.present()) {
@@ -221,7 +228,7 @@ std::vector<Val> lower_scan(NodeContext& c) {
     if (c.e.scalar(elem)) t.dims = Dims{};
     t.dims.insert(a.axis, kDynamic);
     a.acc = c.e.placeholder(t, false, "scan_out");
-    accumulate(c, a, c.e.scalar(elem) ? c.e.emit("reshape", {elem}, {attr_ints("shape", {1})}) : elem, i);
+    accumulate(c, a, elem, i);
   }
   for (int k = 0; k < n; ++k) c.e.assign(states[std::size_t(k)], out[std::size_t(k)]);
   c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));

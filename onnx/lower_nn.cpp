@@ -1,10 +1,8 @@
 // Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
 // DepthToSpace and SpaceToDepth. nn_lowerings() also gathers the tables of lower_nn_conv.cpp
-// (Conv, ConvTranspose, pools, MaxUnpool), lower_nn_norm.cpp (normalizations),
-// lower_nn_act.cpp (activations), lower_nn_resize.cpp (Upsample, Resize), lower_nn_loss.cpp
-// (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), lower_nn_sample.cpp (GridSample,
-// RoiAlign) and lower_nn_quant.cpp (ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul);
-// lower_nn_fold.cpp folds a BatchNormalization into the Conv or Gemm before it.
+// (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp
+// (activations), lower_nn_resize.cpp (Upsample, Resize) and lower_nn_sample.cpp (GridSample,
+// RoiAlign); lower_nn_fold.cpp folds a BatchNormalization into the Conv or Gemm before it.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -202,7 +200,7 @@ std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
     for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table(),
-                   nn::loss_table(), nn::sample_table(), nn::quant_table()})
+                   nn::sample_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

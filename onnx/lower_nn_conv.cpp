@@ -151,8 +151,8 @@ Val from_depth(NodeContext& c, Val y, Val x, const Depth& d) {
   return c.e.emit("transpose", {t}, {attr_ints("axes", {0, 2, 1, 3, 4})});
 }
 
-// Conv of x by w (+ b) with the node's attributes; x and w are floats, or i16 for the integer
-// convolutions (ConvInteger, QLinearConv: an i32 result).
+// Conv of x by w (+ b) with the node's attributes; x and w are floats, or integers for
+// ConvInteger and QLinearConv (lower_quant.cpp runs the Conv lowering on i32 operands).
 Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   const std::size_t nd = spatial_rank(c, x, 3);
   if (c.e.rank(w) != int(nd) + 2)
@@ -210,7 +210,7 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
 }
 
 std::vector<Val> lower_conv(NodeContext& c) {
-  require_float(c, c.input(0));
+  if (c.node.op_type() == "Conv") require_float(c, c.input(0));
   return one(conv_impl(c, c.input(0), c.input(1), c.input(2)));
 }
 
@@ -479,45 +479,7 @@ std::vector<Val> lower_global_pool(NodeContext& c) {
   return one(reduce(c, is_max ? "max" : "mean", x, iota(2, r), true));
 }
 
-// MaxUnpool: zeros of the output shape with y.flat[indices] = x (indices are flat over the
-// whole output, as MaxPool's Indices output gives them). The output's spatial dims are
-// (in - 1) · stride + kernel - pads, or the constant output_shape.
-std::vector<Val> lower_max_unpool(NodeContext& c) {
-  Val x = c.input(0), idx = c.input(1);
-  const int r = c.e.rank(x);
-  if (r < 3) c.fail("the input must have rank >= 3 (N, C, spatial...), got rank " + std::to_string(r));
-  const std::size_t nd = std::size_t(r - 2);
-  std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
-  if (kernel.size() != nd)
-    c.fail("kernel_shape=(" + join(kernel) + ") should have " + std::to_string(nd) + " entries");
-  const std::vector<int64_t> strides = per_dim(c, "strides", nd, 1, 1);
-  const std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
-  if (pads.size() != 2 * nd) c.fail("pads=(" + join(pads) + ") should have " + std::to_string(2 * nd) + " entries");
-  std::vector<int64_t> shape;
-  for (int k = 0; k < r; ++k) shape.push_back(static_dim(c, x, k, "MaxUnpool"));
-  if (c.input(2).present()) {
-    std::vector<int64_t> given = c.e.ints(c.input(2), "MaxUnpool's output_shape");
-    if (int(given.size()) != r)
-      c.fail("output_shape has " + std::to_string(given.size()) + " entries for an input of rank " + std::to_string(r));
-    if (given[0] != shape[0] || given[1] != shape[1]) c.fail("output_shape changes N or C");
-    shape = given;
-  } else {
-    for (std::size_t k = 0; k < nd; ++k)
-      shape[2 + k] = (shape[2 + k] - 1) * strides[k] + kernel[k] - pads[k] - pads[nd + k];
-  }
-  int64_t total = 1;
-  for (int64_t d : shape) {
-    if (d < 0) c.fail("the output shape (" + join(shape) + ") has a negative dim");
-    total *= d;
-  }
-  Val zeros = c.e.emit("zeros", {}, {attr_ints("shape", {total}), attr_dt("dtype", c.e.dtype(x))});
-  Val flat = c.e.emit("scatter_elements", {zeros, reshape(c, idx, {kDynamic}), reshape(c, x, {kDynamic})},
-                      {attr_i("axis", 0)});
-  return one(reshape(c, flat, shape));
-}
-
 constexpr LoweringEntry kTable[] = {
-    {"MaxUnpool", 9, lower_max_unpool},
     {"Conv", 1, lower_conv},
     {"ConvTranspose", 1, lower_conv_transpose},
     {"MaxPool", 1, lower_pool},
@@ -529,8 +491,6 @@ constexpr LoweringEntry kTable[] = {
 };
 
 }  // namespace
-
-Val conv(NodeContext& c, Val x, Val w, Val b) { return conv_impl(c, x, w, b); }
 
 std::span<const LoweringEntry> conv_pool_table() { return kTable; }
 

@@ -35,10 +35,6 @@ std::vector<int64_t> iota(int64_t a, int64_t b);
 // The per-channel vector v (C) of an (N, C, D...) input of rank r as (C, 1, ..., 1).
 Val per_channel(NodeContext& c, Val v, int rank);
 
-// Conv of x by w (+ optional b) with the node's Conv attributes (pads, auto_pad, strides,
-// dilations, group, kernel_shape); 1-D, 2-D or 3-D (lower_nn_conv.cpp).
-Val conv(NodeContext& c, Val x, Val w, Val b);
-
 // A constant of dtype dt (f32 or f64) with the given dims holding v.
 Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims);
 
@@ -59,8 +55,6 @@ std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
 std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
 std::span<const LoweringEntry> resize_table();      // lower_nn_resize.cpp
-std::span<const LoweringEntry> loss_table();        // lower_nn_loss.cpp
 std::span<const LoweringEntry> sample_table();      // lower_nn_sample.cpp
-std::span<const LoweringEntry> quant_table();       // lower_nn_quant.cpp
 
 }  // namespace mlvm::nn

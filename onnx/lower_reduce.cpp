@@ -54,36 +54,18 @@ std::vector<Val> lower_reduce(NodeContext& c) {
   if (t == "ReduceMean") return one(reduce(c, "mean", x, r));
   if (t == "ReduceMax") return one(reduce(c, "max", x, r));
   if (t == "ReduceMin") return one(reduce(c, "min", x, r));
-  if (t == "ReduceSumSquare") return one(reduce(c, "sum", c.e.emit("mul", {x, x}), r));
-  if (t == "ReduceL1") return one(reduce(c, "sum", c.e.emit("abs", {x}), r));
-  if (!is_float(c.e.dtype(x))) c.fail(t + " of integers is not supported");
-  if (t == "ReduceL2") {
-    Val s = reduce(c, "sum", c.e.emit("mul", {x, x}), r);
-    return one(c.e.with_scalar(c.e.emit("sqrt", {s}), c.e.scalar(s)));
-  }
-  if (t == "ReduceLogSum") {
-    Val s = reduce(c, "sum", x, r);
-    return one(c.e.with_scalar(c.e.emit("log", {s}), c.e.scalar(s)));
-  }
-  if (t == "ReduceLogSumExp") {
-    // max + log(sum(exp(x - max))): stable for large x.
-    ReduceArgs keep = r;
-    keep.keepdims = true;
-    Val m = c.e.emit("max", {x}, {attr_ints("axes", r.axes), attr_b("keepdims", true)});
-    Val s = c.e.emit("sum", {c.e.emit("exp", {c.e.emit("sub", {x, m})})},
-                     {attr_ints("axes", r.axes), attr_b("keepdims", true)});
-    Val y = c.e.emit("add", {c.e.emit("log", {s}), m});
-    if (!r.keepdims) {
-      int rank = c.e.rank(x);
-      bool all = r.axes.empty() || int(r.axes.size()) == rank;
-      std::vector<int64_t> axes = r.axes;
-      if (axes.empty())
-        for (int k = 0; k < rank; ++k) axes.push_back(k);
-      if (all) y = c.e.emit("reshape", {y}, {attr_ints("shape", {1})});
-      else y = c.e.emit("squeeze", {y}, {attr_ints("axes", axes)});
-      return one(c.e.with_scalar(y, all));
-    }
-    return one(y);
+  if (t == "ReduceProd") return one(reduce(c, "prod", x, r));
+  if (t == "ReduceSumSquare") return one(reduce(c, "sum_square", x, r));
+  if (t == "ReduceL1") return one(reduce(c, "l1", x, r));
+  // l2, log_sum and logsumexp are float ops; ONNX allows integer inputs (computed in the
+  // dtype: round the float result back).
+  const char* op = t == "ReduceL2" ? "l2" : t == "ReduceLogSum" ? "log_sum" : t == "ReduceLogSumExp" ? "logsumexp" : nullptr;
+  if (op) {
+    DType dt = c.e.dtype(x);
+    if (is_float(dt)) return one(reduce(c, op, x, r));
+    Val xf = c.e.emit("cast", {x}, {attr_dt("dtype", DType::f64)});
+    Val y = reduce(c, op, xf, r);
+    return one(c.e.with_scalar(c.e.emit("cast", {y}, {attr_dt("dtype", dt)}), c.e.scalar(y)));
   }
   c.fail(t + " is not supported yet");
 }
@@ -95,21 +77,14 @@ std::vector<Val> lower_arg(NodeContext& c) {
   bool keepdims = c.attr_int("keepdims", 1) != 0;
   bool last = c.attr_int("select_last_index", 0) != 0;
   const char* op = c.node.op_type() == "ArgMax" ? "argmax" : "argmin";
-  if (!last) {
-    Val y = c.e.emit(op, {x}, {attr_i("axis", axis), attr_b("keepdims", keepdims)});
-    return one(c.e.with_scalar(y, !keepdims && rank == 1));
-  }
-  // The last index of the extremum: the first one in the flipped dim, counted back.
-  int64_t n = c.e.dims(x)[int(axis)];
-  if (n == kDynamic) c.fail("select_last_index on a dynamic dim");
-  Val f = c.e.emit("flip", {x}, {attr_i("axis", axis)});
-  Val i = c.e.emit(op, {f}, {attr_i("axis", axis), attr_b("keepdims", keepdims)});
-  Val y = c.e.emit("sub", {c.e.scalar_const(DType::i64, double(n - 1)), i});
+  Val y = c.e.emit(op, {x}, {attr_i("axis", axis), attr_b("keepdims", keepdims),
+                             attr_b("select_last_index", last)});
   return one(c.e.with_scalar(y, !keepdims && rank == 1));
 }
 
 constexpr LoweringEntry kTable[] = {
     {"ReduceSum", 1, lower_reduce},       {"ReduceMean", 1, lower_reduce},
+    {"ReduceProd", 1, lower_reduce},
     {"ReduceMax", 1, lower_reduce},       {"ReduceMin", 1, lower_reduce},
     {"ReduceSumSquare", 1, lower_reduce}, {"ReduceL1", 1, lower_reduce},
     {"ReduceL2", 1, lower_reduce},        {"ReduceLogSum", 1, lower_reduce},

@@ -93,6 +93,12 @@ std::span<const LoweringEntry> shape_lowerings();
 std::span<const LoweringEntry> reduce_lowerings();
 std::span<const LoweringEntry> control_lowerings();
 std::span<const LoweringEntry> rnn_lowerings();
+std::span<const LoweringEntry> index_lowerings();
+std::span<const LoweringEntry> quant_lowerings();
+std::span<const LoweringEntry> loss_lowerings();
+std::span<const LoweringEntry> signal_lowerings();
+std::span<const LoweringEntry> einsum_lowerings();
+std::span<const LoweringEntry> sequence_lowerings();
 // Neural-network ops: Conv, pools, Gemm, MatMul, Softmax family, normalizations, activations,
 // DepthToSpace/SpaceToDepth, Upsample/Resize (lower_nn.cpp gathers the lower_nn_*.cpp tables).
 std::span<const LoweringEntry> nn_lowerings();

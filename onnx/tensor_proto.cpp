@@ -113,7 +113,8 @@ std::string onnx_dtype_name(int32_t code) {
   return "data type " + std::to_string(code);
 }
 
-OnnxTensor tensor_from_proto(const TP& proto, const std::string& what, const ExternalDataRoot& root) {
+OnnxTensor tensor_from_proto(const TP& proto, const std::string& what, const ExternalDataRoot& root,
+                             std::shared_ptr<const void> keepalive) {
   std::optional<DType> dt = dtype_from_onnx(proto.data_type());
   if (!dt) bad(what, "dtype " + onnx_dtype_name(proto.data_type()) + " is not supported by mlvm");
   if (proto.has_segment()) bad(what, "segmented tensors are not supported");
@@ -152,6 +153,12 @@ OnnxTensor tensor_from_proto(const TP& proto, const std::string& what, const Ext
       bad(what, "raw_data has " + std::to_string(raw.size()) + " bytes, dims " +
                     dims_to_string(shape) + " of " + std::string(dtype_name(*dt)) + " need " +
                     std::to_string(bytes));
+    const bool aligned = reinterpret_cast<uintptr_t>(raw.data()) % dtype_size(*dt) == 0;
+    if (keepalive && bytes > 0 && aligned && *dt != DType::boolean) {
+      r.value = Tensor::borrow(*dt, shape, const_cast<char*>(raw.data()), bytes, false, nullptr,
+                               std::const_pointer_cast<void>(keepalive));
+      return r;
+    }
     r.value = Tensor::empty(*dt, shape);
     if (bytes) std::memcpy(r.value.raw_data(), raw.data(), raw.size());
     if (*dt == DType::boolean) {

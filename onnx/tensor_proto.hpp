@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <memory>
 #include <string>
 
 #include "tensor/dtype.hpp"
@@ -35,8 +36,11 @@ struct ExternalDataRoot {
 
 // Error(malformed) naming `what` (e.g. "initializer 'w'") for a dtype mlvm lacks, bad dims,
 // a data field whose size disagrees with the dims, or external data outside `root`.
+// With `keepalive` (what owns `proto`), raw data is used in place: the tensor is a read-only
+// view of the proto's bytes that keeps the owner alive (no copy of the weights).
 OnnxTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what,
-                             const ExternalDataRoot& root = {});
+                             const ExternalDataRoot& root = {},
+                             std::shared_ptr<const void> keepalive = {});
 
 // A serialized TensorProto (a backend test's input_0.pb).
 OnnxTensor tensor_from_proto_bytes(std::span<const uint8_t> bytes, const std::string& what);

@@ -3,7 +3,8 @@
 # no Python).
 #
 #   run_sample_test.sh --run MLVM_RUN --compare NPY_COMPARE [--asm MLVM_ASM [--asm-flag F]...]
-#                      PROGRAM.mlasm NAME=EXPECTED.npy[@TOLERANCE] ...
+#                      [--onnx MLVM_ONNX] [--input NAME=FILE ...]
+#                      PROGRAM(.mlasm|.onnx) NAME=EXPECTED.npy[@TOLERANCE] ...
 #
 # 1. `mlvm-run PROGRAM.mlasm` alone (the README's command) must succeed and print every
 #    checked output's name.
@@ -11,15 +12,20 @@
 #    expected .npy (npy_compare: same dtype and shape, integers exact, floats within TOLERANCE).
 # 3. With --asm: `mlvm-asm PROGRAM.mlasm -o tmp/p.mlbc [flags]`, then the .mlbc must give the
 #    same results as in 2 (the bytecode path, and e.g. --strict-precision).
+# 4. With --onnx (an .onnx PROGRAM): `mlvm-onnx PROGRAM -o tmp/m.mlbc`, then the module must
+#    give the same results as in 2.
+# --input bindings are passed to every mlvm-run.
 set -u
 
-run="" compare="" asm="" asm_flags=()
+run="" compare="" asm="" onnx="" asm_flags=() inputs=()
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --run) run=$2; shift 2 ;;
     --compare) compare=$2; shift 2 ;;
     --asm) asm=$2; shift 2 ;;
     --asm-flag) asm_flags+=("$2"); shift 2 ;;
+    --onnx) onnx=$2; shift 2 ;;
+    --input) inputs+=(--input "$2"); shift 2 ;;
     *) echo "run_sample_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +44,7 @@ failed=0
 
 # 1. the plain command prints every output
 echo "== $run $program"
-"$run" "$program" >"$tmp/printed.txt" 2>&1
+"$run" "$program" "${inputs[@]}" >"$tmp/printed.txt" 2>&1
 status=$?
 if [[ $status -ne 0 ]]; then
   cat "$tmp/printed.txt"
@@ -62,7 +68,7 @@ run_and_compare() {  # $1 = module or program to run, $2 = label
     outputs+=(--output "${check%%=*}=$tmp/$label/${check%%=*}.npy")
   done
   echo "== $run $target ${outputs[*]}"
-  if ! "$run" "$target" "${outputs[@]}"; then
+  if ! "$run" "$target" "${inputs[@]}" "${outputs[@]}"; then
     echo "FAIL ($label): mlvm-run exited with an error"
     failed=1
     return
@@ -81,6 +87,15 @@ run_and_compare() {  # $1 = module or program to run, $2 = label
 }
 
 run_and_compare "$program" text
+if [[ -n $onnx ]]; then
+  echo "== $onnx $program -o $tmp/model.mlbc"
+  if "$onnx" "$program" -o "$tmp/model.mlbc"; then
+    run_and_compare "$tmp/model.mlbc" imported
+  else
+    echo "FAIL: mlvm-onnx rejected $program"
+    failed=1
+  fi
+fi
 if [[ -n $asm ]]; then
   echo "== $asm $program -o $tmp/program.mlbc ${asm_flags[*]}"
   if "$asm" "$program" -o "$tmp/program.mlbc" "${asm_flags[@]}"; then

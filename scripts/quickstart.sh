@@ -13,3 +13,7 @@ for variant in f32 int8; do
     --output "predictions=$out/digits_${variant}_predictions.npy" \
     --output "logits=$out/digits_${variant}_logits.npy"
 done
+echo "-- samples/onnx/digits_cnn.onnx (a CNN trained in PyTorch, exported to ONNX, imported by mlvm-run)"
+build/tools/mlvm-run samples/onnx/digits_cnn.onnx \
+  --input images=samples/digits/data/test_x.npy --input labels=samples/digits/data/test_y.npy \
+  --output "predictions=$out/digits_onnx_predictions.npy" --output "logits=$out/digits_onnx_logits.npy"

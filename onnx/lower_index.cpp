@@ -1,0 +1,169 @@
+// Indexing and ops along one axis: CumSum, TopK, GatherElements, GatherND, ScatterElements
+// (and opset 9-10 Scatter), ScatterND, OneHot, Trilu, NonZero, Compress, EyeLike.
+// Arguments that ONNX passes as inputs but mlvm takes as attributes (CumSum's axis, TopK's K,
+// OneHot's depth, Trilu's k) must be known at import time.
+#include <onnx/onnx_pb.h>
+
+#include "onnx/lowering.hpp"
+#include "onnx/tensor_proto.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm {
+
+namespace {
+
+int64_t const_int(NodeContext& c, int input, const std::string& what) {
+  std::vector<int64_t> v = c.e.ints(c.input(input), what);
+  if (v.size() != 1) c.fail(what + " must have one element");
+  return v[0];
+}
+
+// A parameter ONNX passes as a tensor: an attribute when known at import, else the op's
+// optional run-time input (cast to i64).
+bool known(NodeContext& c, int input) { return c.e.is_const(c.input(input)); }
+Val runtime_param(NodeContext& c, int input) {
+  return c.e.emit("cast", {c.input(input)}, {attr_dt("dtype", DType::i64)});
+}
+
+std::vector<Val> lower_cumsum(NodeContext& c) {
+  Val x = c.input(0);
+  std::vector<NamedAttr> attrs{attr_b("exclusive", c.attr_int("exclusive", 0) != 0),
+                               attr_b("reverse", c.attr_int("reverse", 0) != 0)};
+  if (!known(c, 1)) {
+    attrs.push_back(attr_i("axis", 0));  // replaced by the input
+    return one(c.e.emit("cumsum", {x, runtime_param(c, 1)}, attrs));
+  }
+  attrs.push_back(attr_i("axis", c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x))));
+  return one(c.e.emit("cumsum", {x}, attrs));
+}
+
+std::vector<Val> lower_topk(NodeContext& c) {
+  Val x = c.input(0);
+  int64_t axis = c.axis(c.attr_int("axis", -1), c.e.rank(x));
+  std::vector<NamedAttr> attrs{attr_i("axis", axis), attr_b("largest", c.attr_int("largest", 1) != 0),
+                               attr_b("sorted", c.attr_int("sorted", 1) != 0)};
+  if (c.opset >= 10 && !known(c, 1)) {
+    attrs.push_back(attr_i("k", 0));  // replaced by the input
+    return c.e.emit_n("topk", {x, runtime_param(c, 1)}, attrs);
+  }
+  int64_t k = c.opset < 10 ? c.attr_int("k", -1) : const_int(c, 1, "TopK's K");
+  if (k < 0) c.fail("K " + std::to_string(k) + " is negative");
+  attrs.push_back(attr_i("k", k));
+  return c.e.emit_n("topk", {x}, attrs);
+}
+
+std::vector<Val> lower_gather_elements(NodeContext& c) {
+  Val x = c.input(0);
+  int64_t axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
+  return one(c.e.emit("gather_elements", {x, c.input(1)}, {attr_i("axis", axis)}));
+}
+
+std::vector<Val> lower_gather_nd(NodeContext& c) {
+  Val y = c.e.emit("gather_nd", {c.input(0), c.input(1)}, {attr_i("batch_dims", c.attr_int("batch_dims", 0))});
+  // indices [k] into a rank-k tensor picks one element: an ONNX scalar.
+  bool scalar = c.e.rank(c.input(1)) == 1 && c.e.dims(c.input(1))[0] == c.e.rank(c.input(0)) &&
+                c.attr_int("batch_dims", 0) == 0;
+  return one(c.e.with_scalar(y, scalar));
+}
+
+std::string reduction(NodeContext& c) {
+  std::string r = c.attr_string("reduction", "none");
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    c.fail("reduction '" + r + "' is not supported");
+  return r;
+}
+
+std::vector<Val> lower_scatter_elements(NodeContext& c) {
+  Val x = c.input(0);
+  int64_t axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
+  return one(c.e.emit("scatter_elements", {x, c.input(1), c.input(2)},
+                      {attr_i("axis", axis), attr_s("reduction", reduction(c))}));
+}
+
+std::vector<Val> lower_scatter_nd(NodeContext& c) {
+  return one(c.e.emit("scatter_nd", {c.input(0), c.input(1), c.input(2)}, {attr_s("reduction", reduction(c))}));
+}
+
+std::vector<Val> lower_one_hot(NodeContext& c) {
+  Val idx = c.input(0);
+  int r = c.e.rank(idx) + 1;
+  int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  Val y;
+  if (known(c, 1)) {
+    std::vector<double> depth = c.e.doubles(c.input(1), "OneHot's depth");
+    if (depth.size() != 1 || !(depth[0] >= 1) || depth[0] > 1e9) c.fail("depth must be one value >= 1");
+    y = c.e.emit("one_hot", {idx, c.input(2)}, {attr_i("depth", int64_t(depth[0])), attr_i("axis", axis)});
+  } else {
+    y = c.e.emit("one_hot", {idx, c.input(2), runtime_param(c, 1)}, {attr_i("depth", 1), attr_i("axis", axis)});
+  }
+  // A scalar index gives a 1-D result; mlvm held the index as [1], so drop that dim.
+  if (c.e.scalar(idx)) y = c.e.emit("squeeze", {y}, {attr_ints("axes", {axis == 0 ? 1 : 0})});
+  return one(y);
+}
+
+std::vector<Val> lower_trilu(NodeContext& c) {
+  const bool upper = c.attr_int("upper", 1) != 0;
+  if (c.input(1).present() && !known(c, 1))
+    return one(c.e.emit("trilu", {c.input(0), runtime_param(c, 1)}, {attr_b("upper", upper)}));
+  int64_t k = c.input(1).present() ? const_int(c, 1, "Trilu's k") : 0;
+  return one(c.e.emit("trilu", {c.input(0)}, {attr_b("upper", upper), attr_i("k", k)}));
+}
+
+std::vector<Val> lower_nonzero(NodeContext& c) {
+  Val x = c.input(0);
+  Val y = c.e.emit("nonzero", {x});
+  // A scalar's nonzero has no index rows: shape (0, n).
+  if (c.e.scalar(x)) y = c.e.emit("strided_slice", {y}, {attr_ints("begin", {0}), attr_ints("end", {0}), attr_ints("axes", {0})});
+  return one(y);
+}
+
+std::vector<Val> lower_compress(NodeContext& c) {
+  Val x = c.input(0);
+  std::vector<NamedAttr> attrs;
+  if (c.has_attr("axis")) attrs.push_back(attr_i("axis", c.axis(c.attr_int("axis", 0), c.e.rank(x))));
+  return one(c.e.emit("compress", {x, c.input(1)}, attrs));
+}
+
+std::vector<Val> lower_eye_like(NodeContext& c) {
+  Val x = c.input(0);
+  if (c.e.rank(x) != 2 || !c.e.static_shape(x)) c.fail("EyeLike needs a static 2-D input");
+  DType dt = c.e.dtype(x);
+  if (c.has_attr("dtype")) {
+    auto d = dtype_from_onnx(int32_t(c.attr_int("dtype", 1)));
+    if (!d) c.fail("dtype " + onnx_dtype_name(int32_t(c.attr_int("dtype", 1))) + " is not supported");
+    dt = *d;
+  }
+  const int64_t rows = c.e.dims(x)[0], cols = c.e.dims(x)[1], k = c.attr_int("k", 0);
+  Tensor t = Tensor::zeros_owned(dt, Dims{rows, cols});
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t j = i + k;
+    if (j < 0 || j >= cols) continue;
+    visit_dtype(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, bool_tag>) t.data<uint8_t>()[i * cols + j] = 1;
+      else t.data<T>()[i * cols + j] = T(1);
+    });
+  }
+  return one(c.e.constant(std::move(t)));
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"CumSum", 11, lower_cumsum},
+    {"TopK", 1, lower_topk},
+    {"GatherElements", 11, lower_gather_elements},
+    {"GatherND", 11, lower_gather_nd},
+    {"ScatterElements", 11, lower_scatter_elements},
+    {"Scatter", 9, lower_scatter_elements},
+    {"ScatterND", 11, lower_scatter_nd},
+    {"OneHot", 9, lower_one_hot},
+    {"Trilu", 14, lower_trilu},
+    {"NonZero", 9, lower_nonzero},
+    {"Compress", 9, lower_compress},
+    {"EyeLike", 9, lower_eye_like},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> index_lowerings() { return kTable; }
+
+}  // namespace mlvm
