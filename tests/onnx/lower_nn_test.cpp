@@ -1,7 +1,12 @@
 // The neural-network lowerings (onnx/lower_nn*.cpp) on hand-built models, for what Debian's
 // backend test data does not cover: auto_pad SAME_LOWER with strides, Gemm's transA with
-// alpha/beta, opset-11 Softmax/LogSoftmax/Hardmax on rank 3, BatchNormalization folding,
-// dynamic batch dims, Resize/Upsample, and the attributes that must be refused.
+// alpha/beta, opset-11 Softmax/LogSoftmax/Hardmax on rank 3, the BatchNormalization fold into
+// Conv/Gemm, the native normalizations, 3-D convolutions and pools and ConvTranspose against
+// naive references, MaxPool's Indices, LpPool, GridSample and RoiAlign against C++ ports of
+// ONNX Runtime, dynamic batch dims, Resize/Upsample (and the backend Resize tests with
+// constant scales/sizes); also MaxUnpool, SoftmaxCrossEntropyLoss and the integer
+// convolutions (lower_signal.cpp, lower_loss.cpp, lower_quant.cpp) on cases the backend data
+// lacks.
 #include <onnx/onnx_pb.h>
 
 #include <boost/test/unit_test.hpp>
