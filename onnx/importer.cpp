@@ -130,6 +130,7 @@ class GraphImporter : public SubgraphLowerer {
                                        {options_.model_dir}, model_);
       define(init.name(), e_.constant(std::move(t.value), t.scalar));
     }
+    graph_ = &g_;
     for (int k = 0; k < g_.node_size(); ++k) lower_node(g_.node(k), k);
     if (!problems_.empty()) {
       std::string msg = std::to_string(problems_.size()) + " node" +
@@ -162,11 +163,14 @@ class GraphImporter : public SubgraphLowerer {
     struct Restore {
       GraphImporter& gi;
       std::vector<std::string>& saved;
+      const onnx::GraphProto* graph;
       ~Restore() {
         gi.scopes_.pop_back();
         gi.problems_.swap(saved);
+        gi.graph_ = graph;
       }
-    } restore{*this, saved_problems};
+    } restore{*this, saved_problems, graph_};
+    graph_ = &g;
     for (int k = 0; k < g.input_size(); ++k) define(g.input(k).name(), inputs[std::size_t(k)]);
     for (const auto& init : g.initializer()) {
       OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'", {options_.model_dir}, model_);
@@ -241,6 +245,7 @@ class GraphImporter : public SubgraphLowerer {
     try {
       NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir, this);
       ctx.original_opset = out_.original_opset;
+      ctx.graph = graph_;
       std::vector<Val> results = it->second->fn(ctx);
       for (int k = 0; k < node.output_size(); ++k) {
         const std::string& name = node.output(k);
@@ -260,6 +265,7 @@ class GraphImporter : public SubgraphLowerer {
 
   std::shared_ptr<const onnx::ModelProto> model_;
   const onnx::GraphProto& g_;
+  const onnx::GraphProto* graph_ = nullptr;  // the graph whose nodes are being lowered
   int opset_;
   const OnnxImportOptions& options_;
   OnnxImport& out_;

@@ -1,7 +1,8 @@
 // Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
-// DepthToSpace and SpaceToDepth; nn_lowerings() also gathers the tables of lower_nn_conv.cpp
-// (Conv, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp (activations) and
-// lower_nn_resize.cpp (Upsample, Resize).
+// DepthToSpace and SpaceToDepth. nn_lowerings() also gathers the tables of lower_nn_conv.cpp
+// (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp
+// (activations), lower_nn_resize.cpp (Upsample, Resize) and lower_nn_sample.cpp (GridSample,
+// RoiAlign); lower_nn_fold.cpp folds a BatchNormalization into the Conv or Gemm before it.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -28,6 +29,23 @@ std::vector<Val> lower_gemm(NodeContext& c) {
            " on integer inputs is not supported");
   if (c.has_attr("broadcast") && c.attr_int("broadcast", 0) == 0 && C.present())
     c.fail("broadcast=0 (C of exactly (M, N)) is not supported; re-export at opset >= 7");
+  if (std::optional<BnFold> f = bn_fold_into(c)) {
+    // The BatchNormalization reading Y (lower_nn_fold.cpp): B's columns scaled by k, and
+    // C' = beta * C * k + shift added with beta 1.
+    const DType dt = c.e.dtype(B);
+    const int64_t n = int64_t(f->k.size());
+    B = c.e.emit("mul", {B, const_values(c, dt, f->k, tb ? std::vector<int64_t>{n, 1}
+                                                          : std::vector<int64_t>{1, n})});
+    Val shift = const_values(c, dt, f->shift, {n});
+    if (C.present() && beta != 0.0) {
+      Val cb = c.e.emit("mul", {C, const_values(c, dt, f->k, {n})});
+      if (beta != 1.0) cb = c.e.emit("mul", {cb, num(c, cb, beta)});
+      C = c.e.emit("add", {cb, shift});
+    } else {
+      C = shift;
+    }
+    beta = 1.0;
+  }
   const bool use_c = C.present() && beta != 0.0;
   Val a = ta ? transpose2(c, A) : A;
   Val y, cc;
@@ -181,7 +199,8 @@ constexpr LoweringEntry kTable[] = {
 std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
-    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table()})
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table(),
+                   nn::sample_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

@@ -1,7 +1,15 @@
-// Upsample (opsets 7-9) and Resize (10+) where they are mlvm's `upsampling`: mode nearest,
-// integer scales of H and W of a rank-4 input (N and C unscaled), and a coordinate transform
-// and nearest rounding that pick source index floor(i / scale) for every output index i
-// (checked at import). Everything else fails with the reason.
+// Upsample (opsets 7-9) and Resize (10+) onto mlvm's `resize` (docs/ops.md §11a): every mode
+// (nearest, linear, cubic) and coordinate transformation mode, nearest_mode, cubic_coeff_a,
+// exclude_outside, extrapolation_value, and roi for tf_crop_and_resize (roi may be a run-time
+// value). The output dims must be known at import: `sizes` a constant, or `scales` a constant
+// with the input's dims static (sizes = floor(dims · scales), as ONNX computes them; the
+// scales then go to `resize` too, whose coordinate formulas use them). Resize-10 and Upsample
+// use asymmetric coordinates and the "simple" nearest rounding.
+//
+// Where the result is plain nearest-neighbour replication — rank 4, N and C unscaled, integer
+// upscaling of H and W, a coordinate transform and rounding that pick source index
+// floor(i / scale) for every output index i (checked at import) — the cheaper `upsampling`
+// is emitted instead (it also takes a dynamic batch dim). All scales 1 is x itself.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -20,6 +28,14 @@ std::string fmt(double v) {
   return s;
 }
 
+// How the output positions map to the input (the attributes of `resize`).
+struct Spec {
+  std::string mode = "nearest", coord = "asymmetric", rounding = "simple";
+  double cubic_a = -0.75, extrapolation = 0.0;
+  bool exclude_outside = false;
+  Val roi;
+};
+
 // The source index ONNX's nearest mode reads for output index i (the reference's formulas).
 int64_t nearest_source(const std::string& coord, const std::string& rounding, int64_t i,
                        double scale, int64_t in, int64_t out) {
@@ -33,96 +49,140 @@ int64_t nearest_source(const std::string& coord, const std::string& rounding, in
   const bool tie = x - std::floor(x) == 0.5;
   if (rounding == "floor") r = std::floor(x);
   else if (rounding == "ceil") r = std::ceil(x);
+  else if (rounding == "simple") r = scale < 1 ? std::ceil(x) : std::trunc(x);
   else if (rounding == "round_prefer_ceil") r = tie ? std::ceil(x) : std::round(x);
   else r = tie ? std::floor(x) : std::round(x);  // round_prefer_floor
   return std::clamp<int64_t>(int64_t(r), 0, in - 1);
 }
 
-// `scales` (one per dim) as upsampling's (SH, SW), or fail with why not.
-Val upsample(NodeContext& c, Val x, const std::vector<double>& scales, const std::string& coord,
-             const std::string& rounding) {
-  const int r = c.e.rank(x);
-  if (int(scales.size()) != r)
-    c.fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " + std::to_string(r));
-  bool identity = true;
-  for (double s : scales)
-    if (s != 1.0) identity = false;
-  if (identity) return x;
-  if (r != 4) c.fail("scaling a rank-" + std::to_string(r) + " input is not supported (rank 4 (N, C, H, W) only)");
-  if (scales[0] != 1.0 || scales[1] != 1.0)
-    c.fail("scales (" + fmt(scales[0]) + ", " + fmt(scales[1]) + ") of N and C are not supported (only 1)");
+// `upsampling`'s (SH, SW) when scaling x by `scales` is plain replication, else nothing.
+std::optional<std::vector<int64_t>> replication(NodeContext& c, Val x, const std::vector<double>& scales,
+                                                const Spec& s) {
+  if (s.mode != "nearest" || s.coord == "tf_crop_and_resize" || c.e.rank(x) != 4) return std::nullopt;
+  if (scales[0] != 1.0 || scales[1] != 1.0) return std::nullopt;
   std::vector<int64_t> factor;
   for (int k = 2; k < 4; ++k) {
-    double s = scales[std::size_t(k)];
-    if (s < 1.0 || s != std::floor(s) || s > double(int64_t(1) << 31))
-      c.fail("scale " + fmt(s) + " of dim " + std::to_string(k) +
-             " is not supported (only integer upscaling, the nearest-neighbour replication of `upsampling`)");
-    factor.push_back(int64_t(s));
+    double f = scales[std::size_t(k)];
+    if (f < 1.0 || f != std::floor(f) || f > double(int64_t(1) << 31)) return std::nullopt;
+    factor.push_back(int64_t(f));
   }
-  if (coord != "asymmetric" || rounding != "floor") {
-    // Not plain replication in general: check every output index against floor(i / s).
-    for (int k = 2; k < 4; ++k) {
-      int64_t s = factor[std::size_t(k - 2)];
-      if (s == 1) continue;
-      int64_t in = static_dim(c, x, k, "coordinate_transformation_mode=" + coord);
-      for (int64_t i = 0; i < in * s; ++i)
-        if (nearest_source(coord, rounding, i, double(s), in, in * s) != i / s)
-          c.fail("coordinate_transformation_mode=" + coord + " with nearest_mode=" + rounding +
-                 " and scale " + std::to_string(s) + " is not supported (it is not plain "
-                 "replication; output " + std::to_string(i) + " of dim " + std::to_string(k) +
-                 " reads input " + std::to_string(nearest_source(coord, rounding, i, double(s), in, in * s)) + ")");
-    }
+  if (s.coord == "asymmetric" && (s.rounding == "floor" || s.rounding == "simple")) return factor;
+  // Otherwise check every output index against floor(i / s).
+  for (int k = 2; k < 4; ++k) {
+    const int64_t f = factor[std::size_t(k - 2)], in = c.e.dims(x)[std::size_t(k)];
+    if (f == 1) continue;
+    if (in == kDynamic) return std::nullopt;
+    for (int64_t i = 0; i < in * f; ++i)
+      if (nearest_source(s.coord, s.rounding, i, double(f), in, in * f) != i / f) return std::nullopt;
   }
-  return c.e.emit("upsampling", {x}, {attr_ints("scale", factor)});
+  return factor;
 }
 
-void require_nearest(NodeContext& c) {
+// x resized by constant `scales` (sizes = floor(dims · scales)) or to constant `sizes`.
+Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std::vector<int64_t> sizes) {
+  const int r = c.e.rank(x);
+  if (r == 0) c.fail("resizing a scalar is not defined");
+  if (!is_float(c.e.dtype(x)) && s.mode != "nearest")
+    c.fail("mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(c.e.dtype(x))));
+  const bool by_scales = !scales.empty();
+  if (by_scales) {
+    if (int(scales.size()) != r)
+      c.fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " + std::to_string(r));
+    for (double f : scales)
+      if (!(f > 0) || !std::isfinite(f)) c.fail("scale " + fmt(f) + " is not supported (scales must be > 0)");
+  } else {
+    if (int(sizes.size()) != r)
+      c.fail("sizes has " + std::to_string(sizes.size()) + " entries for an input of rank " + std::to_string(r));
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (sizes[k] < 0) c.fail("sizes entry " + std::to_string(sizes[k]) + " is negative");
+      const int64_t in = c.e.dims(x)[k];
+      // The scale sizes/in only matters for the checks below; unknown dims are not replicated.
+      scales.push_back(in == kDynamic ? 0.0 : in == 0 ? 1.0 : double(sizes[k]) / double(in));
+    }
+  }
+  bool identity = s.coord != "tf_crop_and_resize";
+  for (std::size_t k = 0; k < scales.size(); ++k)
+    if (scales[k] != 1.0) identity = false;
+  if (identity) return x;
+  if (auto factor = replication(c, x, scales, s))
+    return c.e.emit("upsampling", {x}, {attr_ints("scale", *factor)});
+  if (by_scales)
+    for (int k = 0; k < r; ++k) {
+      const int64_t in = static_dim(c, x, k, "Resize with scales (the output dims are floor(dims * scales))");
+      sizes.push_back(int64_t(std::floor(double(in) * scales[std::size_t(k)])));
+    }
+  Val roi;
+  if (s.coord == "tf_crop_and_resize" && s.roi.present()) {
+    roi = c.e.with_scalar(s.roi, false);
+    if (!is_float(c.e.dtype(roi))) roi = c.e.emit("cast", {roi}, {attr_dt("dtype", DType::f32)});
+  }
+  Val scale_in;
+  if (by_scales) scale_in = const_values(c, DType::f32, scales, {int64_t(r)});
+  std::vector<NamedAttr> attrs = {attr_ints("sizes", sizes), attr_s("mode", s.mode),
+                                  attr_s("coordinate_transformation_mode", s.coord),
+                                  attr_s("nearest_mode", s.rounding)};
+  if (s.mode == "cubic") {
+    attrs.push_back(attr_f("cubic_coeff_a", s.cubic_a));
+    attrs.push_back(attr_b("exclude_outside", s.exclude_outside));
+  }
+  if (s.coord == "tf_crop_and_resize") attrs.push_back(attr_f("extrapolation_value", s.extrapolation));
+  return c.e.emit("resize", {x, roi, scale_in}, attrs);
+}
+
+std::string read_mode(NodeContext& c, bool cubic_too) {
   std::string mode = c.attr_string("mode", "nearest");
-  if (mode != "nearest") c.fail("mode=" + mode + " is not supported (only nearest)");
+  if (mode == "bilinear") mode = "linear";  // Upsample-1's name, kept by the upgrade
+  if (mode != "nearest" && mode != "linear" && (mode != "cubic" || !cubic_too))
+    c.fail("mode=" + mode + " is not supported");
+  return mode;
+}
+
+// A constant 1-D input with no elements counts as absent (models pass scales=[] with sizes).
+bool given(NodeContext& c, Val v) {
+  if (!v.present()) return false;
+  const Dims& d = c.e.dims(v);
+  return !(d.size() == 1 && d[0] == 0);
 }
 
 std::vector<Val> lower_upsample(NodeContext& c) {
-  require_nearest(c);
+  Spec s;
+  s.mode = read_mode(c, false);
   std::vector<double> scales = c.opset >= 9 ? c.e.doubles(c.input(1), "Upsample's scales")
                                             : c.attr_floats("scales");
-  return one(upsample(c, c.input(0), scales, "asymmetric", "floor"));
+  if (scales.empty()) c.fail("scales is empty");
+  return one(resize(c, c.input(0), s, scales, {}));
 }
 
 std::vector<Val> lower_resize(NodeContext& c) {
-  require_nearest(c);
   Val x = c.input(0);
-  std::string coord = "asymmetric", rounding = "floor";  // opset 10: Upsample's rule
+  Spec s;
   Val scales_in = c.input(1), sizes_in;
   if (c.opset >= 11) {
-    coord = c.attr_string("coordinate_transformation_mode", "half_pixel");
-    rounding = c.attr_string("nearest_mode", "round_prefer_floor");
+    s.mode = read_mode(c, true);
+    s.coord = c.attr_string("coordinate_transformation_mode", "half_pixel");
+    s.rounding = c.attr_string("nearest_mode", "round_prefer_floor");
+    s.cubic_a = c.attr_float("cubic_coeff_a", -0.75);
+    s.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
+    s.extrapolation = c.attr_float("extrapolation_value", 0.0);
+    s.roi = c.input(1);
     scales_in = c.input(2);
     sizes_in = c.input(3);
+    const std::string coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                  "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+    if (std::find(std::begin(coords), std::end(coords), s.coord) == std::end(coords))
+      c.fail("coordinate_transformation_mode=" + s.coord + " is not supported");
+    const std::string roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    if (std::find(std::begin(roundings), std::end(roundings), s.rounding) == std::end(roundings))
+      c.fail("nearest_mode=" + s.rounding + " is not supported");
+    if (s.roi.present() && !given(c, s.roi)) s.roi = Val{};
+  } else {
+    s.mode = read_mode(c, false);  // opset 10: Upsample's rule
   }
-  const std::string coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                "tf_half_pixel_for_nn"};
-  if (std::find(std::begin(coords), std::end(coords), coord) == std::end(coords))
-    c.fail("coordinate_transformation_mode=" + coord + " is not supported");
-  if (rounding != "round_prefer_floor" && rounding != "round_prefer_ceil" && rounding != "floor" &&
-      rounding != "ceil")
-    c.fail("nearest_mode=" + rounding + " is not supported");
-  std::vector<double> scales;
-  if (scales_in.present()) scales = c.e.doubles(scales_in, "Resize's scales");
-  if (scales.empty()) {
-    if (!sizes_in.present()) c.fail("neither scales nor sizes is given");
-    std::vector<int64_t> sizes = c.e.ints(sizes_in, "Resize's sizes");
-    if (int(sizes.size()) != c.e.rank(x))
-      c.fail("sizes has " + std::to_string(sizes.size()) + " entries for an input of rank " +
-             std::to_string(c.e.rank(x)));
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      int64_t in = static_dim(c, x, int(k), "Resize with sizes");
-      if (in == 0 || sizes[k] % in != 0)
-        c.fail("sizes entry " + std::to_string(sizes[k]) + " of dim " + std::to_string(k) + " is not a multiple of the input's " +
-               std::to_string(in) + " (only integer upscaling is supported)");
-      scales.push_back(double(sizes[k] / in));
-    }
-  }
-  return one(upsample(c, x, scales, coord, rounding));
+  const bool has_scales = given(c, scales_in), has_sizes = given(c, sizes_in);
+  if (has_scales && has_sizes) c.fail("both scales and sizes are given (only one may be)");
+  if (has_scales) return one(resize(c, x, s, c.e.doubles(scales_in, "Resize's scales"), {}));
+  if (!has_sizes) c.fail("neither scales nor sizes is given");
+  return one(resize(c, x, s, {}, c.e.ints(sizes_in, "Resize's sizes")));
 }
 
 constexpr LoweringEntry kTable[] = {

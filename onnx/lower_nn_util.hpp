@@ -3,6 +3,7 @@
 // op groups that nn_lowerings() gathers.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,10 +35,26 @@ std::vector<int64_t> iota(int64_t a, int64_t b);
 // The per-channel vector v (C) of an (N, C, D...) input of rank r as (C, 1, ..., 1).
 Val per_channel(NodeContext& c, Val v, int rank);
 
+// A constant of dtype dt (f32 or f64) with the given dims holding v.
+Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims);
+
+// BatchNormalization folded into the Conv or Gemm before it (lower_nn_fold.cpp): y·k + shift
+// per output channel.
+struct BnFold {
+  std::vector<double> k, shift;
+};
+// For a Conv or Gemm: the factors of the BatchNormalization that is the only reader of its
+// output, when it can be folded in (constant weights and statistics, inference mode).
+std::optional<BnFold> bn_fold_into(NodeContext& c);
+// For a BatchNormalization: whether the Conv or Gemm making its input folded it in (its input
+// then already is its result).
+bool bn_folded(NodeContext& c);
+
 // The op groups (each file's table).
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
 std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
 std::span<const LoweringEntry> resize_table();      // lower_nn_resize.cpp
+std::span<const LoweringEntry> sample_table();      // lower_nn_sample.cpp
 
 }  // namespace mlvm::nn

@@ -44,6 +44,10 @@ class NodeContext {
   std::vector<Val> in;  // one per node input; absent (id -1) for "" names
   // The model's own opset before an upgrade to 7 (what a converted node meant; 0: unknown).
   int original_opset = 0;
+  // The graph `node` belongs to (the model's, or the subgraph being lowered), for lowerings
+  // that look at the node's neighbours (BatchNormalization folded into the Conv or Gemm before
+  // it); null when the importer does not give it, and then nothing is looked at.
+  const onnx::GraphProto* graph = nullptr;
 
   int num_inputs() const { return int(in.size()); }
   Val input(int k) const { return k < int(in.size()) ? in[std::size_t(k)] : Val{}; }
@@ -59,6 +63,8 @@ class NodeContext {
   // A TENSOR attribute as a constant (Constant's value, ConstantOfShape's value).
   Val attr_tensor(std::string_view name) const;
   const onnx::GraphProto* attr_graph(std::string_view name) const;
+  // Where external data may be read from (the model's folder; "" = nowhere).
+  const std::string& model_dir() const { return model_dir_; }
   // Lowers the graph attribute `name` with its inputs bound to `inputs`.
   std::vector<Val> lower_subgraph(std::string_view name, const std::vector<Val>& inputs) const;
 
