@@ -34,6 +34,29 @@ void infer_resize(InferContext& ctx) {
   if (a.mode != resize_attrs::mode_choice::nearest && !is_float(x.dtype))
     fail_invalid("resize: linear and cubic modes need f32 or f64 x, got " + x.to_string() +
                  " (mode=\"nearest\" takes any dtype)");
+  if (a.sizes.empty() && rank > 0) {
+    // sizes=(): the output dims come at run time, from the `sizes` input or floor(dims ·
+    // scales) (ONNX Resize with run-time scales or sizes).
+    const bool sizes_in = ctx.in.size() > 3 && ctx.in[3].present;
+    const bool scales_in = ctx.in.size() > 2 && ctx.in[2].present;
+    if (sizes_in == scales_in)
+      fail_invalid("resize: sizes=() takes the output dims from exactly one of the inputs "
+                   "`scales` and `sizes`");
+    if (scales_in) check_vector("scales", ctx.in[2], rank, false);
+    if (sizes_in) {
+      const TensorType& s = ctx.in[3];
+      if (!is_integer(s.dtype) || s.dims.size() != 1 || dims_conflict(s.dims[0], rank))
+        fail_invalid("resize: sizes must be an integer vector [" + dim_text(rank) + "], got " + s.to_string());
+    }
+    if (ctx.in.size() > 1 && ctx.in[1].present) check_vector("roi", ctx.in[1], 2 * int64_t(rank), true);
+    TensorType out = x;
+    out.dims = Dims::filled(rank, kDynamic);
+    if (a.mode != resize_attrs::mode_choice::nearest) out.precision = kUnknownPrecision;
+    ctx.out.assign(1, out);
+    return;
+  }
+  if (ctx.in.size() > 3 && ctx.in[3].present)
+    fail_invalid("resize: the sizes input needs sizes=() (the attribute gives the dims otherwise)");
   if (int(a.sizes.size()) != rank)
     fail_invalid("resize: sizes " + ints_text(a.sizes) + " must have one entry per dim of x " +
                  x.to_string());

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "kernels/run_table.hpp"
+#include "ir/attr_check.hpp"
+#include "ir/op_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
@@ -228,7 +230,47 @@ std::vector<float> read_floats(const Tensor& t) {
 
 }  // namespace
 
+// sizes=(): the dims are read now (the `sizes` input, or floor(dims · scales), scaled by the
+// roi's extent for tf_crop_and_resize, as ONNX defines), then the op runs as if given them.
+static void run_resize_sized_at_run_time(KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  const resize_attrs& a = ctx.attrs.get<resize_attrs>();
+  std::vector<int64_t> sizes;
+  if (ctx.in.size() > 3 && ctx.in[3].defined()) {
+    sizes = read_ints(ctx.in[3]);
+  } else {
+    const std::vector<float> scales = read_floats(ctx.in[2]);
+    const bool crop = a.coordinate_transformation_mode ==
+                      resize_attrs::coordinate_transformation_mode_choice::tf_crop_and_resize;
+    const std::vector<float> roi = crop && ctx.in[1].defined() ? read_floats(ctx.in[1]) : std::vector<float>();
+    for (int d = 0; d < x.rank() && d < int(scales.size()); ++d) {
+      double extent = roi.size() == std::size_t(2 * x.rank()) ? double(roi[std::size_t(d + x.rank())]) - roi[std::size_t(d)] : 1.0;
+      double v = std::floor(double(x.dim(d)) * extent * double(scales[std::size_t(d)]));
+      if (!(v >= 0 && v < 9.2e18)) fail_trap("resize: scale " + std::to_string(scales[std::size_t(d)]) + " gives no valid size for dim " + std::to_string(d));
+      sizes.push_back(int64_t(v));
+    }
+  }
+  if (int(sizes.size()) != x.rank())
+    fail_trap("resize: " + std::to_string(sizes.size()) + " output dims for x " + x.type_string());
+  std::vector<AttrValue> values = ctx.attrs.values();
+  values[0] = AttrValue::int_tuple(sizes);
+  Attrs attrs;
+  try {
+    attrs = check_positional_attrs(op_info(Opcode::resize), values);
+  } catch (const Error& e) {
+    fail_trap(std::string("resize: sizes read at run time: ") + e.what());
+  }
+  std::vector<Tensor> in{ctx.in[0], ctx.in[1], ctx.in[2]};
+  KernelContext sub{TensorArgs(in), ctx.out, attrs, ctx.env};
+  run_resize(sub);
+}
+
 void run_resize(KernelContext& ctx) {
+  if (ctx.attrs.get<resize_attrs>().sizes.empty() && ctx.in.size() > 0 && ctx.in[0].rank() > 0) {
+    // The static rule checks the inputs; then the dims are read from them.
+    infer_at_run_time(ctx, infer_resize);
+    return run_resize_sized_at_run_time(ctx);
+  }
   const TensorType ot = infer_at_run_time(ctx, infer_resize);
   const resize_attrs& a = ctx.attrs.get<resize_attrs>();
   const Tensor x = contiguous(ctx.in[0], ctx.env.budget);

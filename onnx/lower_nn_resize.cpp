@@ -144,9 +144,36 @@ bool given(NodeContext& c, Val v) {
   return !(d.size() == 1 && d[0] == 0);
 }
 
+// Scales or sizes known only at run time: the resize op reads them (sizes=()); its dims are `?`.
+Val resize_at_run_time(NodeContext& c, Val x, const Spec& s, Val scales, Val sizes) {
+  if (!is_float(c.e.dtype(x)) && s.mode != "nearest")
+    c.fail("mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(c.e.dtype(x))));
+  Val roi;
+  if (s.coord == "tf_crop_and_resize" && s.roi.present()) {
+    roi = c.e.with_scalar(s.roi, false);
+    if (!is_float(c.e.dtype(roi))) roi = c.e.emit("cast", {roi}, {attr_dt("dtype", DType::f32)});
+  }
+  if (scales.present()) scales = c.e.emit("cast", {scales}, {attr_dt("dtype", DType::f32)});
+  if (sizes.present()) sizes = c.e.emit("cast", {sizes}, {attr_dt("dtype", DType::i64)});
+  std::vector<NamedAttr> attrs = {attr_ints("sizes", {}), attr_s("mode", s.mode),
+                                  attr_s("coordinate_transformation_mode", s.coord),
+                                  attr_s("nearest_mode", s.rounding)};
+  if (s.mode == "cubic") {
+    attrs.push_back(attr_f("cubic_coeff_a", s.cubic_a));
+    attrs.push_back(attr_b("exclude_outside", s.exclude_outside));
+  }
+  if (s.coord == "tf_crop_and_resize") attrs.push_back(attr_f("extrapolation_value", s.extrapolation));
+  return c.e.emit("resize", {x, roi, scales, sizes}, attrs);
+}
+
 std::vector<Val> lower_upsample(NodeContext& c) {
   Spec s;
   s.mode = read_mode(c, false);
+  if (c.opset >= 9 && !c.e.is_const(c.input(1))) {
+    s.coord = "asymmetric";
+    s.rounding = "simple";
+    return one(resize_at_run_time(c, c.input(0), s, c.input(1), Val{}));
+  }
   std::vector<double> scales = c.opset >= 9 ? c.e.doubles(c.input(1), "Upsample's scales")
                                             : c.attr_floats("scales");
   if (scales.empty()) c.fail("scales is empty");
@@ -180,6 +207,12 @@ std::vector<Val> lower_resize(NodeContext& c) {
   }
   const bool has_scales = given(c, scales_in), has_sizes = given(c, sizes_in);
   if (has_scales && has_sizes) c.fail("both scales and sizes are given (only one may be)");
+  if (c.opset < 11) {  // Resize-10 rounds as Upsample does
+    s.coord = "asymmetric";
+    s.rounding = "simple";
+  }
+  if (has_scales && !c.e.is_const(scales_in)) return one(resize_at_run_time(c, x, s, scales_in, Val{}));
+  if (has_sizes && !c.e.is_const(sizes_in)) return one(resize_at_run_time(c, x, s, Val{}, sizes_in));
   if (has_scales) return one(resize(c, x, s, c.e.doubles(scales_in, "Resize's scales"), {}));
   if (!has_sizes) c.fail("neither scales nor sizes is given");
   return one(resize(c, x, s, {}, c.e.ints(sizes_in, "Resize's sizes")));

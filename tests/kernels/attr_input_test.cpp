@@ -81,3 +81,33 @@ BOOST_AUTO_TEST_CASE(cumsum_axis_trilu_k_one_hot_depth_from_tensors) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(kernels_resize_run_time_dims)
+
+// resize with sizes=() reads its dims at run time from `sizes` or from floor(dims * scales),
+// and gives what the attribute form gives.
+BOOST_AUTO_TEST_CASE(sizes_and_scales_read_at_run_time) {
+  Tensor x = make_tensor<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  auto attrs_with = [](std::vector<int64_t> sizes) {
+    return attrs_named(Opcode::resize, {{"sizes", AttrValue::int_tuple(sizes)},
+                                        {"mode", AttrValue::string("linear")}});
+  };
+  auto want = run_all(Opcode::resize, {x, Tensor(), Tensor()}, attrs_with({1, 1, 4, 5}));
+  auto by_sizes = run_all(Opcode::resize, {x, Tensor(), Tensor(), i64s({1, 1, 4, 5})}, attrs_with({}));
+  check_same(by_sizes[0], want[0]);
+  Tensor scales = make_tensor<float>({4}, {1, 1, 2.0f, 1.7f});  // floor(3 * 1.7) = 5
+  auto want_s = run_all(Opcode::resize, {x, Tensor(), scales}, attrs_with({1, 1, 4, 5}));
+  auto by_scales = run_all(Opcode::resize, {x, Tensor(), scales, Tensor()}, attrs_with({}));
+  check_same(by_scales[0], want_s[0]);
+  auto types = infer_all(Opcode::resize, {type_of(x), TensorType{DType::f32, Dims{}, 0, false},
+                                          TensorType{DType::f32, Dims{4}}, TensorType{DType::f32, Dims{}, 0, false}},
+                         attrs_with({}));
+  BOOST_TEST(types[0].to_string() == "f32[?, ?, ?, ?]");
+  // A negative size traps; neither or both inputs is invalid.
+  BOOST_CHECK_EXCEPTION(run_all(Opcode::resize, {x, Tensor(), Tensor(), i64s({1, 1, -4, 5})}, attrs_with({})),
+                        Error, [](const Error& e) { return e.kind() == ErrorKind::trap; });
+  BOOST_CHECK_EXCEPTION(run_all(Opcode::resize, {x, Tensor(), Tensor(), Tensor()}, attrs_with({})),
+                        Error, [](const Error& e) { return e.kind() == ErrorKind::trap; });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
