@@ -127,7 +127,8 @@ BOOST_AUTO_TEST_CASE(every_node_that_cannot_be_imported_is_listed) {
 
 BOOST_AUTO_TEST_CASE(malformed_and_missing_files) {
   Scratch s;
-  s.write("junk.onnx", std::string("\x08\x07\x12\xff\xff\xff\xff\x0f garbage", 20));
+  const char junk[] = "\x08\x07\x12\xff\xff\xff\xff\x0f garbage";
+  s.write("junk.onnx", std::string(junk, sizeof junk - 1));
   CHECK_RUN(s.run(kOnnx, "junk.onnx"), 2);
   std::string good = add_relu_model();
   s.write("cut.onnx", good.substr(0, good.size() / 2));
