@@ -12,17 +12,6 @@ namespace mlvm {
 
 namespace {
 
-// The result is an ONNX scalar when every input is.
-Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
-       const std::vector<NamedAttr>& attrs = {}) {
-  Val r = c.e.emit(op, args, attrs);
-  bool all_scalar = true;
-  for (Val a : args)
-    if (a.present() && !c.e.scalar(a)) all_scalar = false;
-  c.e.set_scalar(r, all_scalar);
-  return r;
-}
-
 template <const char* Op>
 std::vector<Val> unary(NodeContext& c) {
   return one(ew(c, Op, {c.input(0)}));

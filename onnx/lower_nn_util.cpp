@@ -8,28 +8,12 @@
 
 namespace mlvm::nn {
 
-std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
-  if (c.e.scalar(v)) return {};
-  const Dims& d = c.e.dims(v);
-  return std::vector<int64_t>(d.begin(), d.end());
-}
-
 int64_t static_dim(NodeContext& c, Val v, int k, const std::string& what) {
   int64_t d = c.e.dims(v)[std::size_t(k)];
   if (d == kDynamic)
     c.fail(what + " needs dim " + std::to_string(k) + " of the input at import time; it is "
                   "dynamic (fix it with --input-shape)");
   return d;
-}
-
-Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
-       const std::vector<NamedAttr>& attrs) {
-  Val r = c.e.emit(op, args, attrs);
-  bool all_scalar = true;
-  for (Val a : args)
-    if (a.present() && !c.e.scalar(a)) all_scalar = false;
-  c.e.set_scalar(r, all_scalar);
-  return r;
 }
 
 Val num(NodeContext& c, Val like, double v) { return c.e.scalar_const(c.e.dtype(like), v); }

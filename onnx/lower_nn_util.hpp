@@ -13,14 +13,11 @@
 
 namespace mlvm::nn {
 
-// The ONNX dims of v ([] for an ONNX scalar); kDynamic where unknown.
-std::vector<int64_t> onnx_dims(NodeContext& c, Val v);
+using mlvm::ew;
+using mlvm::onnx_dims;
 // A dim that must be known at import time (fails naming `what` otherwise).
 int64_t static_dim(NodeContext& c, Val v, int k, const std::string& what);
 
-// An elementwise op; the result is an ONNX scalar when every input is.
-Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
-       const std::vector<NamedAttr>& attrs = {});
 // A one-element constant of `like`'s dtype (broadcasts against anything).
 Val num(NodeContext& c, Val like, double v);
 // Fails unless v is f32 or f64 ("<op> needs a float input, got i32").

@@ -13,8 +13,6 @@ std::span<const LoweringEntry> nn_lowerings();
 
 namespace {
 
-using nn::ew;
-using nn::onnx_dims;
 
 Val cast(NodeContext& c, Val v, DType dt) {
   if (c.e.dtype(v) == dt) return v;

@@ -17,13 +17,6 @@ namespace mlvm {
 
 namespace {
 
-// The ONNX dims of v ([] for a scalar); kDynamic where unknown.
-std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
-  if (c.e.scalar(v)) return {};
-  const Dims& d = c.e.dims(v);
-  return std::vector<int64_t>(d.begin(), d.end());
-}
-
 // Reshape v to ONNX dims `to` (each >= 0, or one -1); [] makes an ONNX scalar.
 Val reshape_to(NodeContext& c, Val v, const std::vector<int64_t>& to) {
   std::vector<int64_t> shape = to.empty() ? std::vector<int64_t>{1} : to;

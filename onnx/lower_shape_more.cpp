@@ -14,12 +14,6 @@ namespace mlvm {
 
 namespace {
 
-std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
-  if (c.e.scalar(v)) return {};
-  const Dims& d = c.e.dims(v);
-  return std::vector<int64_t>(d.begin(), d.end());
-}
-
 // ONNX clamps a start/end to the dim; mlvm's strided_slice clamps NumPy's way, which agrees,
 // but int64 extremes (INT64_MAX as "to the end") are kept in range for the attribute checks.
 int64_t clamp_index(int64_t v) {

@@ -105,6 +105,11 @@ std::span<const LoweringEntry> nn_lowerings();
 
 // Helpers shared by lowerings.
 inline std::vector<Val> one(Val v) { return {v}; }
+// The ONNX dims of v ([] for an ONNX scalar); kDynamic where unknown.
+std::vector<int64_t> onnx_dims(NodeContext& c, Val v);
+// An elementwise op; the result is an ONNX scalar when every input is.
+Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
+       const std::vector<NamedAttr>& attrs = {});
 NamedAttr attr_i(const std::string& name, int64_t v);
 NamedAttr attr_f(const std::string& name, double v);
 NamedAttr attr_b(const std::string& name, bool v);

@@ -99,6 +99,22 @@ const onnx::GraphProto* NodeContext::attr_graph(std::string_view name) const {
   return &a->g();
 }
 
+std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
+  if (c.e.scalar(v)) return {};
+  const Dims& d = c.e.dims(v);
+  return std::vector<int64_t>(d.begin(), d.end());
+}
+
+Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
+       const std::vector<NamedAttr>& attrs) {
+  Val r = c.e.emit(op, args, attrs);
+  bool all_scalar = true;
+  for (Val a : args)
+    if (a.present() && !c.e.scalar(a)) all_scalar = false;
+  c.e.set_scalar(r, all_scalar);
+  return r;
+}
+
 NamedAttr attr_i(const std::string& name, int64_t v) { return {name, AttrValue::integer(v)}; }
 NamedAttr attr_f(const std::string& name, double v) { return {name, AttrValue::floating(v)}; }
 NamedAttr attr_b(const std::string& name, bool v) { return {name, AttrValue::boolean(v)}; }

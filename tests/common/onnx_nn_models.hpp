@@ -164,47 +164,6 @@ inline std::string import_error(const Model& m) {
   return "";
 }
 
-// The importer's loop over a one-graph model of static f32 inputs, with NodeContext::graph
-// set: what the lowerings that look at a node's neighbours (the BatchNormalization fold) see.
-inline Program lower_with_graph(const Model& m) {
-  const onnx::GraphProto& g = *m.g;
-  Emitter e("t");
-  std::map<std::string, Val> vals;
-  std::vector<std::pair<std::string, std::string>> outs;
-  for (const auto& o : g.output()) {
-    outs.emplace_back(o.name(), e.fresh_name(o.name()));
-    e.reserve_output(o.name(), outs.back().second);
-  }
-  for (const auto& in : g.input()) {
-    TensorType t;
-    t.dtype = DType::f32;
-    for (const auto& d : in.type().tensor_type().shape().dim()) t.dims.push_back(d.dim_value());
-    vals[in.name()] = e.input(e.fresh_name(in.name()), t, false);
-  }
-  for (const auto& init : g.initializer()) {
-    OnnxTensor t = tensor_from_proto(init, init.name());
-    vals[init.name()] = e.constant(std::move(t.value), t.scalar);
-  }
-  std::map<std::string, LowerFn> table;
-  for (auto family : {elementwise_lowerings(), shape_lowerings(), nn_lowerings()})
-    for (const LoweringEntry& l : family) table[l.op_type] = l.fn;
-  const int opset = int(m.m.opset_import(0).version());
-  for (const auto& n : g.node()) {
-    std::vector<Val> in;
-    for (const auto& name : n.input()) in.push_back(name.empty() ? Val{} : vals.at(name));
-    NodeContext ctx(n, opset, e, std::move(in), "");
-    ctx.graph = &g;
-    std::vector<Val> r = table.at(n.op_type())(ctx);
-    for (int k = 0; k < n.output_size(); ++k) {
-      if (n.output(k).empty()) continue;
-      vals[n.output(k)] = r[std::size_t(k)];
-      e.name_value(r[std::size_t(k)], n.output(k));
-    }
-  }
-  std::vector<std::pair<std::string, Val>> outputs;
-  for (const auto& [onnx_name, name] : outs) outputs.emplace_back(name, vals.at(onnx_name));
-  return Program::from_module(e.finish(outputs));
-}
 
 // Naive NCHW convolution (one group) with explicit pads.
 inline std::vector<float> naive_conv(const Tensor& x, const Tensor& w, int64_t sh, int64_t sw, int64_t top,

@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(batchnorm_folds_into_the_conv_before_it) {
       float t = conv[i] + (with_bias ? bias[c] : 0.0f);
       want.push_back(std::max(0.0f, (t - mean[c]) / std::sqrt(var[c] + 0.01f) * s[c] + b[c]));
     }
-    Program folded = lower_with_graph(m);
+    Program folded = m.program();
     BOOST_TEST(folded.module().code.size() == 2u);  // conv2d, relu
     BOOST_TEST(count_ops(folded, "conv2d") == 1);
     BOOST_TEST(count_ops(folded, "relu") == 1);
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(batchnorm_folds_into_the_conv_before_it) {
     check_close(values(run(m.program(), {x})[0]), want);
   }
   // The conv's output is also a graph output: it must stay, so nothing is folded.
-  Program both = lower_with_graph(model(true, true));
+  Program both = model(true, true).program();
   BOOST_TEST(count_ops(both, "conv2d") == 1);
   BOOST_TEST(count_ops(both, "mul") == 1);
   BOOST_TEST(count_ops(both, "add") == 1);
@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(batchnorm_folds_into_a_gemm_with_constant_weights) {
     attr(g, "transB", int64_t(tb));
     attr(m.node("BatchNormalization", {"t", "s", "b", "mean", "var"}, {"u"}), "epsilon", 0.0f);
     m.node("Relu", {"u"}, {"y"});
-    Program p = lower_with_graph(m);
+    Program p = m.program();
     BOOST_TEST(p.module().code.size() == 2u);  // dense, relu
     BOOST_TEST(count_ops(p, "dense") == 1);
     Tensor a = f32({2, 3}, [](int64_t i) { return float(i) - 2; });
