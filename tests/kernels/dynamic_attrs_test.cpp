@@ -11,6 +11,7 @@
 
 #include "common/attr_values.hpp"
 #include "common/checks.hpp"
+#include "common/dynamic_args.hpp"
 #include "common/layouts.hpp"
 #include "common/one_result.hpp"
 #include "common/tensors.hpp"
@@ -19,26 +20,6 @@ using namespace mlvm;
 using namespace mlvm::testing;
 
 namespace {
-
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr Layout kViewLayouts[] = {Layout::contiguous, Layout::transposed, Layout::flipped,
-                                   Layout::sliced};
-
-Tensor iota(DType dt, const Dims& shape, double from = 0) {
-  std::vector<double> v(std::size_t(checked_numel(shape)));
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = from + double(k);
-  return make(dt, shape, v);
-}
-
-Tensor vec(const std::vector<int64_t>& v, DType dt = DType::i64) {
-  if (dt == DType::i64) return make_i64(Dims{int64_t(v.size())}, v);
-  return make(dt, Dims{int64_t(v.size())}, std::vector<double>(v.begin(), v.end()));
-}
-
-Tensor run1(Opcode op, std::vector<Tensor> in, std::vector<AttrValue> attrs = {}) {
-  return run_op(op, std::move(in), std::move(attrs));
-}
 
 void same(const Tensor& got, const Tensor& want, const std::string& what) {
   BOOST_TEST_CONTEXT(what) {

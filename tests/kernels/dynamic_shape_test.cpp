@@ -12,6 +12,7 @@
 
 #include "common/attr_values.hpp"
 #include "common/checks.hpp"
+#include "common/dynamic_args.hpp"
 #include "common/layouts.hpp"
 #include "common/one_result.hpp"
 #include "common/tensors.hpp"
@@ -21,35 +22,6 @@ using namespace mlvm;
 using namespace mlvm::testing;
 
 namespace {
-
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr Layout kViewLayouts[] = {Layout::contiguous, Layout::transposed, Layout::flipped,
-                                   Layout::sliced};
-
-// 0, 1, 2, ... in row-major order.
-Tensor iota(DType dt, const Dims& shape) {
-  std::vector<double> v(std::size_t(checked_numel(shape)));
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = double(k);
-  return make(dt, shape, v);
-}
-
-// An integer vector argument of dtype dt; `flipped` stores it reversed behind a negative stride.
-Tensor vec(const std::vector<int64_t>& v, DType dt = DType::i64, bool flipped = false) {
-  Tensor t = dt == DType::i64 ? make_i64(Dims{int64_t(v.size())}, v)
-                              : make(dt, Dims{int64_t(v.size())},
-                                     std::vector<double>(v.begin(), v.end()));
-  if (!flipped || v.empty()) return t;
-  std::vector<int64_t> rev(v.rbegin(), v.rend());
-  Tensor s = dt == DType::i64 ? make_i64(Dims{int64_t(v.size())}, rev)
-                              : make(dt, Dims{int64_t(v.size())},
-                                     std::vector<double>(rev.begin(), rev.end()));
-  return flip(s, 0);
-}
-
-Tensor run1(Opcode op, std::vector<Tensor> in, std::vector<AttrValue> attrs = {}) {
-  return run_op(op, std::move(in), std::move(attrs));
-}
 
 bool shares(const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); }
 
