@@ -88,25 +88,11 @@ std::vector<Val> lower_matmul(NodeContext& c) {
   return one(y);
 }
 
-// Softmax, LogSoftmax or Hardmax of x along one axis.
+// Softmax, LogSoftmax or Hardmax of x along one axis: mlvm's softmax, log_softmax, hardmax.
 Val softmax_axis(NodeContext& c, Val x, int64_t axis) {
   const std::string& op = c.node.op_type();
-  if (op == "Softmax") return c.e.emit("softmax", {x}, {attr_i("axis", axis)});
-  if (op == "LogSoftmax") {
-    Val m = reduce(c, "max", x, {axis}, true);
-    Val d = c.e.emit("sub", {x, m});
-    Val s = reduce(c, "sum", c.e.emit("exp", {d}), {axis}, true);
-    return c.e.emit("sub", {d, c.e.emit("log", {s})});
-  }
-  // Hardmax: 1 where the index along the axis is the first maximum's, else 0.
-  int r = int(c.e.dims(x).size());
-  int64_t n = static_dim(c, x, int(axis), "Hardmax");
-  Val am = c.e.emit("argmax", {x}, {attr_i("axis", axis), attr_b("keepdims", true)});
-  std::vector<int64_t> shape(std::size_t(r), 1);
-  shape[std::size_t(axis)] = n;
-  Val index = reshape(c, c.e.int_vector(iota(0, n)), shape);
-  Val hit = c.e.emit("equal", {am, index});
-  return c.e.emit("cast", {hit}, {attr_dt("dtype", c.e.dtype(x))});
+  const char* name = op == "Softmax" ? "softmax" : op == "LogSoftmax" ? "log_softmax" : "hardmax";
+  return c.e.emit(name, {x}, {attr_i("axis", axis)});
 }
 
 // Before opset 13 the input is seen as 2-D: (prod(dims[:axis]), prod(dims[axis:])), axis 1 by
