@@ -198,7 +198,7 @@ ConstLiteral parse_fill(Cursor& c, const TensorType& declared) {
         kw, "fill(...) needs a fully known shape, but " + declared.to_string() + " has a '?' dim");
   ConstLiteral out;
   out.type = declared;
-  out.value = Tensor::constant(declared.dtype, declared.dims, v);
+  out.value = constant_tensor(declared.dtype, declared.dims, v);
   out.type.precision = bounded_precision(out.value.numel() == 0 && is_signed_int(declared.dtype)
                                              ? 1
                                              : precision_of_scalar(v, declared.dtype),

@@ -18,7 +18,7 @@ SessionOptions options_for(int threads) {
 
 BenchCase::BenchCase(const std::string& program_path, int threads,
                      const std::vector<std::string>& input_specs)
-    : program_(Program::open(program_path)), session_(program_, options_for(threads)) {
+    : program_(Program::load_file(program_path)), session_(program_, options_for(threads)) {
   const std::vector<ValueInfo> declared = program_.inputs();
   inputs_.resize(declared.size());
   for (const std::string& spec : input_specs) {
@@ -37,12 +37,12 @@ Timing BenchCase::time(int batch) {
   Clock::duration total{};
   for (int k = 0; k < batch; ++k) {
     const auto t0 = Clock::now();
-    std::vector<Tensor> out = session_.run(std::span<const Tensor>(inputs_));
+    std::vector<Tensor> out = session_.run_positional(std::span<const Tensor>(inputs_));
     total += Clock::now() - t0;
     // The outputs are released here, outside the timed call: what the host does with a
     // result afterwards is not part of computing it.
   }
-  const RunStats& s = session_.last_stats();
+  const RunStats& s = session_.stats();
   return {std::chrono::duration<double>(total).count() / batch, s.seconds, s.peak_bytes, s.steps};
 }
 
@@ -55,12 +55,12 @@ std::size_t BenchCase::output_index(const std::string& name) const {
 
 void BenchCase::dump(const std::string& name, const std::string& path) {
   const std::size_t k = output_index(name);
-  save_npy(path, session_.run(std::span<const Tensor>(inputs_)).at(k));
+  save_npy(path, session_.run_positional(std::span<const Tensor>(inputs_)).at(k));
 }
 
 std::string BenchCase::describe(const std::string& name) {
   const std::size_t k = output_index(name);
-  const Tensor t = session_.run(std::span<const Tensor>(inputs_)).at(k);
+  const Tensor t = session_.run_positional(std::span<const Tensor>(inputs_)).at(k);
   auto list = [](const Dims& d) {
     std::string s;
     for (int i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);

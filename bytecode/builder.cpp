@@ -41,7 +41,7 @@ int32_t ModuleBuilder::constant(const std::string& name, const Tensor& value) {
 
 int32_t ModuleBuilder::fill_constant(const std::string& name, DType dtype, const Dims& shape,
                                      const Scalar& value) {
-  return constant(name, Tensor::constant(dtype, shape, value));
+  return constant(name, constant_tensor(dtype, shape, value));
 }
 
 void ModuleBuilder::output(const std::string& name, std::optional<TensorType> type) {

@@ -18,9 +18,8 @@ function(mlvm_module name)
       endif()
     endforeach()
   endforeach()
-  target_include_directories(mlvm_${name} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mlvm/internal>)
+  # The module libraries are internal: only libmlvm (cmake/MlvmLibrary.cmake) is installed.
+  target_include_directories(mlvm_${name} PUBLIC ${PROJECT_SOURCE_DIR}
+    ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
   target_link_libraries(mlvm_${name} PUBLIC ${ARGN})
 endfunction()

@@ -2,33 +2,42 @@
 #   cmake -DROOT=<source dir> -P cmake/check_architecture.cmake
 #
 # 1. Layers: a module includes only its own headers and those of the modules below it:
-#      tensor <- ir <- {kernels, bytecode} <- {assembler, onnx} <- vm <- tools
+#      mlvm <- tensor <- ir <- {kernels, bytecode} <- {assembler, onnx} <- vm <- {capi, tools}
 #    (kernels and bytecode are siblings: neither includes the other; the assembler and the
-#    ONNX importer are front ends side by side, and onnx/ may run kernels to fold constants). include/mlvm/ is the
-#    public face of vm/.
+#    ONNX importer are front ends side by side, and onnx/ may run kernels to fold constants).
+#    include/mlvm/ ("mlvm/...") is the public API: it includes nothing but its own headers and
+#    the standard library, and every layer may include it. capi/ (the C API) uses the public
+#    C++ API only.
 # 2. Size: no source file over 550 lines (files have one job; ~500 is the aim).
 cmake_minimum_required(VERSION 3.20)
 if(NOT ROOT)
   message(FATAL_ERROR "pass -DROOT=<source dir>")
 endif()
 
-set(allowed_tensor    tensor)
-set(allowed_ir        tensor ir)
-set(allowed_kernels   tensor ir kernels)
-set(allowed_bytecode  tensor ir bytecode)
-set(allowed_assembler tensor ir bytecode assembler)
-set(allowed_onnx      tensor ir kernels bytecode onnx)
-set(allowed_vm        tensor ir kernels bytecode assembler onnx vm mlvm)
-set(allowed_tools     tensor ir kernels bytecode assembler onnx vm mlvm tools)
-set(modules tensor ir kernels bytecode assembler onnx vm tools)
-set(all_modules tensor ir kernels bytecode assembler onnx vm tools mlvm)
+set(allowed_mlvm      mlvm)
+set(allowed_tensor    mlvm tensor)
+set(allowed_ir        mlvm tensor ir)
+set(allowed_kernels   mlvm tensor ir kernels)
+set(allowed_bytecode  mlvm tensor ir bytecode)
+set(allowed_assembler mlvm tensor ir bytecode assembler)
+set(allowed_onnx      mlvm tensor ir kernels bytecode onnx)
+set(allowed_vm        mlvm tensor ir kernels bytecode assembler onnx vm)
+set(allowed_capi      mlvm capi)
+set(allowed_tools     mlvm tensor ir kernels bytecode assembler onnx vm tools)
+set(modules tensor ir kernels bytecode assembler onnx vm capi tools)
+set(all_modules tensor ir kernels bytecode assembler onnx vm capi tools mlvm)
 
 set(max_lines 550)
 set(failures "")
 
-foreach(module ${modules})
-  file(GLOB_RECURSE files ${ROOT}/${module}/*.cpp ${ROOT}/${module}/*.hpp ${ROOT}/${module}/*.inl
-       ${ROOT}/${module}/*.def)
+foreach(module ${modules} mlvm)
+  if(module STREQUAL "mlvm")
+    set(_dir ${ROOT}/include/mlvm)
+  else()
+    set(_dir ${ROOT}/${module})
+  endif()
+  file(GLOB_RECURSE files ${_dir}/*.cpp ${_dir}/*.hpp ${_dir}/*.h ${_dir}/*.in ${_dir}/*.inl
+       ${_dir}/*.def)
   foreach(f ${files})
     file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
     foreach(line ${includes})
@@ -51,7 +60,7 @@ foreach(module ${modules})
 endforeach()
 
 file(GLOB_RECURSE sources ${ROOT}/tensor/* ${ROOT}/ir/* ${ROOT}/kernels/* ${ROOT}/bytecode/*
-     ${ROOT}/assembler/* ${ROOT}/onnx/* ${ROOT}/vm/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
+     ${ROOT}/assembler/* ${ROOT}/onnx/* ${ROOT}/vm/* ${ROOT}/capi/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
      ${ROOT}/tests/*.hpp ${ROOT}/fuzz/*.cpp ${ROOT}/bench/*.cpp ${ROOT}/samples/*.cpp)
 foreach(f ${sources})
   if(NOT f MATCHES "\\.(cpp|hpp|inl|def)$")

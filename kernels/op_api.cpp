@@ -12,6 +12,11 @@ void poll_cancel() {
 
 
 Tensor KernelContext::output(DType dtype, const Dims& shape, int reuse_input) const {
+  if (destination && destination->dtype() == dtype && destination->shape() == shape) {
+    const Tensor* d = destination;
+    destination = nullptr;
+    return *d;
+  }
   if (reuse_input >= 0 && reuse_input < int(in.size()) && (donatable >> reuse_input & 1u)) {
     const Tensor& x = in[reuse_input];
     if (x.defined() && x.dtype() == dtype && x.mode() == ValueMode::owned && x.numel() > 0 &&

@@ -131,10 +131,15 @@ struct KernelContext {
   // Bit k set: input k dies at this instruction and its storage is shared with no live value,
   // so the kernel may write its result into it (see output()).
   uint32_t donatable = 0;
+  // Where the host asked this instruction's only result to go (Session::bind_output): a
+  // contiguous, writable tensor no input shares. The first output() call of its dtype and
+  // shape takes it; null once taken or when there is none.
+  mutable const Tensor* destination = nullptr;
 
-  // A fresh contiguous result, counted against the run's memory budget. If `reuse_input` >= 0
-  // names a donatable, contiguous, writable, owned input of the same dtype and element count,
-  // its storage is reused (reshaped to `shape`) instead.
+  // A fresh contiguous result, counted against the run's memory budget. The bound
+  // destination, when there is one of this dtype and shape, is used instead. If `reuse_input`
+  // >= 0 names a donatable, contiguous, writable, owned input of the same dtype and element
+  // count, its storage is reused (reshaped to `shape`) instead.
   Tensor output(DType dtype, const Dims& shape, int reuse_input = -1) const;
 };
 

@@ -107,7 +107,7 @@ Val Emitter::constant(Tensor value, bool scalar) {
 Val Emitter::scalar_const(DType dtype, double v) {
   Scalar sc = is_float(dtype) ? Scalar::from_float(v) : Scalar::from_int(int64_t(v));
   Tensor t = Tensor::empty(dtype, Dims{1});
-  Tensor c = Tensor::constant(dtype, Dims{1}, sc);
+  Tensor c = constant_tensor(dtype, Dims{1}, sc);
   copy_into(c, t);
   return constant(std::move(t), true);
 }

@@ -70,6 +70,7 @@ Tensor Tensor::make_view(std::shared_ptr<Storage> storage, DType dtype, const Di
   t.numel_ = checked_numel(shape);
   t.mode_ = mode;
   t.contiguous_ = layout_is_contiguous(shape, strides);
+  t.data_ = t.storage_->data() + offset * int64_t(dtype_size(dtype));
   return t;
 }
 
@@ -84,11 +85,11 @@ Tensor Tensor::empty(DType dtype, const Dims& shape, std::shared_ptr<MemoryBudge
 
 Tensor Tensor::zeros_owned(DType dtype, const Dims& shape, std::shared_ptr<MemoryBudget> budget) {
   Tensor t = empty(dtype, shape, std::move(budget));
-  if (t.storage_->bytes() > 0) std::memset(t.storage_->data(), 0, std::size_t(t.storage_->bytes()));
+  if (t.storage()->bytes() > 0) std::memset(t.raw_data(), 0, std::size_t(t.storage()->bytes()));
   return t;
 }
 
-Tensor Tensor::constant(DType dtype, const Dims& shape, const Scalar& value) {
+Tensor constant_tensor(DType dtype, const Dims& shape, const Scalar& value) {
   check_shape(shape);
   if (!scalar_fits(value, dtype))
     fail_invalid("value " + value.to_string() + " is not representable in " + std::string(dtype_name(dtype)));
@@ -98,8 +99,8 @@ Tensor Tensor::constant(DType dtype, const Dims& shape, const Scalar& value) {
     T v = std::is_same_v<typename decltype(tag)::type, bool_tag> ? T(value.as_double() != 0) : scalar_as<T>(value);
     std::memcpy(storage->data(), &v, sizeof(T));
   });
-  Tensor t = make_view(std::move(storage), dtype, shape, Dims::filled(shape.size(), 0), 0, ValueMode::constant);
-  return t;
+  return Tensor::make_view(std::move(storage), dtype, shape, Dims::filled(shape.size(), 0), 0,
+                           ValueMode::constant);
 }
 
 Tensor Tensor::borrow(DType dtype, const Dims& shape, void* data, int64_t bytes, bool writable,
@@ -129,31 +130,43 @@ Tensor Tensor::with_layout(const Dims& shape, const Dims& strides, int64_t offse
   return make_view(storage_, dtype_, shape, strides, offset, m);
 }
 
-namespace {
-int64_t element_offset(const Tensor& t, std::span<const int64_t> index) {
-  if (int(index.size()) != t.rank()) fail(ErrorKind::usage, "index rank does not match tensor rank");
+const std::byte* Tensor::element_address(std::span<const int64_t> index) const {
+  if (!defined()) throw Error(ErrorKind::usage, "element of an undefined tensor");
+  if (int(index.size()) != rank())
+    throw Error(ErrorKind::usage, "index of rank " + std::to_string(index.size()) +
+                                      " for a tensor of rank " + std::to_string(rank()));
   int64_t off = 0;
-  for (int i = 0; i < t.rank(); ++i) {
-    if (index[i] < 0 || index[i] >= t.dim(i)) fail(ErrorKind::usage, "index out of range");
-    off += index[i] * t.strides()[i];
+  for (int i = 0; i < rank(); ++i) {
+    if (index[std::size_t(i)] < 0 || index[std::size_t(i)] >= dim(i))
+      throw Error(ErrorKind::usage, "index " + std::to_string(index[std::size_t(i)]) +
+                                        " is out of range for dim " + std::to_string(i) +
+                                        " of " + type_string());
+    off += index[std::size_t(i)] * strides_[i];
   }
-  return off;
+  return data_ + off * itemsize();
 }
-}  // namespace
+
+void Tensor::check_element_type(bool ok, const char* call) {
+  if (!ok)
+    throw Error(ErrorKind::usage, std::string(call) +
+                                      ": the element type does not match the tensor's dtype");
+}
 
 double Tensor::get_double(std::span<const int64_t> index) const {
-  int64_t off = element_offset(*this, index);
+  const std::byte* p = element_address(index);
   return visit_dtype(dtype_, [&](auto tag) -> double {
-    using T = storage_t<typename decltype(tag)::type>;
-    return double(data<T>()[off]);
+    storage_t<typename decltype(tag)::type> v;
+    std::memcpy(&v, p, sizeof v);
+    return double(v);
   });
 }
 
 int64_t Tensor::get_int(std::span<const int64_t> index) const {
-  int64_t off = element_offset(*this, index);
+  const std::byte* p = element_address(index);
   return visit_dtype(dtype_, [&](auto tag) -> int64_t {
-    using T = storage_t<typename decltype(tag)::type>;
-    return int64_t(data<T>()[off]);
+    storage_t<typename decltype(tag)::type> v;
+    std::memcpy(&v, p, sizeof v);
+    return int64_t(v);
   });
 }
 

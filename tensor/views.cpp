@@ -498,11 +498,11 @@ Tensor rot90(const Tensor& x, int64_t k, IntList axes) {
 }
 
 Tensor zeros(DType dtype, const Dims& shape) {
-  return Tensor::constant(dtype, constant_shape("zeros", shape.span()), Scalar::from_int(0));
+  return constant_tensor(dtype, constant_shape("zeros", shape.span()), Scalar::from_int(0));
 }
 
 Tensor ones(DType dtype, const Dims& shape) {
-  return Tensor::constant(dtype, constant_shape("ones", shape.span()), Scalar::from_int(1));
+  return constant_tensor(dtype, constant_shape("ones", shape.span()), Scalar::from_int(1));
 }
 
 Tensor full(DType dtype, const Dims& shape, const Scalar& value) {
@@ -510,7 +510,7 @@ Tensor full(DType dtype, const Dims& shape, const Scalar& value) {
   if (!scalar_fits(value, dtype))
     fail_invalid("full: value " + value.to_string() + " is not representable in " +
                  std::string(dtype_name(dtype)));
-  return Tensor::constant(dtype, s, value);
+  return constant_tensor(dtype, s, value);
 }
 
 }  // namespace mlvm

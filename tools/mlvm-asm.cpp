@@ -11,7 +11,7 @@
 #include "bytecode/codec.hpp"
 #include "bytecode/disassembler.hpp"
 #include "tools/exit_codes.hpp"
-#include "vm/version.hpp"
+#include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
 using namespace mlvm;

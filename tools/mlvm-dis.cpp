@@ -12,7 +12,7 @@
 #include "bytecode/verifier.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
-#include "vm/version.hpp"
+#include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include "onnx/importer.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
-#include "vm/version.hpp"
+#include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

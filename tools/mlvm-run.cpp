@@ -13,6 +13,8 @@
 
 #include "mlvm/mlvm.hpp"
 #include "tensor/npz.hpp"
+#include "vm/program_access.hpp"
+#include "vm/session_access.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/run_support.hpp"
 
@@ -85,7 +87,7 @@ int64_t physical_memory() {
 
 std::string type_list(const std::vector<mlvm::ValueInfo>& v) {
   std::string s;
-  for (const auto& i : v) s += (s.empty() ? "" : ", ") + i.name + " : " + i.type.to_string();
+  for (const auto& i : v) s += (s.empty() ? "" : ", ") + i.to_string();
   return s.empty() ? "none" : s;
 }
 
@@ -228,13 +230,14 @@ int run_main(int argc, char** argv) {
       aopt.verify.precision_check = !vm.count("no-precision-check");
       aopt.verify.strict_precision = vm.count("strict-precision") > 0;
       mlvm::AssembleResult r = mlvm::assemble_file(program_path, aopt);
+      // Every diagnostic on its own lines, as mlvm-asm prints them.
       if (!r.ok()) {
         for (const auto& d : r.diagnostics) std::cerr << d.render() << "\n";
         if (r.diagnostics.empty())
           std::cerr << "mlvm-run: " << program_path << ": assembly failed\n";
         return kExitInvalid;
       }
-      program = mlvm::Program::from_module(std::move(*r.module), aopt.verify);
+      program = mlvm::program_from_assembly(std::move(r), program_path);
     } else if (ends_with(program_path, ".onnx")) {
       program = mlvm::Program::from_onnx(program_path);
     } else {
@@ -296,11 +299,11 @@ int run_main(int argc, char** argv) {
   std::string missing;
   for (const auto& d : in_decls)
     if (!input_files.count(d.name) && !values.count(d.name))
-      missing += (missing.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
+      missing += (missing.empty() ? "" : ", ") + d.to_string();
   if (!missing.empty()) throw UsageError{"missing --input for: " + missing + "; " + declared};
   for (const auto& [name, file] : input_files) {
     try {
-      if (auto v = scalar_input(name, file, find_value(in_decls, name)->type.dtype)) {
+      if (auto v = scalar_input(name, file, find_value(in_decls, name)->dtype)) {
         sources[name] = "--input " + name + "=" + file;
         values.emplace(name, std::move(*v));
         continue;
@@ -321,23 +324,22 @@ int run_main(int argc, char** argv) {
   sopt.max_steps = max_steps;
   sopt.print = &std::cout;
   sopt.profile = profile;
-  sopt.budget = budget;
   std::vector<mlvm::RunStats> runs;
   mlvm::TensorMap results;
   try {
     // `print` instructions write during the first run only; repeats are for timing.
-    mlvm::Session first(program, sopt);
+    mlvm::Session first = mlvm::SessionAccess::with_budget(program, sopt, budget);
     results = first.run(values);
-    runs.push_back(first.last_stats());
+    runs.push_back(first.stats());
     if (repeat > 1) {
       sopt.print = nullptr;
-      mlvm::Session again(program, sopt);
+      mlvm::Session again = mlvm::SessionAccess::with_budget(program, sopt, budget);
       for (int k = 1; k < repeat; ++k) {
         // The previous run's outputs still count against --max-memory: drop them first, so
         // that every repeat runs under the same budget as the first.
         results.clear();
         results = again.run(values);
-        runs.push_back(again.last_stats());
+        runs.push_back(again.stats());
       }
     }
   } catch (const mlvm::Error& e) {

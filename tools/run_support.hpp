@@ -72,7 +72,7 @@ inline std::optional<Tensor> scalar_input(const std::string& name, const std::st
   if (!scalar_fits(*v, t))
     fail(ErrorKind::usage, "--input " + name + "=" + spec + ": " + v->to_string() +
                                " is not a value of " + std::string(dtype_name(t)));
-  return contiguous(Tensor::constant(t, Dims{1}, *v));
+  return contiguous(constant_tensor(t, Dims{1}, *v));
 }
 
 // One line per op: "name(input, input?, inputs...) -> N results  attr:kind=default ...".

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "kernels/cancel.hpp"
+#include "tensor/copy.hpp"
 #include "vm/input_check.hpp"
 #include "vm/render.hpp"
 
@@ -88,6 +89,7 @@ Interpreter::Interpreter(std::shared_ptr<const CompiledProgram> program)
     : program_(std::move(program)) {
   if (!program_) throw Error(ErrorKind::usage, "interpreter without a program");
   registers_.resize(std::size_t(program_->plan.num_registers));
+  bound_of_reg_.assign(std::size_t(program_->plan.num_registers), -1);
   args_.resize(std::size_t(program_->plan.max_args));
   results_.resize(std::size_t(program_->plan.max_results));
 }
@@ -99,15 +101,26 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
     throw Error(ErrorKind::usage, "the program takes " + std::to_string(m.inputs.size()) +
                                       " inputs, " + std::to_string(inputs.size()) + " given");
   for (std::size_t k = 0; k < inputs.size(); ++k) check_input(m.inputs[k], inputs[k]);
+  if (!config.bound.empty() && config.bound.size() != m.outputs.size())
+    throw Error(ErrorKind::usage, "bound outputs do not match the program's outputs");
 
   // Whatever happens, the registers are empty again afterwards: a failed run must not keep
   // its intermediates (or the host's inputs) alive.
   struct Clear {
-    std::vector<Tensor>* regs[2];
+    Interpreter* in;
     ~Clear() {
-      for (auto* r : regs) std::fill(r->begin(), r->end(), Tensor());
+      for (auto* r : {&in->registers_, &in->results_}) std::fill(r->begin(), r->end(), Tensor());
+      if (in->any_bound_) std::fill(in->bound_of_reg_.begin(), in->bound_of_reg_.end(), -1);
+      in->any_bound_ = false;
     }
-  } clear{{&registers_, &results_}};
+  } clear{this};
+  bound_refs_.assign(config.bound.size(), 0);
+  for (std::size_t k = 0; k < config.bound.size(); ++k) {
+    if (!config.bound[k].defined()) continue;
+    bound_of_reg_[std::size_t(m.outputs[k].reg)] = int32_t(k);
+    bound_refs_[k] = config.bound[k].storage().use_count();
+    any_bound_ = true;
+  }
 
   for (std::size_t k = 0; k < inputs.size(); ++k)
     registers_[std::size_t(m.inputs[k].reg)] = inputs[k];
@@ -140,9 +153,39 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
         }
       }
     }
-    outputs.push_back(std::move(t));
+    if (!config.bound.empty() && config.bound[outputs.size()].defined())
+      outputs.push_back(deliver(t, config.bound[outputs.size()], o.name));
+    else
+      outputs.push_back(std::move(t));
   }
   return outputs;
+}
+
+const Tensor* Interpreter::destination_for(int32_t reg, const RunConfig& config,
+                                           std::size_t num_args) const {
+  const int32_t b = bound_of_reg_[std::size_t(reg)];
+  if (b < 0) return nullptr;
+  const Tensor& d = config.bound[std::size_t(b)];
+  if (!d.is_contiguous() || d.storage().use_count() != bound_refs_[std::size_t(b)]) return nullptr;
+  for (std::size_t k = 0; k < num_args; ++k)
+    if (args_[k]->defined() && args_[k]->storage() == d.storage()) return nullptr;
+  return &d;
+}
+
+Tensor Interpreter::deliver(const Tensor& value, const Tensor& destination,
+                            const std::string& name) {
+  if (value.storage() == destination.storage() && value.raw_data() == destination.raw_data() &&
+      value.shape() == destination.shape() && value.strides() == destination.strides())
+    return destination;  // the kernel wrote it in place
+  if (value.dtype() != destination.dtype() || !(value.shape() == destination.shape()))
+    throw Error(ErrorKind::usage,
+                "output " + name + " is " + value.type_string() +
+                    " but the tensor bound to it is " + destination.type_string(),
+                "output " + name);
+  // A view of the destination itself (a transpose of what a kernel wrote there) is copied
+  // out first: copy_into needs source and destination apart.
+  copy_into(value.storage() == destination.storage() ? clone(value) : value, destination);
+  return destination;
 }
 
 void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats) {
@@ -157,6 +200,17 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const auto run_start = Clock::now();
   int64_t steps = 0;
   std::size_t pc = 0;
+  // Steps and time are reported however the run ends (a trap, a limit, cancellation).
+  struct Progress {
+    RunStats* stats;
+    const int64_t& steps;
+    Clock::time_point start;
+    ~Progress() {
+      if (!stats) return;
+      stats->steps = steps;
+      stats->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+  } progress{stats, steps, run_start};
   const CancelScope cancel_scope(env.cancel);  // long kernels poll it between blocks
 
   while (pc < n) {
@@ -187,6 +241,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         }
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr), *p.attrs, env, donatable};
+        if (any_bound_ && nr == 1) ctx.destination = destination_for(p.results(pool)[0], config, na);
         try {
           p.run(ctx);
         } catch (const Error& e) {
@@ -251,8 +306,6 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   }
 
   if (stats) {
-    stats->steps = steps;
-    stats->seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
     stats->ops.clear();
     if (config.profile) {
       for (int k = 0; k < kNumOpcodes; ++k)

@@ -12,7 +12,7 @@
 
 #include "kernels/op_api.hpp"
 #include "vm/compiled.hpp"
-#include "vm/run_stats.hpp"
+#include "mlvm/session.hpp"
 
 namespace mlvm {
 
@@ -20,6 +20,9 @@ struct RunConfig {
   int64_t max_steps = 0;          // instructions executed; 0: no limit
   std::ostream* print = nullptr;  // where `print` writes; null: nowhere
   bool profile = false;           // time every instruction by op kind
+  // Per Module::outputs entry: where that output must end up (Session::bind_output), or an
+  // undefined tensor. Empty: nothing is bound.
+  std::span<const Tensor> bound;
 };
 
 class Interpreter {
@@ -28,7 +31,7 @@ class Interpreter {
 
   // `inputs` has one tensor per Module::inputs entry, in that order. Every input is checked
   // against its declaration (type, precision) before the first instruction. Returns one
-  // tensor per Module::outputs entry. Errors come out as mlvm::Error located at
+  // tensor per Module::outputs entry (a bound output's is its destination). Errors come out as mlvm::Error located at
   // "instruction N (line L)" (run time) or "input NAME" (input checks).
   std::vector<Tensor> run(std::span<const Tensor> inputs, ExecEnv& env, const RunConfig& config,
                           RunStats* stats = nullptr);  // fills steps, seconds, ops
@@ -37,6 +40,13 @@ class Interpreter {
 
  private:
   void execute(ExecEnv& env, const RunConfig& config, RunStats* stats);
+  // The bound destination result register `reg` may be written into directly, or null: it
+  // must be contiguous, held by no register (no live value is a view of it) and not be an
+  // argument of the instruction (the kernel would read what it writes).
+  const Tensor* destination_for(int32_t reg, const RunConfig& config, std::size_t num_args) const;
+  // A bound output's final value, moved into its destination if the kernel did not write it
+  // there; returns the destination.
+  static Tensor deliver(const Tensor& value, const Tensor& destination, const std::string& name);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;
@@ -45,6 +55,12 @@ class Interpreter {
   // stored (a result register may also be an argument the kernel is still reading).
   std::vector<const Tensor*> args_;
   std::vector<Tensor> results_;
+  // Output binding, set up per run: per register, the index of the bound output it holds
+  // (-1: none), and per bound output the reference count of its storage outside the
+  // registers (a larger count means a register still holds a view of it).
+  std::vector<int32_t> bound_of_reg_;
+  std::vector<long> bound_refs_;
+  bool any_bound_ = false;
 };
 
 }  // namespace mlvm

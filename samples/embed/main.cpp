@@ -25,9 +25,9 @@ int main() {
   try {
     mlvm::Program program = mlvm::Program::assemble(kSource, "scale_shift.mlasm");
     for (const auto& in : program.inputs())
-      std::cout << "input  " << in.name << " : " << in.type.to_string() << "\n";
+      std::cout << "input  " << in.name << " : " << in.type_string() << "\n";
     for (const auto& out : program.outputs())
-      std::cout << "output " << out.name << " : " << out.type.to_string() << "\n";
+      std::cout << "output " << out.name << " : " << out.type_string() << "\n";
 
     // The host's own buffer, used in place.
     std::vector<float> x = {1, 2, 3, 4, -1, -2, -3, -4, 0.5f, 0.25f, 2, -0.5f};

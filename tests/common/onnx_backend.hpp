@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tensor/file_read.hpp"
 
@@ -148,7 +151,7 @@ inline BackendResult run_backend_test(const std::string& folder, double rtol = 1
       so.max_memory = int64_t(4) << 30;
       so.max_steps = 50'000'000;
       Session session(program, so);
-      std::vector<Tensor> got = session.run(args);
+      std::vector<Tensor> got = session.run_positional(args);
       for (std::size_t k = 0;; ++k) {
         fs::path p = set / ("output_" + std::to_string(k) + ".pb");
         if (!fs::exists(p)) break;

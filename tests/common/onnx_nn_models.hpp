@@ -17,6 +17,9 @@
 
 #include "ir/op_table.hpp"
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tensor/file_read.hpp"
@@ -94,7 +97,7 @@ struct Model {
   }
   Program program() const {
     std::vector<uint8_t> b = bytes();
-    return Program::from_onnx(b);
+    return Program::from_onnx_bytes(b);
   }
 };
 
@@ -138,7 +141,7 @@ inline std::vector<float> values(const Tensor& t) {
 
 inline std::vector<Tensor> run(const Program& p, const std::vector<Tensor>& in) {
   Session s(p);
-  return s.run(std::span<const Tensor>(in));
+  return s.run_positional(std::span<const Tensor>(in));
 }
 
 inline void check_close(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
@@ -150,7 +153,7 @@ inline void check_close(const std::vector<float>& got, const std::vector<float>&
 
 inline int count_ops(const Program& p, const std::string& op) {
   int n = 0;
-  for (const auto& ins : p.module().code)
+  for (const auto& ins : program_module(p).code)
     if (op_info(ins.op).name == op) ++n;
   return n;
 }

@@ -6,6 +6,9 @@
 #include "common/op_runner.hpp"
 #include "common/tensors.hpp"
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 
 using namespace mlvm;
 using namespace mlvm::testing;

@@ -196,9 +196,9 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
     for (std::size_t ci : {std::size_t(0), std::size_t(3), std::size_t(6), std::size_t(11)}) {
       const ConvCase& c = conv_cases()[ci];
       BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
-        const Tensor lo_x = Tensor::constant(DType::i8, c.x, Scalar::from_int(-128));
-        const Tensor lo_w = Tensor::constant(DType::i8, c.w, Scalar::from_int(-128));
-        const Tensor hi_w = Tensor::constant(DType::i8, c.w, Scalar::from_int(127));
+        const Tensor lo_x = constant_tensor(DType::i8, c.x, Scalar::from_int(-128));
+        const Tensor lo_w = constant_tensor(DType::i8, c.w, Scalar::from_int(-128));
+        const Tensor hi_w = constant_tensor(DType::i8, c.w, Scalar::from_int(127));
         check_case(c, clone(lo_x), clone(lo_w), nullptr, pool);
         check_case(c, clone(lo_x), clone(hi_w), nullptr, pool);
       }

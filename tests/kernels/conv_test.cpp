@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(strided_inputs_and_threads) {
   expect_values(y1, shape, e);
   BOOST_TEST(std::memcmp(y1.raw_data(), y2.raw_data(), std::size_t(y1.numel()) * 4) == 0);
   // broadcast bias (stride 0)
-  Tensor bc = Tensor::constant(DType::i32, Dims{32}, Scalar::from_int(-5));
+  Tensor bc = constant_tensor(DType::i32, Dims{32}, Scalar::from_int(-5));
   e = ref_conv(xb, wb, &bc, big, &shape);
   expect_values(run_op(Opcode::conv2d, {xb, wb, bc}, conv_attrs(big), &pool), shape, e);
   // Other broadcast dims on every case: x repeated over N and C (grouped channels read the

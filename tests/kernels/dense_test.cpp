@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(strided_views) {
   Tensor row = random_tensor(DType::i16, Dims{1, 4}, rng);
   Tensor xb = row.with_layout(Dims{5, 4}, Dims{0, 1}, 0);
   Tensor w = random_tensor(DType::i16, Dims{3, 4}, rng);
-  Tensor bc = Tensor::constant(DType::i32, Dims{3}, Scalar::from_int(7));
+  Tensor bc = constant_tensor(DType::i32, Dims{3}, Scalar::from_int(7));
   expect_values(run_op(Opcode::dense, {xb, w, bc}), Dims{5, 3}, ref_dense(xb, w, &bc));
 }
 

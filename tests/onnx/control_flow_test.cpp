@@ -5,6 +5,9 @@
 
 #include "common/onnx_model_builder.hpp"
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
@@ -17,7 +20,7 @@ constexpr int32_t BOOL = onnx::TensorProto::BOOL;
 
 Program import(const OnnxModelBuilder& m) {
   std::string b = m.bytes();
-  return Program::from_onnx(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
 }
 
 // Loop(M, cond=true, x): x' = x + 1 (carried), y = 2 x' (scan output); also stops early when

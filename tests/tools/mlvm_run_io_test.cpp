@@ -10,6 +10,9 @@
 
 #include "common/tool_runner.hpp"
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 #include "tensor/npz.hpp"
 
 using namespace mlvm;

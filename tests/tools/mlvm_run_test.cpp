@@ -10,7 +10,11 @@
 #include <string>
 
 #include "common/tool_runner.hpp"
+#include "bytecode/codec.hpp"
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 
 using namespace mlvm;
 using namespace mlvm::tool_test;
@@ -61,7 +65,7 @@ loop:
     save_npy(path("a_big.npy"), make_tensor<int32_t>({2}, {7, 8}));
     save_npy(path("x256.npy"), Tensor::zeros_owned(DType::f32, {256}));
     save_npy(path("x2.npy"), make_tensor<float>({2}, {-1.5f, 2}));
-    write_file_bytes(path("prog.mlbc"), Program::assemble_file(path("prog.mlasm")).to_bytes());
+    write_file_bytes(path("prog.mlbc"), Program::load_file(path("prog.mlasm")).to_bytes());
   }
   // Runs mlvm-run with `args` (relative file names resolve in the fixture directory).
   Result run(const std::string& args) const { return ScratchDir::run(kBinary, args); }

@@ -31,7 +31,7 @@ loop:
   BOOST_TEST(to_vector<int32_t>(out.at("s")) == std::vector<int32_t>{55},
              boost::test_tools::per_element());
   // 2 before the loop, 4 per iteration; falling off the end halts without a step.
-  BOOST_TEST(session.last_stats().steps == 2 + 10 * 4);
+  BOOST_TEST(session.stats().steps == 2 + 10 * 4);
 }
 
 BOOST_AUTO_TEST_CASE(nested_loops_visit_every_pair) {
@@ -112,7 +112,7 @@ finish:
   auto out = session.run(TensorMap{});
   BOOST_TEST(to_vector<int32_t>(out.at("y"))[0] == 5);
   // 1 + 5 iterations of 3 or 4 (the last one branches out) + copy + halt
-  BOOST_TEST(session.last_stats().steps == 1 + 4 * 4 + 3 + 2);
+  BOOST_TEST(session.stats().steps == 1 + 4 * 4 + 3 + 2);
 }
 
 BOOST_AUTO_TEST_CASE(loop_with_dynamic_dims_grows_a_value) {

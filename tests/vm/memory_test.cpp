@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
+#include "vm/session_access.hpp"
 #include "vm/vm_test_util.hpp"
 
 using namespace mlvm;
@@ -56,8 +57,8 @@ BOOST_AUTO_TEST_CASE(long_chain_keeps_two_buffers_live) {
     Session s(p, single_thread());
     auto out = s.run({{"x", borrow_tensor<const float>({4096}, x.data())}});
     BOOST_TEST_INFO("fresh register names: " << fresh);
-    BOOST_TEST(s.last_stats().peak_bytes >= buffer);
-    BOOST_TEST(s.last_stats().peak_bytes <= 2 * buffer);
+    BOOST_TEST(s.stats().peak_bytes >= buffer);
+    BOOST_TEST(s.stats().peak_bytes <= 2 * buffer);
     std::vector<float> got = to_vector<float>(out.at("h"));
     for (std::size_t i = 0; i < x.size(); i += 97) BOOST_TEST(got[i] == chain_reference(x[i], 40));
   }
@@ -150,9 +151,7 @@ BOOST_AUTO_TEST_CASE(a_failed_run_releases_everything) {
     y = div t, b
 )");
   auto budget = std::make_shared<MemoryBudget>();
-  SessionOptions o = single_thread();
-  o.budget = budget;
-  Session s(p, o);
+  Session s = SessionAccess::with_budget(p, single_thread(), budget);
   Tensor zero = Tensor::zeros_owned(DType::i32, {256});
   BOOST_CHECK_THROW(s.run({{"a", zero}, {"b", zero}}), Error);
   BOOST_TEST(budget->live() == 0);

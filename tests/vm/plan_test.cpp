@@ -17,7 +17,7 @@ std::vector<int32_t> list(const int32_t* p, uint32_t n) {
 }
 
 Module module_from(std::string_view source) {
-  return Program::assemble(source, "plan.mlasm").module();
+  return program_module(Program::assemble(source, "plan.mlasm"));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(matrices_align_rows_under_the_bracket) {
   BOOST_TEST(rendered(m.with_layout({3, 2}, {1, 3}, 0), "m") ==
              "m : i32[3, 2] = [[1, 4],\n" + under("m : i32[3, 2] = [") + "[2, 5],\n" +
                  under("m : i32[3, 2] = [") + "[3, 6]]\n");
-  Tensor c = Tensor::constant(DType::f32, {2, 2}, Scalar::from_float(1.5));
+  Tensor c = constant_tensor(DType::f32, {2, 2}, Scalar::from_float(1.5));
   BOOST_TEST(rendered(c, "c") ==
              "c : f32[2, 2] = [[1.5, 1.5],\n" + under("c : f32[2, 2] = [") + "[1.5, 1.5]]\n");
   Tensor r3 = make_tensor<int32_t>({2, 1, 2}, {1, 2, 3, 4});

@@ -72,10 +72,8 @@ BOOST_AUTO_TEST_CASE(dynamic_dim_mismatch_against_a_declared_output) {
 BOOST_AUTO_TEST_CASE(result_checked_against_its_verified_type) {
   // White-box: every result is checked against the type the verifier proved. Here the
   // verified type is made stricter than the kernel's result to reach that check.
-  Module m =
-      Program::assemble(
-          ".input x : f32[?]\n.output y : f32[?]\n    a = negative x\n    y = abs a\n", "t.mlasm")
-          .module();
+  Module m = program_module(Program::assemble(
+      ".input x : f32[?]\n.output y : f32[?]\n    a = negative x\n    y = abs a\n", "t.mlasm"));
   VerifyResult v = verify_module(m);
   BOOST_REQUIRE(v.ok());
   v.result_types[1][0].dims = Dims{4};
@@ -132,8 +130,8 @@ BOOST_AUTO_TEST_CASE(input_breaking_its_precision) {
 }
 
 BOOST_AUTO_TEST_CASE(precision_checked_even_without_precision_checks) {
-  AssembleOptions o;
-  o.verify.precision_check = false;
+  LoadOptions o;
+  o.precision_check = false;
   Program p = Program::assemble(
       ".input x : i16[2] precision=4\n.output y : i16[2]\n    y = copy x\n", "t.mlasm", o);
   Session s(p, single_thread());

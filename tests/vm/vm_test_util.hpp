@@ -7,6 +7,9 @@
 #include <string_view>
 
 #include "mlvm/mlvm.hpp"
+#include "tensor/copy.hpp"
+#include "tensor/storage.hpp"
+#include "vm/program_access.hpp"
 
 namespace mlvm::test {
 

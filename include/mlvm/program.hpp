@@ -1,0 +1,82 @@
+// Program: a verified, planned module, ready to run. Immutable once made, cheap to copy
+// (copies share it) and safe to share between any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mlvm/dims.hpp"
+#include "mlvm/dtype.hpp"
+#include "mlvm/export.hpp"
+
+namespace mlvm {
+
+struct CompiledProgram;  // internal
+
+// A named input or output of a program: its dtype and shape (kDynamic, -1, marks a dim known
+// only at run time).
+struct MLVM_API ValueInfo {
+  std::string name;
+  DType dtype = DType::f32;
+  Dims shape;
+  // Integer inputs and outputs may declare a precision: every value fits in that many signed
+  // bits (an input outside it is rejected when a run starts). 0: none declared.
+  int precision = 0;
+  std::string type_string() const;  // "f32[?, 4]", "i32[3] precision=5"
+  std::string to_string() const;    // "x : f32[?, 4]"
+};
+
+// How a program is checked and imported when it is loaded. Every field has the tools' default.
+struct LoadOptions {
+  // Integer precision (docs/ops.md, "Integer precision"): checked unless turned off; strict
+  // makes every integer op prove its result fits (mlvm-asm --strict-precision).
+  bool precision_check = true;
+  bool strict_precision = false;
+  // .mlasm: where load("x.npy") paths are resolved ("" = the file's folder).
+  std::string base_dir;
+  // .onnx: fixed dims for graph inputs by name (mlvm-onnx --input-shape NAME=D0,D1,...).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+class MLVM_API Program {
+ public:
+  // Assembles .mlasm text. `filename` names it in diagnostics (and is where load("x.npy")
+  // paths are resolved from unless options.base_dir says otherwise). Error(invalid) carries
+  // every diagnostic, the first one's position as its location.
+  static Program assemble(std::string_view text, const std::string& filename = "<memory>",
+                          const LoadOptions& options = {});
+  // A file by its extension: .mlasm assembled, .onnx imported (docs/onnx.md), anything else
+  // decoded as a module (.mlbc). Error(io) when it cannot be read; Error(malformed/invalid)
+  // located in the file otherwise.
+  static Program load_file(const std::string& path, const LoadOptions& options = {});
+  // Module bytes (.mlbc): Error(malformed) when they do not decode, Error(invalid) when the
+  // module breaks a static rule.
+  static Program load_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+  // An ONNX model from a file or from bytes (../shared/spec/onnx.md).
+  static Program from_onnx(const std::string& path, const LoadOptions& options = {});
+  static Program from_onnx_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+
+  Program() = default;  // empty: valid() is false, every other call is Error(usage)
+  bool valid() const { return impl_ != nullptr; }
+
+  const std::string& name() const;  // .program NAME; "" when unnamed
+  std::vector<ValueInfo> inputs() const;
+  // Types as the verifier inferred them where the program halts.
+  std::vector<ValueInfo> outputs() const;
+  // The module in the .mlbc format (deterministic: the same program gives the same bytes).
+  std::vector<uint8_t> to_bytes() const;
+
+ private:
+  explicit Program(std::shared_ptr<const CompiledProgram> impl) : impl_(std::move(impl)) {}
+  const CompiledProgram& impl() const;
+  std::shared_ptr<const CompiledProgram> impl_;
+  friend class Session;
+  friend struct ProgramAccess;  // vm/program_access.hpp: the tools' way in
+};
+
+}  // namespace mlvm

@@ -1,0 +1,197 @@
+// The public Session (include/mlvm/session.hpp): argument passing by name or position, output
+// binding, cancellation and the stats of the last run, over one Interpreter.
+#include <algorithm>
+#include <system_error>
+
+#include "kernels/thread_pool.hpp"
+#include "mlvm/session.hpp"
+#include "vm/compiled.hpp"
+#include "vm/interpreter.hpp"
+
+namespace mlvm {
+
+namespace {
+
+// The bytes [lo, hi) a tensor's layout reaches (empty for no elements).
+std::pair<const std::byte*, const std::byte*> byte_range(const Tensor& t) {
+  if (!t.defined() || t.numel() == 0) return {nullptr, nullptr};
+  int64_t lo = 0, hi = 0;
+  for (int i = 0; i < t.rank(); ++i) {
+    const int64_t reach = (t.dim(i) - 1) * t.strides()[i];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {t.raw_data() + lo * t.itemsize(), t.raw_data() + (hi + 1) * t.itemsize()};
+}
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  const auto [alo, ahi] = byte_range(a);
+  const auto [blo, bhi] = byte_range(b);
+  return alo && blo && alo < bhi && blo < ahi;
+}
+
+std::string program_label(const Program& p) {
+  return p.name().empty() ? std::string("the program") : "program " + p.name();
+}
+
+}  // namespace
+
+Session::Session(Program program, SessionOptions options)
+    : program_(std::move(program)), options_(std::move(options)) {
+  if (!program_.valid()) throw Error(ErrorKind::usage, "Session needs a loaded Program");
+  if (options_.threads < 0) throw Error(ErrorKind::usage, "threads must be >= 0 (0: all cores)");
+  if (options_.max_memory < 0) throw Error(ErrorKind::usage, "max_memory must be >= 0");
+  if (options_.max_steps < 0) throw Error(ErrorKind::usage, "max_steps must be >= 0 (0: no limit)");
+  cancel_ = options_.cancel ? options_.cancel : std::make_shared<CancelToken>();
+  interpreter_ = std::make_unique<Interpreter>(program_.impl_);
+  bound_.resize(program_.impl().module.outputs.size());
+  busy_ = std::make_unique<std::atomic<bool>>(false);
+  try {
+    pool_ = std::make_unique<ThreadPool>(options_.threads);
+  } catch (const std::system_error& e) {  // the OS refused the worker threads
+    throw Error(ErrorKind::limit, "cannot start " + std::to_string(options_.threads) +
+                                      " threads: " + e.what());
+  }
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+void Session::cancel() {
+  if (cancel_) cancel_->cancel();
+}
+
+void Session::bind_output(std::string_view name, Tensor destination) {
+  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  const std::vector<ValueInfo> outs = program_.outputs();
+  auto it = std::find_if(outs.begin(), outs.end(), [&](const ValueInfo& o) { return o.name == name; });
+  if (it == outs.end()) {
+    std::string declared;
+    for (const ValueInfo& o : outs) declared += (declared.empty() ? "" : ", ") + o.to_string();
+    throw Error(ErrorKind::usage, "bind_output: unknown output " + std::string(name) + ": " +
+                                      program_label(program_) + " declares the outputs " +
+                                      (declared.empty() ? "none" : declared),
+                "output " + std::string(name));
+  }
+  const std::string where = "output " + std::string(name);
+  if (!destination.defined())
+    throw Error(ErrorKind::usage, "bind_output: the destination is undefined", where);
+  if (!destination.is_writable() || destination.mode() == ValueMode::constant)
+    throw Error(ErrorKind::usage,
+                "bind_output: the destination " + destination.type_string() +
+                    " is read-only (borrow host memory with writable = true)",
+                where);
+  bool fits = destination.dtype() == it->dtype && destination.rank() == it->shape.size();
+  for (int i = 0; fits && i < destination.rank(); ++i)
+    fits = it->shape[i] == kDynamic || it->shape[i] == destination.dim(i);
+  if (!fits)
+    throw Error(ErrorKind::usage, "bind_output: the destination " + destination.type_string() +
+                                      " cannot hold " + it->to_string(),
+                where);
+  bound_[std::size_t(it - outs.begin())] = std::move(destination);
+}
+
+void Session::unbind_output(std::string_view name) {
+  const auto& outs = program_.impl().module.outputs;
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    if (outs[k].name == name) {
+      bound_[k] = Tensor();
+      return;
+    }
+  throw Error(ErrorKind::usage, "unbind_output: unknown output " + std::string(name),
+              "output " + std::string(name));
+}
+
+void Session::unbind_all() { std::fill(bound_.begin(), bound_.end(), Tensor()); }
+
+std::vector<Tensor> Session::run_ordered(std::span<const Tensor> inputs) {
+  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  bool idle = false;
+  if (!busy_->compare_exchange_strong(idle, true))
+    throw Error(ErrorKind::usage,
+                "Session::run called while another run of the same session is in progress; "
+                "give each thread its own Session (they may share the Program)");
+  struct Idle {
+    std::atomic<bool>* busy;
+    ~Idle() { busy->store(false); }
+  } idle_again{busy_.get()};
+
+  const Module& m = program_.impl().module;
+  for (std::size_t k = 0; k < bound_.size(); ++k)
+    for (std::size_t j = 0; j < inputs.size() && j < m.inputs.size(); ++j)
+      if (bound_[k].defined() && overlaps(bound_[k], inputs[j]))
+        throw Error(ErrorKind::usage,
+                    "the memory bound to output " + m.outputs[k].name + " overlaps input " +
+                        m.inputs[j].name + "; the run would overwrite its own input",
+                    "output " + m.outputs[k].name);
+
+  ExecEnv env;
+  env.pool = pool_.get();
+  env.budget = budget_ ? budget_ : std::make_shared<MemoryBudget>(options_.max_memory);
+  env.cancel = cancel_->flag();
+  RunConfig config;
+  config.max_steps = options_.max_steps;
+  config.print = options_.print;
+  config.profile = options_.profile;
+  config.bound = bound_;
+  const int64_t live_before = env.budget->live();
+  const int64_t reserved_before = env.budget->reserved_total();
+  if (budget_) env.budget->reset_peak();
+  stats_ = RunStats{};
+  // Filled whether the run completes or throws: a host reads how far a trapped run got.
+  struct Finish {
+    Session* s;
+    ExecEnv* env;
+    int64_t live_before, reserved_before;
+    ~Finish() {
+      s->stats_.peak_bytes = env->budget->peak() - (s->budget_ ? live_before : 0);
+      s->stats_.allocated_bytes = env->budget->reserved_total() - reserved_before;
+      if (!s->options_.cancel) s->cancel_->reset();  // the session's own token
+    }
+  } finish{this, &env, live_before, reserved_before};
+  std::vector<Tensor> out = interpreter_->run(inputs, env, config, &stats_);
+  stats_.completed = true;
+  return out;
+}
+
+std::vector<Tensor> Session::run_positional(std::span<const Tensor> inputs) {
+  return run_ordered(inputs);
+}
+
+std::vector<Tensor> Session::run_positional(std::initializer_list<Tensor> inputs) {
+  return run_ordered(std::span<const Tensor>(inputs.begin(), inputs.size()));
+}
+
+TensorMap Session::run(const TensorMap& inputs) {
+  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  const Module& m = program_.impl().module;
+  // A wrong name is fixed in the host's call: say which program, and every input it declares.
+  const std::string program = "program " + (m.source_name.empty() ? m.name : m.source_name);
+  std::string declared;
+  for (const InputDecl& d : m.inputs)
+    declared += (declared.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
+  if (declared.empty()) declared = "none";
+  std::vector<Tensor> ordered(m.inputs.size());
+  for (const auto& entry : inputs) {
+    const std::string& name = entry.first;
+    auto it = std::find_if(m.inputs.begin(), m.inputs.end(),
+                           [&](const InputDecl& d) { return d.name == name; });
+    if (it == m.inputs.end())
+      throw Error(ErrorKind::usage,
+                  "unknown input " + name + ": " + program + " declares the inputs " + declared,
+                  "input " + name);
+    ordered[std::size_t(it - m.inputs.begin())] = entry.second;
+  }
+  for (std::size_t k = 0; k < m.inputs.size(); ++k)
+    if (!ordered[k].defined())
+      throw Error(ErrorKind::usage,
+                  "missing input " + m.inputs[k].name + " : " + m.inputs[k].type.to_string() +
+                      ": " + program + " declares the inputs " + declared,
+                  "input " + m.inputs[k].name);
+  std::vector<Tensor> out = run_ordered(ordered);
+  TensorMap result;
+  for (std::size_t k = 0; k < out.size(); ++k) result.emplace(m.outputs[k].name, std::move(out[k]));
+  return result;
+}
+
+}  // namespace mlvm
