@@ -142,6 +142,8 @@ def run_row(row, server, data_dir, args, torch, copy_bw):
     peer_id = row.key + ".peer"
     try:
         arrays = load_case(server, data_dir, row.key, row.program, row.threads, inputs)
+        for output in row.bind:
+            server.bind(row.key, output)
         # --- check before timing ---
         if isinstance(peer, MlvmPeer):
             peer_inputs = peer.inputs(arrays) if peer.inputs else inputs
@@ -169,6 +171,8 @@ def run_row(row, server, data_dir, args, torch, copy_bw):
                 def mlvm_side():
                     r = server.run(row.key, row.batch)
                     result.peak_bytes = max(result.peak_bytes, r.peak_bytes)
+                    if i >= args.warmup:
+                        result.allocated_bytes = max(result.allocated_bytes, r.allocated_bytes)
                     return r.seconds
                 if peer_fn is None:
                     peer_side = lambda: server.run(peer_id, row.batch).seconds
@@ -193,7 +197,7 @@ def run_row(row, server, data_dir, args, torch, copy_bw):
             except MlvmError:
                 pass  # never loaded, or the server is gone
     measured = Measured(statistics.median(result.mlvm), statistics.median(result.peer),
-                        result.peak_bytes, copy_bw)
+                        result.peak_bytes, copy_bw, result.allocated_bytes)
     result.ratio = measured.ratio
     if not result.status:
         result.status = "met" if row.target.met(measured) else "NOT MET"
@@ -210,6 +214,8 @@ def add_notes(result, m):
                             f"peer {amount / m.peer_median / scale:.3g} {unit}")
     if row.key == "add16m" and m.copy_bandwidth:
         result.notes.append(f"copy BW {m.copy_bandwidth / 1e9:.3g} GB/s")
+    if row.bind:
+        result.notes.append(f"{fmt_bytes(m.allocated_bytes)} allocated per run")
     if row.view or row.key == "interpreter":
         result.notes.append(f"peak {fmt_bytes(m.peak_bytes)} allocated")
 

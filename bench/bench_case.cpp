@@ -43,7 +43,8 @@ Timing BenchCase::time(int batch) {
     // result afterwards is not part of computing it.
   }
   const RunStats& s = session_.stats();
-  return {std::chrono::duration<double>(total).count() / batch, s.seconds, s.peak_bytes, s.steps};
+  return {std::chrono::duration<double>(total).count() / batch, s.seconds, s.peak_bytes, s.steps,
+          s.allocated_bytes};
 }
 
 std::size_t BenchCase::output_index(const std::string& name) const {
@@ -68,6 +69,13 @@ std::string BenchCase::describe(const std::string& name) {
   };
   return list(t.shape()) + " " + list(t.strides()) + " " + std::to_string(t.offset()) + " " +
          value_mode_name(t.mode());
+}
+
+void BenchCase::bind(const std::string& name) {
+  const std::size_t k = output_index(name);
+  const Tensor first = session_.run_positional(std::span<const Tensor>(inputs_)).at(k);
+  bound_.push_back(Tensor::empty(first.dtype(), first.shape()));
+  session_.bind_output(name, bound_.back());
 }
 
 }  // namespace mlvm::bench

@@ -15,6 +15,7 @@ struct Timing {
   double loop_seconds = 0;     // the run loop alone (RunStats::seconds) of the last run
   int64_t peak_bytes = 0;      // peak live bytes the last run allocated
   int64_t steps = 0;           // instructions the last run executed
+  int64_t allocated_bytes = 0; // tensor storage the last run allocated (0: all in place)
 };
 
 class BenchCase {
@@ -30,6 +31,9 @@ class BenchCase {
   void dump(const std::string& name, const std::string& path);
   // "SHAPE STRIDES OFFSET MODE" of output `name` after one run, e.g. "[2, 3] [1, 2] 0 view".
   std::string describe(const std::string& name);
+  // Binds output `name` to a buffer of its own (Session::bind_output), shaped by one untimed
+  // run: from then on every run writes that output in place.
+  void bind(const std::string& name);
 
  private:
   std::size_t output_index(const std::string& name) const;
@@ -37,6 +41,7 @@ class BenchCase {
   Program program_;
   Session session_;
   std::vector<Tensor> inputs_;  // in the order of Program::inputs()
+  std::vector<Tensor> bound_;   // destinations of bound outputs, kept alive here
 };
 
 }  // namespace mlvm::bench

@@ -5,6 +5,8 @@
 // command gets exactly one reply line, "ok ..." or "error MESSAGE":
 //   load ID THREADS PROGRAM INPUT_SPEC...  assemble/load PROGRAM once, make the inputs once
 //   run ID BATCH                           -> ok SECONDS_PER_RUN LOOP_SECONDS PEAK_BYTES STEPS
+//                                             ALLOCATED_BYTES
+//   bind ID OUTPUT                         write OUTPUT into a buffer of its own from now on
 //   dump ID OUTPUT PATH.npy                one untimed run; writes that output
 //   describe ID OUTPUT                     one untimed run -> ok SHAPE STRIDES OFFSET MODE
 //   free ID                                drop the case (its inputs and session)
@@ -67,9 +69,10 @@ class Server {
     BenchCase& c = find(need(in, "ID"));
     if (cmd == "run") {
       const mlvm::bench::Timing t = c.time(std::stoi(need(in, "BATCH")));
-      char buf[160];
-      std::snprintf(buf, sizeof buf, " %.9e %.9e %lld %lld", t.seconds_per_run, t.loop_seconds,
-                    static_cast<long long>(t.peak_bytes), static_cast<long long>(t.steps));
+      char buf[200];
+      std::snprintf(buf, sizeof buf, " %.9e %.9e %lld %lld %lld", t.seconds_per_run,
+                    t.loop_seconds, static_cast<long long>(t.peak_bytes),
+                    static_cast<long long>(t.steps), static_cast<long long>(t.allocated_bytes));
       return buf;
     }
     if (cmd == "dump") {
@@ -78,6 +81,10 @@ class Server {
       return "";
     }
     if (cmd == "describe") return " " + c.describe(need(in, "OUTPUT"));
+    if (cmd == "bind") {
+      c.bind(need(in, "OUTPUT"));
+      return "";
+    }
     if (cmd == "free") {
       for (auto it = cases_.begin(); it != cases_.end(); ++it)
         if (it->second.get() == &c) {

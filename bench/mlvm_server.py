@@ -13,11 +13,12 @@ class RunResult:
     """One timed sample: mean seconds of one Session::run over the batch, and the last run's
     stats (run loop seconds, peak live bytes, instructions executed)."""
 
-    def __init__(self, seconds, loop_seconds, peak_bytes, steps):
+    def __init__(self, seconds, loop_seconds, peak_bytes, steps, allocated_bytes=0):
         self.seconds = seconds
         self.loop_seconds = loop_seconds
         self.peak_bytes = peak_bytes
         self.steps = steps
+        self.allocated_bytes = allocated_bytes
 
 
 class MlvmServer:
@@ -58,8 +59,12 @@ class MlvmServer:
         self._ask("load", case_id, threads, program_path, *input_specs)
 
     def run(self, case_id, batch=1):
-        s, loop, peak, steps = self._ask("run", case_id, batch)
-        return RunResult(float(s), float(loop), int(peak), int(steps))
+        s, loop, peak, steps, allocated = self._ask("run", case_id, batch)
+        return RunResult(float(s), float(loop), int(peak), int(steps), int(allocated))
+
+    def bind(self, case_id, output):
+        """Binds `output` to a buffer of its own: every later run writes it in place."""
+        self._ask("bind", case_id, output)
 
     def dump(self, case_id, output, path):
         self._ask("dump", case_id, output, path)

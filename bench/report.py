@@ -27,6 +27,7 @@ class RowResult:
         self.mlvm = []        # seconds per run
         self.peer = []
         self.peak_bytes = 0
+        self.allocated_bytes = 0  # most any timed mlvm run allocated (bound-output rows)
         self.status = ""
         self.detail = ""      # why FAILED / ERROR / SKIPPED
         self.ratio = None

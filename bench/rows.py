@@ -10,7 +10,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from checks import Close, Exact, SameView
-from targets import RatioAndBandwidth, RatioAtLeast, TimeAtMost, ViewBound
+from targets import BoundOutput, RatioAndBandwidth, RatioAtLeast, TimeAtMost, ViewBound
 
 M16 = 1 << 24  # 16M elements
 GIB_SIDE = 16384  # f32[16384, 16384] is 1 GiB
@@ -68,6 +68,7 @@ class Row:
     amount: tuple = None     # ("GB/s", bytes) or ("GFLOP/s", flops) for the notes column
     reference: Optional[Callable] = None  # inputs -> expected result, when the peer is mlvm
     view: bool = False       # check the layout (describe), not the values
+    bind: tuple = ()         # outputs bound to a buffer of their own (Session::bind_output)
 
 
 # --- Peers ------------------------------------------------------------------------------------
@@ -160,6 +161,15 @@ def all_rows():
             lambda r: {"a": normal(r, M16), "b": normal(r, M16)},
             PythonPeer("NumPy add(out=)", numpy_out(np.add)), Exact(),
             RatioAndBandwidth(1.0, 0.85, 3 * 4 * M16), amount=("GB/s", 3 * 4 * M16)),
+        # The serving loop of the embedding API: the same add into a bound output, against
+        # itself unbound (issue 18: no allocation after the first run, time <= unbound).
+        Row("add16m_bound", "add, 2 x 16M f32 into a bound output",
+            program([("a", f32([M16])), ("b", f32([M16]))], ["y = add a, b"]),
+            lambda r: {"a": normal(r, M16), "b": normal(r, M16)},
+            MlvmPeer("mlvm unbound", program([("a", f32([M16])), ("b", f32([M16]))],
+                                             ["y = add a, b"])),
+            Exact(), BoundOutput(1.0), amount=("GB/s", 3 * 4 * M16), bind=("y",),
+            reference=lambda x: x["a"] + x["b"]),
         Row("add_bcast", "add (4096,4096) + (4096,) broadcast",
             program([("a", f32([4096, 4096])), ("b", f32([4096]))], ["y = add a, b"]),
             lambda r: {"a": normal(r, 4096, 4096), "b": normal(r, 4096)},

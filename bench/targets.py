@@ -5,11 +5,13 @@ peer median / mlvm median, so above 1 means mlvm is faster."""
 class Measured:
     """What a target is judged on (medians in seconds per run)."""
 
-    def __init__(self, mlvm_median, peer_median, peak_bytes, copy_bandwidth=None):
+    def __init__(self, mlvm_median, peer_median, peak_bytes, copy_bandwidth=None,
+                 allocated_bytes=0):
         self.mlvm_median = mlvm_median
         self.peer_median = peer_median
         self.peak_bytes = peak_bytes
         self.copy_bandwidth = copy_bandwidth  # bytes/s of np.copyto, for add16m
+        self.allocated_bytes = allocated_bytes  # most any timed mlvm run allocated
 
     @property
     def ratio(self):
@@ -64,3 +66,15 @@ class ViewBound:
 
     def met(self, m):
         return m.mlvm_median < self.seconds and m.peak_bytes == 0
+
+
+class BoundOutput:
+    """Output binding: no timed run allocates anything, and the bound run is at least
+    `minimum` x as fast as the same program unbound (the peer)."""
+
+    def __init__(self, minimum):
+        self.minimum = minimum
+        self.text = f"0 B allocated, >= {minimum:g}x unbound"
+
+    def met(self, m):
+        return m.allocated_bytes == 0 and m.ratio >= self.minimum

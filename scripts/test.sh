@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
 # The second command of the README: build and run the whole test suite.
 # MLVM_SANITIZE=1 builds into build-asan with AddressSanitizer + UndefinedBehaviorSanitizer.
+# MLVM_TSAN=1 builds into build-tsan with ThreadSanitizer and runs the suites that use threads:
+# the VM (sessions on many threads, cancellation, the thread pool under kernels) and the C API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-if [[ "${MLVM_SANITIZE:-0}" == "1" ]]; then
+if [[ "${MLVM_TSAN:-0}" == "1" ]]; then
+  bash scripts/setup.sh
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DMLVM_TSAN=ON -DMLVM_BUILD_BENCH=OFF \
+    -DMLVM_BUILD_PYTHON=OFF >/dev/null
+  targets=(test_vm)
+  [[ -d tests/capi ]] && targets+=(test_capi_all)
+  cmake --build build-tsan -j"$jobs" --target "${targets[@]}"
+  export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L 'vm|capi'
+elif [[ "${MLVM_SANITIZE:-0}" == "1" ]]; then
   bash scripts/setup.sh
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMLVM_SANITIZE=ON -DMLVM_BUILD_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs"

@@ -10,6 +10,14 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+# The installed tree is the public API alone: every header compiles on its own against the
+# prefix, with no source or build directory on the include path.
+for h in "$tmp/prefix/include/mlvm/"*.hpp; do
+  echo "#include <mlvm/$(basename "$h")>" |
+    c++ -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I"$tmp/prefix/include" -x c++ -
+done
+echo "#include <mlvm/mlvm.h>" |
+  cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$tmp/prefix/include" -x c -
 cmake -S "$here" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/build" -j2
 "$tmp/build/embed"

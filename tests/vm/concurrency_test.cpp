@@ -2,6 +2,8 @@
 // each run has its own registers, and every run gets its own right answer.
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <ostream>
+#include <streambuf>
 #include <thread>
 
 #include "vm/vm_test_util.hpp"
@@ -84,6 +86,89 @@ BOOST_AUTO_TEST_CASE(traps_on_one_thread_do_not_disturb_others) {
   }
   for (auto& t : threads) t.join();
   BOOST_TEST(wrong.load() == 0);
+}
+
+// The 1.0 thread contract under stress (and under ThreadSanitizer in CI): one Program, 8
+// threads, 1,000 runs each through its own Session, with a bound output on half of them and
+// threaded kernels (2 workers) on the other half; every result checked.
+BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_runs_each) {
+  Program p = program_from(R"(
+.input  x : f32[?]
+.const  w : f32[1] = [3]
+.output y : f32[?]
+.output s : f32[1]
+    t = mul x, w
+    y = add t, x
+    s = sum y, axes=(0), keepdims=true
+)");
+  constexpr int kThreads = 8, kRuns = 1000;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int th = 0; th < kThreads; ++th) {
+    threads.emplace_back([&, th] {
+      SessionOptions o;
+      o.threads = th % 2 ? 1 : 2;
+      Session s(p, o);
+      const int64_t n = 64 + th;
+      std::vector<float> x(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n));
+      if (th % 2) s.bind_output("y", borrow_tensor<float>({n}, y.data(), true));
+      for (int r = 0; r < kRuns; ++r) {
+        for (int64_t i = 0; i < n; ++i) x[std::size_t(i)] = float((i + r + th) % 7);
+        TensorMap out = s.run({{"x", borrow_tensor<const float>({n}, x.data())}});
+        std::vector<float> got = to_vector<float>(out.at("y"));
+        float total = 0;
+        bool ok = int64_t(got.size()) == n;
+        for (int64_t i = 0; ok && i < n; ++i) {
+          ok = got[std::size_t(i)] == 4 * x[std::size_t(i)];
+          total += got[std::size_t(i)];
+        }
+        if (th % 2) ok = ok && out.at("y").data<float>() == y.data();
+        if (!ok || to_vector<float>(out.at("s"))[0] != total) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  BOOST_TEST(wrong.load() == 0);
+}
+
+// Reports that the run printed: the program's first instruction, so the run is in progress.
+class SignalOnWrite : public std::streambuf {
+ public:
+  std::atomic<bool> written{false};
+
+ protected:
+  int overflow(int c) override {
+    written = true;
+    return c;
+  }
+  std::streamsize xsputn(const char*, std::streamsize n) override {
+    written = true;
+    return n;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(a_session_refuses_a_second_concurrent_run) {
+  Program loop = program_from(".input x : f32[1]\n.output y : f32[1]\n    print x\n"
+                              "    y = copy x\ntop:\n    y = add y, x\n    jmp top\n");
+  SignalOnWrite signal;
+  std::ostream printed(&signal);
+  SessionOptions o = single_thread();
+  o.print = &printed;
+  Session s(loop, o);
+  std::atomic<int> runner_kind{-1};
+  std::thread runner([&] {
+    try {
+      s.run({{"x", make_tensor<float>({1}, {1})}});
+    } catch (const Error& e) {
+      runner_kind = int(e.kind());
+    }
+  });
+  while (!signal.written) std::this_thread::yield();
+  expect_error([&] { s.run({{"x", make_tensor<float>({1}, {1})}}); }, ErrorKind::usage,
+               {"in progress", "its own Session"});
+  s.cancel();
+  runner.join();
+  BOOST_TEST(runner_kind.load() == int(ErrorKind::limit));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
