@@ -10,10 +10,11 @@ if [[ "${MLVM_TSAN:-0}" == "1" ]]; then
   bash scripts/setup.sh
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DMLVM_TSAN=ON -DMLVM_BUILD_BENCH=OFF \
     -DMLVM_BUILD_PYTHON=OFF >/dev/null
-  targets=(test_vm)
+  targets=(test_vm test_kernels_thread_pool_test)
   [[ -d tests/capi ]] && targets+=(test_capi_all)
   cmake --build build-tsan -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+  build-tsan/tests/test_kernels_thread_pool_test --log_level=warning
   ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L 'vm|capi'
 elif [[ "${MLVM_SANITIZE:-0}" == "1" ]]; then
   bash scripts/setup.sh

@@ -131,6 +131,42 @@ BOOST_AUTO_TEST_CASE(eight_threads_a_thousand_runs_each) {
   BOOST_TEST(wrong.load() == 0);
 }
 
+// Kernels big enough to be split over each session's worker threads, on several sessions at
+// once: the thread pools' hand-offs are what ThreadSanitizer checks here.
+BOOST_AUTO_TEST_CASE(threaded_kernels_in_concurrent_sessions) {
+  Program p = program_from(R"(
+.input  x : f32[?]
+.output y : f32[?]
+.output s : f32[1]
+    t = add x, x
+    y = relu t
+    s = sum y, axes=(0), keepdims=true
+)");
+  constexpr int kThreads = 4, kRuns = 20;
+  constexpr int64_t n = 1 << 20;
+  std::vector<float> x(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[std::size_t(i)] = float(i % 3) - 1.0f;  // -1, 0, 1
+  const float total = float(2 * ((n + 1) / 3));  // 2 for every i % 3 == 2
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int th = 0; th < kThreads; ++th) {
+    threads.emplace_back([&] {
+      SessionOptions o;
+      o.threads = 2;
+      Session s(p, o);
+      for (int r = 0; r < kRuns; ++r) {
+        TensorMap out = s.run({{"x", borrow_tensor<const float>({n}, x.data())}});
+        const Tensor& y = out.at("y");
+        if (y.at<float>({2}) != 2.0f || y.at<float>({n - 1}) != 0.0f ||
+            to_vector<float>(out.at("s"))[0] != total)
+          ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  BOOST_TEST(wrong.load() == 0);
+}
+
 // Reports that the run printed: the program's first instruction, so the run is in progress.
 class SignalOnWrite : public std::streambuf {
  public:
