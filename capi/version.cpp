@@ -1,22 +1,34 @@
 // The C API's version and status names (include/mlvm/mlvm.h).
-#include "mlvm/mlvm.h"
 #include "mlvm/version.hpp"
+
+#include "mlvm/mlvm.h"
 
 extern "C" {
 
-const char* mlvm_version(void) { return mlvm::version(); }
+const char* mlvm_version(void) {
+  return mlvm::version();
+}
 
 const char* mlvm_status_name(mlvm_status status) {
   switch (status) {
-    case MLVM_OK: return "ok";
-    case MLVM_ERR_USAGE: return "usage";
-    case MLVM_ERR_IO: return "io";
-    case MLVM_ERR_MALFORMED: return "malformed";
-    case MLVM_ERR_INVALID: return "invalid";
-    case MLVM_ERR_TRAP: return "trap";
-    case MLVM_ERR_LIMIT: return "limit";
-    case MLVM_ERR_CANCELLED: return "cancelled";
-    case MLVM_ERR_NOMEM: return "nomem";
+    case MLVM_OK:
+      return "ok";
+    case MLVM_ERR_USAGE:
+      return "usage";
+    case MLVM_ERR_IO:
+      return "io";
+    case MLVM_ERR_MALFORMED:
+      return "malformed";
+    case MLVM_ERR_INVALID:
+      return "invalid";
+    case MLVM_ERR_TRAP:
+      return "trap";
+    case MLVM_ERR_LIMIT:
+      return "limit";
+    case MLVM_ERR_CANCELLED:
+      return "cancelled";
+    case MLVM_ERR_NOMEM:
+      return "nomem";
   }
   return "unknown";
 }

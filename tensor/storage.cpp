@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "tensor/buffer_pool.hpp"
 #include "tensor/error.hpp"
 
 namespace mlvm {
@@ -41,6 +42,16 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
     return s;
   }
   std::size_t rounded = (std::size_t(bytes) + kAlign - 1) / kAlign * kAlign;
+  // Under AddressSanitizer buffers are never reused, so that a use after free is still caught.
+#if !defined(__SANITIZE_ADDRESS__)
+  if (s->budget_ && s->budget_->pool()) {
+    s->pool_ = s->budget_->pool();
+    if (std::byte* reused = s->pool_->take(rounded)) {
+      s->data_ = reused;
+      return s;
+    }
+  }
+#endif
   void* p = std::aligned_alloc(kAlign, rounded);
   if (!p) {
     // Under the budget but refused by the system: the limit is larger than what is free.
@@ -51,6 +62,7 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
                    : "";
     if (s->budget_) s->budget_->release(bytes);
     s->budget_.reset();
+    s->pool_.reset();
     s->bytes_ = 0;
     fail(ErrorKind::limit, "out of memory: the system refused a tensor of " +
                                std::to_string(bytes) + " bytes" + budget_note);
@@ -79,7 +91,10 @@ std::shared_ptr<Storage> Storage::borrow(void* data, int64_t bytes, bool writabl
 }
 
 Storage::~Storage() {
-  if (origin_ == StorageOrigin::allocated && bytes_ > 0) std::free(data_);
+  if (origin_ == StorageOrigin::allocated && bytes_ > 0) {
+    const std::size_t rounded = (std::size_t(bytes_) + kAlign - 1) / kAlign * kAlign;
+    if (!pool_ || !pool_->give(data_, rounded)) std::free(data_);
+  }
   if (budget_) budget_->release(bytes_);
 }
 

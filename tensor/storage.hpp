@@ -8,6 +8,8 @@
 
 namespace mlvm {
 
+class BufferPool;
+
 // Live-byte accounting shared by every buffer a run allocates; enforces --max-memory.
 // Thread-safe: kernels on worker threads allocate through it.
 class MemoryBudget {
@@ -22,12 +24,17 @@ class MemoryBudget {
   void reset_peak() { peak_.store(live(), std::memory_order_relaxed); }
   // Every byte ever reserved (never decreases): the profile charges each op the difference.
   int64_t reserved_total() const { return reserved_.load(std::memory_order_relaxed); }
+  // Where buffers allocated under this budget come from and go back to (a session's pool,
+  // kept across its runs); null: straight from and to the system.
+  void set_pool(std::shared_ptr<BufferPool> pool) { pool_ = std::move(pool); }
+  const std::shared_ptr<BufferPool>& pool() const { return pool_; }
 
  private:
   int64_t limit_;
   std::atomic<int64_t> live_{0};
   std::atomic<int64_t> peak_{0};
   std::atomic<int64_t> reserved_{0};
+  std::shared_ptr<BufferPool> pool_;
 };
 
 // Where a storage's bytes came from.
@@ -66,6 +73,7 @@ class Storage {
   bool writable_ = true;
   StorageOrigin origin_ = StorageOrigin::allocated;
   std::shared_ptr<MemoryBudget> budget_;
+  std::shared_ptr<BufferPool> pool_;  // where the bytes go back to, if anywhere
   std::shared_ptr<void> keepalive_;
 };
 

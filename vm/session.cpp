@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "kernels/thread_pool.hpp"
+#include "tensor/buffer_pool.hpp"
 #include "mlvm/session.hpp"
 #include "vm/compiled.hpp"
 #include "vm/interpreter.hpp"
@@ -45,6 +46,7 @@ Session::Session(Program program, SessionOptions options)
   interpreter_ = std::make_unique<Interpreter>(program_.impl_);
   bound_.resize(program_.impl().module.outputs.size());
   busy_ = std::make_unique<std::atomic<bool>>(false);
+  buffers_ = std::make_shared<BufferPool>();
   try {
     pool_ = std::make_unique<ThreadPool>(options_.threads);
   } catch (const std::system_error& e) {  // the OS refused the worker threads
@@ -128,6 +130,7 @@ std::vector<Tensor> Session::run_ordered(std::span<const Tensor> inputs) {
   ExecEnv env;
   env.pool = pool_.get();
   env.budget = budget_ ? budget_ : std::make_shared<MemoryBudget>(options_.max_memory);
+  env.budget->set_pool(buffers_);
   env.cancel = cancel_->flag();
   RunConfig config;
   config.max_steps = options_.max_steps;

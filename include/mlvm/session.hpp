@@ -23,6 +23,7 @@ namespace mlvm {
 
 class Interpreter;  // internal
 class ThreadPool;   // internal
+class BufferPool;   // internal
 
 // Set from any thread to stop the runs that watch it: they end with Error(limit) at the next
 // instruction (kernels that loop long check it too). reset() makes it usable again. One token
@@ -114,6 +115,7 @@ class MLVM_API Session {
   SessionOptions options_;
   std::shared_ptr<CancelToken> cancel_;
   std::shared_ptr<MemoryBudget> budget_;  // null: a fresh budget of max_memory per run
+  std::shared_ptr<BufferPool> buffers_;   // freed tensor buffers, reused by the next runs
   std::unique_ptr<Interpreter> interpreter_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<Tensor> bound_;  // per program output; undefined: not bound
