@@ -79,8 +79,9 @@ inline int raw_value(const Enum& e) {
   return v;
 }
 
-// C dtype <-> C++ DType (the same order by design; checked in dtypes.cpp).
-DType to_dtype(mlvm_dtype dtype, const char* call);  // Error(usage) for an unknown value
+// C dtype <-> C++ DType (the same order by design; checked in errors.cpp). to_dtype takes the
+// raw_value of the host's argument: Error(usage) for a value outside the enum.
+DType to_dtype(int dtype, const char* call);
 mlvm_dtype from_dtype(DType dtype);
 
 }  // namespace mlvm::capi

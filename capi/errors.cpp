@@ -56,8 +56,7 @@ static_assert(int(MLVM_F32) == int(DType::f32) && int(MLVM_F64) == int(DType::f6
               int(MLVM_I16) == int(DType::i16) && int(MLVM_I32) == int(DType::i32) &&
               int(MLVM_I64) == int(DType::i64) && int(MLVM_BOOL) == int(DType::boolean));
 
-DType to_dtype(mlvm_dtype dtype, const char* call) {
-  const int v = raw_value(dtype);
+DType to_dtype(int v, const char* call) {
   if (v < int(MLVM_F32) || v > int(MLVM_BOOL))
     usage(std::string(call) + ": " + std::to_string(v) + " is not an mlvm_dtype");
   return DType(v);

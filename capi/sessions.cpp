@@ -52,7 +52,7 @@ struct HostLayout {
   Dims strides;  // empty: row-major
 };
 
-HostLayout host_layout(const char* call, mlvm_dtype dtype, size_t rank, const int64_t* shape,
+HostLayout host_layout(const char* call, int dtype, size_t rank, const int64_t* shape,
                        const int64_t* strides, const void* buffer, size_t buffer_bytes,
                        size_t offset_bytes) {
   require(shape, call, "shape");
@@ -121,8 +121,8 @@ mlvm_status mlvm_session_set_input(mlvm_session* session, const char* name, mlvm
     require(name, kCall, "name");
     InUse in_use(session, kCall);
     const std::size_t k = find(session->info->inputs, name, kCall, "input");
-    const HostLayout h = host_layout(kCall, dtype, rank, shape, strides, buffer, buffer_bytes,
-                                       offset_bytes);
+    const HostLayout h = host_layout(kCall, raw_value(dtype), rank, shape, strides, buffer,
+                                     buffer_bytes, offset_bytes);
     check_declared(kCall, "input", session->info->inputs[k], h);
     // Read-only: mlvm never writes an input; the const_cast only fits borrow's signature.
     session->inputs[k] =
@@ -142,8 +142,8 @@ mlvm_status mlvm_session_bind_output(mlvm_session* session, const char* name, ml
     require(name, kCall, "name");
     InUse in_use(session, kCall);
     const std::size_t k = find(session->info->outputs, name, kCall, "output");
-    const HostLayout h = host_layout(kCall, dtype, rank, shape, strides, buffer, buffer_bytes,
-                                       offset_bytes);
+    const HostLayout h = host_layout(kCall, raw_value(dtype), rank, shape, strides, buffer,
+                                     buffer_bytes, offset_bytes);
     check_declared(kCall, "output", session->info->outputs[k], h);
     session->session->bind_output(
         name, Tensor::borrow(h.dtype, h.shape, h.strides, buffer, int64_t(buffer_bytes),

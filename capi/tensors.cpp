@@ -33,7 +33,8 @@ mlvm_status mlvm_tensor_copy_to(const mlvm_tensor* t, void* dst, size_t dst_byte
   return guard(err, [&] {
     require(t, kCall, "tensor");
     // A zero-element tensor copies nothing, so it alone may be given no destination.
-    if (!dst && (dst_bytes != 0 || t->tensor.numel() != 0)) usage(std::string(kCall) + ": dst is NULL");
+    if (!dst && (dst_bytes != 0 || t->tensor.numel() != 0))
+      usage(std::string(kCall) + ": dst is NULL");
     t->tensor.copy_to(dst, dst_bytes);  // Error(usage) unless dst_bytes is the exact size
   });
 }

@@ -3,10 +3,9 @@
  * transposed (view) output through its strides and through mlvm_tensor_copy_to, and handles
  * a trap (integer division by zero) as a host would: status name, message, line. Exits 0 when
  * every value is right and the error was reported as expected, else 1. C99. */
+#include <mlvm/mlvm.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <mlvm/mlvm.h>
 
 static const char kSource[] =
     ".program embed_c\n"
@@ -76,7 +75,8 @@ int main(void) {
   if (st != MLVM_OK) {
     bad += report("run", st, err);
   } else {
-    /* t = x.T, read through its strides: element (r, c) is data[r * strides[0] + c * strides[1]]. */
+    /* t = x.T, read through its strides: element (r, c) is data[r * strides[0] + c * strides[1]].
+     */
     const float* data = (const float*)mlvm_tensor_data(t);
     const int64_t* strides = mlvm_tensor_strides(t);
     printf("t (strides %ld, %ld) =", (long)strides[0], (long)strides[1]);

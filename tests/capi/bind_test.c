@@ -33,8 +33,8 @@ static void test_contiguous_destination(void) {
   float out[6] = {0};
   int run;
 
-  EXPECT_OK(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, out, sizeof out, 0,
-                                          &err));
+  EXPECT_OK(err,
+            mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, out, sizeof out, 0, &err));
   for (run = 0; run < 3; ++run) {
     memset(out, 0, sizeof out);
     EXPECT_OK(err, mlvm_session_run(s, &err));
@@ -101,42 +101,45 @@ static void test_wrong_destinations(void) {
   float out[6];
   const int64_t wrong_dim[2] = {3, 2};
 
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_I32, 2, kShape, NULL, out, sizeof out,
-                                              0, &err),
-                MLVM_ERR_USAGE, "output y is declared f32[2, 3]", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 1, kShape, NULL, out, sizeof out,
-                                              0, &err),
-                MLVM_ERR_USAGE, "output y", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, wrong_dim, NULL, out,
-                                              sizeof out, 0, &err),
-                MLVM_ERR_USAGE, "output y", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "z", MLVM_F32, 2, kShape, NULL, out, sizeof out,
-                                              0, &err),
-                MLVM_ERR_USAGE, "unknown output z", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, out,
-                                              sizeof out - 4, 0, &err),
-                MLVM_ERR_USAGE, "outside its buffer", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, "y", MLVM_I32, 2, kShape, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "output y is declared f32[2, 3]", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, "y", MLVM_F32, 1, kShape, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "output y", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, wrong_dim, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "output y", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, "z", MLVM_F32, 2, kShape, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "unknown output z", 0);
+  EXPECT_STATUS(
+      err,
+      mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, out, sizeof out - 4, 0, &err),
+      MLVM_ERR_USAGE, "outside its buffer", 0);
   {
     const int64_t overlapping[2] = {1, 1}, broadcast[2] = {0, 1};
-    EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, overlapping, out,
-                                                sizeof out, 0, &err),
+    EXPECT_STATUS(err,
+                  mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, overlapping, out,
+                                           sizeof out, 0, &err),
                   MLVM_ERR_USAGE, "twice", 0);
-    EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, broadcast, out,
-                                                sizeof out, 0, &err),
-                  MLVM_ERR_USAGE, "twice", 0);
+    EXPECT_STATUS(
+        err,
+        mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, broadcast, out, sizeof out, 0, &err),
+        MLVM_ERR_USAGE, "twice", 0);
   }
-  EXPECT_STATUS(err, mlvm_session_bind_output(NULL, "y", MLVM_F32, 2, kShape, NULL, out,
-                                              sizeof out, 0, &err),
-                MLVM_ERR_USAGE, "session", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, NULL, MLVM_F32, 2, kShape, NULL, out, sizeof out,
-                                              0, &err),
-                MLVM_ERR_USAGE, "name", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, NULL, NULL, out, sizeof out, 0,
-                                              &err),
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(NULL, "y", MLVM_F32, 2, kShape, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "session", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, NULL, MLVM_F32, 2, kShape, NULL, out, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "name", 0);
+  EXPECT_STATUS(err,
+                mlvm_session_bind_output(s, "y", MLVM_F32, 2, NULL, NULL, out, sizeof out, 0, &err),
                 MLVM_ERR_USAGE, "shape", 0);
-  EXPECT_STATUS(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, NULL, sizeof out,
-                                              0, &err),
-                MLVM_ERR_USAGE, "buffer", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, NULL, sizeof out, 0, &err),
+      MLVM_ERR_USAGE, "buffer", 0);
   CHECK(mlvm_session_bind_output(s, "y", (mlvm_dtype)-3, 2, kShape, NULL, out, sizeof out, 0,
                                  NULL) == MLVM_ERR_USAGE);
   /* None of those bound anything: the run allocates y. */
@@ -155,8 +158,8 @@ static void test_destination_overlapping_an_input(void) {
   const int64_t bs[1] = {3};
   EXPECT_OK(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, kShape, NULL, xy, sizeof xy, 0, &err));
   EXPECT_OK(err, mlvm_session_set_input(s, "b", MLVM_F32, 1, bs, NULL, kB, sizeof kB, 0, &err));
-  EXPECT_OK(err, mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, xy, sizeof xy, 0,
-                                          &err));
+  EXPECT_OK(err,
+            mlvm_session_bind_output(s, "y", MLVM_F32, 2, kShape, NULL, xy, sizeof xy, 0, &err));
   EXPECT_STATUS(err, mlvm_session_run(s, &err), MLVM_ERR_USAGE, "overlaps input x", 0);
   CHECK(xy[0] == 1 && xy[5] == 6);
   mlvm_session_free(s);

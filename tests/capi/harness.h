@@ -4,10 +4,9 @@
 #ifndef MLVM_CAPI_HARNESS_H
 #define MLVM_CAPI_HARNESS_H
 
+#include <mlvm/mlvm.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <mlvm/mlvm.h>
 
 /* A plain condition. */
 #define CHECK(cond) harness_check((cond) != 0, #cond, __FILE__, __LINE__)
@@ -16,11 +15,11 @@
  * NULL) must occur in mlvm_error_message and `line` (-1: not checked) must be
  * mlvm_error_line. The error is freed and `err` set back to NULL for the next call. The call
  * is evaluated before `err` is read (the statement sequence fixes the order). */
-#define EXPECT_STATUS(err, call, want, needle, line)                                       \
-  do {                                                                                    \
-    mlvm_status harness_got_ = (call);                                                    \
+#define EXPECT_STATUS(err, call, want, needle, line)                                          \
+  do {                                                                                        \
+    mlvm_status harness_got_ = (call);                                                        \
     harness_expect(harness_got_, (err), (want), (needle), (line), #call, __FILE__, __LINE__); \
-    (err) = NULL;                                                                         \
+    (err) = NULL;                                                                             \
   } while (0)
 #define EXPECT_OK(err, call) EXPECT_STATUS(err, call, MLVM_OK, NULL, -1)
 

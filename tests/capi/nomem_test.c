@@ -33,10 +33,18 @@ static int refuse(void) {
   return 0;
 }
 
-void* malloc(size_t size) { return refuse() ? NULL : __libc_malloc(size); }
-void* calloc(size_t count, size_t size) { return refuse() ? NULL : __libc_calloc(count, size); }
-void* realloc(void* p, size_t size) { return refuse() ? NULL : __libc_realloc(p, size); }
-void free(void* p) { __libc_free(p); }
+void* malloc(size_t size) {
+  return refuse() ? NULL : __libc_malloc(size);
+}
+void* calloc(size_t count, size_t size) {
+  return refuse() ? NULL : __libc_calloc(count, size);
+}
+void* realloc(void* p, size_t size) {
+  return refuse() ? NULL : __libc_realloc(p, size);
+}
+void free(void* p) {
+  __libc_free(p);
+}
 
 static const char kProgram[] =
     ".input  x : f32[2, 3]\n"
@@ -80,8 +88,8 @@ static int answered_for_memory(mlvm_status st, const mlvm_error* err) {
 /* One whole host flow with the n-th allocation refused; returns 1 if one was refused. */
 static int flow_with_refusal(long n, const char* text, const void* bytes, size_t size) {
   static const float x[6] = {1, 2, 3, 4, 5, 6};
-  static const char* const calls[7] = {"assemble",  "load_bytes", "session_new", "set_input",
-                                       "run",       "output",     "copy_to"};
+  static const char* const calls[7] = {"assemble", "load_bytes", "session_new", "set_input",
+                                       "run",      "output",     "copy_to"};
   const int64_t shape[2] = {2, 3};
   mlvm_program* p = NULL;
   mlvm_program* q = NULL;
@@ -107,7 +115,8 @@ static int flow_with_refusal(long n, const char* text, const void* bytes, size_t
   if (st[1] == MLVM_OK && st[2] == MLVM_OK && st[3] == MLVM_OK) {
     st[4] = mlvm_session_run(s, &err[4]);
     if (st[4] == MLVM_OK) st[5] = mlvm_session_output(s, "y", &t, &err[5]);
-    if (st[4] == MLVM_OK && st[5] == MLVM_OK) st[6] = mlvm_tensor_copy_to(t, out, sizeof out, &err[6]);
+    if (st[4] == MLVM_OK && st[5] == MLVM_OK)
+      st[6] = mlvm_tensor_copy_to(t, out, sizeof out, &err[6]);
   }
   g_countdown = 0;
 
@@ -140,9 +149,10 @@ static void test_each_allocation_of_a_flow_refused(void) {
   /* Until the flow makes fewer allocations than n: then each one has been refused once. */
   for (n = 1; refused_any && n < 100000; ++n)
     refused_any = flow_with_refusal(n, kProgram, bytes, size);
-  printf("refused each of the %ld allocations of a host flow in turn; %ld answered as a "
-         "memory error of another kind by the C++ layers\n",
-         n - 2, g_converted);
+  printf(
+      "refused each of the %ld allocations of a host flow in turn; %ld answered as a "
+      "memory error of another kind by the C++ layers\n",
+      n - 2, g_converted);
   CHECK(n > 10);
   free(bytes);
 }

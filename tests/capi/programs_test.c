@@ -112,7 +112,8 @@ static void test_load_file(void) {
   }
 
   EXPECT_STATUS(err, mlvm_program_load_file(NULL, &p, &err), MLVM_ERR_USAGE, "path", 0);
-  EXPECT_STATUS(err, mlvm_program_load_file(MLVM_SOURCE_DIR "/tests/data/asm/lif.mlasm", NULL, &err),
+  EXPECT_STATUS(err,
+                mlvm_program_load_file(MLVM_SOURCE_DIR "/tests/data/asm/lif.mlasm", NULL, &err),
                 MLVM_ERR_USAGE, "out", 0);
 }
 

@@ -81,9 +81,9 @@ static void test_set_input_refuses_wrong_tensors(void) {
   EXPECT_STATUS(err,
                 mlvm_session_set_input(s, "x", MLVM_F32, 2, wrong_dim, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "f32[3, 3]", 0);
-  EXPECT_STATUS(err, mlvm_session_set_input(s, "x", (mlvm_dtype)42, 2, shape, NULL, x, sizeof x, 0,
-                                            &err),
-                MLVM_ERR_USAGE, "42 is not an mlvm_dtype", 0);
+  EXPECT_STATUS(
+      err, mlvm_session_set_input(s, "x", (mlvm_dtype)42, 2, shape, NULL, x, sizeof x, 0, &err),
+      MLVM_ERR_USAGE, "42 is not an mlvm_dtype", 0);
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 9, shape, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "rank 9", 0);
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 0, shape, NULL, x, sizeof x, 0, &err),
@@ -91,8 +91,8 @@ static void test_set_input_refuses_wrong_tensors(void) {
   EXPECT_STATUS(err,
                 mlvm_session_set_input(s, "x", MLVM_F32, 2, negative, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, NULL, 0);
-  EXPECT_STATUS(err, mlvm_session_set_input(s, "nope", MLVM_F32, 2, shape, NULL, x, sizeof x, 0,
-                                            &err),
+  EXPECT_STATUS(err,
+                mlvm_session_set_input(s, "nope", MLVM_F32, 2, shape, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "unknown input nope", 0);
   /* Bounds: a buffer too small, an offset that pushes the last element out, a negative
    * stride with no room before element 0. */
@@ -116,15 +116,16 @@ static void test_set_input_refuses_wrong_tensors(void) {
             mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, overlapping, x, sizeof x, 0, &err));
 
   /* NULL arguments; err itself may be NULL. */
-  EXPECT_STATUS(err, mlvm_session_set_input(NULL, "x", MLVM_F32, 2, shape, NULL, x, sizeof x, 0,
-                                            &err),
+  EXPECT_STATUS(err,
+                mlvm_session_set_input(NULL, "x", MLVM_F32, 2, shape, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "session", 0);
-  EXPECT_STATUS(err, mlvm_session_set_input(s, NULL, MLVM_F32, 2, shape, NULL, x, sizeof x, 0, &err),
+  EXPECT_STATUS(err,
+                mlvm_session_set_input(s, NULL, MLVM_F32, 2, shape, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "name", 0);
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, NULL, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "shape", 0);
-  EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, NULL, NULL, sizeof x, 0,
-                                            &err),
+  EXPECT_STATUS(err,
+                mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, NULL, NULL, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "buffer", 0);
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, NULL, NULL, 0, 0, &err),
                 MLVM_ERR_USAGE, "outside its buffer", 0);
@@ -194,8 +195,9 @@ static void test_trap_has_its_line(void) {
 /* A program that assembles but whose input values break a rule checked at run time: a bool
  * byte must be 0 or 1. */
 static void test_invalid_input_values(void) {
-  mlvm_program* p = harness_assemble(".input m : bool[2]\n.output y : bool[2]\n"
-                                     "    y = logical_not m\n");
+  mlvm_program* p = harness_assemble(
+      ".input m : bool[2]\n.output y : bool[2]\n"
+      "    y = logical_not m\n");
   mlvm_session* s = harness_session(p, 1);
   mlvm_error* err = NULL;
   unsigned char m[2] = {1, 2};
@@ -207,10 +209,12 @@ static void test_invalid_input_values(void) {
 }
 
 static void test_limits(void) {
-  mlvm_program* loop = harness_assemble(".input x : f32[1]\n.output y : f32[1]\n"
-                                        "    y = copy x\ntop:\n    y = add y, x\n    jmp top\n");
-  mlvm_program* big = harness_assemble(".input x : f32[1024]\n.output y : f32[1024]\n"
-                                       "    y = add x, x\n");
+  mlvm_program* loop = harness_assemble(
+      ".input x : f32[1]\n.output y : f32[1]\n"
+      "    y = copy x\ntop:\n    y = add y, x\n    jmp top\n");
+  mlvm_program* big = harness_assemble(
+      ".input x : f32[1024]\n.output y : f32[1024]\n"
+      "    y = add x, x\n");
   mlvm_session* s = NULL;
   mlvm_error* err = NULL;
   mlvm_session_options o;
@@ -222,7 +226,8 @@ static void test_limits(void) {
   o.max_steps = 1000;
   EXPECT_OK(err, mlvm_session_new(loop, &o, &s, &err));
   EXPECT_OK(err, mlvm_session_set_input(s, "x", MLVM_F32, 1, one, NULL, x, sizeof(float), 0, &err));
-  EXPECT_STATUS(err, mlvm_session_run(s, &err), MLVM_ERR_LIMIT, "limit: jmp: step limit of 1000", 6);
+  EXPECT_STATUS(err, mlvm_session_run(s, &err), MLVM_ERR_LIMIT, "limit: jmp: step limit of 1000",
+                6);
   EXPECT_STATUS(err, mlvm_session_run(s, &err), MLVM_ERR_LIMIT, "step limit", -1);
   mlvm_session_free(s);
 

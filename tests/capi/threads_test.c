@@ -150,7 +150,8 @@ static void* shared_program_thread(void* arg) {
     if (mlvm_session_set_input(s, "x", MLVM_F32, 1, xs, NULL, x, sizeof x, 0, NULL) != MLVM_OK ||
         mlvm_session_set_input(s, "k", MLVM_I32, 1, kShapeOne, NULL, k, sizeof k, 0, NULL) !=
             MLVM_OK ||
-        mlvm_session_run(s, NULL) != MLVM_OK || mlvm_session_output(s, "y", &out, NULL) != MLVM_OK ||
+        mlvm_session_run(s, NULL) != MLVM_OK ||
+        mlvm_session_output(s, "y", &out, NULL) != MLVM_OK ||
         mlvm_tensor_copy_to(out, y, sizeof y, NULL) != MLVM_OK) {
       ++job->failures;
       continue;
@@ -166,9 +167,10 @@ static void* shared_program_thread(void* arg) {
 }
 
 static void test_one_program_many_threads(void) {
-  mlvm_program* p = harness_assemble(".input x : f32[64]\n.input k : i32[1]\n.output y : f32[64]\n"
-                                     "    kf = cast k, dtype=f32\n    sq = mul x, x\n"
-                                     "    y = add sq, kf\n");
+  mlvm_program* p = harness_assemble(
+      ".input x : f32[64]\n.input k : i32[1]\n.output y : f32[64]\n"
+      "    kf = cast k, dtype=f32\n    sq = mul x, x\n"
+      "    y = add sq, kf\n");
   pthread_t threads[kThreads];
   SharedJob jobs[kThreads];
   int t;

@@ -53,7 +53,8 @@ static void test_every_view_kind(void) {
   for (i = 0; i < 12; ++i) g_x[i] = (float)i;
   for (i = 0; i < 24; ++i) want_b[i] = (float)(i % 12); /* x twice */
 
-  EXPECT_OK(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, NULL, g_x, sizeof g_x, 0, &err));
+  EXPECT_OK(err,
+            mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, NULL, g_x, sizeof g_x, 0, &err));
   EXPECT_OK(err, mlvm_session_run(s, &err));
   check_f32_output(s, "t", want_t, 12);
   check_f32_output(s, "b", want_b, 24);
@@ -88,8 +89,7 @@ static void test_every_view_kind(void) {
                   "48 bytes", 0);
     EXPECT_STATUS(err, mlvm_tensor_copy_to(t, copied, sizeof copied + 8, &err), MLVM_ERR_USAGE,
                   NULL, 0);
-    EXPECT_STATUS(err, mlvm_tensor_copy_to(t, NULL, sizeof copied, &err), MLVM_ERR_USAGE, "dst",
-                  0);
+    EXPECT_STATUS(err, mlvm_tensor_copy_to(t, NULL, sizeof copied, &err), MLVM_ERR_USAGE, "dst", 0);
     EXPECT_STATUS(err, mlvm_tensor_copy_to(NULL, copied, sizeof copied, &err), MLVM_ERR_USAGE,
                   "tensor", 0);
     CHECK(mlvm_tensor_copy_to(t, copied, 1, NULL) == MLVM_ERR_USAGE);
@@ -108,8 +108,9 @@ static void test_every_view_kind(void) {
 /* Inputs in any layout: x given as the transpose of a 4x3 host matrix (strides (1, 3)), then
  * as a flip of the row-major x (negative stride, element 0 at a byte offset). */
 static void test_strided_inputs(void) {
-  mlvm_program* p = harness_assemble(".input x : f32[3, 4]\n.output y : f32[3, 4]\n"
-                                     "    y = add x, 0.0\n");
+  mlvm_program* p = harness_assemble(
+      ".input x : f32[3, 4]\n.output y : f32[3, 4]\n"
+      "    y = add x, 0.0\n");
   mlvm_session* s = harness_session(p, 1);
   mlvm_error* err = NULL;
   const mlvm_tensor* y = NULL;
@@ -123,8 +124,8 @@ static void test_strided_inputs(void) {
   for (i = 0; i < 12; ++i) want[i] = (float)i;
   {
     const int64_t strides[2] = {1, 3};
-    EXPECT_OK(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, strides, host, sizeof host,
-                                          0, &err));
+    EXPECT_OK(err, mlvm_session_set_input(s, "x", MLVM_F32, 2, shape, strides, host, sizeof host, 0,
+                                          &err));
   }
   EXPECT_OK(err, mlvm_session_run(s, &err));
   EXPECT_OK(err, mlvm_session_output(s, "y", &y, &err));
