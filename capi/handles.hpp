@@ -1,0 +1,49 @@
+// What the C API's opaque handles hold. Each is a thin owner of public C++ API objects.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "mlvm/mlvm.h"
+#include "mlvm/program.hpp"
+#include "mlvm/session.hpp"
+#include "mlvm/tensor.hpp"
+
+namespace mlvm::capi {
+
+// A program and its signature, read once: Program::inputs()/outputs() build fresh vectors on
+// every call, and the C API hands out pointers into names and shapes that must stay put for
+// the handle's life. Immutable after it is made, so any number of threads may share it.
+struct ProgramInfo {
+  Program program;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+};
+
+}  // namespace mlvm::capi
+
+struct mlvm_program {
+  // Shared with every session made from it: a session may outlive its program handle.
+  std::shared_ptr<const mlvm::capi::ProgramInfo> info;
+};
+
+struct mlvm_tensor {
+  mlvm::Tensor tensor;  // shape().data() and strides().data() are the arrays handed out
+};
+
+struct mlvm_session {
+  std::shared_ptr<const mlvm::capi::ProgramInfo> info;
+  // The session's own cancel token, passed to mlvm::Session as SessionOptions::cancel: the C
+  // API can then tell a cancelled run from a step or memory limit (both are Error(limit)) by
+  // asking the token, and it resets the token itself after each run.
+  std::shared_ptr<mlvm::CancelToken> cancel;
+  std::unique_ptr<mlvm::Session> session;
+  std::vector<mlvm::Tensor> inputs;  // by input position; undefined until set_input
+  std::vector<mlvm_tensor> outputs;  // the last successful run's, by output position
+  bool has_outputs = false;
+  // One thread at a time (the C API's rule). Every call but cancel try-locks this, so a host
+  // that breaks the rule gets MLVM_ERR_USAGE instead of a data race.
+  std::mutex in_use;
+};
