@@ -66,6 +66,16 @@ bool has_zero_stride(PyArrayObject* array) {
 
 }  // namespace
 
+// The one case the binding copies an input: a layout mlvm cannot express or read safely
+// (strides that are not whole elements, a misaligned start). The copy is a fresh aligned
+// C-contiguous array, lent like any other and dropped after the run.
+static mlvm::Tensor borrow_copy(PyArrayObject* array, const std::string& input, mlvm::DType dtype) {
+  PyObject* copy = PyArray_NewCopy(array, NPY_CORDER);
+  if (!copy) throw py::error_already_set();
+  py::object owner = py::reinterpret_steal<py::object>(copy);
+  return borrow_array(copy, input, dtype);
+}
+
 void import_numpy() {
   // import_array() is a macro that returns from the calling function on failure.
   auto load = []() -> bool {
@@ -120,22 +130,17 @@ mlvm::Tensor borrow_array(PyObject* object, const std::string& input, mlvm::DTyp
   for (int i = 0; i < nd; ++i) {
     const int64_t n = PyArray_DIMS(array)[i];
     const int64_t s = PyArray_STRIDES(array)[i];
-    if (s % itemsize != 0)
-      throw py::value_error("input '" + input + "' has a stride of " + std::to_string(s) +
-                            " bytes, not a whole number of " + std::to_string(itemsize) +
-                            "-byte elements; pass numpy.ascontiguousarray(x) (a copy)");
+    if (s % itemsize != 0) return borrow_copy(array, input, dtype);
     shape.push_back(n);
     strides.push_back(s / itemsize);
     if (n == 0) empty = true;
     else if (s < 0) lo += s * (n - 1);
     else hi += s * (n - 1);
   }
-  // Whole-element strides but a misaligned start (a view into a byte buffer): kernels read
-  // elements as their C++ type, which must be aligned.
-  if (!PyArray_ISALIGNED(array))
-    throw py::value_error("input '" + input + "' is not aligned to its " +
-                          std::to_string(itemsize) +
-                          "-byte elements; pass numpy.ascontiguousarray(x) (a copy)");
+  // Whole-element strides but a misaligned start: kernels read elements as their C++ type,
+  // which must be aligned. Such arrays are views into byte buffers — distributed hands them
+  // out when it unpacks arrays received over the network.
+  if (!PyArray_ISALIGNED(array)) return borrow_copy(array, input, dtype);
   auto* data = static_cast<std::byte*>(PyArray_DATA(array));
   std::byte* buffer = empty ? data : data + lo;
   const int64_t bytes = empty ? 0 : hi - lo + itemsize;

@@ -34,7 +34,8 @@ py::object numpy_dtype(mlvm::DType dtype);
 std::string numpy_dtype_name(mlvm::DType dtype);
 // A NumPy array of exactly `dtype` lent to mlvm in place (never copied): element strides from
 // byte strides, the array kept alive by the tensor. TypeError for a non-array or another
-// dtype (naming `input` and both dtypes), ValueError for a layout mlvm cannot express.
+// dtype (naming `input` and both dtypes), ValueError for rank over 8. A layout mlvm cannot
+// read in place (strides not whole elements, misaligned data) is copied first.
 mlvm::Tensor borrow_array(PyObject* array, const std::string& input, mlvm::DType dtype);
 // A NumPy array over the tensor's own storage (never copied): byte strides from element
 // strides, read-only unless the tensor is writable, its base a capsule holding the tensor.

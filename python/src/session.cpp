@@ -207,9 +207,9 @@ GIL is released while the program runs.)")
 
 Every input of the program exactly once, each a numpy.ndarray of exactly the input's dtype
 (no casting: TypeError naming the input and both dtypes). Arrays are lent to mlvm in place,
-whatever their strides (negative and 0 too) and even read-only; an array whose strides are
-not whole elements, or that is misaligned, raises ValueError (copy it first). Unknown or
-missing names raise KeyError.
+whatever their strides (negative and 0 too) and even read-only. The one exception: an array
+whose strides are not whole elements, or whose data is misaligned (as distributed makes
+when it unpacks network buffers), is copied first. Unknown or missing names raise KeyError.
 
 Returns {output name: numpy.ndarray}. The arrays are over mlvm's own storage (no copy): an
 output that is a view (a transpose, a broadcast, a flip) comes back strided, one that is a
