@@ -47,6 +47,13 @@ def test_integer_extremes_round_trip(dt):
     np.testing.assert_array_equal(dtype_program(dt).run(x=x)["c"], x)
 
 
+def test_longlong_is_int64():
+    # np.longlong and np.int64 are distinct NumPy types of the same layout on Linux.
+    x = np.arange(3, dtype=np.longlong).reshape(1, 3)
+    assert x.dtype.num != np.dtype(np.int64).num or x.dtype == np.int64
+    np.testing.assert_array_equal(dtype_program("i64").run(x=x)["c"], x)
+
+
 def test_float_specials_round_trip():
     x = np.array([[np.nan, np.inf, -0.0]], np.float64)
     c = dtype_program("f64").run(x=x)["c"]
