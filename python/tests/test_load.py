@@ -152,3 +152,20 @@ def test_module_exports():
     assert "threads" in mlvm.Session.__doc__ and "zero" not in mlvm.Session.run.__doc__.lower()[:0]
     typed = pathlib.Path(mlvm.__file__).parent
     assert (typed / "py.typed").exists() and (typed / "__init__.pyi").exists()
+
+
+def test_stubs_match_the_module():
+    """Every name and method the type stubs declare exists at run time, and vice versa for
+    the public names."""
+    import ast
+    stub = ast.parse((pathlib.Path(mlvm.__file__).parent / "__init__.pyi").read_text())
+    declared = {}
+    for node in stub.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            declared[node.name] = [n.name for n in node.body if isinstance(n, ast.FunctionDef)]
+    for name, methods in declared.items():
+        assert hasattr(mlvm, name), name
+        for m in methods:
+            assert hasattr(getattr(mlvm, name), m), f"{name}.{m}"
+    public = {n for n in mlvm.__all__ if not n.startswith("__")}
+    assert public <= set(declared), public - set(declared)
