@@ -159,8 +159,12 @@ class PySession {
       struct SaveStats {
         PySession& s;
         ~SaveStats() {
-          s.stats_ = s.session_.stats();
-          s.has_stats_ = true;
+          try {  // a destructor must not throw (bad_alloc copying the per-op list)
+            s.stats_ = s.session_.stats();
+            s.has_stats_ = true;
+          } catch (...) {
+            s.has_stats_ = false;
+          }
         }
       } save{*this};
       py::gil_scoped_release nogil;
