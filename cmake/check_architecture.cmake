@@ -8,6 +8,8 @@
 #    include/mlvm/ ("mlvm/...") is the public API: it includes nothing but its own headers and
 #    the standard library, and every layer may include it. capi/ (the C API) uses the public
 #    C++ API only.
+#    python/ (the Python extension) is a client of the public API like any user binding: it
+#    includes mlvm/... and no internal module, in either #include form.
 # 2. Size: no source file over 550 lines (files have one job; ~500 is the aim).
 cmake_minimum_required(VERSION 3.20)
 if(NOT ROOT)
@@ -59,9 +61,23 @@ foreach(module ${modules} mlvm)
   endforeach()
 endforeach()
 
+file(GLOB_RECURSE python_files ${ROOT}/python/*.cpp ${ROOT}/python/*.hpp)
+foreach(f ${python_files})
+  file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*)[\">].*" "\\1" path "${line}")
+    string(REGEX REPLACE "/.*" "" target "${path}")
+    list(FIND all_modules ${target} known)
+    if(path MATCHES "/" AND NOT known EQUAL -1 AND NOT target STREQUAL "mlvm")
+      file(RELATIVE_PATH rel ${ROOT} ${f})
+      string(APPEND failures "  ${rel}: python/ must not include ${path} (only the public mlvm/ headers)\n")
+    endif()
+  endforeach()
+endforeach()
+
 file(GLOB_RECURSE sources ${ROOT}/tensor/* ${ROOT}/ir/* ${ROOT}/kernels/* ${ROOT}/bytecode/*
      ${ROOT}/assembler/* ${ROOT}/onnx/* ${ROOT}/vm/* ${ROOT}/capi/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
-     ${ROOT}/tests/*.hpp ${ROOT}/fuzz/*.cpp ${ROOT}/bench/*.cpp ${ROOT}/samples/*.cpp)
+     ${ROOT}/tests/*.hpp ${ROOT}/fuzz/*.cpp ${ROOT}/bench/*.cpp ${ROOT}/samples/*.cpp ${python_files})
 foreach(f ${sources})
   if(NOT f MATCHES "\\.(cpp|hpp|inl|def)$")
     continue()
