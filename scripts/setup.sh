@@ -4,9 +4,10 @@
 # Usage: scripts/setup.sh [--with-peers]   (--with-peers: also the benchmark peers and sample trainers)
 set -euo pipefail
 
-# libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites.
+# libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites;
+# nlohmann-json3-dev: the CVM importer's JSON reader.
 packages=(cmake g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata nlohmann-json3-dev
           python3-numpy python3-onnx python3-torch python3-torchvision)
 if [[ "${1:-}" == "--with-peers" ]]; then
   packages+=(python3-numpy python3-torch python3-sklearn)
