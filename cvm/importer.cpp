@@ -72,7 +72,10 @@ class Importer {
   CvmImport run() {
     declare_variables();
     for (int64_t node : g_.order)
-      if (!s_.nodes[std::size_t(node)].variable) lower_node(node);
+      if (!s_.nodes[std::size_t(node)].variable) {
+        lower_node(node);
+        node_of_.resize(std::size_t(e_.size()), node);
+      }
     CvmImport r;
     r.version = s_.version;
     r.postprocess = s_.postprocess;
@@ -102,6 +105,7 @@ class Importer {
     if (t.dtype == DType::i8) {
       e_.set_origin("data (node " + std::to_string(g_.data_node) + ")");
       regs_[de] = e_.emit("cast", {data}, {NamedAttr{"dtype", AttrValue::dtype(DType::i32)}}, "data.i32");
+      node_of_.resize(std::size_t(e_.size()), g_.data_node);
     } else {
       regs_[de] = data;
     }
@@ -142,8 +146,10 @@ class Importer {
     VerifyResult r = verify_module(m, o);
     if (r.ok()) return;
     const VerifyDiagnostic& d = r.errors.front();
-    std::string where = diagnostic_location(m, d);
-    if (d.instruction >= 0 && std::size_t(d.instruction) < m.origins.size())
+    std::string where = "symbol";  // the postprocess, or a declaration
+    if (d.instruction >= 0 && std::size_t(d.instruction) < node_of_.size())
+      where = cvm_node_location(s_, node_of_[std::size_t(d.instruction)]);
+    else if (d.instruction >= 0)
       where = "symbol " + m.origins[std::size_t(d.instruction)];
     throw Error(ErrorKind::invalid, d.message, where);
   }
@@ -153,6 +159,7 @@ class Importer {
   const std::map<int64_t, const CvmParam*>& params_;
   CvmEmitter e_;
   std::vector<std::string> regs_;  // per node output: its register
+  std::vector<int64_t> node_of_;   // per instruction (before the postprocess): its node
 };
 
 // "symbol node 3 'x'" -> "model.json: node 3 'x'"; "params byte 40" -> "m.params: byte 40".
