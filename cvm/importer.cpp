@@ -132,7 +132,9 @@ class Importer {
       }
     } catch (const Error& err) {
       if (!err.location().empty()) throw;
-      throw Error(err.kind(), n.op + ": " + err.message(), loc);
+      // mlvm's own messages often start with the op's name already.
+      const bool named = err.message().rfind(n.op + ":", 0) == 0;
+      throw Error(err.kind(), named ? err.message() : n.op + ": " + err.message(), loc);
     }
   }
 
