@@ -6,9 +6,9 @@ set -euo pipefail
 
 # libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites.
 # pybind11-dev + python3-dev: the Python package (python/); python3-pytest runs its tests;
-# python3-dask + python3-distributed: samples/dask/.
+# python3-dask + python3-distributed: samples/dask/; nlohmann-json3-dev: the CVM importer's JSON reader.
 packages=(cmake g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata nlohmann-json3-dev
           python3-numpy python3-onnx python3-torch python3-torchvision
           pybind11-dev python3-dev python3-pytest python3-dask python3-distributed)
 if [[ "${1:-}" == "--with-peers" ]]; then

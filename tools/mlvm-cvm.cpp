@@ -1,0 +1,107 @@
+// mlvm-cvm: import a CVM runtime model (graph JSON + params) as a verified .mlbc module
+// (../shared/spec/cvm_format.md). Exit codes: tools/exit_codes.hpp (0 ok, 1 usage or file
+// error, 2 the model is malformed or invalid, with the node or byte offset at fault).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "bytecode/codec.hpp"
+#include "bytecode/disassembler.hpp"
+#include "cvm/importer.hpp"
+#include "mlvm/version.hpp"
+#include "tensor/npy.hpp"
+#include "tools/exit_codes.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace mlvm;
+using namespace mlvm::tools;
+
+namespace {
+
+// The text program, large constants as .npy side files beside it (as mlvm-onnx does).
+void write_asm(const Module& m, const std::string& path) {
+  DisassembleOptions o;
+  o.side_file_prefix = fs::path(path).stem().string() + ".";
+  Disassembly d = disassemble(m, o);
+  fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  for (const SideFile& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
+  std::ofstream out(path, std::ios::binary);
+  out << d.text;
+  if (!out) throw Error(ErrorKind::io, "cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible("Usage: mlvm-cvm SYMBOL.json PARAMS [options]\n\nOptions");
+  visible.add_options()                          //
+      ("help,h", "print this help and exit")     //
+      ("version", "print the version and exit")  //
+      ("output,o", po::value<std::string>(), "write the module here (default: SYMBOL.mlbc beside the graph)")  //
+      ("emit-asm", po::value<std::string>(), "also write the equivalent .mlasm program (large constants as .npy files beside it)")  //
+      ("check", "import and verify only; write nothing")  //
+      ("list-ops", "print every CVM op the importer supports");
+  po::options_description all;
+  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("files", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "mlvm-cvm: " << e.what() << "\nTry 'mlvm-cvm --help'.\n";
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\nExit codes: 0 ok, 1 usage or file error, 2 the model is malformed or invalid.\n";
+    return kExitOk;
+  }
+  if (vm.count("version")) {
+    std::cout << "mlvm-cvm (mlvm) " << version() << "\n";
+    return kExitOk;
+  }
+  if (vm.count("list-ops")) {
+    for (const std::string& op : supported_cvm_ops()) std::cout << op << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("files") || vm["files"].as<std::vector<std::string>>().size() != 2) {
+    std::cerr << "mlvm-cvm: expected SYMBOL.json and PARAMS\nTry 'mlvm-cvm --help'.\n";
+    return kExitUsage;
+  }
+  if (vm.count("check") && (vm.count("output") || vm.count("emit-asm"))) {
+    std::cerr << "mlvm-cvm: --check writes nothing; drop -o / --emit-asm\n";
+    return kExitUsage;
+  }
+  const auto& files = vm["files"].as<std::vector<std::string>>();
+  try {
+    CvmImportOptions options;
+    options.program_name = cvm_program_name(fs::path(files[0]).stem().string());
+    CvmImport r = import_cvm_files(files[0], files[1], options);
+    if (vm.count("check")) return kExitOk;
+    std::string out;
+    if (vm.count("output")) {
+      out = vm["output"].as<std::string>();
+    } else {
+      fs::path p(files[0]);
+      p.replace_extension(".mlbc");
+      out = p.string();
+    }
+    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
+    write_file_bytes(out, encode_module(r.module));
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << "mlvm-cvm: " << (e.location().empty() ? files[0] : e.location()) << ": "
+              << error_kind_name(e.kind()) << ": " << e.what() << "\n";
+    return exit_code_of(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mlvm-cvm: out of memory\n";
+    return kExitLimit;
+  }
+}
