@@ -133,6 +133,7 @@ const char* kUsage =
     "                [--inputs FILE.npz] [--output NAME=FILE.npy ...] [--outputs FILE.npz]\n"
     "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N]\n"
     "                [--profile[=json]] [--list-ops]\n"
+    "       mlvm-run --cvm SYMBOL.json PARAMS [the same options]\n"
     "\n"
     "Runs a verified mlvm program. A .mlasm file is assembled in memory first, an .onnx model\n"
     "imported in memory first (../shared/spec/onnx.md; mlvm-onnx writes it as a module).\n"
@@ -171,16 +172,17 @@ int run_main(int argc, char** argv) {
      "after the run: time per op kind and total min/median/max over the runs; "
      "--profile=json writes the same as a JSON document")
     ("list-ops", "list every op with its inputs and attributes, and exit")
+    ("cvm", "PROGRAM is a CVM model: SYMBOL.json PARAMS (docs/cvm.md); its input is `data`")
     ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, Integer precision)")
     ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
   // clang-format on
   po::options_description hidden;
-  std::string program_path;
-  hidden.add_options()("program", po::value(&program_path));
+  std::string program_path, params_path;
+  hidden.add_options()("program", po::value(&program_path))("params", po::value(&params_path));
   po::options_description all;
   all.add(visible).add(hidden);
   po::positional_options_description pos;
-  pos.add("program", 1);
+  pos.add("program", 1).add("params", 1);
 
   po::variables_map vm;
   try {
@@ -206,6 +208,10 @@ int run_main(int argc, char** argv) {
     return kExitOk;
   }
   if (program_path.empty()) throw UsageError{"no PROGRAM given"};
+  const bool cvm = vm.count("cvm") > 0;
+  if (cvm && params_path.empty()) throw UsageError{"--cvm needs two files: SYMBOL.json PARAMS"};
+  if (!cvm && !params_path.empty())
+    throw UsageError{"unexpected second file '" + params_path + "' (only --cvm takes two)"};
   if (threads < 0) throw UsageError{"--threads must be >= 0 (0: all cores)"};
   if (max_steps < 0) throw UsageError{"--max-steps must be >= 0 (0: no limit)"};
   if (repeat < 1) throw UsageError{"--repeat must be >= 1"};
@@ -225,7 +231,9 @@ int run_main(int argc, char** argv) {
   // --- load the program ---
   mlvm::Program program;
   try {
-    if (ends_with(program_path, ".mlasm")) {
+    if (cvm) {
+      program = mlvm::Program::from_cvm(program_path, params_path);
+    } else if (ends_with(program_path, ".mlasm")) {
       mlvm::AssembleOptions aopt;
       aopt.verify.precision_check = !vm.count("no-precision-check");
       aopt.verify.strict_precision = vm.count("strict-precision") > 0;
@@ -245,7 +253,8 @@ int run_main(int argc, char** argv) {
     }
   } catch (const mlvm::Error& e) {
     // load_file's locations already name the file.
-    bool named = e.location().rfind(program_path, 0) == 0;
+    bool named = e.location().rfind(program_path, 0) == 0 ||
+                 (!params_path.empty() && e.location().rfind(params_path, 0) == 0);
     return report(named ? "" : program_path, e);
   }
 

@@ -3,6 +3,7 @@
 
 #include "mlvm/program.hpp"
 #include "bytecode/codec.hpp"
+#include "cvm/importer.hpp"
 #include "onnx/importer.hpp"
 #include "tensor/file_read.hpp"
 #include "vm/program_access.hpp"
@@ -105,6 +106,24 @@ Program Program::from_onnx(const std::string& path, const LoadOptions& options) 
 Program Program::from_onnx_bytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
   return program_from_module(import_onnx(bytes, onnx_options(options)).module,
                              onnx_verify_options());
+}
+
+// The importer verified the module with strict precision already; the plan verifies it again
+// (one more pass over a small graph) so that a Program always holds the verifier's result.
+Program Program::from_cvm(const std::string& symbol_path, const std::string& params_path,
+                          const LoadOptions& options) {
+  VerifyOptions strict = verify_options(options);
+  strict.precision_check = true;
+  strict.strict_precision = true;
+  return program_from_module(import_cvm_files(symbol_path, params_path).module, strict);
+}
+
+Program Program::from_cvm_bytes(std::span<const uint8_t> symbol_json,
+                                std::span<const uint8_t> params, const LoadOptions& options) {
+  VerifyOptions strict = verify_options(options);
+  strict.precision_check = true;
+  strict.strict_precision = true;
+  return program_from_module(import_cvm(symbol_json, params).module, strict);
 }
 
 const CompiledProgram& Program::impl() const {

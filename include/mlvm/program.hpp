@@ -60,6 +60,13 @@ class MLVM_API Program {
   // An ONNX model from a file or from bytes (../shared/spec/onnx.md).
   static Program from_onnx(const std::string& path, const LoadOptions& options = {});
   static Program from_onnx_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+  // A CVM runtime model: graph JSON + binary params (docs/cvm.md). The program takes `data`
+  // (i8 or i32 with the graph's precision) and is verified with strict precision, so it is
+  // proven free of overflow. Error(io), or Error(malformed/invalid) located in either file.
+  static Program from_cvm(const std::string& symbol_path, const std::string& params_path,
+                          const LoadOptions& options = {});
+  static Program from_cvm_bytes(std::span<const uint8_t> symbol_json,
+                                std::span<const uint8_t> params, const LoadOptions& options = {});
 
   Program() = default;  // empty: valid() is false, every other call is Error(usage)
   bool valid() const { return impl_ != nullptr; }

@@ -6,6 +6,7 @@
 #include "bytecode/module_compare.hpp"
 #include "common/cvm_cases.hpp"
 #include "common/tool_runner.hpp"
+#include "mlvm/mlvm.hpp"
 #include "tensor/npy.hpp"
 
 using namespace mlvm;
@@ -74,6 +75,37 @@ BOOST_AUTO_TEST_CASE(imports_runs_and_round_trips_through_text) {
   }
   BOOST_TEST(mlvm::testing::module_difference(a, b) == "");
   BOOST_TEST(a.precision_check == true);
+}
+
+// The same model straight from its two files: mlvm-run --cvm and Program::from_cvm.
+BOOST_AUTO_TEST_CASE(mlvm_run_and_the_api_take_the_two_files) {
+  Scratch s;
+  const CvmWriter w = model();
+  s.write_bytes("m.json", w.symbol());
+  s.write_bytes("m.params", w.params());
+  save_npy(s.path("x.npy"), data_tensor({1, 4}, 8, {1, 2, 3, 4}));
+  CHECK_RUN(s.run(kRun, "--cvm m.json m.params --input data=x.npy --output out=y.npy"), 0);
+  BOOST_TEST(ints_of(load_npy(s.path("y.npy"))) == (std::vector<int64_t>{20, -20, -1}),
+             boost::test_tools::per_element());
+
+  Program p = Program::from_cvm(s.path("m.json"), s.path("m.params"));
+  BOOST_TEST(p.inputs().at(0).name == "data");
+  BOOST_TEST(p.inputs().at(0).precision == 8);
+  Session session(p);
+  TensorMap out = session.run({{"data", data_tensor({1, 4}, 8, {1, 2, 3, 4})}});
+  BOOST_TEST(ints_of(out.at("out")) == (std::vector<int64_t>{20, -20, -1}),
+             boost::test_tools::per_element());
+  const std::vector<uint8_t> sym = w.symbol(), par = w.params();
+  BOOST_TEST(Program::from_cvm_bytes(sym, par).to_bytes().size() > 0u);
+
+  // Usage: --cvm with one file, or two files without --cvm, is exit 1; a broken params
+  // file is exit 2 naming it.
+  CHECK_RUN(s.run(kRun, "--cvm m.json --input data=x.npy"), 1);
+  CHECK_RUN(s.run(kRun, "m.json m.params --input data=x.npy"), 1);
+  s.write("bad.params", "not params");
+  auto r = s.run(kRun, "--cvm m.json bad.params --input data=x.npy");
+  CHECK_RUN(r, 2);
+  BOOST_TEST(contains(r.err, "bad.params"));
 }
 
 BOOST_AUTO_TEST_CASE(output_path_and_list_ops) {
