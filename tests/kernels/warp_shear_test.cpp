@@ -142,6 +142,23 @@ BOOST_AUTO_TEST_CASE(view_and_single_pass_paths) {
   check_values(run_op(Opcode::copy, {v}), DType::f32, ys, expect);
 }
 
+BOOST_AUTO_TEST_CASE(bound_destination_is_written_directly) {
+  // With the host's memory bound to the result (Session::bind_output), a one-factor shear
+  // writes there in one pass instead of making a view that would be copied into it.
+  Tensor x = sample(DType::i32, Dims{3, 4}, 2);
+  const Attrs attrs = attrs_for(Opcode::shear, {integer(2), integer(0)});
+  Tensor dest = Tensor::empty(DType::i32, Dims{11, 4});
+  std::vector<Tensor> in{x}, out(1);
+  ExecEnv env;
+  KernelContext ctx{in, out, attrs, env};
+  ctx.destination = &dest;
+  kernel_fn(Opcode::shear)(ctx);
+  BOOST_TEST(out[0].storage() == dest.storage());
+  Dims ys;
+  const std::vector<double> expect = ref_shear(x, 2, 0, 0, 1, &ys);
+  check_values(out[0], DType::i32, ys, expect);
+}
+
 BOOST_AUTO_TEST_CASE(static_rule) {
   auto infer = [](TensorType x, int64_t a, int64_t b, std::vector<int64_t> axes = {0, 1}) {
     return infer_op(Opcode::shear, {x}, {integer(a), integer(b), ints(axes)});
