@@ -19,7 +19,8 @@ def save(folder, name, value):
     np.save(os.path.join(HERE, folder, f"{name}.npy"), np.ascontiguousarray(value))
 
 
-def i8(shape, lo=-128, hi=128):
+def i8(shape, lo=-127, hi=128):
+    """INT8 data in the CVM discipline: [-127, 127], precision 8 (so -(-128) never arises)."""
     return RNG.integers(lo, hi, size=shape, dtype=np.int64).astype(np.int8)
 
 
