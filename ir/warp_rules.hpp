@@ -32,12 +32,10 @@ WarpPlane warp_plane(const char* op, int rank, std::span<const int64_t> axes);
 // rows and |b| columns only ever hold zeros). A negative factor shears the other way; the
 // result is then shifted so that its first row (column) is the first one a cell lands on:
 // shear(-a) = fliplr(shear(a)(fliplr(x))).
+// Input cell (u, v) lands on result cell (u + a·v + row0, b·u + v + col0).
 struct ShearMap {
   int64_t a = 0, b = 0;
-  int64_t row0 = 0, col0 = 0;  // added to x and y: -a·(n-1) when a < 0, -b·(m-1) when b < 0
-  // The result cell of input cell (u, v).
-  int64_t row(int64_t u, int64_t v) const { return u + a * v + row0; }
-  int64_t col(int64_t u, int64_t v) const { return b * u + v + col0; }
+  int64_t row0 = 0, col0 = 0;  // -a·(n-1) when a < 0, -b·(m-1) when b < 0, else 0
 };
 // Error(invalid) when 1 - a·b == 0 (a = b = 1 or a = b = -1): two input cells would land on
 // one result cell.

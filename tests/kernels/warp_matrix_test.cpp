@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "common/transform_test_support.hpp"
@@ -185,6 +186,16 @@ BOOST_AUTO_TEST_CASE(strided_inputs_other_axes_empty) {
   check_values(warp(Opcode::project, sample(DType::f32, Dims{3, 3}),
                     matrix_tensor(Opcode::project, DType::i32, kIdentity), {0, 5}),
                DType::f32, Dims{0, 5}, {});
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_matrices) {
+  // A NaN or infinite entry leaves no finite preimage: every cell stays zero (no trap, no UB).
+  Tensor x = sample(DType::i16, Dims{3, 4}, 6);
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  check_values(warp(Opcode::affine, x, make(DType::f64, Dims{2, 3}, {1, 0, nan, 0, 1, 0})), DType::i16,
+               Dims{3, 4}, std::vector<double>(12, 0.0));
+  check_values(warp(Opcode::project, x, make(DType::f32, Dims{3, 3}, {1, 0, 0, 0, 1, 0, 0, 0, inf})),
+               DType::i16, Dims{3, 4}, std::vector<double>(12, 0.0));
 }
 
 BOOST_AUTO_TEST_CASE(static_rules) {
