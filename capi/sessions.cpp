@@ -179,6 +179,9 @@ mlvm_status mlvm_session_run(mlvm_session* session, mlvm_error** err) {
           cancelled = e.kind() == ErrorKind::limit && session->cancel->cancelled();
           session->cancel->reset();
           throw;
+        } catch (...) {  // std::bad_alloc: no cancellation to read, but the token is spent
+          session->cancel->reset();
+          throw;
         }
         session->cancel->reset();
         session->outputs.reserve(out.size());

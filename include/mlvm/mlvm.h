@@ -1,4 +1,4 @@
-/* mlvm — the C API (../shared/spec/c_api.md; docs/embedding.md is the reference).
+/* mlvm — the C API (../shared/spec/c_api.md; docs/c_api.md is the reference).
  *
  * C99, standard headers only. Link libmlvm (find_package(mlvm): mlvm::mlvm, or
  * `pkg-config --cflags --libs mlvm`).
@@ -74,7 +74,9 @@ MLVM_C_API mlvm_status mlvm_program_to_bytes(const mlvm_program* program, void* 
                                              size_t capacity, size_t* size, mlvm_error** err);
 MLVM_C_API size_t mlvm_program_input_count(const mlvm_program* program);
 MLVM_C_API size_t mlvm_program_output_count(const mlvm_program* program);
-MLVM_C_API const char* mlvm_program_input_name(const mlvm_program* program, size_t index); /* NULL if out of range */
+/* Out of range (or a NULL program): names and shapes NULL, ranks 0, dtypes MLVM_F32. Names and
+ * shapes belong to the program handle and stay put for its life. */
+MLVM_C_API const char* mlvm_program_input_name(const mlvm_program* program, size_t index);
 MLVM_C_API const char* mlvm_program_output_name(const mlvm_program* program, size_t index);
 MLVM_C_API mlvm_dtype mlvm_program_input_dtype(const mlvm_program* program, size_t index);
 MLVM_C_API mlvm_dtype mlvm_program_output_dtype(const mlvm_program* program, size_t index);
