@@ -121,6 +121,25 @@ void print_profile(const std::vector<mlvm::RunStats>& runs) {
   for (const auto& [op, row] : sorted)
     std::printf("%-24s %12lld %14.3f %7.1f%%\n", op.c_str(), static_cast<long long>(row.count),
                 row.seconds * 1e3, total > 0 ? 100.0 * row.seconds / total : 0.0);
+  // The slowest instructions, summed over the runs: which node of a model the time is in.
+  std::map<int64_t, mlvm::InstructionTiming> by_pc;
+  for (const auto& r : runs)
+    for (const auto& i : r.instructions) {
+      auto [it, fresh] = by_pc.try_emplace(i.pc, i);
+      if (!fresh) {
+        it->second.count += i.count;
+        it->second.seconds += i.seconds;
+      }
+    }
+  std::vector<mlvm::InstructionTiming> slow;
+  for (auto& [pc, t] : by_pc) slow.push_back(std::move(t));
+  std::stable_sort(slow.begin(), slow.end(),
+                   [](auto& a, auto& b) { return a.seconds > b.seconds; });
+  if (slow.size() > 15) slow.resize(15);
+  if (!slow.empty()) std::printf("slowest instructions:\n%6s  %-16s %12s %8s  %s\n", "pc", "op", "total ms", "share", "origin");
+  for (const auto& t : slow)
+    std::printf("%6lld  %-16s %12.3f %7.1f%%  %s\n", static_cast<long long>(t.pc), t.op.c_str(),
+                t.seconds * 1e3, total > 0 ? 100.0 * t.seconds / total : 0.0, t.origin.c_str());
   std::sort(times.begin(), times.end());
   std::size_t n = times.size();
   double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;

@@ -139,6 +139,24 @@ inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
        << ", \"bytes\": " << row.bytes << "}";
     first = false;
   }
+  // Every executed kernel instruction, summed over the runs, in program order.
+  std::map<int64_t, InstructionTiming> by_pc;
+  for (const auto& r : runs)
+    for (const auto& i : r.instructions) {
+      auto [it, fresh] = by_pc.try_emplace(i.pc, i);
+      if (!fresh) {
+        it->second.count += i.count;
+        it->second.seconds += i.seconds;
+      }
+    }
+  os << (first ? "],\n  \"instructions\": [" : "\n  ],\n  \"instructions\": [");
+  first = true;
+  for (const auto& [pc, t] : by_pc) {
+    os << (first ? "\n" : ",\n") << "    {\"pc\": " << pc << ", \"op\": " << json_string(t.op)
+       << ", \"origin\": " << json_string(t.origin) << ", \"calls\": " << t.count
+       << ", \"total_ms\": " << t.seconds * 1e3 << "}";
+    first = false;
+  }
   os << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 

@@ -197,6 +197,9 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
   std::array<Clock::duration, kNumOpcodes> times{};
+  // Per instruction, only when profiling (a run does not allocate otherwise).
+  std::vector<std::pair<int64_t, Clock::duration>> per_pc;
+  if (config.profile) per_pc.assign(n, {0, Clock::duration{}});
   const auto run_start = Clock::now();
   int64_t steps = 0;
   std::size_t pc = 0;
@@ -298,8 +301,11 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
     const int32_t* const release = p.release(pool);
     for (uint32_t k = 0; k < p.num_release; ++k) drop(registers_[std::size_t(release[k])]);
     if (config.profile) {
+      const Clock::duration spent = Clock::now() - t0;
       counts[std::size_t(p.op)] += 1;
-      times[std::size_t(p.op)] += Clock::now() - t0;
+      times[std::size_t(p.op)] += spent;
+      per_pc[pc].first += 1;
+      per_pc[pc].second += spent;
       if (env.budget) bytes[std::size_t(p.op)] += env.budget->reserved_total() - reserved0;
     }
     pc = next;
@@ -307,6 +313,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
 
   if (stats) {
     stats->ops.clear();
+    stats->instructions.clear();
     if (config.profile) {
       for (int k = 0; k < kNumOpcodes; ++k)
         if (counts[std::size_t(k)])
@@ -316,6 +323,19 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
       std::stable_sort(
           stats->ops.begin(), stats->ops.end(),
           [](const OpTiming& a, const OpTiming& b) { return a.seconds > b.seconds; });
+      for (std::size_t k = 0; k < n; ++k) {
+        const PlannedInstruction& p = code[k];
+        if (!per_pc[k].first || p.kind != StepKind::kernel) continue;
+        std::string where = p.origin && *p.origin ? std::string(p.origin)
+                            : p.line                ? "line " + std::to_string(p.line)
+                                                    : std::string();
+        stats->instructions.push_back({int64_t(k), p.name, std::move(where), per_pc[k].first,
+                                       std::chrono::duration<double>(per_pc[k].second).count()});
+      }
+      std::stable_sort(stats->instructions.begin(), stats->instructions.end(),
+                       [](const InstructionTiming& a, const InstructionTiming& b) {
+                         return a.seconds > b.seconds;
+                       });
     }
   }
 }

@@ -56,6 +56,15 @@ struct OpTiming {
   int64_t bytes = 0;  // bytes the op's kernels allocated
 };
 
+// One instruction's share of a profiled run: where the time goes inside a model.
+struct InstructionTiming {
+  int64_t pc = 0;      // instruction index in the module
+  std::string op;      // its op
+  std::string origin;  // the imported model's node ("Conv 'conv1'"), or "line N", or ""
+  int64_t count = 0;   // times executed (loops run an instruction many times)
+  double seconds = 0;
+};
+
 // What the last run measured. Filled after a trapped, cancelled or limited run too, up to
 // where it stopped.
 struct RunStats {
@@ -65,6 +74,8 @@ struct RunStats {
   int64_t peak_bytes = 0;       // peak bytes of tensor storage live during the run
   int64_t allocated_bytes = 0;  // bytes of tensor storage the run allocated in all
   std::vector<OpTiming> ops;    // with SessionOptions::profile: per op kind, slowest first
+  // With SessionOptions::profile: every executed kernel instruction, slowest first.
+  std::vector<InstructionTiming> instructions;
 };
 
 using TensorMap = std::map<std::string, Tensor, std::less<>>;

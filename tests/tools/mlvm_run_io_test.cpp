@@ -164,6 +164,12 @@ BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
     const std::string row = r.out.substr(at, r.out.find('}', at) - at + 1);
     BOOST_TEST(contains(row, "\"bytes\": 16}"), row);
   }
+  // Per instruction, in program order: abs is instruction 1 (print, a non-kernel step, is 0
+  // and is not listed), from line 4, run once in each of the two runs.
+  BOOST_TEST(contains(r.out, "\"instructions\": [\n    {\"pc\": 1, \"op\": \"abs\", \"origin\": \"line 4\", "
+                             "\"calls\": 2, \"total_ms\": "),
+             r.out);
+  BOOST_TEST(!contains(r.out, "\"op\": \"print\""));
   BOOST_TEST(!contains(r.out, "total: min="));
   r = f.run("p.mlasm -i x=x.npy --profile=xml");
   CHECK_RUN(r, 1);

@@ -2,6 +2,7 @@
 // outputs, printing, every exit code 0-4 with its message, and --profile's final line.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
@@ -231,6 +232,16 @@ BOOST_AUTO_TEST_CASE(profile_rows_and_exact_final_line) {
   BOOST_TEST(std::regex_search(row("br"), std::regex(R"(^br\s+9\s)")));
   BOOST_TEST(std::regex_search(row("mul"), std::regex(R"(^mul\s+3\s)")));
   BOOST_TEST(row("div").empty());
+  // Then the slowest instructions: each a row "pc op ms share% line N"; the add runs 6 times
+  // per run, so its row is among them with its source line.
+  const auto head = std::find(lines.begin(), lines.end(), "slowest instructions:");
+  BOOST_REQUIRE(head != lines.end());
+  bool add_row = false;
+  for (auto it = head + 2; it != lines.end() - 1; ++it) {
+    BOOST_TEST(std::regex_search(*it, std::regex(R"(^\s*\d+  \S+\s+\d+\.\d+\s+\d+\.\d%  line \d+$)")), *it);
+    add_row = add_row || std::regex_search(*it, std::regex(R"(^\s*\d+  add\s)"));
+  }
+  BOOST_TEST(add_row);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
