@@ -1,8 +1,8 @@
 // conv2d (NCHW) over the blocked GEMM core, per (image, group):
 // y[n, g] (OCg x OH·OW) = w[g] (OCg x Cg·KH·KW) · col (Cg·KH·KW x OH·OW) + b, where col is the
-// im2col matrix of x[n, g]. Stride 1 (the common case) never builds col: the GEMM packs its B
-// panels straight from a zero-padded copy of the input (conv_group_implicit). Strided
-// convolutions build col in chunks; one input channel per group (depthwise) has a direct
+// im2col matrix of x[n, g]. col is never built: the GEMM packs its B panels straight from the
+// zero-padded input split by stride phase (conv_group_implicit), where every column of col
+// is a unit-stride run. One input channel per group (depthwise) has a direct
 // kernel (kernels/simd/conv_depthwise.hpp). The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
@@ -19,42 +19,6 @@
 namespace mlvm {
 
 namespace {
-
-// Writes rows [oh0, oh1) of the im2col matrix of one (image, group): row (c, kh, kw), column
-// (oh - oh0)·OW + ow holds x[c, oh·SH - top + kh·DH, ow·SW - left + kw·DW], 0 in the padding.
-template <class T>
-void im2col(const T* x, int64_t cg, int64_t h, int64_t w, int64_t kh_n, int64_t kw_n, const ConvParams& p,
-            int64_t oh0, int64_t oh1, int64_t ow_n, T* col) {
-  const int64_t cols = (oh1 - oh0) * ow_n;
-  for (int64_t c = 0; c < cg; ++c) {
-    const T* plane = x + c * h * w;
-    for (int64_t kh = 0; kh < kh_n; ++kh) {
-      for (int64_t kw = 0; kw < kw_n; ++kw) {
-        T* dst = col + ((c * kh_n + kh) * kw_n + kw) * cols;
-        // Output columns whose input column lies inside [0, w).
-        const int64_t off = kw * p.dw - p.left;
-        int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-        int64_t hi = w - 1 - off < 0 ? 0 : (w - 1 - off) / p.sw + 1;
-        hi = std::min(hi, ow_n);
-        lo = std::min(lo, hi);
-        for (int64_t oh = oh0; oh < oh1; ++oh, dst += ow_n) {
-          const int64_t ih = oh * p.sh - p.top + kh * p.dh;
-          if (ih < 0 || ih >= h) {
-            std::fill(dst, dst + ow_n, T(0));
-            continue;
-          }
-          const T* row = plane + ih * w;
-          std::fill(dst, dst + lo, T(0));
-          if (p.sw == 1) std::copy(row + (off + lo), row + (off + hi), dst + lo);
-          else
-            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[off + ow * p.sw];
-          std::fill(dst + hi, dst + ow_n, T(0));
-        }
-      }
-    }
-  }
-}
-
 
 struct ConvShape {
   int64_t n, c, h, w;       // input
@@ -81,49 +45,100 @@ E* conv_scratch(int slot, int64_t count) {
   return bufs[slot].data();
 }
 
-// Copies the cg input planes of one (image, group) into a zero-bordered (hp x wp) layout.
-template <class T>
-void pad_planes(const T* x, const ConvShape& s, const ConvParams& p, int64_t hp, int64_t wp, T* xp) {
-  for (int64_t c = 0; c < s.cg; ++c)
-    for (int64_t r = 0; r < hp; ++r) {
-      T* dst = xp + (c * hp + r) * wp;
-      const int64_t ih = r - p.top;
-      if (ih < 0 || ih >= s.h) {
-        std::fill(dst, dst + wp, T(0));
-        continue;
+// The phase planes of one (image, group): the zero-padded input split by stride phase, so
+// that a strided convolution reads it at unit stride. Phase (ph, pw) of channel c is the
+// (hq x wq) plane P[i, j] = pad(x)[c, i·SH + ph, j·SW + pw]; only the phases some kernel tap
+// lands on are built (a 1x1 stride-2 convolution needs one of four). With stride 1 there is
+// one phase, the zero-bordered input itself.
+struct PhaseLayout {
+  int64_t hq = 0, wq = 0;                // plane size
+  std::vector<int64_t> row_phase, col_phase;  // phase -> its slot among the built ones, or -1
+  std::vector<int64_t> rows, cols;        // built phases, in slot order
+  int64_t plane_stride(int64_t cg) const { return cg * hq * wq; }  // one phase's planes
+  std::size_t size(int64_t cg) const { return std::size_t(int64_t(rows.size() * cols.size()) * plane_stride(cg)); }
+};
+
+PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p) {
+  PhaseLayout l;
+  const int64_t hp = s.h + p.top + p.bottom, wp = s.w + p.left + p.right;
+  l.hq = (hp + p.sh - 1) / p.sh;
+  l.wq = (wp + p.sw - 1) / p.sw;
+  auto pick = [](int64_t taps, int64_t dil, int64_t stride, std::vector<int64_t>& slot, std::vector<int64_t>& used) {
+    slot.assign(std::size_t(std::min(stride, taps * dil)), -1);
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t ph = t * dil % stride;
+      if (slot[std::size_t(ph)] < 0) {
+        slot[std::size_t(ph)] = int64_t(used.size());
+        used.push_back(ph);
       }
-      std::fill(dst, dst + p.left, T(0));
-      std::copy(x + (c * s.h + ih) * s.w, x + (c * s.h + ih + 1) * s.w, dst + p.left);
-      std::fill(dst + p.left + s.w, dst + wp, T(0));
+    }
+  };
+  pick(s.kh, p.dh, p.sh, l.row_phase, l.rows);
+  pick(s.kw, p.dw, p.sw, l.col_phase, l.cols);
+  return l;
+}
+
+template <class T>
+void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const PhaseLayout& l, T* dst) {
+  for (std::size_t a = 0; a < l.rows.size(); ++a)
+    for (std::size_t b = 0; b < l.cols.size(); ++b) {
+      const int64_t ph = l.rows[a], pw = l.cols[b];
+      T* phase = dst + int64_t(a * l.cols.size() + b) * l.plane_stride(s.cg);
+      // Output columns j whose input column j·SW + pw - left lies inside [0, w).
+      const int64_t off = pw - p.left;
+      const int64_t lo = std::min(l.wq, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
+      const int64_t hi = std::max(lo, std::min(l.wq, s.w - 1 - off < 0 ? 0 : (s.w - 1 - off) / p.sw + 1));
+      for (int64_t c = 0; c < s.cg; ++c)
+        for (int64_t i = 0; i < l.hq; ++i) {
+          T* row = phase + (c * l.hq + i) * l.wq;
+          const int64_t ih = i * p.sh + ph - p.top;
+          if (ih < 0 || ih >= s.h) {
+            std::fill(row, row + l.wq, T(0));
+            continue;
+          }
+          const T* src = x + (c * s.h + ih) * s.w + off;
+          std::fill(row, row + lo, T(0));
+          if (p.sw == 1) std::copy(src + lo, src + hi, row + lo);
+          else
+            for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw];
+          std::fill(row + hi, row + l.wq, T(0));
+        }
     }
 }
 
-// One (image, group) of a stride-1 convolution as an implicit GEMM over the padded input xp:
-// with output pixels numbered j = oh·wp + ow (a "wide" output row of wp columns), the im2col
-// element for k = (c, i, j') is xp[koff(k) + j], koff(k) = c·hp·wp + i·dh·wp + j'·dw, so the
-// GEMM packs B straight from xp. The columns ow >= OW of each wide row are computed and
-// dropped (wp - OW of every wp, e.g. 2 of 58 for 3x3 pad 1 on 56x56).
+// One (image, group) as an implicit GEMM over the phase planes: with output pixels numbered
+// j = oh·wq + ow (a "wide" output row of wq columns), the im2col element for k = (c, i, j')
+// is planes[koff(k) + j], where koff(k) picks the phase of tap (i, j') and the tap's offset
+// inside it, so the GEMM packs B straight from the planes and no im2col matrix is written.
+// The columns ow >= OW of each wide row are computed and dropped (wq - OW of every wq, e.g.
+// 2 of 58 for 3x3 pad 1 on 56x56, 3 of 115 for ResNet's 7x7 stride-2 stem).
 template <class T>
 void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, int64_t n, int64_t g,
                          ThreadPool* pool) {
   using Out = gemm_out_t<T>;
-  const int64_t hp = s.h + p.top + p.bottom, wp = s.w + p.left + p.right;
+  const PhaseLayout l = phase_layout(s, p);
   const int64_t kg = s.cg * s.kh * s.kw;
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
-  const bool unpadded = hp == s.h && wp == s.w;
-  const T* xp = xg;
-  if (!unpadded) {
-    T* buf = conv_scratch<T>(0, s.cg * hp * wp);
-    pad_planes(xg, s, p, hp, wp, buf);
-    xp = buf;
+  // Stride 1 and no padding: the input is its own only phase.
+  const bool as_is = p.sh == 1 && p.sw == 1 && l.hq == s.h && l.wq == s.w;
+  const T* planes = xg;
+  if (!as_is) {
+    T* buf = conv_scratch<T>(0, int64_t(l.size(s.cg)));
+    build_phases(xg, s, p, l, buf);
+    planes = buf;
   }
   std::vector<int64_t> koff(static_cast<std::size_t>(kg));
   for (int64_t c = 0, k = 0; c < s.cg; ++c)
     for (int64_t i = 0; i < s.kh; ++i)
-      for (int64_t j = 0; j < s.kw; ++j) koff[k++] = c * hp * wp + i * p.dh * wp + j * p.dw;
-  const int64_t wide_n = (s.oh - 1) * wp + s.ow;
+      for (int64_t j = 0; j < s.kw; ++j) {
+        const int64_t rh = i * p.dh, rw = j * p.dw;
+        const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
+                              l.col_phase[std::size_t(rw % p.sw)];
+        koff[std::size_t(k++)] = phase * l.plane_stride(s.cg) + (c * l.hq + rh / p.sh) * l.wq + rw / p.sw;
+      }
+  const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
-  const bool direct_out = wp == s.ow;  // 1x1 windows: the wide rows are the output rows
+  const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
   Out* out = direct_out ? yg : conv_scratch<Out>(1, s.ocg * wide_n);
   GemmArgs<T> a;
   a.m = s.ocg;
@@ -132,7 +147,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   a.a = d.w + g * s.ocg * kg;
   a.rsa = kg;
   a.csa = 1;
-  a.b = xp;
+  a.b = planes;
   a.b_row_offsets = koff.data();
   a.csb = 1;
   a.c = out;
@@ -146,42 +161,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   if (!direct_out)
     for (int64_t o = 0; o < s.ocg; ++o)
       for (int64_t r = 0; r < s.oh; ++r)
-        std::copy(out + o * wide_n + r * wp, out + o * wide_n + r * wp + s.ow, yg + (o * s.oh + r) * s.ow);
-}
-
-// One (image, group) of a strided convolution: an explicit im2col matrix (in chunks of output
-// rows, bounding the scratch to ~2M elements) fed to the GEMM.
-template <class T>
-void conv_group_im2col(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, int64_t n, int64_t g,
-                       ThreadPool* pool) {
-  using Out = gemm_out_t<T>;
-  const int64_t kg = s.cg * s.kh * s.kw;
-  const int64_t rows_per_chunk = std::clamp<int64_t>((int64_t(1) << 21) / std::max<int64_t>(1, kg * s.ow), 1, s.oh);
-  const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
-  Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
-  GemmArgs<T> a;
-  a.m = s.ocg;
-  a.k = kg;
-  a.a = d.w + g * s.ocg * kg;
-  a.rsa = kg;
-  a.csa = 1;
-  a.csb = 1;
-  a.ldc = s.oh * s.ow;
-  if (d.bias) {
-    a.bias = d.bias + g * s.ocg * d.bias_stride;
-    a.bias_stride = d.bias_stride;
-    a.bias_per_row = true;
-  }
-  for (int64_t r0 = 0; r0 < s.oh; r0 += rows_per_chunk) {
-    const int64_t r1 = std::min(s.oh, r0 + rows_per_chunk);
-    a.n = (r1 - r0) * s.ow;
-    T* col = conv_scratch<T>(0, kg * a.n);
-    im2col(xg, s.cg, s.h, s.w, s.kh, s.kw, p, r0, r1, s.ow, col);
-    a.b = col;
-    a.rsb = a.n;
-    a.c = yg + r0 * s.ow;
-    gemm(a, pool);
-  }
+        std::copy(out + o * wide_n + r * l.wq, out + o * wide_n + r * l.wq + s.ow, yg + (o * s.oh + r) * s.ow);
 }
 
 // Every output plane of one input channel per group (depthwise): the direct kernel.
@@ -203,12 +183,10 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
 template <class T>
 void run_conv(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
   if (s.cg == 1 && s.groups > 1) return conv_depthwise<T>(s, p, d, env);
-  const bool implicit = p.sh == 1 && p.sw == 1;
   const int64_t jobs = s.n * s.groups;
   auto job = [&](int64_t t, ThreadPool* pool) {
     env.check_cancelled();
-    if (implicit) conv_group_implicit<T>(s, p, d, t / s.groups, t % s.groups, pool);
-    else conv_group_im2col<T>(s, p, d, t / s.groups, t % s.groups, pool);
+    conv_group_implicit<T>(s, p, d, t / s.groups, t % s.groups, pool);
   };
   // Small per-job GEMMs share the pool across jobs; big ones use it inside each GEMM. Either
   // way every output element is computed the same way.

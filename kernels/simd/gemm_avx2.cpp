@@ -79,6 +79,7 @@ GemmKernelTable make_table() {
   t.i16_pairs = int_entry<VI32, MaddPairs, 2, 6, 2>(512, 120, 2048);
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
+  t.pack_f32 = &pack_f32_panel;
   return t;
 }
 

@@ -89,6 +89,9 @@ void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const 
 }
 namespace avx2 {
 const GemmKernelTable& gemm_table();
+// The f32 packer (gemm_pack_avx2.cpp).
+void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
+                    void* dst);
 }
 namespace sse2 {
 const GemmKernelTable& gemm_table();

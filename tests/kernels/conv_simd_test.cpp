@@ -1,6 +1,6 @@
 // conv2d at every SIMD level in one process, against a naive loop written from the definition
 // (independent of conv_test.cpp's): the implicit-im2col path (stride 1, any padding and
-// dilation), the explicit im2col path (strides), grouped and depthwise convolutions, 1x1
+// dilation), strided convolutions over stride phases, grouped and depthwise convolutions, 1x1
 // windows, a weight matrix too big to stay resident, i8 extremes; one and two threads must
 // give identical bits, floats included.
 #include <boost/test/unit_test.hpp>
@@ -28,7 +28,11 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 16, 20, 20}, {24, 16, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // the common 3x3 "same"
       {{2, 5, 9, 11}, {7, 5, 3, 3}, {0, 2, 1, 0}, {1, 1}, {1, 1}, 1},        // asymmetric padding
       {{1, 6, 12, 10}, {6, 6, 3, 2}, {2, 1, 2, 1}, {1, 1}, {2, 3}, 1},       // dilation
-      {{1, 8, 13, 13}, {12, 8, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},      // stride 2 (im2col)
+      {{1, 8, 13, 13}, {12, 8, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},      // stride 2: four phases
+      {{1, 3, 23, 21}, {10, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {1, 1}, 1},      // ResNet's stem, small
+      {{1, 5, 12, 12}, {7, 5, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},       // 1x1 stride 2: one phase, direct out
+      {{1, 4, 17, 19}, {6, 4, 3, 3}, {2, 0, 1, 2}, {3, 2}, {2, 2}, 1},       // stride 3 x dilation 2, stride 2 x 2
+      {{2, 3, 14, 15}, {5, 3, 2, 3}, {1, 2, 0, 1}, {4, 5}, {1, 3}, 1},       // strides past the kernel
       {{1, 6, 11, 9}, {9, 2, 5, 3}, {2, 1, 0, 1}, {1, 2}, {1, 2}, 3},        // grouped, strided w
       {{2, 16, 10, 10}, {32, 4, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 4},     // grouped
       {{1, 8, 14, 14}, {8, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 8},       // depthwise
