@@ -10,6 +10,7 @@
 
 #include "ir/nn_rules.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/simd/conv_depthwise.hpp"
@@ -34,6 +35,7 @@ struct ConvData {
   const gemm_out_t<T>* bias;  // null: none
   int64_t bias_stride;
   gemm_out_t<T>* y;
+  const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
 };
 
 // Per-thread scratch kept between calls (the padded input and the wide output of the implicit
@@ -147,6 +149,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   a.a = d.w + g * s.ocg * kg;
   a.rsa = kg;
   a.csa = 1;
+  if (d.packed) a.a_packed = d.packed->parts[std::size_t(g)].get();
   a.b = planes;
   a.b_row_offsets = koff.data();
   a.csb = 1;
@@ -221,6 +224,7 @@ void run_conv2d(KernelContext& ctx) {
     using T = storage_t<typename decltype(tag)::type>;
     using Out = gemm_out_t<T>;
     ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, y.template data<Out>()};
+    if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
     if (b) {
       d.bias = b->template data<Out>();
       d.bias_stride = b->strides()[0];
@@ -228,6 +232,36 @@ void run_conv2d(KernelContext& ctx) {
     run_conv<T>(s, p, d, ctx.env);
   });
   ctx.out[0] = y;
+}
+
+// Constant weights of a GEMM-path convolution, packed once per group (the A operand of
+// conv_group_implicit). Depthwise convolutions do not use the GEMM.
+std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
+  if (ctx.in.size() < 2 || !ctx.in[1].defined() || !ctx.in[1].is_contiguous()) return nullptr;
+  const Tensor& w = ctx.in[1];
+  const int64_t groups = ctx.attrs.get<conv2d_attrs>().groups;
+  if (w.rank() != 4 || groups < 1 || w.dim(0) % groups != 0 || (w.dim(1) == 1 && groups > 1)) return nullptr;
+  auto packed = std::make_shared<PackedWeights>();
+  packed->data = w.raw_data();
+  packed->dtype = w.dtype();
+  packed->shape = w.shape();
+  packed->strides = w.strides();
+  const int64_t ocg = w.dim(0) / groups, kg = w.dim(1) * w.dim(2) * w.dim(3);
+  visit_dtype(w.dtype(), [&](auto tag) {
+    using T = storage_t<typename decltype(tag)::type>;
+    for (int64_t g = 0; g < groups; ++g) {
+      GemmArgs<T> a;
+      a.m = ocg;
+      a.k = kg;
+      a.a = w.template data<T>() + g * ocg * kg;
+      a.rsa = kg;
+      a.csa = 1;
+      packed->parts.push_back(gemm_prepack_a(a));
+    }
+  });
+  for (const auto& part : packed->parts)
+    if (!part) return nullptr;
+  return packed;
 }
 
 }  // namespace mlvm

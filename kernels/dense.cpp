@@ -3,6 +3,7 @@
 #include "ir/rules.hpp"
 #include "kernels/broadcast.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/thread_pool.hpp"
@@ -31,6 +32,8 @@ void run_dense(KernelContext& ctx) {
     g.b = w.template data<T>();
     g.rsb = w.strides()[1];
     g.csb = w.strides()[0];
+    if (const PackedWeights* pw = ctx.prepared ? static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w) : nullptr)
+      g.b_packed = pw->parts[0].get();
     g.c = y.template data<gemm_out_t<T>>();
     g.ldc = g.n;
     if (b) {
@@ -80,6 +83,10 @@ void run_matmul(KernelContext& ctx) {
     g.csa = A.strides()[nb + 1];
     g.rsb = B.strides()[nb];
     g.csb = B.strides()[nb + 1];
+    // A constant 2-D b packed at plan time: the same matrix for every batch.
+    if (b.rank() == 2 && ctx.prepared)
+      if (const PackedWeights* pw = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(b))
+        g.b_packed = pw->parts[0].get();
     g.ldc = n;
     // When B is the same matrix for every batch and A's batch dims fold into its rows (the
     // common (batch, M, K) x (K, N) case), run one GEMM with batches*M rows.
@@ -121,6 +128,45 @@ void run_matmul(KernelContext& ctx) {
     else run_batches(0, batches, ctx.env.pool);
   });
   ctx.out[0] = y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constant weights packed at plan time (kernels/prepare.hpp): the B operand of both ops.
+
+namespace {
+
+// B (k x n) read as b[k·rsb + j·csb], packed for the current level.
+std::shared_ptr<const void> prepare_b(const Tensor& w, int64_t n, int64_t k, int64_t rsb, int64_t csb) {
+  auto packed = std::make_shared<PackedWeights>();
+  packed->data = w.raw_data();
+  packed->dtype = w.dtype();
+  packed->shape = w.shape();
+  packed->strides = w.strides();
+  visit_dtype(w.dtype(), [&](auto tag) {
+    using T = storage_t<typename decltype(tag)::type>;
+    GemmArgs<T> g;
+    g.n = n;
+    g.k = k;
+    g.b = w.template data<T>();
+    g.rsb = rsb;
+    g.csb = csb;
+    packed->parts.push_back(gemm_prepack_b(g));
+  });
+  return packed->parts.size() == 1 && packed->parts[0] ? packed : nullptr;
+}
+
+}  // namespace
+
+std::shared_ptr<const void> prepare_dense(const PrepareContext& ctx) {
+  if (ctx.in.size() < 2 || !ctx.in[1].defined() || ctx.in[1].rank() != 2) return nullptr;
+  const Tensor& w = ctx.in[1];  // B(k, j) = w[j, k]
+  return prepare_b(w, w.dim(0), w.dim(1), w.strides()[1], w.strides()[0]);
+}
+
+std::shared_ptr<const void> prepare_matmul(const PrepareContext& ctx) {
+  if (ctx.in.size() < 2 || !ctx.in[1].defined() || ctx.in[1].rank() != 2) return nullptr;
+  const Tensor& b = ctx.in[1];
+  return prepare_b(b, b.dim(1), b.dim(0), b.strides()[0], b.strides()[1]);
 }
 
 }  // namespace mlvm

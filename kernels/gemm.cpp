@@ -13,6 +13,15 @@
 
 namespace mlvm {
 
+struct PackedOperand {
+  const void* kernel = nullptr;  // the micro-kernel it was packed for (level and dtype)
+  int64_t rows = 0, k = 0;       // m (A) or n (B), and the depth
+  int64_t panel_bytes = 0, panels = 0;
+  std::unique_ptr<char[]> raw;
+  char* data = nullptr;  // 64-byte aligned; panel (kb, p) at (kb·panels + p)·panel_bytes
+  const char* panel(int64_t kb, int64_t p) const { return data + (kb * panels + p) * panel_bytes; }
+};
+
 namespace {
 
 using simd::GemmKernel;
@@ -94,8 +103,31 @@ class GemmRun {
     }
   }
 
+  // Packs every panel of A (or B) into a PackedOperand.
+  std::shared_ptr<const PackedOperand> prepack(bool side_a) const {
+    auto p = std::make_shared<PackedOperand>();
+    p->kernel = reinterpret_cast<const void*>(k_.fn);
+    p->rows = side_a ? g_.m : g_.n;
+    p->k = g_.k;
+    p->panels = side_a ? mpanels_ : npanels_;
+    p->panel_bytes = side_a ? a_panel_bytes(kc_) : b_panel_bytes(kc_);
+    const int64_t bytes = p->panels * p->panel_bytes * kblocks_;
+    p->raw.reset(new char[std::size_t(bytes + 64)]);
+    p->data = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(p->raw.get()) + 63) & ~std::uintptr_t(63));
+    for (int64_t kb = 0; kb < kblocks_; ++kb)
+      for (int64_t q = 0; q < p->panels; ++q) {
+        char* dst = p->data + (kb * p->panels + q) * p->panel_bytes;
+        if (side_a) pack_a(q, kb, dst);
+        else pack_b(q, kb, dst);
+      }
+    return p;
+  }
+
   void run(ThreadPool* pool) {
     if (g_.m <= 0 || g_.n <= 0) return;
+    // Operands packed ahead are used when they were packed for this very GEMM.
+    pa_ = fits(g_.a_packed, g_.m) ? g_.a_packed : nullptr;
+    pb_ = fits(g_.b_packed, g_.n) && !g_.b_row_offsets ? g_.b_packed : nullptr;
     if (g_.k <= 0) return fill_bias_only();
     if (double(g_.m) * double(g_.n) * double(g_.k) < kParallelMinMacs) pool = nullptr;
     threads_ = pool ? pool->size() : 1;
@@ -104,6 +136,9 @@ class GemmRun {
   }
 
  private:
+  bool fits(const PackedOperand* p, int64_t rows) const {
+    return p && p->kernel == reinterpret_cast<const void*>(k_.fn) && p->rows == rows && p->k == g_.k;
+  }
   int64_t kc_of(int64_t kb) const { return std::min(kc_, g_.k - kb * kc_); }
   int64_t a_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fa, sizeof(T), mr_, kc); }
   int64_t b_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fb, sizeof(T), nr_, kc); }
@@ -152,10 +187,14 @@ class GemmRun {
   // This is the small-M shape: conv2d (M = output channels) and dense with a small batch.
   void run_a_resident(ThreadPool* pool) {
     const int64_t apb = a_panel_bytes(kc_);
-    char* apack = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
-    parallel_for(pool, mpanels_ * kblocks_, 8, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) pack_a(t % mpanels_, t / mpanels_, apack + t * apb);
-    });
+    const char* apack = pa_ ? pa_->data : nullptr;
+    if (!apack) {
+      char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
+      parallel_for(pool, mpanels_ * kblocks_, 8, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) pack_a(t % mpanels_, t / mpanels_, buf + t * apb);
+      });
+      apack = buf;
+    }
     constexpr int64_t kChunkPanels = 4;
     const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
     const int64_t bpb = b_panel_bytes(kc_);
@@ -165,10 +204,12 @@ class GemmRun {
       for (int64_t ch; (ch = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
         const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
         for (int64_t kb = 0; kb < kblocks_; ++kb) {
-          for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
-          for (int64_t jr = jr0; jr < jr1; ++jr)
-            for (int64_t ir = 0; ir < mpanels_; ++ir)
-              tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bpack + (jr - jr0) * bpb);
+          if (!pb_)
+            for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
+          for (int64_t jr = jr0; jr < jr1; ++jr) {
+            const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
+            for (int64_t ir = 0; ir < mpanels_; ++ir) tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
+          }
         }
       }
     });
@@ -188,9 +229,10 @@ class GemmRun {
       const int64_t groups =
           threads_ > 1 && mblocks < 2 * threads_ ? std::min<int64_t>(npan, (2 * threads_ + mblocks - 1) / mblocks) : 1;
       for (int64_t kb = 0; kb < kblocks_; ++kb) {
-        parallel_for(pool, npan, 4, [&](int64_t p0, int64_t p1) {
-          for (int64_t p = p0; p < p1; ++p) pack_b(jp0 + p, kb, bpack + p * bpb);
-        });
+        if (!pb_)
+          parallel_for(pool, npan, 4, [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) pack_b(jp0 + p, kb, bpack + p * bpb);
+          });
         const int64_t tasks = mblocks * groups;
         std::atomic<int64_t> next{0};
         parallel_for(pool, std::min<int64_t>(threads_, tasks), 1, [&](int64_t, int64_t) {
@@ -198,11 +240,14 @@ class GemmRun {
           for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
             const int64_t mb = t / groups, grp = t % groups;
             const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
-            for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
+            if (!pa_)
+              for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
             const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
-            for (int64_t q = q0; q < q1; ++q)
+            for (int64_t q = q0; q < q1; ++q) {
+              const char* bp = pb_ ? pb_->panel(kb, jp0 + q) : bpack + q * bpb;
               for (int64_t ir = ir0; ir < ir1; ++ir)
-                tile(ir, jp0 + q, kb, apack + (ir - ir0) * apb, bpack + q * bpb);
+                tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, ir) : apack + (ir - ir0) * apb, bp);
+            }
           }
         });
       }
@@ -215,6 +260,8 @@ class GemmRun {
   int mr_ = 0, nr_ = 0;
   int64_t mpanels_ = 0, npanels_ = 0, kblocks_ = 0, kc_ = 0;
   int threads_ = 1;
+  const PackedOperand* pa_ = nullptr;
+  const PackedOperand* pb_ = nullptr;
   std::vector<Out> row_bias_, col_bias_;
 };
 
@@ -225,6 +272,38 @@ void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
   const Plan<T> plan = plan_for<T>();
   GemmRun<T>(g, plan).run(pool);
 }
+
+template <class T>
+std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
+  if (g.m <= 0 || g.k <= 0) return nullptr;
+  GemmArgs<T> only = g;
+  only.n = 1;
+  only.bias = nullptr;
+  const Plan<T> plan = plan_for<T>();
+  return GemmRun<T>(only, plan).prepack(true);
+}
+
+template <class T>
+std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
+  if (g.n <= 0 || g.k <= 0 || g.b_row_offsets) return nullptr;
+  GemmArgs<T> only = g;
+  only.m = 1;
+  only.bias = nullptr;
+  const Plan<T> plan = plan_for<T>();
+  return GemmRun<T>(only, plan).prepack(false);
+}
+
+#define MLVM_GEMM_PREPACK(T)                                                               \
+  template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
+  template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&);
+MLVM_GEMM_PREPACK(float)
+MLVM_GEMM_PREPACK(double)
+MLVM_GEMM_PREPACK(int8_t)
+MLVM_GEMM_PREPACK(uint8_t)
+MLVM_GEMM_PREPACK(int16_t)
+MLVM_GEMM_PREPACK(int32_t)
+MLVM_GEMM_PREPACK(int64_t)
+#undef MLVM_GEMM_PREPACK
 
 template void gemm<float>(const GemmArgs<float>&, ThreadPool*);
 template void gemm<double>(const GemmArgs<double>&, ThreadPool*);

@@ -19,11 +19,20 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 namespace mlvm {
 
 class ThreadPool;
+
+// A GEMM operand packed once, ahead of time, into the current SIMD level's panels: constant
+// weights packed when a program is planned, so its runs (in every session) skip packing them.
+// Opaque; made by gemm_prepack_a / gemm_prepack_b. A GEMM uses it only when it fits (same
+// element type, SIMD level, rows and depth), and packs as usual otherwise, so a stale one is
+// never wrong, only unused. The packed panels are the ones the GEMM would pack itself, so
+// results are bit-identical either way.
+struct PackedOperand;
 
 // Result element type of a GEMM over T: the CVM path widens 8/16-bit integers to i32.
 template <class T>
@@ -49,11 +58,20 @@ struct GemmArgs {
   const gemm_out_t<T>* bias = nullptr;
   int64_t bias_stride = 0;
   bool bias_per_row = false;
+  const PackedOperand* a_packed = nullptr;  // A packed ahead (gemm_prepack_a), or null
+  const PackedOperand* b_packed = nullptr;  // B packed ahead (gemm_prepack_b), or null
 };
 
 // Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t.
 // `pool` may be null (run on the calling thread).
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool);
+
+// Packs A (reads m, k, a, rsa, csa) or B (reads n, k, b, rsb, csb; not b_row_offsets) of `g`
+// for later GEMMs of the same shape at the current level. Null for an empty operand.
+template <class T>
+std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g);
+template <class T>
+std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
 
 }  // namespace mlvm

@@ -135,6 +135,9 @@ struct KernelContext {
   // contiguous, writable tensor no input shares. The first output() call of its dtype and
   // shape takes it; null once taken or when there is none.
   mutable const Tensor* destination = nullptr;
+  // What the op's preparer made from this instruction's constant inputs at plan time
+  // (kernels/prepare.hpp), or null.
+  const void* prepared = nullptr;
 
   // A fresh contiguous result, counted against the run's memory budget. The bound
   // destination, when there is one of this dtype and shape, is used instead. If `reuse_input`

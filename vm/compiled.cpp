@@ -30,6 +30,8 @@ std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module mod
   // The plan points into p->module, which never moves again.
   p->plan = build_plan(p->module, p->verified);
   for (const ConstDecl& c : p->module.constants) p->constant_values.push_back(read_only(c.value));
+  // Constant weights packed once here, for every session of the program.
+  prepare_constants(p->plan, p->module, p->constant_values);
   return p;
 }
 

@@ -193,6 +193,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const int32_t* const pool = program_->plan.regs.data();
   const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
+  const auto& prepared = program_->plan.prepared;
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
@@ -245,6 +246,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr), *p.attrs, env, donatable};
         if (any_bound_ && nr == 1) ctx.destination = destination_for(p.results(pool)[0], config, na);
+        if (!prepared.empty()) ctx.prepared = prepared[pc].get();
         try {
           p.run(ctx);
         } catch (const Error& e) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/type_table.hpp"
+#include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
 
 namespace mlvm {
@@ -102,6 +103,43 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   }
   plan.types = types.take();
   return plan;
+}
+
+void prepare_constants(ExecPlan& plan, const Module& module, const std::vector<Tensor>& constants) {
+  // A register holds its constant throughout only if no instruction ever writes it.
+  std::vector<const Tensor*> constant_of(std::size_t(module.num_registers()), nullptr);
+  for (std::size_t k = 0; k < module.constants.size() && k < constants.size(); ++k) {
+    const int32_t r = module.constants[k].reg;
+    if (r >= 0 && std::size_t(r) < constant_of.size()) constant_of[std::size_t(r)] = &constants[k];
+  }
+  for (const Instruction& ins : module.code)
+    for (int32_t r : ins.results)
+      if (r >= 0 && std::size_t(r) < constant_of.size()) constant_of[std::size_t(r)] = nullptr;
+  std::vector<Tensor> in;
+  for (std::size_t pc = 0; pc < module.code.size() && pc < plan.code.size(); ++pc) {
+    const Instruction& ins = module.code[pc];
+    const PrepareFn prepare = plan.code[pc].kind == StepKind::kernel ? prepare_fn(ins.op) : nullptr;
+    if (!prepare) continue;
+    in.assign(ins.args.size(), Tensor());
+    bool any = false;
+    for (std::size_t k = 0; k < ins.args.size(); ++k) {
+      const int32_t r = ins.args[k];
+      if (r >= 0 && std::size_t(r) < constant_of.size() && constant_of[std::size_t(r)]) {
+        in[k] = *constant_of[std::size_t(r)];
+        any = true;
+      }
+    }
+    if (!any) continue;
+    std::shared_ptr<const void> made;
+    try {
+      made = prepare(PrepareContext{in, *plan.code[pc].attrs});
+    } catch (...) {
+      made = nullptr;  // out of memory, or a preparer's own refusal: run unprepared
+    }
+    if (!made) continue;
+    if (plan.prepared.empty()) plan.prepared.resize(plan.code.size());
+    plan.prepared[pc] = std::move(made);
+  }
 }
 
 }  // namespace mlvm

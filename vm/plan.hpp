@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,11 +63,19 @@ struct ExecPlan {
   std::vector<TensorType> types;  // distinct result types (precision dropped: not checked)
   int32_t num_registers = 0;
   int max_args = 0, max_results = 0;
+  // Per instruction, what its kernel prepared from constant inputs (kernels/prepare.hpp:
+  // packed weights), shared by every session of the program; empty when nothing was.
+  std::vector<std::shared_ptr<const void>> prepared;
 };
 
 // Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
 // points into `verified` (its checked attributes), which must outlive it and not move.
 ExecPlan build_plan(const Module& module, const VerifyResult& verified);
+
+// Runs the preparers of the plan's instructions over their constant inputs (`constants`, one
+// per module constant) and fills plan.prepared. A preparer that fails leaves its instruction
+// unprepared: preparing only saves work.
+void prepare_constants(ExecPlan& plan, const Module& module, const std::vector<Tensor>& constants);
 
 // "instruction 4 (line 9)" or "instruction 4" when the line is unknown; with an origin,
 // "instruction 4 (Conv 'conv1')".

@@ -195,6 +195,23 @@ void check_problem(const Problem& p, const Options& o, Fill fill, ThreadPool* po
   gemm(g, pool3);
   BOOST_TEST(same_bits(c1, c2), "2 threads differ from 1");
   BOOST_TEST(same_bits(c1, c3), "3 threads differ from 1");
+  // Operands packed ahead (constant weights at plan time) give the same bits, alone or both,
+  // on one thread and on a pool; one packed for another shape is ignored.
+  const auto pa = gemm_prepack_a(g), pb = gemm_prepack_b(g);
+  BOOST_TEST(bool(pa) == (p.m > 0 && p.k > 0));
+  BOOST_TEST(bool(pb) == (p.n > 0 && p.k > 0));
+  GemmArgs<T> other = g;
+  other.k = p.k + 1;
+  const auto stale = gemm_prepack_a(other);
+  for (int variant = 0; variant < 4; ++variant) {
+    GemmArgs<T> gp = g;
+    gp.a_packed = variant & 1 ? pa.get() : variant == 2 ? stale.get() : nullptr;
+    gp.b_packed = variant & 2 ? pb.get() : nullptr;
+    std::vector<Out<T>> cp(c1.size(), Out<T>(7));
+    gp.c = cp.data();
+    gemm(gp, variant == 3 ? pool2 : nullptr);
+    BOOST_TEST(same_bits(c1, cp), "packed ahead (variant " << variant << ") differs");
+  }
 }
 
 template <class T>

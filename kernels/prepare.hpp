@@ -1,0 +1,54 @@
+// Work a kernel can do once per program rather than once per run: packing constant weights
+// into the GEMM's panels (conv2d, dense, matmul). The planner (vm/compiled.cpp) calls
+// prepare_fn(op) for each instruction whose op has one, with the instruction's constant
+// inputs; what it returns is kept by the program, shared by every session, and handed to the
+// kernel as KernelContext::prepared. A kernel checks that the prepared data was made from the
+// very tensor it is given (same storage, layout and dtype) before using it, and otherwise
+// does its usual work: preparing is an optimisation, never a change of results.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "ir/attrs.hpp"
+#include "ir/opcode.hpp"
+#include "tensor/tensor.hpp"
+
+namespace mlvm {
+
+struct PrepareContext {
+  // The instruction's inputs: a constant's value, or an undefined Tensor for an input only
+  // known at run time (and an omitted optional).
+  std::span<const Tensor> in;
+  const Attrs& attrs;
+};
+
+// Null when there is nothing worth preparing (no constant weights, an empty operand).
+using PrepareFn = std::shared_ptr<const void> (*)(const PrepareContext&);
+
+// The op's preparer, or null for ops without one.
+PrepareFn prepare_fn(Opcode op);
+
+std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx);
+std::shared_ptr<const void> prepare_dense(const PrepareContext& ctx);
+std::shared_ptr<const void> prepare_matmul(const PrepareContext& ctx);
+
+// What conv2d, dense and matmul prepare: their weight operand packed for the GEMM, one per
+// group (conv2d), with the identity of the tensor it was packed from.
+struct PackedOperand;
+struct PackedWeights {
+  const void* data = nullptr;  // the weight tensor's first element
+  DType dtype{};
+  Dims shape, strides;
+  std::vector<std::shared_ptr<const PackedOperand>> parts;
+
+  // The packed parts when `w` is the tensor they were packed from, else null.
+  const PackedWeights* for_tensor(const Tensor& w) const {
+    return w.defined() && w.raw_data() == data && w.dtype() == dtype && w.shape() == shape &&
+                   w.strides() == strides
+               ? this
+               : nullptr;
+  }
+};
+
+}  // namespace mlvm
