@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -47,6 +48,9 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=3, help="untimed runs per engine first (default 3)")
     p.add_argument("--threads", default="1,2", help="intra-op thread counts (default 1,2)")
     p.add_argument("--models", default="", help="comma-separated model names (default: all)")
+    p.add_argument("--gap", type=float, default=0.02,
+                   help="seconds of pause after every run, so one engine's spinning worker "
+                        "threads do not overlap the next engine's run (default 0.02)")
     p.add_argument("--first-runs", type=int, default=3,
                    help="fresh processes per engine for the first-run latency; median (default 3)")
     p.add_argument("--build", default=build, help="build directory holding bench/mlvm-bench")
@@ -100,6 +104,9 @@ def time_model(result, engines, args):
             seconds = engine.run()
             if i >= args.warmup:
                 result.times[engine.name].append(seconds)
+            # Worker threads spin a while after a parallel run (OpenMP in torch, ORT's pool)
+            # before they sleep; a pause keeps them from taking a core from the next engine.
+            time.sleep(args.gap)
 
 
 def serve_model(config, model, threads, args):
@@ -214,12 +221,13 @@ def main(argv=None):
             print(result.status + (f" ORT/mlvm {ratio:.2f}" if ratio else "")
                   + (f" ({result.detail})" if result.detail else ""), flush=True)
     load_after = os.getloadavg()
+    node = subprocess.run([args.node, "--version"], capture_output=True, text=True).stdout.strip()
     header = (f"mlvm whole-model bench, {started:%Y-%m-%d %H:%M}, commit {git_commit(ROOT)}; "
               f"{machine_line()}; load average {load_before[0]:.2f} at the start, "
               f"{load_after[0]:.2f} at the end; ONNX Runtime {ort} (onnxruntime-node, node "
-              f"{subprocess.run([args.node, '--version'], capture_output=True, text=True).stdout.strip()}), "
-              f"torch {torch_version()}; {args.runs} runs after {args.warmup} warm-ups per engine, "
-              f"interleaved; first run: median of {args.first_runs} fresh processes")
+              f"{node}), torch {torch_version()}; {args.runs} runs after {args.warmup} warm-ups "
+              f"per engine, interleaved, {args.gap * 1e3:g} ms pause after each; first run: "
+              f"median of {args.first_runs} fresh processes")
     print()
     print(header)
     print(text_report(by_threads))
