@@ -12,6 +12,7 @@ bench/models/run.sh installs and builds what this needs and then runs it."""
 
 import argparse
 import datetime
+import json
 import os
 import statistics
 import subprocess
@@ -161,7 +162,6 @@ def export_models(args):
 
 
 def ort_version(args):
-    import json
     try:
         with open(os.path.join(args.node_modules, "onnxruntime-node", "package.json")) as f:
             return json.load(f)["version"]
@@ -228,6 +228,9 @@ def main(argv=None):
               f"{node}), torch {torch_version()}; {args.runs} runs after {args.warmup} warm-ups "
               f"per engine, interleaved, {args.gap * 1e3:g} ms pause after each; first run: "
               f"median of {args.first_runs} fresh processes")
+    if max(load_before[0], load_after[0]) > (os.cpu_count() or 1):
+        header += (". **The machine was loaded** (load average above its core count): other "
+                   "work shared the cores, so times are noisy and the 2-thread figures most")
     print()
     print(header)
     print(text_report(by_threads))
