@@ -11,6 +11,14 @@
 //   describe ID OUTPUT                     one untimed run -> ok SHAPE STRIDES OFFSET MODE
 //   free ID                                drop the case (its inputs and session)
 //   quit
+// PROGRAM may be .mlasm, .mlbc or .onnx (Program::load_file imports ONNX in memory).
+//
+// mlvm-bench --first-run THREADS PROGRAM INPUT_SPEC...: what a fresh process pays before its
+// first result (bench/models/): loads and imports PROGRAM, makes a Session, makes the inputs,
+// runs once, prints "ok LOAD_SECONDS SESSION_SECONDS RUN_SECONDS" and exits. LOAD is
+// Program::load_file (read + import + verify + plan), SESSION the Session's construction
+// (its thread pool), RUN the first Session::run.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -20,6 +28,7 @@
 #include <vector>
 
 #include "bench_case.hpp"
+#include "input_spec.hpp"
 
 namespace {
 
@@ -107,12 +116,50 @@ class Server {
 
 void usage(std::ostream& os) {
   os << "usage: mlvm-bench --serve\n"
-        "  Serves benchmark commands on stdin/stdout for bench/bench.py (see bench/README.md).\n";
+        "       mlvm-bench --first-run THREADS PROGRAM INPUT_SPEC...\n"
+        "  --serve serves benchmark commands on stdin/stdout for bench/bench.py and\n"
+        "  bench/models/ (see bench/README.md); --first-run times one fresh load and run.\n";
+}
+
+int first_run(int argc, char** argv) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  try {
+    if (argc < 4) throw mlvm::Error(mlvm::ErrorKind::usage, "--first-run needs THREADS PROGRAM");
+    auto t0 = Clock::now();
+    const mlvm::Program program = mlvm::Program::load_file(argv[3]);
+    const double load = since(t0);
+    mlvm::SessionOptions options;
+    options.threads = std::stoi(argv[2]);
+    t0 = Clock::now();
+    mlvm::Session session(program, options);
+    const double make_session = since(t0);
+    // Inputs by name, in the program's order (reading them is not the engine's cost).
+    const std::vector<mlvm::ValueInfo> declared = program.inputs();
+    std::vector<mlvm::Tensor> inputs(declared.size());
+    for (int k = 4; k < argc; ++k) {
+      auto [name, value] = mlvm::bench::make_input(argv[k]);
+      for (std::size_t i = 0; i < declared.size(); ++i)
+        if (declared[i].name == name) inputs[i] = std::move(value);
+    }
+    t0 = Clock::now();
+    session.run_positional(std::span<const mlvm::Tensor>(inputs));
+    std::printf("ok %.9e %.9e %.9e\n", load, make_session, since(t0));
+    return 0;
+  } catch (const mlvm::Error& e) {
+    std::printf("error %s\n", one_line(e.describe()).c_str());
+  } catch (const std::exception& e) {
+    std::printf("error %s\n", one_line(e.what()).c_str());
+  }
+  return 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--first-run") return first_run(argc, argv);
   if (argc != 2 || std::string(argv[1]) != "--serve") {
     usage(argc == 2 && std::string(argv[1]) == "--help" ? std::cout : std::cerr);
     return argc == 2 && std::string(argv[1]) == "--help" ? 0 : 1;

@@ -31,6 +31,10 @@ class MlvmServer:
                                       stdout=subprocess.PIPE, text=True, bufsize=1, env=env)
 
     @property
+    def pid(self):
+        return self._proc.pid
+
+    @property
     def alive(self):
         return self._proc.poll() is None
 

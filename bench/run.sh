@@ -2,9 +2,9 @@
 # The benchmark from a clean clone, in one command:
 #   bash bench/run.sh [--build DIR] [bench.py options, e.g. --runs 20 --rows take,view --out FILE]
 # 1. the peers (NumPy, torch) from Debian packages: installed when root, else the missing
-#    packages are named and the script stops (scripts/setup.sh --with-peers); plus OpenBLAS,
-#    without which Debian's NumPy runs the reference BLAS (about 30x slower than the
-#    performance.md figures);
+#    packages are named and the script stops (scripts/setup.sh --with-peers); with them OpenBLAS
+#    (libopenblas0-pthread), without which Debian's NumPy runs the reference BLAS (about 30x
+#    slower than the performance.md figures);
 # 2. a Release build of mlvm-bench into build/ (or DIR);
 # 3. bench/bench.py with /usr/bin/python3, which prints the table and writes bench/results.md.
 set -euo pipefail
@@ -20,13 +20,6 @@ while (($#)); do
 done
 
 bash "$root/scripts/setup.sh" --with-peers
-if ! dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q "install ok installed"; then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "the NumPy peer needs OpenBLAS: sudo apt-get install -y libopenblas0-pthread" >&2
-    exit 1
-  fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas0-pthread >/dev/null
-fi
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMLVM_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" -j"$jobs" --target mlvm-bench
