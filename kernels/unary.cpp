@@ -88,12 +88,14 @@ struct FloorOp {
   }
 };
 struct TanhOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::tanh;
   template <class T>
   T operator()(T x) const {
     return std::tanh(x);
   }
 };
 struct SigmoidOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::sigmoid;
   template <class T>
   T operator()(T x) const {
     return T(1) / (T(1) + std::exp(-x));

@@ -226,6 +226,43 @@ struct ExpOp {
   }
 };
 
+// Floats only: 1 / (1 + exp(-x)) with the vector exp; 0 below the f32/f64 exp range, 1 once
+// exp(-x) is below half an ulp of 1 (as the scalar formula gives).
+struct SigmoidOp {
+  template <class T>
+  static constexpr bool kVector = true;
+  static constexpr bool kVectorTail = true;
+  template <class T>
+  static V<T> vector(const V<T>& x) {
+    return V<T>(T(1)) / (V<T>(T(1)) + exp_vector<T>(-x));
+  }
+};
+// f32 only (f64 keeps the scalar std::tanh). |x| < 0.55: the odd Taylor series to x^19
+// (the next term is below 0.01 ulp there); beyond: 1 - 2 / (exp(2|x|) + 1) with x's sign,
+// which loses at most a bit to cancellation from 0.55 on and is exactly 1 from about 9 on.
+// -0, infinities and NaN come out as tanh gives them.
+struct TanhOp {
+  template <class T>
+  static constexpr bool kVector = sizeof(T) == 4;
+  static constexpr bool kVectorTail = true;
+  template <class T>
+  static V<T> vector(const V<T>& x) {
+    static constexpr T kTaylor[] = {T(-0.00023912911424355248), T(0.000590027440945586),
+                                    T(-0.0014558343870513183),  T(0.003592128036572481),
+                                    T(-0.008863235529902197),   T(0.021869488536155203),
+                                    T(-0.05396825396825397),    T(0.13333333333333333),
+                                    T(-0.3333333333333333)};
+    const V<T> x2 = x * x;
+    V<T> p(kTaylor[0]);
+    for (std::size_t k = 1; k < std::size(kTaylor); ++k) p = xsimd::fma(p, x2, V<T>(kTaylor[k]));
+    const V<T> small = xsimd::fma(x * x2, p, x);
+    const V<T> sign = V<T>(T(-0.0));
+    const V<T> a = xsimd::abs(x);
+    const V<T> big = V<T>(T(1)) - V<T>(T(2)) / (exp_vector<T>(a + a) + V<T>(T(1)));
+    return xsimd::select(a < V<T>(T(0.55)), small, big | (x & sign));
+  }
+};
+
 template <class Op>
 constexpr bool vector_tail() {
   if constexpr (requires { Op::kVectorTail; })
@@ -338,6 +375,8 @@ void set_all_types(EwTable& t) {
   if constexpr (kIsFloat<T>) {
     unary[int(UnaryOp::sqrt)][e] = unary_run<T, SqrtOp>;
     unary[int(UnaryOp::exp)][e] = unary_run<T, ExpOp>;
+    unary[int(UnaryOp::sigmoid)][e] = unary_run<T, SigmoidOp>;
+    if constexpr (sizeof(T) == 4) unary[int(UnaryOp::tanh)][e] = unary_run<T, TanhOp>;
   }
   t.clip[e] = clip_run<T>;
 }

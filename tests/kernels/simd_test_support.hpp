@@ -1,12 +1,13 @@
 // Shared by the SIMD suites (simd_binary_test, simd_unary_test, simd_reduce_test): a seeded
 // generator (tests/common/tensor_helpers.hpp's), the list of SIMD levels this CPU can run, a
-// guard restoring the level, and a bit-exact comparison. Each suite keeps its own value
+// guard restoring the level, a bit-exact comparison and the distance in ulps. Each suite keeps its own value
 // generator (their edge-case mixes differ).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -51,6 +52,22 @@ bool same_bits(T want, T got) {
   } else {
     return want == got;
   }
+}
+
+// Distance in representable values (0 for equal, NaN vs NaN 0; NaN vs number: huge).
+template <class T>
+uint64_t ulp_distance(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : UINT64_MAX;
+  using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  I x, y;
+  std::memcpy(&x, &a, sizeof(T));
+  std::memcpy(&y, &b, sizeof(T));
+  // Map the sign-magnitude bit patterns onto a monotonic integer line.
+  auto line = [](I v) {
+    return v < 0 ? (__int128)std::numeric_limits<I>::lowest() - v : (__int128)v;
+  };
+  __int128 d = line(x) - line(y);
+  return uint64_t(d < 0 ? -d : d);
 }
 
 }  // namespace mlvm::simd_test

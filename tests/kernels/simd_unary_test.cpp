@@ -45,22 +45,6 @@ T random_value(Rng& r) {
   }
 }
 
-// Distance in representable values (0 for equal, NaN vs NaN 0; NaN vs number: huge).
-template <class T>
-uint64_t ulp_distance(T a, T b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : UINT64_MAX;
-  using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-  I x, y;
-  std::memcpy(&x, &a, sizeof(T));
-  std::memcpy(&y, &b, sizeof(T));
-  // Map the sign-magnitude bit patterns onto a monotonic integer line.
-  auto line = [](I v) {
-    return v < 0 ? (__int128)std::numeric_limits<I>::lowest() - v : (__int128)v;
-  };
-  __int128 d = line(x) - line(y);
-  return uint64_t(d < 0 ? -d : d);
-}
-
 // ---- references ---------------------------------------------------------------------------
 enum class Op { negative, abs, relu, sqrt };
 const char* op_name(Op op) {
