@@ -1,0 +1,118 @@
+#include "quantize/emitter.hpp"
+
+#include "bytecode/names.hpp"
+#include "ir/attr_check.hpp"
+#include "ir/infer.hpp"
+#include "ir/precision.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm::quant {
+
+std::string Emitter::fresh(const std::string& want, bool exact) {
+  const std::string base = is_identifier(want) && !is_literal_word(want) ? want : "t";
+  if (exact) {
+    if (types_.count(base)) fail_invalid("internal: register '" + base + "' is already defined");
+    return base;
+  }
+  std::string name = base;
+  for (int k = 2; types_.count(name) || reserved_.count(name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+std::string Emitter::input(const std::string& name, const TensorType& type) {
+  const std::string r = fresh(name, true);
+  builder_.input(r, type);
+  types_[r] = type;
+  declared_.insert(r);
+  return r;
+}
+
+std::string Emitter::constant(const std::string& want, const Tensor& value, bool exact) {
+  const std::string r = fresh(want, exact);
+  builder_.constant(r, value);
+  declared_.insert(r);
+  TensorType t = type_of(value);
+  t.precision = is_signed_int(value.dtype()) ? precision_of_tensor(value) : kUnknownPrecision;
+  types_[r] = t;
+  return r;
+}
+
+std::vector<std::string> Emitter::emit_checked(const OpInfo& op, const std::vector<std::string>& args,
+                                               std::vector<AttrValue> values,
+                                               const std::vector<std::string>& want,
+                                               const std::vector<bool>& exact, const std::string& over) {
+  Attrs checked = check_positional_attrs(op, values);
+  std::vector<TensorType> in;
+  for (const std::string& a : args) {
+    if (a == "none") {
+      TensorType absent;
+      absent.present = false;
+      in.push_back(absent);
+    } else {
+      in.push_back(type(a));
+    }
+  }
+  // Precision checked as the verifier will (not strictly: the strict pass runs on the whole
+  // module at the end and reports every unproven input at once).
+  InferContext ctx{in, checked, {}, InferOptions{precision_check_, false}};
+  infer_fn(op.code)(ctx);
+  std::vector<std::string> results;
+  for (std::size_t k = 0; k < ctx.out.size(); ++k) {
+    const std::string w = k < want.size() ? want[k] : want.empty() ? "t" : want[0] + "_" + std::to_string(k);
+    results.push_back(!over.empty() ? over : fresh(w, k < exact.size() && exact[k]));
+    types_[results.back()] = ctx.out[k];
+  }
+  std::vector<NamedAttr> named;
+  for (std::size_t k = 0; k < values.size() && k < op.attrs.size(); ++k)
+    named.push_back(NamedAttr{op.attrs[k].name, values[k]});
+  builder_.emit(results, op.name, args, named);
+  origins_.push_back(origin_);
+  locations_.push_back(location_);
+  return results;
+}
+
+std::string Emitter::emit(std::string_view op_name, const std::vector<std::string>& args,
+                          const std::vector<NamedAttr>& attrs, const std::string& want, bool exact) {
+  const OpInfo* op = find_op(op_name);
+  if (!op) fail_invalid("internal: no mlvm op '" + std::string(op_name) + "'");
+  std::vector<std::string> r = emit_checked(*op, args, order_attrs(*op, attrs), {want}, {exact});
+  if (r.size() != 1) fail_invalid("internal: " + std::string(op_name) + " has " + std::to_string(r.size()) + " results");
+  return r[0];
+}
+
+void Emitter::emit_over(const std::string& reg, std::string_view op_name, const std::vector<std::string>& args,
+                        const std::vector<NamedAttr>& attrs) {
+  const OpInfo* op = find_op(op_name);
+  if (!op) fail_invalid("internal: no mlvm op '" + std::string(op_name) + "'");
+  if (!types_.count(reg) || declared_.count(reg) || op->num_results != 1)
+    fail_invalid("internal: cannot overwrite '" + reg + "' with " + std::string(op_name));
+  emit_checked(*op, args, order_attrs(*op, attrs), {reg}, {}, reg);
+}
+
+std::vector<std::string> Emitter::emit_stored(Opcode op, const std::vector<std::string>& args,
+                                              const std::vector<AttrValue>& attrs,
+                                              const std::vector<std::string>& want,
+                                              const std::vector<bool>& exact) {
+  return emit_checked(op_info(op), args, attrs, want, exact);
+}
+
+const TensorType& Emitter::type(const std::string& reg) const {
+  auto it = types_.find(reg);
+  if (it == types_.end()) fail_invalid("internal: no register '" + reg + "'");
+  return it->second;
+}
+
+void Emitter::output(const std::string& reg, const OutputDecl* like) {
+  std::optional<TensorType> t;
+  if (like && like->has_type) t = like->type;
+  builder_.output(reg, t);
+}
+
+Module Emitter::finish() const {
+  Module m = builder_.build();
+  m.origins = origins_;
+  m.precision_check = precision_check_;
+  return m;
+}
+
+}  // namespace mlvm::quant
