@@ -108,8 +108,37 @@ void Emitter::output(const std::string& reg, const OutputDecl* like) {
   builder_.output(reg, t);
 }
 
+namespace {
+
+// Registers numbered as the assembler numbers them (inputs, constants, then results in order
+// of first assignment, then outputs), so the module's text re-assembles to the same module.
+void number_as_assembler(Module& m) {
+  std::vector<int32_t> to(std::size_t(m.num_registers()), -1);
+  std::vector<std::string> names;
+  auto take = [&](int32_t& r) {
+    if (r == kNoRegister) return;
+    int32_t& n = to[std::size_t(r)];
+    if (n < 0) {
+      n = int32_t(names.size());
+      names.push_back(m.register_names[std::size_t(r)]);
+    }
+    r = n;
+  };
+  for (InputDecl& d : m.inputs) take(d.reg);
+  for (ConstDecl& d : m.constants) take(d.reg);
+  for (Instruction& ins : m.code)
+    for (int32_t& r : ins.results) take(r);
+  for (Instruction& ins : m.code)
+    for (int32_t& r : ins.args) take(r);
+  for (OutputDecl& d : m.outputs) take(d.reg);
+  m.register_names = std::move(names);
+}
+
+}  // namespace
+
 Module Emitter::finish() const {
   Module m = builder_.build();
+  number_as_assembler(m);
   m.origins = origins_;
   m.precision_check = precision_check_;
   return m;

@@ -107,7 +107,7 @@ QuantPlan plan_quantization(const Graph& g, int32_t input) {
     const std::string first = n.args.empty() || n.args[0] == kNoValue ? "" : g.name(n.args[0]);
     NodeRole role = NodeRole::copy;
     if (n.op == Opcode::conv2d || n.op == Opcode::dense) {
-      if (!act(n.args[0])) refuse("the weights are computed from the input; only x may be an activation");
+      if (!act(n.args[0])) refuse("only x may be computed from the quantized input; the weights and bias must be f32 constants");
       if (!is_f32_constant(g, n.args[1]))
         refuse("the weights '" + g.name(n.args[1]) + "' must be an f32 constant to be quantized");
       if (n.args.size() > 2 && n.args[2] != kNoValue && !is_f32_constant(g, n.args[2]))
@@ -131,8 +131,8 @@ QuantPlan plan_quantization(const Graph& g, int32_t input) {
         if (act(n.args[k])) refuse("reads an activation as a shape argument");
       role = is_reader_op(n.op) ? NodeRole::reader : NodeRole::same;
     } else {
-      refuse("it reads the activation '" + first + "' (computed from the quantized input), and " +
-             kSupported);
+      refuse("it reads the activation '" + first +
+             "' (computed from the quantized input) and has no integer lowering; " + kSupported);
     }
     p.role[std::size_t(n.pc)] = role;
     if (role == NodeRole::layer || role == NodeRole::same)
