@@ -52,8 +52,8 @@ std::vector<std::string> Emitter::emit_checked(const OpInfo& op, const std::vect
       in.push_back(type(a));
     }
   }
-  // Precision checked as the verifier will (not strictly: the strict pass runs on the whole
-  // module at the end and reports every unproven input at once).
+  // Precisions computed as the verifier computes them (the strict pass, and the overflow check
+  // of arithmetic ops, run on the whole module at the end).
   InferContext ctx{in, checked, {}, InferOptions{precision_check_, false}};
   infer_fn(op.code)(ctx);
   std::vector<std::string> results;

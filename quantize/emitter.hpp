@@ -1,6 +1,7 @@
 // Builds the integer module: registers by name, every instruction typed by its op's static
 // rule (precision included) as it is emitted, so each lowering step knows the proven precision
-// of what it made, and a step that would overflow fails at the layer that asked for it.
+// of what it made. (Overflow of the arithmetic ops is the verifier's finding, on the finished
+// module: quantizer.cpp reports it at the float layer that made the instruction.)
 // Names are unique: a wanted name already taken gets a suffix, and reserved names (the
 // program's outputs) go only to the instruction that must carry them.
 #pragma once

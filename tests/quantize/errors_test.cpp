@@ -165,7 +165,8 @@ BOOST_AUTO_TEST_CASE(a_layer_that_cannot_be_proven_is_named) {
     y = dense x, w
 )";
   expect_located([&] { quant::quantize_program(assemble(wide), Tensor::zeros_owned(DType::f32, {1, 131072})); },
-                 "instruction 0 (line 5)", {"dense", "precision 33 exceeds i32"});
+                 "instruction 0 (line 5)",
+                 {"cannot be proven overflow-free", "(y.acc = dense x.q, w.q)", "precision 33 exceeds i32"});
   // Integer arithmetic the float program did on an input of unknown precision is copied, and
   // the strict proof refuses it, at that instruction.
   const char* unproven = R"(.program unproven
