@@ -10,10 +10,10 @@ namespace mlvm::quant {
 
 std::string Emitter::fresh(const std::string& want, bool exact) {
   const std::string base = is_identifier(want) && !is_literal_word(want) ? want : "t";
-  if (exact) {
-    if (types_.count(base)) fail_invalid("internal: register '" + base + "' is already defined");
-    return base;
-  }
+  // An exact name may already be a register: the float program wrote its output into an input's
+  // or constant's register (`x = dense x, w` with `.output x`), and so does this one, at the
+  // same point (nothing reads the register's old value afterwards).
+  if (exact) return base;
   std::string name = base;
   for (int k = 2; types_.count(name) || reserved_.count(name); ++k) name = base + "_" + std::to_string(k);
   return name;
@@ -61,6 +61,7 @@ std::vector<std::string> Emitter::emit_checked(const OpInfo& op, const std::vect
     const std::string w = k < want.size() ? want[k] : want.empty() ? "t" : want[0] + "_" + std::to_string(k);
     results.push_back(!over.empty() ? over : fresh(w, k < exact.size() && exact[k]));
     types_[results.back()] = ctx.out[k];
+    declared_.erase(results.back());  // it now holds a result, which a later step may overwrite
   }
   std::vector<NamedAttr> named;
   for (std::size_t k = 0; k < values.size() && k < op.attrs.size(); ++k)

@@ -26,7 +26,8 @@ class Emitter {
   explicit Emitter(std::string program_name, bool precision_check = true)
       : builder_(std::move(program_name)), precision_check_(precision_check) {}
 
-  // Names only `exact` requests may take (outputs, declared inputs).
+  // Names only `exact` requests may take (outputs, declared inputs). An exact name that is
+  // already a register is written again (the float program did the same).
   void reserve(const std::string& name) { reserved_.insert(name); }
 
   // Declarations; each returns the register's name.
@@ -69,7 +70,7 @@ class Emitter {
 
   ModuleBuilder builder_;
   std::map<std::string, TensorType> types_;
-  std::set<std::string> declared_;  // inputs and constants: never overwritten
+  std::set<std::string> declared_;  // still holding an input or constant: never overwritten
   std::set<std::string> reserved_;
   std::vector<std::string> origins_, locations_;
   std::string origin_, location_;

@@ -117,6 +117,23 @@ BOOST_AUTO_TEST_CASE(a_relu_is_folded_only_into_a_layer_nothing_else_reads) {
   for (double v : mlvm::testing::values(qo.at("y"))) BOOST_TEST(v >= 0);
 }
 
+BOOST_AUTO_TEST_CASE(an_output_may_reuse_the_inputs_register) {
+  // `x = dense x, w` with `.output x`: the dequantized result is written into x's register, as
+  // the float program writes its result there.
+  const char* text = R"(.program reuse
+.input  x : f32[?, 2]
+.const  w : f32[2, 2] = [[0.5, -1], [0.25, 1]]
+.output x
+    x = dense x, w
+)";
+  const Program f = assemble(text);
+  const Tensor x = random_f32({8, 2}, -1, 1, 41);
+  const Program q = strict_program(quant::quantize_program(f, x).module);
+  BOOST_TEST(q.inputs()[0].to_string() == "x : f32[?, 2]");
+  BOOST_TEST(q.outputs()[0].to_string() == "x : f32[?, 2]");
+  BOOST_TEST(max_abs_diff(run(f, {{"x", x}}).at("x"), run(q, {{"x", x}}).at("x")) < 0.02);
+}
+
 BOOST_AUTO_TEST_CASE(a_constant_can_be_the_quantized_input) {
   // A program with its data baked in (like samples/digits/digits_f32.mlasm): --input names
   // the constant, the integer program keeps it and quantizes it when it runs.
