@@ -7,15 +7,23 @@
 
 namespace mlvm::quant {
 
+namespace {
+
+// floor(log2(x)) as an int, for any positive x: an overflowing ratio (inf) or a vanishing one
+// lands on the bound instead of an undefined conversion.
+int floor_log2(double x) { return int(std::clamp(std::floor(std::log2(x)), -1000.0, 1000.0)); }
+
+}  // namespace
+
 int64_t magnitude(int precision) { return (int64_t(1) << (precision - 1)) - 1; }
 
 int pow2_exponent(double max_abs, int precision) {
   if (!(max_abs > 0) || !std::isfinite(max_abs)) return 0;
   const double limit = double(magnitude(precision));
-  int e = int(std::floor(std::log2(limit / max_abs)));
+  int e = std::clamp(floor_log2(limit / max_abs), -101, 101);
   // log2 may be off by one ulp at exact powers of two: settle it by the definition.
-  while (std::ldexp(max_abs, e) > limit) --e;
-  while (std::ldexp(max_abs, e + 1) <= limit) ++e;
+  while (e > -101 && std::ldexp(max_abs, e) > limit) --e;
+  while (e < 101 && std::ldexp(max_abs, e + 1) <= limit) ++e;
   return std::clamp(e, -100, 100);
 }
 
@@ -86,7 +94,7 @@ Requant choose_requant(const std::vector<double>& factor, double acc_max) {
     return r;
   }
   // The largest shift with round(top * 2^(pre + shift)) <= limit.
-  int shift = int(std::floor(std::log2(limit / std::ldexp(top, r.pre_shift))));
+  int shift = std::clamp(floor_log2(limit / std::ldexp(top, r.pre_shift)), -64, 64);
   while (shift > -64 && std::round(std::ldexp(top, r.pre_shift + shift)) > limit) --shift;
   while (shift < 64 && std::round(std::ldexp(top, r.pre_shift + shift + 1)) <= limit) ++shift;
   if (shift < 1)

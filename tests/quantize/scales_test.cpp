@@ -22,6 +22,8 @@ BOOST_AUTO_TEST_CASE(pow2_exponent_is_the_finest_scale_that_holds_the_range) {
   BOOST_TEST(pow2_exponent(1.0, 16) == 14);   // 16384 <= 32767 < 32768
   BOOST_TEST(pow2_exponent(0.0, 8) == 0);     // nothing to hold
   BOOST_TEST(pow2_exponent(1e-300, 8) == 100);  // clamped
+  BOOST_TEST(pow2_exponent(1e-310, 8) == 100);  // 127 / 1e-310 overflows a double
+  BOOST_TEST(pow2_exponent(1e300, 8) == -100);
 }
 
 BOOST_AUTO_TEST_CASE(weights_are_quantized_per_output_channel) {
