@@ -14,7 +14,7 @@ DType dtype_for(int bits) { return bits <= 8 ? DType::i8 : DType::i32; }
 
 std::string shift_text(int from, int to) {
   const int d = from - to;
-  return d > 0 ? ">>" + std::to_string(d) : d < 0 ? "<<" + std::to_string(-d) : "=";
+  return d >= 0 ? ">>" + std::to_string(d) : "<<" + std::to_string(-d);
 }
 
 }  // namespace
