@@ -2,10 +2,12 @@
 #   cmake -DROOT=<source dir> -P cmake/check_architecture.cmake
 #
 # 1. Layers: a module includes only its own headers and those of the modules below it:
-#      mlvm <- tensor <- ir <- {kernels, bytecode} <- {assembler, onnx, cvm} <- vm <- {capi, tools}
+#      mlvm <- tensor <- ir <- {kernels, bytecode} <- {assembler, onnx, cvm} <- vm <- quantize
+#           <- tools, and vm <- capi
 #    (kernels and bytecode are siblings: neither includes the other; the assembler and the
 #    ONNX and CVM importers are front ends side by side, and onnx/ may run kernels to fold
-#    constants).
+#    constants; quantize/ runs float programs on calibration data, so it sits on vm/, and only
+#    the tools use it).
 #    include/mlvm/ ("mlvm/...") is the public API: it includes nothing but its own headers and
 #    the standard library, and every layer may include it. capi/ (the C API) uses the public
 #    C++ API only.
@@ -26,10 +28,11 @@ set(allowed_assembler mlvm tensor ir bytecode assembler)
 set(allowed_onnx      mlvm tensor ir kernels bytecode onnx)
 set(allowed_cvm       mlvm tensor ir kernels bytecode cvm)
 set(allowed_vm        mlvm tensor ir kernels bytecode assembler onnx cvm vm)
+set(allowed_quantize  mlvm tensor ir kernels bytecode assembler onnx cvm vm quantize)
 set(allowed_capi      mlvm capi)
-set(allowed_tools     mlvm tensor ir kernels bytecode assembler onnx cvm vm tools)
-set(modules tensor ir kernels bytecode assembler onnx cvm vm capi tools)
-set(all_modules tensor ir kernels bytecode assembler onnx cvm vm capi tools mlvm)
+set(allowed_tools     mlvm tensor ir kernels bytecode assembler onnx cvm vm quantize tools)
+set(modules tensor ir kernels bytecode assembler onnx cvm vm quantize capi tools)
+set(all_modules tensor ir kernels bytecode assembler onnx cvm vm quantize capi tools mlvm)
 
 set(max_lines 550)
 set(failures "")
@@ -78,7 +81,7 @@ foreach(f ${python_files})
 endforeach()
 
 file(GLOB_RECURSE sources ${ROOT}/tensor/* ${ROOT}/ir/* ${ROOT}/kernels/* ${ROOT}/bytecode/*
-     ${ROOT}/assembler/* ${ROOT}/onnx/* ${ROOT}/cvm/* ${ROOT}/vm/* ${ROOT}/capi/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
+     ${ROOT}/assembler/* ${ROOT}/onnx/* ${ROOT}/cvm/* ${ROOT}/vm/* ${ROOT}/quantize/* ${ROOT}/capi/* ${ROOT}/tools/* ${ROOT}/include/* ${ROOT}/tests/*.cpp
      ${ROOT}/tests/*.hpp ${ROOT}/fuzz/*.cpp ${ROOT}/bench/*.cpp ${ROOT}/samples/*.cpp ${python_files})
 foreach(f ${sources})
   if(NOT f MATCHES "\\.(cpp|hpp|inl|def)$")

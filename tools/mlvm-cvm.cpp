@@ -14,27 +14,12 @@
 #include "mlvm/version.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/write_asm.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace mlvm;
 using namespace mlvm::tools;
-
-namespace {
-
-// The text program, large constants as .npy side files beside it (as mlvm-onnx does).
-void write_asm(const Module& m, const std::string& path) {
-  DisassembleOptions o;
-  o.side_file_prefix = fs::path(path).stem().string() + ".";
-  Disassembly d = disassemble(m, o);
-  fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  for (const SideFile& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
-  std::ofstream out(path, std::ios::binary);
-  out << d.text;
-  if (!out) throw Error(ErrorKind::io, "cannot write " + path);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   po::options_description visible("Usage: mlvm-cvm SYMBOL.json PARAMS [options]\n\nOptions");

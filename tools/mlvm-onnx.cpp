@@ -13,6 +13,7 @@
 #include "onnx/importer.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/write_asm.hpp"
 #include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
@@ -47,18 +48,6 @@ std::pair<std::string, std::vector<int64_t>> parse_shape(const std::string& s) {
     at = comma + 1;
   }
   return {s.substr(0, eq), dims};
-}
-
-void write_asm(const Module& m, const std::string& path) {
-  DisassembleOptions o;
-  std::string stem = fs::path(path).stem().string();
-  o.side_file_prefix = stem + ".";
-  Disassembly d = disassemble(m, o);
-  fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  for (const SideFile& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
-  std::ofstream out(path, std::ios::binary);
-  out << d.text;
-  if (!out) throw Error(ErrorKind::io, "cannot write " + path);
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+// Lowering the float program to the integer one (docs/quantize.md, "What each op becomes").
+// The activation input is quantized in the program (x * 2^e, rounded, cast to i8, cvm_clip);
+// every layer computes in i32 and is requantized to i8 (or to 16 bits in i32 when only outputs
+// and argmax read it); relu, max_pool2d and views run on the integers unchanged; outputs that
+// are activations are dequantized back to f32, so the program keeps the float one's inputs
+// and outputs. Everything that reads no activation is copied.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quantize/emitter.hpp"
+#include "quantize/plan.hpp"
+#include "quantize/probe.hpp"
+#include "quantize/report.hpp"
+#include "quantize/scales.hpp"
+
+namespace mlvm::quant {
+
+struct Lowered {
+  Module module;
+  std::vector<LayerReport> layers;  // in program order, the input first
+  Probe probe;                      // probe mode: the activations' integers as outputs
+  // Per instruction of `module`: where the float layer it implements is ("instruction 3
+  // (line 17)"); "" for the input's quantization.
+  std::vector<std::string> locations;
+};
+
+// probe = false: the whole program, with the float program's inputs and outputs.
+// probe = true: only what the activations need, the activation input as the one input, every
+// quantized activation an output (for measuring the error layer by layer).
+Lowered lower_to_integers(const Graph& g, const QuantPlan& p, const std::vector<ValueStats>& stats,
+                          bool probe);
+
+// An activation as integers: the value is ~ reg * 2^-exp, every element within precision bits.
+struct QValue {
+  std::string reg;
+  int exp = 0;
+  int precision = 8;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const Graph& g, const QuantPlan& p, const std::vector<ValueStats>& stats, bool probe);
+  Lowered run();
+
+ private:
+  // lower.cpp: declarations, copies, ops that keep the scale, outputs.
+  void declare_inputs();
+  void quantize_input();
+  std::string reg_of(int32_t value, const GraphNode* at);
+  std::vector<std::string> result_names(const GraphNode& n, std::vector<bool>& exact) const;
+  void copy_node(const GraphNode& n);
+  void same_scale_node(const GraphNode& n);
+  void reader_node(const GraphNode& n);
+  void finish_outputs();
+  void finish_probe(Lowered& out);
+  LayerReport& report(const GraphNode& n, int32_t value, const std::string& op);
+  void lower_node(const GraphNode& n);
+  std::string origin_of(const Module& m, const GraphNode& n) const;
+
+  // lower_layers.cpp: the ops computed in i32.
+  void weighted_layer(const GraphNode& n);  // conv2d, dense
+  void avg_pool(const GraphNode& n);
+  void add(const GraphNode& n);
+  void concatenate(const GraphNode& n);
+  // The value a layer's requantized result stands for: the fused relu's result, or its own.
+  int32_t layer_result(const GraphNode& n) const;
+  std::string maybe_relu(const GraphNode& n, const std::string& acc);
+
+  // rescale.cpp: moving integers between scales and widths.
+  // v at exponent `exp`, within `precision` bits, as dtype (i8 or i32).
+  QValue convert(const QValue& v, int exp, int precision, DType dtype, const std::string& want);
+  // acc (i32) * factor[channel] by choose_requant's pipeline, to `precision` bits; the
+  // multiplier constant broadcasts along `channel_axis` of a rank-`rank` result.
+  std::string requantize(const std::string& acc, const Requant& r, int channel_axis, int rank,
+                         int precision, const std::string& want);
+  std::string dequantize(const QValue& v, const std::string& name, bool exact);
+  std::string scalar_f32(const std::string& want, double value);
+  int bits_of(int32_t value) const { return p_.terminal[std::size_t(value)] ? 16 : 8; }
+  std::string hint(int32_t value, const std::string& suffix) const;
+
+  const Graph& g_;
+  const QuantPlan& p_;
+  const std::vector<ValueStats>& stats_;
+  const bool probe_;
+  Emitter e_;
+  std::vector<std::string> regs_;   // per value: its register (non-activations, the input)
+  std::vector<QValue> q_;           // per value: its integers (activations)
+  std::vector<std::string> exact_;  // per value: the output name it must carry, or ""
+  std::vector<LayerReport> layers_;
+};
+
+}  // namespace mlvm::quant

@@ -1,0 +1,174 @@
+// The ops computed in i32 and requantized: conv2d and dense (per-channel weights), avg_pool2d
+// (a depthwise sum), add and concatenate (inputs aligned by shifts).
+#include <algorithm>
+#include <cmath>
+
+#include "quantize/lower.hpp"
+#include "tensor/error.hpp"
+
+namespace mlvm::quant {
+
+namespace {
+
+DType dtype_for(int bits) { return bits <= 8 ? DType::i8 : DType::i32; }
+
+std::string shift_text(int from, int to) {
+  const int d = from - to;
+  return d >= 0 ? ">>" + std::to_string(d) : "<<" + std::to_string(-d);
+}
+
+}  // namespace
+
+int32_t Lowerer::layer_result(const GraphNode& n) const {
+  const int32_t relu = p_.fused_relu[std::size_t(n.pc)];
+  return relu >= 0 ? g_.nodes[std::size_t(relu)].results[0] : n.results[0];
+}
+
+std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
+  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, "relu", {acc}, {});
+  return acc;
+}
+
+void Lowerer::weighted_layer(const GraphNode& n) {
+  const Module& m = *g_.module;
+  const QValue& x = q_[std::size_t(n.args[0])];
+  if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
+  const ChannelWeights w = quantize_weights(m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value);
+  const double sa = std::ldexp(1.0, -x.exp);
+  std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], ".q"), w.q), "none"};
+  if (n.args.size() > 2 && n.args[2] != kNoValue) {
+    const Tensor& b = m.constants[std::size_t(g_.values[std::size_t(n.args[2])].constant)].value;
+    args[2] = e_.constant(hint(n.args[2], ".q"), quantize_bias(b, sa, w.scale));
+  }
+  const std::string acc =
+      maybe_relu(n, e_.emit_stored(n.op, args, m.code[std::size_t(n.pc)].attrs, {hint(n.results[0], ".acc")}, {})[0]);
+
+  const int32_t r = layer_result(n);
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  // Per channel: acc * sa * w_scale[o] is the float value; * 2^eo its integer at the result's
+  // scale. The calibrated accumulator range sets the pre-shift (after a fused relu only the
+  // positive part reaches it).
+  const ValueStats& s = stats_[std::size_t(n.results[0])];
+  const bool fused = p_.fused_relu[std::size_t(n.pc)] >= 0;
+  std::vector<double> factor(w.scale.size());
+  double acc_max = 0;
+  for (std::size_t o = 0; o < w.scale.size(); ++o) {
+    factor[o] = sa * w.scale[o] * std::ldexp(1.0, eo);
+    const std::vector<double>& ch = fused ? s.channel_pos : s.channel_abs;
+    const double range = o < ch.size() ? ch[o] : (fused ? s.max_pos : s.max_abs);
+    acc_max = std::max(acc_max, range / (sa * w.scale[o]));
+  }
+  const Requant rq = choose_requant(factor, acc_max);
+  const int rank = e_.type(acc).dims.size();
+  const std::string y = requantize(acc, rq, n.op == Opcode::conv2d ? 1 : rank - 1, rank, bits, hint(r, ".q"));
+  q_[std::size_t(r)] = QValue{y, eo, bits};
+
+  LayerReport& l = report(n, r, op_info(n.op).name + (fused ? "+relu" : ""));
+  l.has_weights = true;
+  l.weight_scale_min = *std::min_element(w.scale.begin(), w.scale.end());
+  l.weight_scale_max = *std::max_element(w.scale.begin(), w.scale.end());
+  l.exponent = eo;
+  l.bits = bits;
+  l.requantized = true;
+  l.pre_shift = rq.pre_shift;
+  l.shift = rq.shift;
+  l.multiplier_min = *std::min_element(rq.multiplier.begin(), rq.multiplier.end());
+  l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
+}
+
+void Lowerer::avg_pool(const GraphNode& n) {
+  const auto& a = g_.attrs(n).get<avg_pool2d_attrs>();
+  const bool padded = std::any_of(a.padding.begin(), a.padding.end(), [](int64_t p) { return p != 0; });
+  if (a.ceil_mode || (padded && !a.count_include_pad))
+    fail_invalid("only a constant divisor can be requantized: ceil_mode=false, and no padding unless "
+                 "count_include_pad=true");
+  const QValue& x = q_[std::size_t(n.args[0])];
+  const Dims& xd = e_.type(x.reg).dims;
+  if (xd.size() != 4 || xd[1] == kDynamic) fail_invalid("the channel count of x must be known, got " + e_.type(x.reg).to_string());
+  const int64_t kh = a.pool_size[0], kw = a.pool_size.size() > 1 ? a.pool_size[1] : a.pool_size[0];
+  // The window sums as a depthwise convolution with ones, in i32; the divisor joins the
+  // requantization factor.
+  const Dims ones_shape{xd[1], 1, kh, kw};
+  const std::vector<int8_t> ones(std::size_t(xd[1] * kh * kw), 1);
+  const std::string w = e_.constant(hint(n.results[0], ".ones"), make_tensor<int8_t>(ones_shape, std::span<const int8_t>(ones)));
+  const std::string acc = e_.emit("conv2d", {x.reg, w, "none"},
+                                  {{"padding", AttrValue::int_tuple(a.padding)},
+                                   {"strides", AttrValue::int_tuple(a.strides ? *a.strides : a.pool_size)},
+                                   {"dilation", AttrValue::int_tuple(a.dilation)},
+                                   {"groups", AttrValue::integer(xd[1])}},
+                                  hint(n.results[0], ".acc"));
+  const int32_t r = n.results[0];
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const double area = double(kh * kw);
+  const Requant rq = choose_requant({std::ldexp(1.0, eo - x.exp) / area},
+                                    stats_[std::size_t(r)].max_abs * area * std::ldexp(1.0, x.exp));
+  q_[std::size_t(r)] = QValue{requantize(acc, rq, 1, 4, bits, hint(r, ".q")), eo, bits};
+  LayerReport& l = report(n, r, "avg_pool2d");
+  l.exponent = eo;
+  l.bits = bits;
+  l.requantized = true;
+  l.pre_shift = rq.pre_shift;
+  l.shift = rq.shift;
+  l.multiplier_min = l.multiplier_max = rq.multiplier[0];
+}
+
+void Lowerer::add(const GraphNode& n) {
+  const int32_t r = layer_result(n);
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const bool act0 = p_.activation[std::size_t(n.args[0])], act1 = p_.activation[std::size_t(n.args[1])];
+  std::string a, b, text;
+  int ec = 0;
+  if (act0 && act1) {
+    // Both at the finer of the two scales (exact left shifts), as far as 31 bits allow.
+    const QValue& qa = q_[std::size_t(n.args[0])];
+    const QValue& qb = q_[std::size_t(n.args[1])];
+    ec = std::max(qa.exp, qb.exp);
+    ec = std::min({ec, qa.exp + 31 - qa.precision, qb.exp + 31 - qb.precision});
+    a = convert(qa, ec, qa.precision + std::max(0, ec - qa.exp), DType::i32, hint(n.args[0], ".i32")).reg;
+    b = convert(qb, ec, qb.precision + std::max(0, ec - qb.exp), DType::i32, hint(n.args[1], ".i32")).reg;
+    text = "a" + shift_text(qa.exp, ec) + " b" + shift_text(qb.exp, ec);
+  } else {
+    // The constant at 4 bits finer than both the activation and the result, so its rounding
+    // stays below the result's own.
+    const int32_t xv = act0 ? n.args[0] : n.args[1], cv = act0 ? n.args[1] : n.args[0];
+    const QValue& qx = q_[std::size_t(xv)];
+    ec = std::min(std::max(qx.exp, eo) + 4, qx.exp + 30 - qx.precision);
+    const std::string x = convert(qx, ec, qx.precision + std::max(0, ec - qx.exp), DType::i32, hint(xv, ".i32")).reg;
+    const Tensor& c = g_.module->constants[std::size_t(g_.values[std::size_t(cv)].constant)].value;
+    const std::string k = e_.constant(hint(cv, ".q"), quantize_constant(c, ec, 30));
+    a = act0 ? x : k;
+    b = act0 ? k : x;
+    text = "x" + shift_text(qx.exp, ec);
+  }
+  const std::string sum = maybe_relu(n, e_.emit("add", {a, b}, {}, hint(n.results[0], ".acc")));
+  const QValue acc{sum, ec, e_.type(sum).precision};
+  q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
+  LayerReport& l = report(n, r, std::string("add") + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
+  l.exponent = eo;
+  l.bits = bits;
+  l.rescale = text + ", sum" + shift_text(ec, eo);
+}
+
+void Lowerer::concatenate(const GraphNode& n) {
+  const int32_t r = n.results[0];
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  std::vector<std::string> args;
+  std::string text;
+  for (int32_t a : n.args) {
+    const QValue& qa = q_[std::size_t(a)];
+    args.push_back(convert(qa, eo, bits, dtype_for(bits), hint(a, ".c")).reg);
+    text += (text.empty() ? "" : " ") + shift_text(qa.exp, eo);
+  }
+  const std::string y = e_.emit_stored(n.op, args, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".q")}, {})[0];
+  q_[std::size_t(r)] = QValue{y, eo, bits};
+  LayerReport& l = report(n, r, "concatenate");
+  l.exponent = eo;
+  l.bits = bits;
+  l.rescale = text;
+}
+
+}  // namespace mlvm::quant

@@ -1,0 +1,45 @@
+// mlvm-quantize's library entry point: a float program and calibration samples in, an integer
+// program in the CVM discipline out (i8 activations, i32 accumulators, cvm_right_shift
+// requantization, cvm_clip), verified with strict precision: every integer is proven to fit.
+// docs/quantize.md describes the method, the report and the limits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bytecode/module.hpp"
+#include "mlvm/program.hpp"
+#include "quantize/report.hpp"
+#include "tensor/tensor.hpp"
+
+namespace mlvm::quant {
+
+struct QuantizeOptions {
+  // The f32 input (or f32 constant, e.g. a program's baked-in test images) to quantize; "" =
+  // the program's only f32 input.
+  std::string input;
+  int64_t max_samples = 0;       // calibration samples used; 0: all
+  int threads = 0;               // kernel threads for the calibration runs; 0: all cores
+  bool measure_errors = true;    // run both programs once more for the report's errors
+};
+
+struct QuantizeResult {
+  Module module;                    // verified: precision checked, strictly
+  std::vector<LayerReport> layers;  // the input first, then each layer in program order
+  std::string input;                // the activation input's name
+  int64_t samples = 0;              // calibration samples used
+};
+
+// Error(invalid) for a program the quantizer cannot handle (naming the instruction), for
+// samples that do not fit the input (saying what was expected), and for an integer program
+// the verifier cannot prove (naming the float layer). The program must outlive the call.
+QuantizeResult quantize_program(const Program& program, const Tensor& samples,
+                                const QuantizeOptions& options = {});
+
+// As quantize_program, reading the samples from a .npy, or from a .npz member named after the
+// input (or its only member). Errors about the samples are located at `calibration_path`.
+QuantizeResult quantize_program(const Program& program, const std::string& calibration_path,
+                                const QuantizeOptions& options = {});
+
+}  // namespace mlvm::quant

@@ -1,0 +1,123 @@
+// mlvm-quantize: a float model (.mlbc, .mlasm or .onnx) and calibration samples (.npy/.npz)
+// -> an integer module in the CVM discipline, proven overflow-free with strict precision
+// (docs/quantize.md). Exit codes: tools/exit_codes.hpp (0 ok, 1 usage or file error, 2 a model
+// or calibration file the quantizer cannot use, or an integer program it cannot prove).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "bytecode/codec.hpp"
+#include "mlvm/mlvm.hpp"
+#include "mlvm/version.hpp"
+#include "quantize/quantizer.hpp"
+#include "tools/exit_codes.hpp"
+#include "tools/write_asm.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace mlvm;
+using namespace mlvm::tools;
+
+namespace {
+
+// Where an error is: the calibration file's errors carry its path; the quantizer's carry an
+// instruction of the model ("instruction 3 (line 17)"), which is put in the model's file.
+std::string located(const Error& e, const std::string& model, const std::string& calib) {
+  const std::string& loc = e.location();
+  if (loc.empty()) return model;
+  if (loc.rfind(calib, 0) == 0 || loc.rfind(model, 0) == 0) return loc;
+  return model + ": " + loc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible(
+      "Usage: mlvm-quantize MODEL (.mlbc|.mlasm|.onnx) --calib FILE.npy|FILE.npz [options]\n\n"
+      "Quantizes a float model to the CVM integer discipline (i8 activations, i32 accumulators,\n"
+      "cvm_right_shift requantization), calibrated on the samples, and proves the result\n"
+      "overflow-free (strict precision). The program keeps the model's inputs and outputs.\n\nOptions");
+  visible.add_options()                          //
+      ("help,h", "print this help and exit")     //
+      ("version", "print the version and exit")  //
+      ("calib", po::value<std::string>(), "calibration samples of the input along dim 0: .npy, or .npz with an array named after the input (or only one array)")  //
+      ("input", po::value<std::string>(), "the f32 input to quantize, or an f32 constant holding the data (default: the only f32 input)")  //
+      ("output,o", po::value<std::string>(), "write the module here (default: MODEL_int8.mlbc beside the model)")  //
+      ("emit-asm", po::value<std::string>(), "also write the integer program as .mlasm (large constants as .npy files beside it)")  //
+      ("report", "print each layer's scale, shifts and the largest float-vs-integer error on the calibration set")  //
+      ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
+      ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
+  po::options_description all;
+  all.add(visible).add_options()("model", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("model", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "mlvm-quantize: " << e.what() << "\nTry 'mlvm-quantize --help'.\n";
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << visible
+              << "\nExit codes: 0 ok, 1 usage or file error, 2 a model or calibration file that cannot be "
+                 "used, or an integer program that cannot be proven.\n";
+    return kExitOk;
+  }
+  if (vm.count("version")) {
+    std::cout << "mlvm-quantize (mlvm) " << version() << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("model") || vm["model"].as<std::vector<std::string>>().size() != 1) {
+    std::cerr << "mlvm-quantize: expected exactly one MODEL\nTry 'mlvm-quantize --help'.\n";
+    return kExitUsage;
+  }
+  if (!vm.count("calib")) {
+    std::cerr << "mlvm-quantize: --calib FILE is required (samples of the input, .npy or .npz)\n"
+                 "Try 'mlvm-quantize --help'.\n";
+    return kExitUsage;
+  }
+  const std::string model = vm["model"].as<std::vector<std::string>>()[0];
+  const std::string calib = vm["calib"].as<std::string>();
+  quant::QuantizeOptions options;
+  if (vm.count("input")) options.input = vm["input"].as<std::string>();
+  if (vm.count("max-samples")) options.max_samples = vm["max-samples"].as<int64_t>();
+  options.threads = vm["threads"].as<int>();
+  options.measure_errors = vm.count("report") != 0;
+  if (options.max_samples < 0 || options.threads < 0) {
+    std::cerr << "mlvm-quantize: --max-samples and --threads take a number >= 0\n";
+    return kExitUsage;
+  }
+  try {
+    const Program program = Program::load_file(model);
+    const quant::QuantizeResult r = quant::quantize_program(program, calib, options);
+    std::string out;
+    if (vm.count("output")) {
+      out = vm["output"].as<std::string>();
+    } else {
+      fs::path p(model);
+      p.replace_filename(p.stem().string() + "_int8.mlbc");
+      out = p.string();
+    }
+    if (vm.count("report")) {
+      std::cout << "mlvm-quantize: " << model << ": input '" << r.input << "' calibrated on " << r.samples
+                << " samples; scale 2^-e means value = integer * 2^-e\n";
+      quant::print_report(std::cout, r.layers);
+    }
+    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
+    write_file_bytes(out, encode_module(r.module));
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << "mlvm-quantize: " << located(e, model, calib) << ": " << error_kind_name(e.kind()) << ": "
+              << e.what() << "\n";
+    return exit_code_of(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mlvm-quantize: out of memory\n";
+    return kExitLimit;
+  }
+}

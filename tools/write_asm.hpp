@@ -1,0 +1,28 @@
+// --emit-asm for the tools that make modules (mlvm-onnx, mlvm-cvm, mlvm-quantize): the text
+// program, with constants too large to inline written as .npy side files beside it, named
+// after the text file (model.mlasm -> model.w1.npy), so `mlvm-asm model.mlasm` finds them.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bytecode/disassembler.hpp"
+#include "tensor/error.hpp"
+#include "tensor/npy.hpp"
+
+namespace mlvm::tools {
+
+inline void write_asm(const Module& m, const std::string& path) {
+  namespace fs = std::filesystem;
+  DisassembleOptions o;
+  o.side_file_prefix = fs::path(path).stem().string() + ".";
+  Disassembly d = disassemble(m, o);
+  fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  for (const SideFile& f : d.files) save_npy((dir / f.filename).string(), f.tensor);
+  std::ofstream out(path, std::ios::binary);
+  out << d.text;
+  if (!out) throw Error(ErrorKind::io, "cannot write " + path);
+}
+
+}  // namespace mlvm::tools
