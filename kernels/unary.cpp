@@ -98,7 +98,9 @@ struct SigmoidOp {
   static constexpr simd::UnaryOp kSimd = simd::UnaryOp::sigmoid;
   template <class T>
   T operator()(T x) const {
-    return T(1) / (T(1) + std::exp(-x));
+    // The same form as the SIMD run (kernels/simd/ew_impl.inl): no overflow of exp(-x).
+    const T z = std::exp(-std::fabs(x));
+    return x < T(0) ? z / (T(1) + z) : T(1) / (T(1) + z);
   }
 };
 template <class T>

@@ -226,21 +226,24 @@ struct ExpOp {
   }
 };
 
-// Floats only: 1 / (1 + exp(-x)) with the vector exp; 0 below the f32/f64 exp range, 1 once
-// exp(-x) is below half an ulp of 1 (as the scalar formula gives).
+// Floats only. With z = exp(-|x|) (never overflowing): 1 / (1 + z) for x >= 0 and z / (1 + z)
+// for x < 0, so results far out on the negative side keep their (subnormal) value instead of
+// the 0 that 1 / (1 + exp(-x)) gives once exp(-x) overflows; NaN passes.
 struct SigmoidOp {
   template <class T>
   static constexpr bool kVector = true;
   static constexpr bool kVectorTail = true;
   template <class T>
   static V<T> vector(const V<T>& x) {
-    return V<T>(T(1)) / (V<T>(T(1)) + exp_vector<T>(-x));
+    const V<T> z = exp_vector<T>(-xsimd::abs(x));
+    const V<T> r = V<T>(T(1)) / (V<T>(T(1)) + z);
+    return xsimd::select(x < V<T>(T(0)), z * r, r);
   }
 };
-// f32 only (f64 keeps the scalar std::tanh). |x| < 0.55: the odd Taylor series to x^19
-// (the next term is below 0.01 ulp there); beyond: 1 - 2 / (exp(2|x|) + 1) with x's sign,
-// which loses at most a bit to cancellation from 0.55 on and is exactly 1 from about 9 on.
-// -0, infinities and NaN come out as tanh gives them.
+// f32 only (f64 keeps the scalar std::tanh). On a = |x|: below 0.55 the odd Taylor series to
+// a^19 (the next term is below 0.01 ulp there); from 0.55 on 1 - 2 / (exp(2a) + 1), which
+// loses at most a bit to cancellation and is exactly 1 from about 9 on. x's sign is put back
+// last, so -0 stays -0; infinities give +-1 and NaN passes.
 struct TanhOp {
   template <class T>
   static constexpr bool kVector = sizeof(T) == 4;
@@ -252,14 +255,13 @@ struct TanhOp {
                                     T(-0.008863235529902197),   T(0.021869488536155203),
                                     T(-0.05396825396825397),    T(0.13333333333333333),
                                     T(-0.3333333333333333)};
-    const V<T> x2 = x * x;
-    V<T> p(kTaylor[0]);
-    for (std::size_t k = 1; k < std::size(kTaylor); ++k) p = xsimd::fma(p, x2, V<T>(kTaylor[k]));
-    const V<T> small = xsimd::fma(x * x2, p, x);
-    const V<T> sign = V<T>(T(-0.0));
     const V<T> a = xsimd::abs(x);
+    const V<T> a2 = a * a;
+    V<T> p(kTaylor[0]);
+    for (std::size_t k = 1; k < std::size(kTaylor); ++k) p = xsimd::fma(p, a2, V<T>(kTaylor[k]));
+    const V<T> small = xsimd::fma(a * a2, p, a);
     const V<T> big = V<T>(T(1)) - V<T>(T(2)) / (exp_vector<T>(a + a) + V<T>(T(1)));
-    return xsimd::select(a < V<T>(T(0.55)), small, big | (x & sign));
+    return xsimd::select(a < V<T>(T(0.55)), small, big) | (x & V<T>(T(-0.0)));
   }
 };
 
