@@ -122,17 +122,7 @@ void print_profile(const std::vector<mlvm::RunStats>& runs) {
     std::printf("%-24s %12lld %14.3f %7.1f%%\n", op.c_str(), static_cast<long long>(row.count),
                 row.seconds * 1e3, total > 0 ? 100.0 * row.seconds / total : 0.0);
   // The slowest instructions, summed over the runs: which node of a model the time is in.
-  std::map<int64_t, mlvm::InstructionTiming> by_pc;
-  for (const auto& r : runs)
-    for (const auto& i : r.instructions) {
-      auto [it, fresh] = by_pc.try_emplace(i.pc, i);
-      if (!fresh) {
-        it->second.count += i.count;
-        it->second.seconds += i.seconds;
-      }
-    }
-  std::vector<mlvm::InstructionTiming> slow;
-  for (auto& [pc, t] : by_pc) slow.push_back(std::move(t));
+  std::vector<mlvm::InstructionTiming> slow = mlvm::tools::instructions_summed(runs);
   std::stable_sort(slow.begin(), slow.end(),
                    [](auto& a, auto& b) { return a.seconds > b.seconds; });
   if (slow.size() > 15) slow.resize(15);

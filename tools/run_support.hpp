@@ -110,6 +110,22 @@ inline std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+// Each executed kernel instruction's calls and time summed over the runs, in program order.
+inline std::vector<InstructionTiming> instructions_summed(const std::vector<RunStats>& runs) {
+  std::map<int64_t, InstructionTiming> by_pc;
+  for (const auto& r : runs)
+    for (const auto& i : r.instructions) {
+      auto [it, fresh] = by_pc.try_emplace(i.pc, i);
+      if (!fresh) {
+        it->second.count += i.count;
+        it->second.seconds += i.seconds;
+      }
+    }
+  std::vector<InstructionTiming> out;
+  for (auto& [pc, t] : by_pc) out.push_back(std::move(t));
+  return out;
+}
+
 // The per-op profile summed over the runs, for tools: run times in milliseconds, the runs' peak
 // live bytes, and one entry per op kind executed with the bytes its kernels allocated.
 inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
@@ -140,19 +156,10 @@ inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
     first = false;
   }
   // Every executed kernel instruction, summed over the runs, in program order.
-  std::map<int64_t, InstructionTiming> by_pc;
-  for (const auto& r : runs)
-    for (const auto& i : r.instructions) {
-      auto [it, fresh] = by_pc.try_emplace(i.pc, i);
-      if (!fresh) {
-        it->second.count += i.count;
-        it->second.seconds += i.seconds;
-      }
-    }
   os << (first ? "],\n  \"instructions\": [" : "\n  ],\n  \"instructions\": [");
   first = true;
-  for (const auto& [pc, t] : by_pc) {
-    os << (first ? "\n" : ",\n") << "    {\"pc\": " << pc << ", \"op\": " << json_string(t.op)
+  for (const InstructionTiming& t : instructions_summed(runs)) {
+    os << (first ? "\n" : ",\n") << "    {\"pc\": " << t.pc << ", \"op\": " << json_string(t.op)
        << ", \"origin\": " << json_string(t.origin) << ", \"calls\": " << t.count
        << ", \"total_ms\": " << t.seconds * 1e3 << "}";
     first = false;

@@ -25,13 +25,7 @@ long double sigmoid_ld(long double x) { return 1.0L / (1.0L + std::exp(-x)); }
 long double tanh_ld(long double x) { return std::tanh(x); }
 
 std::vector<float> f32_sweep() {
-  std::vector<float> x;
-  for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 4099) {
-    float v;
-    const uint32_t b = uint32_t(bits);
-    std::memcpy(&v, &b, 4);
-    x.push_back(v);
-  }
+  std::vector<float> x = f32_bit_sweep();
   const float inf = std::numeric_limits<float>::infinity();
   for (float v : {0.f, -0.f, 0.55f, -0.55f, 0.5499999f, 0.5500001f, 1e-30f, -1e-30f, 9.1f, -9.1f,
                   17.f, -17.f, 88.f, -88.f, -104.f, 104.f, inf, -inf,

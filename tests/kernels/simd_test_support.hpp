@@ -70,4 +70,16 @@ uint64_t ulp_distance(T a, T b) {
   return uint64_t(d < 0 ? -d : d);
 }
 
+// Every 4099th f32 bit pattern: every exponent and sign, subnormals and NaNs among them.
+inline std::vector<float> f32_bit_sweep() {
+  std::vector<float> x;
+  for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 4099) {
+    float v;
+    const uint32_t b = uint32_t(bits);
+    std::memcpy(&v, &b, 4);
+    x.push_back(v);
+  }
+  return x;
+}
+
 }  // namespace mlvm::simd_test

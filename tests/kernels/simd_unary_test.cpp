@@ -168,13 +168,7 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_size) {
 // wherever it sits in a run (the tail goes through the vector code too).
 BOOST_AUTO_TEST_CASE(exp_f32_accuracy_every_level) {
   LevelGuard guard;
-  std::vector<float> x;
-  for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 4099) {
-    float v;
-    const uint32_t b = uint32_t(bits);
-    std::memcpy(&v, &b, 4);
-    x.push_back(v);
-  }
+  std::vector<float> x = f32_bit_sweep();
   for (float v : {0.f, -0.f, 1.f, -1.f, 88.72283f, 88.72284f, 89.f, -87.33655f, -87.33656f,
                   -103.97207f, -103.97208f, -104.f, -150.f, 1e-30f, -1e-30f,
                   std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
