@@ -98,11 +98,14 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
             std::fill(row, row + l.wq, T(0));
             continue;
           }
-          const T* src = x + (c * s.h + ih) * s.w + off;
+          // Input column j·SW + off, in [0, w) for j in [lo, hi).
+          const T* src = x + (c * s.h + ih) * s.w;
           std::fill(row, row + lo, T(0));
-          if (p.sw == 1) std::copy(src + lo, src + hi, row + lo);
+          if (p.sw == 1) {
+            if (hi > lo) std::copy(src + (lo + off), src + (hi + off), row + lo);
+          }
           else
-            for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw];
+            for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw + off];
           std::fill(row + hi, row + l.wq, T(0));
         }
     }
