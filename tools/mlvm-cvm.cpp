@@ -14,6 +14,7 @@
 #include "mlvm/version.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
 
 namespace po = boost::program_options;
@@ -30,20 +31,8 @@ int main(int argc, char** argv) {
       ("emit-asm", po::value<std::string>(), "also write the equivalent .mlasm program (large constants as .npy files beside it)")  //
       ("check", "import and verify only; write nothing")  //
       ("list-ops", "print every CVM op the importer supports");
-  po::options_description all;
-  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("files", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "mlvm-cvm: " << e.what() << "\nTry 'mlvm-cvm --help'.\n";
-    return kExitUsage;
-  }
+  if (!mlvm::tools::parse_args("mlvm-cvm", argc, argv, visible, "files", vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << visible << "\nExit codes: 0 ok, 1 usage or file error, 2 the model is malformed or invalid.\n";
     return kExitOk;

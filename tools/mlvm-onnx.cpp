@@ -13,6 +13,7 @@
 #include "onnx/importer.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
 #include "mlvm/version.hpp"
 
@@ -62,20 +63,8 @@ int main(int argc, char** argv) {
       ("input-shape", po::value<std::vector<std::string>>(), "fix a graph input's dims: NAME=D0,D1,... (repeatable)")  //
       ("check", "import and verify only; write nothing")  //
       ("list-ops", "print every ONNX op type the importer supports, with its opsets");
-  po::options_description all;
-  all.add(visible).add_options()("model", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("model", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "mlvm-onnx: " << e.what() << "\nTry 'mlvm-onnx --help'.\n";
-    return kExitUsage;
-  }
+  if (!mlvm::tools::parse_args("mlvm-onnx", argc, argv, visible, "model", vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << visible << "\nExit codes: 0 ok, 1 usage or file error, 2 the model cannot be imported.\n";
     return kExitOk;

@@ -13,6 +13,7 @@
 #include "mlvm/version.hpp"
 #include "quantize/quantizer.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
 
 namespace po = boost::program_options;
@@ -49,20 +50,8 @@ int main(int argc, char** argv) {
       ("report", "print each layer's scale, shifts and the largest float-vs-integer error on the calibration set")  //
       ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
       ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
-  po::options_description all;
-  all.add(visible).add_options()("model", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("model", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "mlvm-quantize: " << e.what() << "\nTry 'mlvm-quantize --help'.\n";
-    return kExitUsage;
-  }
+  if (!mlvm::tools::parse_args("mlvm-quantize", argc, argv, visible, "model", vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << visible
               << "\nExit codes: 0 ok, 1 usage or file error, 2 a model or calibration file that cannot be "
