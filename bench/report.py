@@ -59,15 +59,20 @@ def markdown_table(results):
     return "\n".join(lines)
 
 
-def text_table(results):
-    rows = [HEADER] + [r.cells() for r in results]
-    widths = [max(len(row[k]) for row in rows) for k in range(len(HEADER))]
+def aligned_table(header, rows):
+    """Plain-text columns: the header, a rule, then the rows, each column as wide as its widest cell."""
+    rows = [header] + list(rows)
+    widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
     out = []
     for i, row in enumerate(rows):
         out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if i == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+def text_table(results):
+    return aligned_table(HEADER, [r.cells() for r in results])
 
 
 def summary(results):

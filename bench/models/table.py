@@ -5,6 +5,8 @@ Kept free of the engines so that test_table.py checks it without torch or node."
 import math
 import statistics
 
+from report import aligned_table  # bench/report.py (bench/ is on sys.path: driver.py, test_table.py)
+
 ENGINES = ("mlvm", "ORT", "torch")
 # performance.md, "Whole models".
 GEOMEAN_TARGET = 1.0     # geometric mean of ORT time / mlvm time, at each thread count
@@ -88,14 +90,7 @@ def markdown_table(results):
 
 
 def text_table(results):
-    rows = [HEADER] + [cells(r) for r in results]
-    widths = [max(len(row[k]) for row in rows) for k in range(len(HEADER))]
-    out = []
-    for i, row in enumerate(rows):
-        out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-        if i == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
+    return aligned_table(HEADER, [cells(r) for r in results])
 
 
 def verdicts(results):
