@@ -15,7 +15,7 @@ if [[ "${MLVM_TSAN:-0}" == "1" ]]; then
   cmake --build build-tsan -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   build-tsan/tests/test_kernels_thread_pool_test --log_level=warning
-  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L 'vm|capi'
+  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L '^(vm|capi)$'
 elif [[ "${MLVM_SANITIZE:-0}" == "1" ]]; then
   bash scripts/setup.sh
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMLVM_SANITIZE=ON -DMLVM_BUILD_BENCH=OFF >/dev/null
