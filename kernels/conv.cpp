@@ -2,13 +2,18 @@
 // y[n, g] (OCg x OH·OW) = w[g] (OCg x Cg·KH·KW) · col (Cg·KH·KW x OH·OW) + b, where col is the
 // im2col matrix of x[n, g]. col is never built: the GEMM packs its B panels straight from the
 // zero-padded input split by stride phase (conv_group_implicit), where every column of col
-// is a unit-stride run. One input channel per group (depthwise) has a direct
-// kernel (kernels/simd/conv_depthwise.hpp). The static rule is in ir/infer_conv.cpp; the
+// is a unit-stride run. One input channel per group (depthwise) has direct kernels
+// (kernels/simd/conv_depthwise.hpp); float ones read the same phase planes. A relu or clip
+// the planner fused into the convolution (kernels/fused_clamp.hpp) is applied to each block
+// of output right after it is computed. The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ir/nn_rules.hpp"
+#include "kernels/fused_clamp.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
@@ -36,6 +41,7 @@ struct ConvData {
   int64_t bias_stride;
   gemm_out_t<T>* y;
   const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
+  const FusedClamp* clamp = nullptr;      // floats only: the fused activation, or null
 };
 
 // Per-thread scratch kept between calls (the padded input and the wide output of the implicit
@@ -90,6 +96,7 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
       const int64_t off = pw - p.left;
       const int64_t lo = std::min(l.wq, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
       const int64_t hi = std::max(lo, std::min(l.wq, s.w - 1 - off < 0 ? 0 : (s.w - 1 - off) / p.sw + 1));
+      const auto every_other = simd::conv_row_kernels().every_other_4;
       for (int64_t c = 0; c < s.cg; ++c)
         for (int64_t i = 0; i < l.hq; ++i) {
           T* row = phase + (c * l.hq + i) * l.wq;
@@ -104,7 +111,9 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
           if (p.sw == 1) {
             if (hi > lo) std::copy(src + (lo + off), src + (hi + off), row + lo);
           }
-          else
+          else if (sizeof(T) == 4 && p.sw == 2) {
+            if (hi > lo) every_other(row + lo, src + (lo * 2 + off), hi - lo);
+          } else
             for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw + off];
           std::fill(row + hi, row + l.wq, T(0));
         }
@@ -168,9 +177,60 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     for (int64_t o = 0; o < s.ocg; ++o)
       for (int64_t r = 0; r < s.oh; ++r)
         std::copy(out + o * wide_n + r * l.wq, out + o * wide_n + r * l.wq + s.ow, yg + (o * s.oh + r) * s.ow);
+  if constexpr (std::is_floating_point_v<T>)
+    if (d.clamp) apply_fused_clamp(yg, s.ocg * s.oh * s.ow, *d.clamp);
 }
 
-// Every output plane of one input channel per group (depthwise): the direct kernel.
+// The tap offsets of a one-channel convolution's phase planes (koff of conv_group_implicit
+// with Cg = 1).
+std::vector<int64_t> depthwise_tap_offsets(const ConvShape& s, const ConvParams& p, const PhaseLayout& l) {
+  std::vector<int64_t> koff;
+  for (int64_t i = 0; i < s.kh; ++i)
+    for (int64_t j = 0; j < s.kw; ++j) {
+      const int64_t rh = i * p.dh, rw = j * p.dw;
+      const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
+                            l.col_phase[std::size_t(rw % p.sw)];
+      koff.push_back(phase * l.plane_stride(1) + rh / p.sh * l.wq + rw / p.sw);
+    }
+  return koff;
+}
+
+// Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
+// output channels of a channel multiplier share it), then every output row is a sum of
+// unit-stride runs in SIMD registers (simd::DepthwiseRows).
+template <class T>
+void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
+  ConvShape one = s;
+  one.cg = 1;
+  const PhaseLayout l = phase_layout(one, p);
+  const std::vector<int64_t> koff = depthwise_tap_offsets(s, p, l);
+  const auto& table = simd::conv_row_kernels();
+  const auto rows = [&] {
+    if constexpr (std::is_same_v<T, float>) return table.depthwise_f32;
+    else return table.depthwise_f64;
+  }();
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  const T lo = d.clamp ? T(d.clamp->lo) : -inf, hi = d.clamp ? T(d.clamp->hi) : inf;
+  const int64_t planes = s.n * s.oc;
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw));
+  parallel_for(env.pool, planes, grain, [&](int64_t f, int64_t last) {
+    T* buf = conv_scratch<T>(0, int64_t(l.size(1)) + simd::kDepthwiseSlack);
+    int64_t built = -1;  // the input plane now in buf
+    for (int64_t t = f; t < last; ++t) {
+      if ((t - f) % 64 == 0) env.check_cancelled();
+      const int64_t n = t / s.oc, o = t % s.oc, plane = n * s.c + o / s.ocg;
+      if (plane != built) {
+        build_phases(d.x + plane * s.h * s.w, one, p, l, buf);
+        built = plane;
+      }
+      const simd::DepthwiseRows<T> a{buf, koff.data(), d.w + o * s.kh * s.kw, s.kh * s.kw, s.oh, s.ow, l.wq,
+                                     d.bias ? d.bias[o * d.bias_stride] : T(0), lo, hi, d.y + t * s.oh * s.ow};
+      rows(a);
+    }
+  });
+}
+
+// Every output plane of one input channel per group (depthwise), integers: the plain kernel.
 template <class T>
 void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
   const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
@@ -188,7 +248,10 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
 
 template <class T>
 void run_conv(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
-  if (s.cg == 1 && s.groups > 1) return conv_depthwise<T>(s, p, d, env);
+  if (s.cg == 1 && s.groups > 1) {
+    if constexpr (std::is_floating_point_v<T>) return conv_depthwise_float<T>(s, p, d, env);
+    return conv_depthwise<T>(s, p, d, env);
+  }
   const int64_t jobs = s.n * s.groups;
   auto job = [&](int64_t t, ThreadPool* pool) {
     env.check_cancelled();
@@ -228,6 +291,7 @@ void run_conv2d(KernelContext& ctx) {
     using Out = gemm_out_t<T>;
     ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, y.template data<Out>()};
     if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
+    if constexpr (std::is_floating_point_v<T>) d.clamp = ctx.clamp;
     if (b) {
       d.bias = b->template data<Out>();
       d.bias_stride = b->strides()[0];

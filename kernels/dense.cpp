@@ -2,6 +2,7 @@
 // rules are in ir/infer_dense.cpp.
 #include "ir/rules.hpp"
 #include "kernels/broadcast.hpp"
+#include "kernels/fused_clamp.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
@@ -42,6 +43,7 @@ void run_dense(KernelContext& ctx) {
     }
     gemm(g, ctx.env.pool);
   });
+  apply_fused_clamp(ctx.clamp, y);
   ctx.out[0] = y;
 }
 
@@ -103,7 +105,7 @@ void run_matmul(KernelContext& ctx) {
       g.b = B.template data<T>();
       g.c = y.template data<Out>();
       if (batches > 0) gemm(g, ctx.env.pool);
-      return;
+      return;  // the clamp below, once the visit is over
     }
     // One GEMM per batch index; small ones share the pool across batches instead.
     const bool small = double(m) * double(n) * double(k) < 1.0e6;
@@ -127,6 +129,7 @@ void run_matmul(KernelContext& ctx) {
     if (small) parallel_for(ctx.env.pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
     else run_batches(0, batches, ctx.env.pool);
   });
+  apply_fused_clamp(ctx.clamp, y);
   ctx.out[0] = y;
 }
 

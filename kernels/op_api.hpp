@@ -26,6 +26,7 @@
 namespace mlvm {
 
 class ThreadPool;
+struct FusedClamp;  // kernels/fused_clamp.hpp
 
 // ---------------------------------------------------------------------------------------------
 // Run-time context.
@@ -138,6 +139,9 @@ struct KernelContext {
   // What the op's preparer made from this instruction's constant inputs at plan time
   // (kernels/prepare.hpp), or null.
   const void* prepared = nullptr;
+  // A relu or clip the planner folded into this instruction (kernels/fused_clamp.hpp): the
+  // kernel clamps its result with it. Only set for ops that accept_fused_clamp.
+  const FusedClamp* clamp = nullptr;
 
   // A fresh contiguous result, counted against the run's memory budget. The bound
   // destination, when there is one of this dtype and shape, is used instead. If `reuse_input`

@@ -194,6 +194,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
   const auto& prepared = program_->plan.prepared;
+  const auto& clamps = program_->plan.clamps;
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
@@ -247,6 +248,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
                           std::span<Tensor>(results_.data(), nr), *p.attrs, env, donatable};
         if (any_bound_ && nr == 1) ctx.destination = destination_for(p.results(pool)[0], config, na);
         if (!prepared.empty()) ctx.prepared = prepared[pc].get();
+        if (!clamps.empty() && clamps[pc]) ctx.clamp = &*clamps[pc];
         try {
           p.run(ctx);
         } catch (const Error& e) {
@@ -282,6 +284,8 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         break;
       case StepKind::halt:
         next = n;
+        break;
+      case StepKind::fused:  // its work was done by the step before
         break;
       case StepKind::print:
         if (config.print) {

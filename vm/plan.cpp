@@ -102,6 +102,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
     plan.max_results = std::max(plan.max_results, int(ins.results.size()));
   }
   plan.types = types.take();
+  fuse_activations(plan, module);
   return plan;
 }
 

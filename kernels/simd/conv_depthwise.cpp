@@ -4,7 +4,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/simd/cpu_features.hpp"
+
 namespace mlvm::simd {
+
+const ConvRowTable& conv_row_kernels() {
+  switch (level()) {
+    case Level::avx512: return avx512::conv_row_table();
+    case Level::avx2: return avx2::conv_row_table();
+    case Level::sse2: break;
+  }
+  return sse2::conv_row_table();
+}
 
 namespace {
 

@@ -42,6 +42,10 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 3, 5, 5}, {4, 3, 5, 5}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},         // window == input
       {{1, 64, 9, 9}, {200, 64, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},     // weights not resident
       {{1, 2, 40, 70}, {3, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},       // wide rows, many N chunks
+      {{1, 5, 37, 71}, {5, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 5},      // depthwise stride 2, MobileNet-like
+      {{2, 3, 30, 67}, {6, 1, 5, 5}, {2, 2, 2, 2}, {1, 1}, {1, 1}, 3},      // depthwise 5x5 x2, odd-wide rows
+      {{1, 4, 9, 40}, {4, 1, 3, 3}, {2, 3, 2, 1}, {1, 1}, {2, 2}, 4},       // depthwise dilated, asymmetric pads
+      {{1, 2, 7, 7}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 2},        // depthwise rows narrower than a register
   };
   return c;
 }

@@ -1,0 +1,219 @@
+// Plan-time fusion (vm/fuse.cpp): a relu or clip that alone reads a conv2d, dense or matmul's
+// float result is folded into it, and the fused program gives the very bits of the unfused
+// one — NaN, infinities and -0 included, at every SIMD level and thread count. The
+// unfused reference is the same program with the intermediate also declared an output, which
+// keeps it alive past the activation and so blocks fusion (checked on its plan).
+#include <boost/test/unit_test.hpp>
+
+#include <cstring>
+
+#include "common/tensor_helpers.hpp"
+#include "kernels/simd/cpu_features.hpp"
+#include "vm/compiled.hpp"
+#include "vm/program_access.hpp"
+#include "vm/vm_test_util.hpp"
+
+using namespace mlvm;
+using namespace mlvm::test;
+using namespace mlvm::testing;
+
+namespace {
+
+// Which steps of the program's plan are fused activations, and which carry a clamp.
+struct FusionShape {
+  std::vector<bool> fused, clamped;
+};
+
+FusionShape fusion_of(const Program& p) {
+  const ExecPlan& plan = ProgramAccess::compiled(p).plan;
+  FusionShape f;
+  for (std::size_t pc = 0; pc < plan.code.size(); ++pc) {
+    f.fused.push_back(plan.code[pc].kind == StepKind::fused);
+    f.clamped.push_back(!plan.clamps.empty() && plan.clamps[pc].has_value());
+  }
+  return f;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  const Tensor ca = contiguous(a), cb = contiguous(b);
+  return std::memcmp(ca.raw_data(), cb.raw_data(), std::size_t(ca.numel() * ca.itemsize())) == 0;
+}
+
+// Runs two programs over `inputs`: `fused_text`, where the activation must be fused into the
+// instruction at `producer`, and `plain_text`, the same computation where nothing may be
+// fused. Output y must agree bit for bit.
+void check_same_bits(const std::string& fused_text, const std::string& plain_text, std::size_t producer,
+                     const TensorMap& inputs) {
+  const Program fused = program_from(fused_text, "fused.mlasm");
+  const Program plain = program_from(plain_text, "plain.mlasm");
+  const FusionShape f = fusion_of(fused), u = fusion_of(plain);
+  BOOST_REQUIRE(producer + 1 < f.fused.size());
+  BOOST_TEST(f.clamped[producer]);
+  BOOST_TEST(f.fused[producer + 1]);
+  for (std::size_t pc = 0; pc < u.fused.size(); ++pc) {
+    BOOST_TEST(!u.fused[pc]);
+    BOOST_TEST(!u.clamped[pc]);
+  }
+  const simd::Level saved = simd::level();
+  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512})
+  for (int threads : {1, 2}) {
+    simd::set_level_for_testing(level);  // the best the CPU has, if it lacks this one
+    BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
+      SessionOptions o;
+      o.threads = threads;
+      Session sf(fused, o), su(plain, o);
+      const TensorMap yf = sf.run(inputs), yu = su.run(inputs);
+      BOOST_TEST(same_bits(yf.at("y"), yu.at("y")));
+    }
+  }
+  simd::set_level_for_testing(saved);
+}
+
+// The common case: the unfused twin declares the intermediate `hidden_output` an output too,
+// which keeps it alive past the activation. Both take the same number of steps.
+void check_fused_like_unfused(const std::string& header, const std::string& hidden_output,
+                              const std::string& body, std::size_t producer, const TensorMap& inputs) {
+  check_same_bits(header + body, header + hidden_output + "\n" + body, producer, inputs);
+  Session sf(program_from(header + body), single_thread());
+  Session su(program_from(header + hidden_output + "\n" + body), single_thread());
+  sf.run(inputs);
+  su.run(inputs);
+  BOOST_TEST(sf.stats().steps == su.stats().steps);
+}
+
+// Pseudo-random f32/f64 values with NaN, infinities, -0 and ±1 sprinkled in.
+Tensor specials(DType dt, const Dims& shape, uint64_t seed) {
+  return make_input(dt, shape, Layout::contiguous, Fill::specials, seed);
+}
+Tensor plain_values(DType dt, const Dims& shape, uint64_t seed) {
+  return make_input(dt, shape, Layout::contiguous, Fill::small, seed);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(vm_fusion)
+
+BOOST_AUTO_TEST_CASE(conv_then_relu) {
+  check_fused_like_unfused(R"(
+.input x : f32[2, 3, 9, 11]
+.input w : f32[6, 3, 3, 3]
+.input b : f32[6]
+.output y : f32[2, 6, 9, 11]
+)", ".output h : f32[2, 6, 9, 11]", R"(
+    h = conv2d x, w, b, padding=(1, 1)
+    y = relu h
+)", 0, {{"x", specials(DType::f32, {2, 3, 9, 11}, 1)}, {"w", plain_values(DType::f32, {6, 3, 3, 3}, 2)},
+          {"b", plain_values(DType::f32, {6}, 3)}});
+}
+
+BOOST_AUTO_TEST_CASE(strided_conv_then_relu6_as_clip) {
+  check_fused_like_unfused(R"(
+.input x : f32[1, 4, 13, 12]
+.input w : f32[5, 4, 3, 3]
+.output y : f32[1, 5, 7, 6]
+)", ".output h : f32[1, 5, 7, 6]", R"(
+    h = conv2d x, w, padding=(1, 1), strides=(2, 2)
+    y = clip h, a_min=0, a_max=6
+)", 0, {{"x", specials(DType::f32, {1, 4, 13, 12}, 4)}, {"w", plain_values(DType::f32, {5, 4, 3, 3}, 5)}});
+}
+
+BOOST_AUTO_TEST_CASE(depthwise_conv_then_clip_in_place) {
+  // h = clip h: the activation overwrites its own input register. The unfused twin reads h
+  // once more in between.
+  const std::string header = R"(
+.input x : f32[1, 8, 37, 41]
+.input w : f32[8, 1, 3, 3]
+.input b : f32[8]
+.output y : f32[1, 8, 19, 21]
+.output k : f32[1, 8, 19, 21]
+    h = conv2d x, w, b, padding=(1, 1), strides=(2, 2), groups=8
+)";
+  check_same_bits(header + "    h = clip h, a_min=-0.5, a_max=6\n    y = copy h\n    k = copy h\n",
+                  header + "    k = copy h\n    h = clip h, a_min=-0.5, a_max=6\n    y = copy h\n", 0,
+                  {{"x", specials(DType::f32, {1, 8, 37, 41}, 6)}, {"w", plain_values(DType::f32, {8, 1, 3, 3}, 7)},
+                   {"b", plain_values(DType::f32, {8}, 8)}});
+}
+
+BOOST_AUTO_TEST_CASE(dense_f64_then_relu) {
+  check_fused_like_unfused(R"(
+.input x : f64[5, 17]
+.input w : f64[9, 17]
+.input b : f64[9]
+.output y : f64[5, 9]
+)", ".output h : f64[5, 9]", R"(
+    h = dense x, w, b
+    y = relu h
+)", 0, {{"x", specials(DType::f64, {5, 17}, 9)}, {"w", plain_values(DType::f64, {9, 17}, 10)},
+          {"b", plain_values(DType::f64, {9}, 11)}});
+}
+
+BOOST_AUTO_TEST_CASE(batched_matmul_then_clip) {
+  check_fused_like_unfused(R"(
+.input a : f32[3, 4, 6]
+.input b : f32[3, 6, 5]
+.output y : f32[3, 4, 5]
+)", ".output h : f32[3, 4, 5]", R"(
+    h = matmul a, b
+    y = clip h, a_min=-1, a_max=1
+)", 0, {{"a", specials(DType::f32, {3, 4, 6}, 12)}, {"b", plain_values(DType::f32, {3, 6, 5}, 13)}});
+}
+
+BOOST_AUTO_TEST_CASE(nothing_is_fused_where_the_value_or_the_path_forbids) {
+  // An integer result; a relu reading something else; a relu a jump lands on; an
+  // intermediate read again after the relu; an op that takes no clamp.
+  const Program p = program_from(R"(
+.input xi : i32[2, 3]
+.input wi : i32[3, 4]
+.input x : f32[2, 3]
+.input w : f32[4, 3]
+.output a : i32[2, 4]
+.output c : f32[2, 4]
+.output d : f32[2, 4]
+.output e : f32[2, 3]
+    a = matmul xi, wi
+    a = relu a
+    h = dense x, w
+    c = relu x
+    g = dense x, w
+    jmp there
+there:
+    c = relu g
+    k = dense x, w
+    d = relu k
+    d = add d, k
+    e = add x, x
+    e = relu e
+)");
+  const FusionShape f = fusion_of(p);
+  for (std::size_t pc = 0; pc < f.fused.size(); ++pc) {
+    BOOST_TEST_CONTEXT("instruction " << pc) {
+      BOOST_TEST(!f.fused[pc]);
+      BOOST_TEST(!f.clamped[pc]);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fused_result_written_into_a_bound_output) {
+  const std::string text = R"(
+.input x : f32[1, 2, 6, 6]
+.input w : f32[3, 2, 3, 3]
+.output y : f32[1, 3, 4, 4]
+    h = conv2d x, w
+    y = relu h
+)";
+  const Program p = program_from(text);
+  BOOST_REQUIRE(fusion_of(p).fused[1]);
+  const TensorMap in = {{"x", specials(DType::f32, {1, 2, 6, 6}, 14)}, {"w", plain_values(DType::f32, {3, 2, 3, 3}, 15)}};
+  Session plain(p, single_thread());
+  const Tensor want = plain.run(in).at("y");
+  std::vector<float> host(48, -7.0f);
+  Session bound(p, single_thread());
+  bound.bind_output("y", borrow_tensor<float>({1, 3, 4, 4}, host.data(), /*writable=*/true));
+  const TensorMap out = bound.run(in);
+  BOOST_TEST(out.at("y").data<float>() == host.data());
+  BOOST_TEST(same_bits(out.at("y"), want));
+  BOOST_TEST(bound.stats().allocated_bytes == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
