@@ -206,10 +206,13 @@ class GemmRun {
         for (int64_t kb = 0; kb < kblocks_; ++kb) {
           if (!pb_)
             for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
-          for (int64_t jr = jr0; jr < jr1; ++jr) {
-            const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
-            for (int64_t ir = 0; ir < mpanels_; ++ir) tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
-          }
+          // Row panel by row panel across the chunk: C is written in runs of the chunk's width
+          // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
+          for (int64_t ir = 0; ir < mpanels_; ++ir)
+            for (int64_t jr = jr0; jr < jr1; ++jr) {
+              const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
+              tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
+            }
         }
       }
     });
