@@ -4,10 +4,11 @@
 // zero-padded input split by stride phase (conv_group_implicit), where every column of col
 // is a unit-stride run. One input channel per group (depthwise) has direct kernels
 // (kernels/simd/conv_depthwise.hpp); float ones read the same phase planes. A relu or clip
-// the planner fused into the convolution (kernels/fused_clamp.hpp) is applied to each block
-// of output right after it is computed. The static rule is in ir/infer_conv.cpp; the
+// the planner fused into the convolution (kernels/fused_clamp.hpp) is applied as each tile of
+// output is stored. The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -172,13 +173,17 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     a.bias_stride = d.bias_stride;
     a.bias_per_row = true;
   }
+  std::array<Out, 2> bounds{};
+  if constexpr (std::is_floating_point_v<T>)
+    if (d.clamp) {
+      bounds = clamp_bounds<Out>(*d.clamp);
+      a.clamp = bounds.data();
+    }
   gemm(a, pool);
   if (!direct_out)
     for (int64_t o = 0; o < s.ocg; ++o)
       for (int64_t r = 0; r < s.oh; ++r)
         std::copy(out + o * wide_n + r * l.wq, out + o * wide_n + r * l.wq + s.ow, yg + (o * s.oh + r) * s.ow);
-  if constexpr (std::is_floating_point_v<T>)
-    if (d.clamp) apply_fused_clamp(yg, s.ocg * s.oh * s.ow, *d.clamp);
 }
 
 // The tap offsets of a one-channel convolution's phase planes (koff of conv_group_implicit
@@ -210,7 +215,8 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
     else return table.depthwise_f64;
   }();
   constexpr T inf = std::numeric_limits<T>::infinity();
-  const T lo = d.clamp ? T(d.clamp->lo) : -inf, hi = d.clamp ? T(d.clamp->hi) : inf;
+  const std::array<T, 2> bounds = d.clamp ? clamp_bounds<T>(*d.clamp) : std::array<T, 2>{-inf, inf};
+  const T lo = bounds[0], hi = bounds[1];
   const int64_t planes = s.n * s.oc;
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw));
   parallel_for(env.pool, planes, grain, [&](int64_t f, int64_t last) {

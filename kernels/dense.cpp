@@ -1,5 +1,8 @@
 // dense (y = x·wᵀ + b) and matmul (NumPy semantics) over the blocked GEMM core; their static
 // rules are in ir/infer_dense.cpp.
+#include <array>
+#include <type_traits>
+
 #include "ir/rules.hpp"
 #include "kernels/broadcast.hpp"
 #include "kernels/fused_clamp.hpp"
@@ -41,9 +44,14 @@ void run_dense(KernelContext& ctx) {
       g.bias = b->template data<gemm_out_t<T>>();
       g.bias_stride = b->strides()[0];
     }
+    std::array<gemm_out_t<T>, 2> bounds{};
+    if constexpr (std::is_floating_point_v<T>)
+      if (ctx.clamp) {
+        bounds = clamp_bounds<T>(*ctx.clamp);
+        g.clamp = bounds.data();
+      }
     gemm(g, ctx.env.pool);
   });
-  apply_fused_clamp(ctx.clamp, y);
   ctx.out[0] = y;
 }
 
@@ -90,6 +98,12 @@ void run_matmul(KernelContext& ctx) {
       if (const PackedWeights* pw = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(b))
         g.b_packed = pw->parts[0].get();
     g.ldc = n;
+    std::array<Out, 2> bounds{};
+    if constexpr (std::is_floating_point_v<T>)
+      if (ctx.clamp) {
+        bounds = clamp_bounds<T>(*ctx.clamp);
+        g.clamp = bounds.data();
+      }
     // When B is the same matrix for every batch and A's batch dims fold into its rows (the
     // common (batch, M, K) x (K, N) case), run one GEMM with batches*M rows.
     bool fold = batches > 1 && m > 0;
@@ -105,7 +119,7 @@ void run_matmul(KernelContext& ctx) {
       g.b = B.template data<T>();
       g.c = y.template data<Out>();
       if (batches > 0) gemm(g, ctx.env.pool);
-      return;  // the clamp below, once the visit is over
+      return;
     }
     // One GEMM per batch index; small ones share the pool across batches instead.
     const bool small = double(m) * double(n) * double(k) < 1.0e6;
@@ -129,7 +143,6 @@ void run_matmul(KernelContext& ctx) {
     if (small) parallel_for(ctx.env.pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
     else run_batches(0, batches, ctx.env.pool);
   });
-  apply_fused_clamp(ctx.clamp, y);
   ctx.out[0] = y;
 }
 

@@ -8,10 +8,10 @@
 // the result's dtype as clip rounds them, so a fused run gives the same bits as an unfused one.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "ir/opcode.hpp"
-#include "tensor/tensor.hpp"
 
 namespace mlvm {
 
@@ -22,11 +22,11 @@ struct FusedClamp {
 // The ops whose kernels apply KernelContext::clamp.
 bool accepts_fused_clamp(Opcode op);
 
-// y[0 .. n) clamped in place (T float or double), with the current SIMD level's clip run.
+// {lo, hi} in the result's dtype T (rounded as clip rounds its bounds): GemmArgs::clamp, and
+// the depthwise rows' bounds.
 template <class T>
-void apply_fused_clamp(T* y, int64_t n, const FusedClamp& c);
-
-// A whole contiguous result clamped in place when `c` is set and y is f32 or f64.
-void apply_fused_clamp(const FusedClamp* c, Tensor& y);
+std::array<T, 2> clamp_bounds(const FusedClamp& c) {
+  return {T(c.lo), T(c.hi)};
+}
 
 }  // namespace mlvm

@@ -172,13 +172,19 @@ class GemmRun {
     t.accumulate = kb > 0;
     if (!row_bias_.empty()) t.row_bias = row_bias_.data() + ir * mr_;
     if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr * nr_;
+    if (kb == kblocks_ - 1) t.clamp = g_.clamp;
     k_.fn(t);
   }
 
   void fill_bias_only() const {
     for (int64_t i = 0; i < g_.m; ++i)
       for (int64_t j = 0; j < g_.n; ++j)
-        g_.c[i * g_.ldc + j] = !row_bias_.empty() ? row_bias_[i] : !col_bias_.empty() ? col_bias_[j] : Out(0);
+        g_.c[i * g_.ldc + j] = clamped(!row_bias_.empty() ? row_bias_[i] : !col_bias_.empty() ? col_bias_[j] : Out(0));
+  }
+  Out clamped(Out v) const {
+    if constexpr (std::is_floating_point_v<Out>)
+      if (g_.clamp) return v < g_.clamp[0] ? g_.clamp[0] : v > g_.clamp[1] ? g_.clamp[1] : v;
+    return v;
   }
 
   // Packed A (every row panel, every k block) fits in L2: pack it once, shared, then split the

@@ -26,6 +26,10 @@ struct VF32 {
   static V bcast(const T* p) { return _mm512_set1_ps(*p); }
   static V fma(V a, V b, V acc) { return _mm512_fmadd_ps(a, b, acc); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
+    x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), x, hi);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), x, lo);
+  }
 };
 
 struct VF64 {
@@ -40,6 +44,10 @@ struct VF64 {
   static V bcast(const T* p) { return _mm512_set1_pd(*p); }
   static V fma(V a, V b, V acc) { return _mm512_fmadd_pd(a, b, acc); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
+    x = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, hi, _CMP_GT_OQ), x, hi);
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, lo, _CMP_LT_OQ), x, lo);
+  }
 };
 
 // i32 lanes; fma is the wrapping multiply-add of i32 panels.

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mlvm::simd {
 
@@ -35,6 +36,9 @@ struct MicroTile {
   bool accumulate = false;
   const void* row_bias = nullptr;
   const void* col_bias = nullptr;
+  // Floats, on the last k block only: two T values {lo, hi}; each result v is then stored as
+  // v < lo ? lo : v > hi ? hi : v (NaN passes) — the fused relu/clip (kernels/fused_clamp.hpp).
+  const void* clamp = nullptr;
 };
 
 using MicroKernel = void (*)(const MicroTile& t);

@@ -2,7 +2,8 @@
 // gemm_sse2.cpp inside their own level namespace (mlvm::simd::<level>), after each has
 // defined its vector traits:
 //   float-like  (VF32, VF64):  T, W, L (lanes), V, zero(), load(p), loadu(p), storeu(p, v),
-//                              bcast(p), fma(a, b, acc) = a·b + acc, add(a, b)
+//                              bcast(p), fma(a, b, acc) = a·b + acc, add(a, b),
+//                              clamp(v, lo, hi) = v < lo ? lo : v > hi ? hi : v per lane
 //   integer     (VI32, VI64):  T, W, L, V, zero(), load(p), loadu(p), storeu(p, v), add(a, b),
 //                              sub(a, b), bcast(p) (one lane's worth of bytes from p)
 // and the integer step policies (Step::apply(acc, a_broadcast, b) -> acc).
@@ -38,6 +39,11 @@ inline void update_tile_scalar(const MicroTile& t, const W* acc) {
       if (t.accumulate) v = W(ci[j]) + v;
       else if (rb) v = v + W(rb[i]);
       else if (cb) v = v + W(cb[j]);
+      if constexpr (std::is_floating_point_v<T>)
+        if (t.clamp) {
+          const T lo = static_cast<const T*>(t.clamp)[0], hi = static_cast<const T*>(t.clamp)[1];
+          v = v < lo ? lo : v > hi ? hi : v;
+        }
       ci[j] = T(v);
     }
   }
@@ -63,9 +69,22 @@ inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
         if (t.accumulate) r = Vec::add(Vec::loadu(ci + v * L), r);
         else if (rb) r = Vec::add(r, add_row);
         else if (cb) r = Vec::add(r, Vec::loadu(cb + v * L));
-        Vec::storeu(ci + v * L, r);
+        acc[i][v] = r;
       }
     }
+    if constexpr (std::is_floating_point_v<T>)
+      if (t.clamp) {
+        const typename Vec::V lo = Vec::bcast(static_cast<const T*>(t.clamp));
+        const typename Vec::V hi = Vec::bcast(static_cast<const T*>(t.clamp) + 1);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) acc[i][v] = Vec::clamp(acc[i][v], lo, hi);
+      }
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) Vec::storeu(c + i * t.ldc + v * L, acc[i][v]);
     return;
   }
   alignas(64) typename Vec::W tmp[MR * NR];

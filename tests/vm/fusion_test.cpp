@@ -159,6 +159,20 @@ BOOST_AUTO_TEST_CASE(batched_matmul_then_clip) {
 )", 0, {{"a", specials(DType::f32, {3, 4, 6}, 12)}, {"b", plain_values(DType::f32, {3, 6, 5}, 13)}});
 }
 
+BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
+  // K = 0: the result is the bias alone, clamped.
+  check_fused_like_unfused(R"(
+.input x : f32[2, 0]
+.input w : f32[7, 0]
+.input b : f32[7]
+.output y : f32[2, 7]
+)", ".output h : f32[2, 7]", R"(
+    h = dense x, w, b
+    y = clip h, a_min=-2, a_max=3
+)", 0, {{"x", plain_values(DType::f32, {2, 0}, 16)}, {"w", plain_values(DType::f32, {7, 0}, 17)},
+          {"b", specials(DType::f32, {7}, 18)}});
+}
+
 BOOST_AUTO_TEST_CASE(nothing_is_fused_where_the_value_or_the_path_forbids) {
   // An integer result; a relu reading something else; a relu a jump lands on; an
   // intermediate read again after the relu; an op that takes no clamp.
