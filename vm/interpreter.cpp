@@ -244,11 +244,16 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
           if (a.defined() && a.mode() == ValueMode::owned && a.storage().use_count() == 1)
             donatable |= 1u << k;
         }
+        // Every member given (none left to value-initialization): GCC would otherwise clear
+        // the whole context with `rep stos` first, a measurable part of a small instruction.
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
-                          std::span<Tensor>(results_.data(), nr), *p.attrs, env, donatable};
-        if (any_bound_ && nr == 1) ctx.destination = destination_for(p.results(pool)[0], config, na);
-        if (!prepared.empty()) ctx.prepared = prepared[pc].get();
-        if (!clamps.empty() && clamps[pc]) ctx.clamp = &*clamps[pc];
+                          std::span<Tensor>(results_.data(), nr),
+                          *p.attrs,
+                          env,
+                          donatable,
+                          any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr,
+                          prepared.empty() ? nullptr : prepared[pc].get(),
+                          !clamps.empty() && clamps[pc] ? &*clamps[pc] : nullptr};
         try {
           p.run(ctx);
         } catch (const Error& e) {
