@@ -4,8 +4,8 @@
 // zero-padded input split by stride phase (conv_group_implicit), where every column of col
 // is a unit-stride run. One input channel per group (depthwise) has direct kernels
 // (kernels/simd/conv_depthwise.hpp); float ones read the same phase planes. A relu or clip
-// the planner fused into the convolution (kernels/fused_clamp.hpp) is applied as each tile of
-// output is stored. The static rule is in ir/infer_conv.cpp; the
+// the planner fused into the convolution (kernels/fused_activation.hpp) is applied as each
+// tile of output is stored; a silu as each plane or group block is finished. The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ir/nn_rules.hpp"
-#include "kernels/fused_clamp.hpp"
+#include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
@@ -42,7 +42,7 @@ struct ConvData {
   int64_t bias_stride;
   gemm_out_t<T>* y;
   const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
-  const FusedClamp* clamp = nullptr;      // floats only: the fused activation, or null
+  const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
 };
 
 // Per-thread scratch kept between calls (the padded input and the wide output of the implicit
@@ -175,8 +175,8 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   }
   std::array<Out, 2> bounds{};
   if constexpr (std::is_floating_point_v<T>)
-    if (d.clamp) {
-      bounds = clamp_bounds<Out>(*d.clamp);
+    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
+      bounds = clamp_bounds<Out>(d.act);
       a.clamp = bounds.data();
     }
   gemm(a, pool);
@@ -184,6 +184,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     for (int64_t o = 0; o < s.ocg; ++o)
       for (int64_t r = 0; r < s.oh; ++r)
         std::copy(out + o * wide_n + r * l.wq, out + o * wide_n + r * l.wq + s.ow, yg + (o * s.oh + r) * s.ow);
+  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow);
 }
 
 // The tap offsets of a one-channel convolution's phase planes (koff of conv_group_implicit
@@ -214,8 +215,7 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
     if constexpr (std::is_same_v<T, float>) return table.depthwise_f32;
     else return table.depthwise_f64;
   }();
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  const std::array<T, 2> bounds = d.clamp ? clamp_bounds<T>(*d.clamp) : std::array<T, 2>{-inf, inf};
+  const std::array<T, 2> bounds = clamp_bounds<T>(d.act);
   const T lo = bounds[0], hi = bounds[1];
   const int64_t planes = s.n * s.oc;
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw));
@@ -232,6 +232,7 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
       const simd::DepthwiseRows<T> a{buf, koff.data(), d.w + o * s.kh * s.kw, s.kh * s.kw, s.oh, s.ow, l.wq,
                                      d.bias ? d.bias[o * d.bias_stride] : T(0), lo, hi, d.y + t * s.oh * s.ow};
       rows(a);
+      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, a.y, s.oh * s.ow);
     }
   });
 }
@@ -297,7 +298,7 @@ void run_conv2d(KernelContext& ctx) {
     using Out = gemm_out_t<T>;
     ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, y.template data<Out>()};
     if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
-    if constexpr (std::is_floating_point_v<T>) d.clamp = ctx.clamp;
+    if constexpr (std::is_floating_point_v<T>) d.act = ctx.activation;
     if (b) {
       d.bias = b->template data<Out>();
       d.bias_stride = b->strides()[0];

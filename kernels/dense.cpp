@@ -5,7 +5,7 @@
 
 #include "ir/rules.hpp"
 #include "kernels/broadcast.hpp"
-#include "kernels/fused_clamp.hpp"
+#include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
@@ -46,12 +46,13 @@ void run_dense(KernelContext& ctx) {
     }
     std::array<gemm_out_t<T>, 2> bounds{};
     if constexpr (std::is_floating_point_v<T>)
-      if (ctx.clamp) {
-        bounds = clamp_bounds<T>(*ctx.clamp);
+      if (ctx.activation && ctx.activation->kind == FusedActivation::Kind::clamp) {
+        bounds = clamp_bounds<T>(ctx.activation);
         g.clamp = bounds.data();
       }
     gemm(g, ctx.env.pool);
   });
+  if (y.dtype() == DType::f32) apply_fused_silu(ctx.activation, y.data<float>(), y.numel());
   ctx.out[0] = y;
 }
 
@@ -100,8 +101,8 @@ void run_matmul(KernelContext& ctx) {
     g.ldc = n;
     std::array<Out, 2> bounds{};
     if constexpr (std::is_floating_point_v<T>)
-      if (ctx.clamp) {
-        bounds = clamp_bounds<T>(*ctx.clamp);
+      if (ctx.activation && ctx.activation->kind == FusedActivation::Kind::clamp) {
+        bounds = clamp_bounds<T>(ctx.activation);
         g.clamp = bounds.data();
       }
     // When B is the same matrix for every batch and A's batch dims fold into its rows (the
@@ -143,6 +144,7 @@ void run_matmul(KernelContext& ctx) {
     if (small) parallel_for(ctx.env.pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
     else run_batches(0, batches, ctx.env.pool);
   });
+  if (y.dtype() == DType::f32) apply_fused_silu(ctx.activation, y.data<float>(), y.numel());
   ctx.out[0] = y;
 }
 

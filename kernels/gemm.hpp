@@ -59,7 +59,7 @@ struct GemmArgs {
   int64_t bias_stride = 0;
   bool bias_per_row = false;
   // Floats: {lo, hi}, and each result v becomes v < lo ? lo : v > hi ? hi : v as its tile is
-  // stored (a fused relu/clip, kernels/fused_clamp.hpp); null: none.
+  // stored (a fused relu/clip, kernels/fused_activation.hpp); null: none.
   const gemm_out_t<T>* clamp = nullptr;
   const PackedOperand* a_packed = nullptr;  // A packed ahead (gemm_prepack_a), or null
   const PackedOperand* b_packed = nullptr;  // B packed ahead (gemm_prepack_b), or null

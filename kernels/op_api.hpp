@@ -26,7 +26,7 @@
 namespace mlvm {
 
 class ThreadPool;
-struct FusedClamp;  // kernels/fused_clamp.hpp
+struct FusedActivation;  // kernels/fused_activation.hpp
 
 // ---------------------------------------------------------------------------------------------
 // Run-time context.
@@ -139,9 +139,9 @@ struct KernelContext {
   // What the op's preparer made from this instruction's constant inputs at plan time
   // (kernels/prepare.hpp), or null.
   const void* prepared = nullptr;
-  // A relu or clip the planner folded into this instruction (kernels/fused_clamp.hpp): the
-  // kernel clamps its result with it. Only set for ops that accept_fused_clamp.
-  const FusedClamp* clamp = nullptr;
+  // An activation the planner folded into this instruction (kernels/fused_activation.hpp):
+  // the kernel applies it to its result. Only set for ops that accept_fused_activation.
+  const FusedActivation* activation = nullptr;
 
   // A fresh contiguous result, counted against the run's memory budget. The bound
   // destination, when there is one of this dtype and shape, is used instead. If `reuse_input`

@@ -1,9 +1,10 @@
-// Plan-time fusion of activations (kernels/fused_clamp.hpp): a relu or clip right after a
-// conv2d, dense or matmul with a float result, reading only that result, which nothing else
-// reads, is folded into it. The module is not changed: the producer's step writes the
-// activation's result register and gets the clamp; the activation's step becomes a `fused`
-// step that runs nothing (it still counts as a step, so step limits and profiles see the
-// program as written).
+// Plan-time fusion of activations (kernels/fused_activation.hpp) into the conv2d, dense or
+// matmul right before them, whose float result only they read:
+//   p: h = conv2d ...   q: y = relu h | y = clip h           -> clamp
+//   p: h = conv2d ...   q: s = sigmoid h   r: y = mul h, s   -> silu (f32; mul s, h too)
+// The module is not changed: p's step writes y's register and carries the activation; the
+// absorbed steps become `fused` steps that run nothing (they still count as steps, so step
+// limits and profiles see the program as written).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -20,68 +21,131 @@ bool contains(const int32_t* first, uint32_t count, int32_t r) {
 }
 
 // The clamp a relu or clip step applies to a `dt` result, or nothing.
-std::optional<FusedClamp> clamp_of(const PlannedInstruction& q, DType dt) {
-  if (q.op == Opcode::relu) return FusedClamp{0.0, std::numeric_limits<double>::infinity()};
+std::optional<FusedActivation> clamp_of(const PlannedInstruction& q, DType dt) {
+  FusedActivation a;
+  if (q.op == Opcode::relu) {
+    a.lo = 0.0;
+    a.hi = std::numeric_limits<double>::infinity();
+    return a;
+  }
   if (q.op != Opcode::clip) return std::nullopt;
   try {
-    const auto& a = q.attrs->get<clip_attrs>();
-    const ew::ClipBounds b = ew::clip_bounds(dt, a.a_min, a.a_max);
-    return FusedClamp{b.flo, b.fhi};
+    const auto& c = q.attrs->get<clip_attrs>();
+    const ew::ClipBounds b = ew::clip_bounds(dt, c.a_min, c.a_max);
+    a.lo = b.flo;
+    a.hi = b.fhi;
+    return a;
   } catch (...) {
     return std::nullopt;  // the verifier accepted the bounds, so this does not happen
   }
 }
 
+class Fuser {
+ public:
+  Fuser(ExecPlan& plan, const Module& module) : plan_(plan), landed_(plan.code.size() + 1, false) {
+    // A step some jump lands on can be reached without its predecessor: never absorbed.
+    for (const Instruction& ins : module.code)
+      if ((ins.op == Opcode::jmp || ins.op == Opcode::br) && ins.target >= 0 &&
+          std::size_t(ins.target) < landed_.size())
+        landed_[std::size_t(ins.target)] = true;
+  }
+
+  void run() {
+    const std::size_t n = plan_.code.size();
+    for (std::size_t pc = 0; pc + 1 < n; ++pc) {
+      const PlannedInstruction& p = plan_.code[pc];
+      if (p.kind != StepKind::kernel || !accepts_fused_activation(p.op) || p.num_results != 1) continue;
+      const DType dt = result_dtype(p);
+      if (dt != DType::f32 && dt != DType::f64) continue;
+      if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
+    }
+  }
+
+ private:
+  const int32_t* pool() const { return plan_.regs.data(); }
+  const PlannedInstruction& at(std::size_t pc) const { return plan_.code[pc]; }
+  DType result_dtype(const PlannedInstruction& s) const {
+    const int32_t t = s.result_types(pool())[0];
+    return t == kNoType ? DType::boolean : plan_.types[std::size_t(t)].dtype;
+  }
+  // Step pc can be absorbed: a kernel step of one result of dtype dt that no jump lands on.
+  bool absorbable(std::size_t pc, uint32_t args, DType dt) const {
+    if (pc >= plan_.code.size() || landed_[pc]) return false;
+    const PlannedInstruction& s = at(pc);
+    return s.kind == StepKind::kernel && s.num_args == args && s.num_results == 1 && result_dtype(s) == dt;
+  }
+  bool dies_at(std::size_t pc, int32_t r) const { return contains(at(pc).dying(pool()), at(pc).num_dying, r); }
+  // p must not also read or drop `out`, the register it will write instead of its own.
+  bool can_write(std::size_t pc, int32_t out) const {
+    const PlannedInstruction& p = at(pc);
+    return !contains(p.args(pool()), p.num_args, out) && !contains(p.dying(pool()), p.num_dying, out) &&
+           !contains(p.release(pool()), p.num_release, out);
+  }
+
+  bool try_clamp(std::size_t pc, DType dt) {
+    if (!absorbable(pc + 1, 1, dt)) return false;
+    const int32_t h = at(pc).results(pool())[0];
+    if (at(pc + 1).args(pool())[0] != h || !dies_at(pc + 1, h)) return false;
+    const std::optional<FusedActivation> a = clamp_of(at(pc + 1), dt);
+    const int32_t out = at(pc + 1).results(pool())[0];
+    if (!a || !can_write(pc, out)) return false;
+    fuse(pc, {pc + 1}, out, *a);
+    return true;
+  }
+
+  bool try_silu(std::size_t pc) {
+    if (!absorbable(pc + 1, 1, DType::f32) || !absorbable(pc + 2, 2, DType::f32)) return false;
+    const PlannedInstruction &q = at(pc + 1), &r = at(pc + 2);
+    const int32_t h = at(pc).results(pool())[0], s = q.results(pool())[0];
+    if (q.op != Opcode::sigmoid || r.op != Opcode::mul || q.args(pool())[0] != h || s == h) return false;
+    const int32_t a0 = r.args(pool())[0], a1 = r.args(pool())[1];
+    if (!((a0 == h && a1 == s) || (a0 == s && a1 == h))) return false;
+    // h and s die at the mul: nothing else sees them. (h is still live at the sigmoid.)
+    if (dies_at(pc + 1, h) || !dies_at(pc + 2, h) || !dies_at(pc + 2, s)) return false;
+    const int32_t out = r.results(pool())[0];
+    if (!can_write(pc, out)) return false;
+    FusedActivation a;
+    a.kind = FusedActivation::Kind::silu;
+    a.sigmoid_first = a0 == s;
+    fuse(pc, {pc + 1, pc + 2}, out, a);
+    return true;
+  }
+
+  // p (at pc) writes `out`; each absorbed step keeps its drops (a register may hold an older
+  // value) except `out`, which holds p's result from then on.
+  void fuse(std::size_t pc, std::initializer_list<std::size_t> absorbed, int32_t out, const FusedActivation& a) {
+    PlannedInstruction& p = plan_.code[pc];
+    plan_.regs[p.regs + p.num_args] = out;
+    for (std::size_t qc : absorbed) {
+      PlannedInstruction& q = plan_.code[qc];
+      const int32_t* pl = pool();
+      std::vector<int32_t> lists(q.args(pl), q.args(pl) + q.num_args + q.num_results);
+      uint32_t dying = 0;
+      for (uint32_t k = 0; k < q.num_dying; ++k)
+        if (q.dying(pl)[k] != out) {
+          lists.push_back(q.dying(pl)[k]);
+          ++dying;
+        }
+      lists.insert(lists.end(), q.release(pl), q.release(pl) + q.num_release + q.num_results);
+      q.regs = uint32_t(plan_.regs.size());
+      q.num_dying = dying;
+      q.may_donate = 0;
+      q.kind = StepKind::fused;
+      q.run = nullptr;
+      plan_.regs.insert(plan_.regs.end(), lists.begin(), lists.end());
+    }
+    if (plan_.activations.empty()) plan_.activations.resize(plan_.code.size());
+    plan_.activations[pc] = a;
+  }
+
+  ExecPlan& plan_;
+  std::vector<bool> landed_;
+};
+
 }  // namespace
 
 void fuse_activations(ExecPlan& plan, const Module& module) {
-  const std::size_t n = plan.code.size();
-  // A step some jump lands on can be reached without its predecessor: never fused into it.
-  std::vector<bool> landed(n + 1, false);
-  for (const Instruction& ins : module.code)
-    if ((ins.op == Opcode::jmp || ins.op == Opcode::br) && ins.target >= 0 && std::size_t(ins.target) <= n)
-      landed[std::size_t(ins.target)] = true;
-
-  for (std::size_t pc = 0; pc + 1 < n; ++pc) {
-    PlannedInstruction& p = plan.code[pc];
-    PlannedInstruction& q = plan.code[pc + 1];
-    if (p.kind != StepKind::kernel || !accepts_fused_clamp(p.op) || p.num_results != 1) continue;
-    if (q.kind != StepKind::kernel || q.num_args != 1 || q.num_results != 1 || landed[pc + 1]) continue;
-    const int32_t* pool = plan.regs.data();
-    const int32_t r = p.results(pool)[0], out = q.results(pool)[0];
-    // q reads only r, and r dies there: nothing else ever sees the unclamped value.
-    if (q.args(pool)[0] != r || !contains(q.dying(pool), q.num_dying, r)) continue;
-    const int32_t pt = p.result_types(pool)[0], qt = q.result_types(pool)[0];
-    if (pt == kNoType || qt == kNoType) continue;
-    const DType dt = plan.types[std::size_t(pt)].dtype;
-    if ((dt != DType::f32 && dt != DType::f64) || plan.types[std::size_t(qt)].dtype != dt) continue;
-    const std::optional<FusedClamp> clamp = clamp_of(q, dt);
-    if (!clamp) continue;
-    // p now writes `out` directly; p must not also read or drop it.
-    if (contains(p.args(pool), p.num_args, out) || contains(p.dying(pool), p.num_dying, out) ||
-        contains(p.release(pool), p.num_release, out))
-      continue;
-
-    plan.regs[p.regs + p.num_args] = out;
-    // q keeps its drops (r may hold an older value) except `out`, which holds p's result now.
-    std::vector<int32_t> lists(q.args(pool), q.args(pool) + q.num_args + q.num_results);
-    uint32_t dying = 0;
-    for (uint32_t k = 0; k < q.num_dying; ++k)
-      if (q.dying(pool)[k] != out) {
-        lists.push_back(q.dying(pool)[k]);
-        ++dying;
-      }
-    lists.insert(lists.end(), q.release(pool), q.release(pool) + q.num_release + q.num_results);
-    q.regs = uint32_t(plan.regs.size());
-    q.num_dying = dying;
-    q.may_donate = 0;
-    q.kind = StepKind::fused;
-    q.run = nullptr;
-    plan.regs.insert(plan.regs.end(), lists.begin(), lists.end());
-    if (plan.clamps.empty()) plan.clamps.resize(n);
-    plan.clamps[pc] = *clamp;
-    ++pc;  // q is taken
-  }
+  Fuser(plan, module).run();
 }
 
 }  // namespace mlvm

@@ -194,7 +194,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
   const auto& prepared = program_->plan.prepared;
-  const auto& clamps = program_->plan.clamps;
+  const auto& activations = program_->plan.activations;
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
@@ -253,7 +253,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
                           donatable,
                           any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr,
                           prepared.empty() ? nullptr : prepared[pc].get(),
-                          !clamps.empty() && clamps[pc] ? &*clamps[pc] : nullptr};
+                          !activations.empty() && activations[pc] ? &*activations[pc] : nullptr};
         try {
           p.run(ctx);
         } catch (const Error& e) {

@@ -16,12 +16,12 @@
 
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
-#include "kernels/fused_clamp.hpp"
+#include "kernels/fused_activation.hpp"
 #include "kernels/op_api.hpp"
 
 namespace mlvm {
 
-// fused: a relu or clip folded into the kernel step before it (vm/fuse.cpp); runs nothing.
+// fused: an activation folded into the kernel step before it (vm/fuse.cpp); runs nothing.
 enum class StepKind : uint8_t { kernel, jmp, br, halt, print, fused };
 
 // No static type for this result (the verifier saw none).
@@ -70,15 +70,15 @@ struct ExecPlan {
   // packed weights), shared by every session of the program; empty when nothing was.
   std::vector<std::shared_ptr<const void>> prepared;
   // Per instruction, the activation fused into it (vm/fuse.cpp); empty when none was.
-  std::vector<std::optional<FusedClamp>> clamps;
+  std::vector<std::optional<FusedActivation>> activations;
 };
 
 // Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
 // points into `verified` (its checked attributes), which must outlive it and not move.
 ExecPlan build_plan(const Module& module, const VerifyResult& verified);
 
-// Folds each relu or clip that alone reads a conv2d, dense or matmul's float result into that
-// instruction (vm/fuse.cpp); build_plan calls it last.
+// Folds each relu, clip or silu (sigmoid then mul) that alone reads a conv2d, dense or
+// matmul's float result into that instruction (vm/fuse.cpp); build_plan calls it last.
 void fuse_activations(ExecPlan& plan, const Module& module);
 
 // Runs the preparers of the plan's instructions over their constant inputs (`constants`, one

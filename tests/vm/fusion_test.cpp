@@ -29,7 +29,7 @@ FusionShape fusion_of(const Program& p) {
   FusionShape f;
   for (std::size_t pc = 0; pc < plan.code.size(); ++pc) {
     f.fused.push_back(plan.code[pc].kind == StepKind::fused);
-    f.clamped.push_back(!plan.clamps.empty() && plan.clamps[pc].has_value());
+    f.clamped.push_back(!plan.activations.empty() && plan.activations[pc].has_value());
   }
   return f;
 }
@@ -159,6 +159,46 @@ BOOST_AUTO_TEST_CASE(batched_matmul_then_clip) {
 )", 0, {{"a", specials(DType::f32, {3, 4, 6}, 12)}, {"b", plain_values(DType::f32, {3, 6, 5}, 13)}});
 }
 
+BOOST_AUTO_TEST_CASE(conv_then_silu) {
+  // EfficientNet's activation as PyTorch exports it: sigmoid, then a mul of the two.
+  check_fused_like_unfused(R"(
+.input x : f32[1, 5, 23, 19]
+.input w : f32[7, 5, 1, 1]
+.input b : f32[7]
+.output y : f32[1, 7, 23, 19]
+)", ".output h : f32[1, 7, 23, 19]", R"(
+    h = conv2d x, w, b
+    s = sigmoid h
+    y = mul h, s
+)", 0, {{"x", specials(DType::f32, {1, 5, 23, 19}, 19)}, {"w", plain_values(DType::f32, {7, 5, 1, 1}, 20)},
+          {"b", plain_values(DType::f32, {7}, 21)}});
+}
+
+BOOST_AUTO_TEST_CASE(depthwise_conv_then_silu_sigmoid_first) {
+  check_fused_like_unfused(R"(
+.input x : f32[1, 6, 31, 29]
+.input w : f32[6, 1, 5, 5]
+.output y : f32[1, 6, 16, 15]
+)", ".output h : f32[1, 6, 16, 15]", R"(
+    h = conv2d x, w, padding=(2, 2), strides=(2, 2), groups=6
+    s = sigmoid h
+    y = mul s, h
+)", 0, {{"x", specials(DType::f32, {1, 6, 31, 29}, 22)}, {"w", plain_values(DType::f32, {6, 1, 5, 5}, 23)}});
+}
+
+BOOST_AUTO_TEST_CASE(matmul_then_silu_over_many_chunks) {
+  // 3 x 1500 results: the silu pass goes over them in several chunks.
+  check_fused_like_unfused(R"(
+.input a : f32[3, 40]
+.input b : f32[40, 1500]
+.output y : f32[3, 1500]
+)", ".output h : f32[3, 1500]", R"(
+    h = matmul a, b
+    s = sigmoid h
+    y = mul h, s
+)", 0, {{"a", specials(DType::f32, {3, 40}, 24)}, {"b", plain_values(DType::f32, {40, 1500}, 25)}});
+}
+
 BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
   // K = 0: the result is the bias alone, clamped.
   check_fused_like_unfused(R"(
@@ -175,7 +215,8 @@ BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
 
 BOOST_AUTO_TEST_CASE(nothing_is_fused_where_the_value_or_the_path_forbids) {
   // An integer result; a relu reading something else; a relu a jump lands on; an
-  // intermediate read again after the relu; an op that takes no clamp.
+  // intermediate read again after the relu; an op that takes no clamp; a sigmoid read again
+  // after the mul; a mul that is not h · sigmoid(h).
   const Program p = program_from(R"(
 .input xi : i32[2, 3]
 .input wi : i32[3, 4]
@@ -185,6 +226,10 @@ BOOST_AUTO_TEST_CASE(nothing_is_fused_where_the_value_or_the_path_forbids) {
 .output c : f32[2, 4]
 .output d : f32[2, 4]
 .output e : f32[2, 3]
+.output n : f32[2, 4]
+.output f : f32[2, 4]
+.output t : f32[2, 4]
+.output u : f32[2, 4]
     a = matmul xi, wi
     a = relu a
     h = dense x, w
@@ -198,8 +243,16 @@ there:
     d = add d, k
     e = add x, x
     e = relu e
+    m = dense x, w
+    s = sigmoid m
+    n = mul m, s
+    f = add s, s
+    q = dense x, w
+    t = sigmoid q
+    u = mul q, q
 )");
   const FusionShape f = fusion_of(p);
+  BOOST_REQUIRE_GE(f.fused.size(), 19u);
   for (std::size_t pc = 0; pc < f.fused.size(); ++pc) {
     BOOST_TEST_CONTEXT("instruction " << pc) {
       BOOST_TEST(!f.fused[pc]);

@@ -1,0 +1,43 @@
+// Activations the planner folds into the instruction that computes their input (vm/fuse.cpp),
+// when that instruction is a conv2d, dense or matmul with a float result that nothing else
+// reads:
+//   clamp  a relu or clip. The kernel clamps each tile of its result as it stores it (the
+//          GEMM's micro-kernel, the depthwise rows), instead of a second instruction reading
+//          it all back. The clamp is the clip kernel's own: y < lo ? lo : y > hi ? hi : y, NaN
+//          passing through (relu is lo = 0, hi = +inf: -0 and NaN pass, as relu's
+//          x < 0 ? 0 : x), with lo and hi rounded to the result's dtype as clip rounds them.
+//   silu   s = sigmoid h; y = mul h, s (or mul s, h), f32 only: applied to each block of the
+//          result while it is in cache, with the sigmoid and mul kernels' own SIMD runs, so
+//          no s tensor is written and h is read once.
+// Either way a fused run gives the same bits as the unfused one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ir/opcode.hpp"
+
+namespace mlvm {
+
+struct FusedActivation {
+  enum class Kind : uint8_t { clamp, silu };
+  Kind kind = Kind::clamp;
+  double lo = 0, hi = 0;          // clamp
+  bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
+};
+
+// The ops whose kernels apply KernelContext::activation.
+bool accepts_fused_activation(Opcode op);
+
+// {lo, hi} of a clamp in the result's dtype T: GemmArgs::clamp, and the depthwise rows'
+// bounds; {-inf, +inf} (no clamp) for a null or non-clamp activation.
+template <class T>
+std::array<T, 2> clamp_bounds(const FusedActivation* a) {
+  if (!a || a->kind != FusedActivation::Kind::clamp) return {-T(__builtin_inf()), T(__builtin_inf())};
+  return {T(a->lo), T(a->hi)};
+}
+
+// y[0 .. n) ← silu(y) in place when `a` is a silu (y f32, contiguous); otherwise nothing.
+void apply_fused_silu(const FusedActivation* a, float* y, int64_t n);
+
+}  // namespace mlvm
