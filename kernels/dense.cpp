@@ -106,16 +106,21 @@ void run_matmul(KernelContext& ctx) {
         g.clamp = bounds.data();
       }
     // When B is the same matrix for every batch and A's batch dims fold into its rows (the
-    // common (batch, M, K) x (K, N) case), run one GEMM with batches*M rows.
+    // common (batch, M, K) x (K, N) case), run one GEMM with batches*M rows. A dim of size 1
+    // has no stride to respect: attention's (seq, 1, d) x (d, 3d) projection, M = 1 under a
+    // transposed batch, folds into one GEMM over seq rows instead of seq GEMMs that each pack B.
     bool fold = batches > 1 && m > 0;
     int64_t row_stride = g.rsa, rows = m;
     for (int d = nb - 1; d >= 0 && fold; --d) {
-      if (B.strides()[d] != 0 && batch[d] != 1) fold = false;
-      if (batch[d] != 1 && A.strides()[d] != row_stride * rows) fold = false;
+      if (batch[d] == 1) continue;
+      if (B.strides()[d] != 0) fold = false;
+      if (rows == 1) row_stride = A.strides()[d];
+      else if (A.strides()[d] != row_stride * rows) fold = false;
       rows *= batch[d];
     }
     if (fold || batches <= 1) {
       g.m = fold ? batches * m : m;
+      if (fold) g.rsa = row_stride;
       g.a = A.template data<T>();
       g.b = B.template data<T>();
       g.c = y.template data<Out>();

@@ -1,7 +1,8 @@
 // Kernels of the elementwise math ops (docs/ops.md, "Elementwise math and activations"): the
 // ONNX unary ops Ceil, Round, Reciprocal, Erf, the trigonometric and hyperbolic functions,
 // IsNaN, IsInf and BitwiseNot. Static rules, with the accepted dtypes: ir/infer_math.cpp.
-// Float math is the C library's in x's own type (an f32 x is computed in float).
+// Float math is the C library's in x's own type (an f32 x is computed in float), except f32
+// erf on contiguous runs, which is the SIMD level's (kernels/simd/ew.hpp).
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -28,7 +29,6 @@ using namespace ew;
 MLVM_MATH_OP(CeilOp, std::ceil)
 // Round half to even: nearbyint in the default rounding mode (which mlvm never changes).
 MLVM_MATH_OP(RoundOp, std::nearbyint)
-MLVM_MATH_OP(ErfOp, std::erf)
 MLVM_MATH_OP(SinOp, std::sin)
 MLVM_MATH_OP(CosOp, std::cos)
 MLVM_MATH_OP(TanOp, std::tan)
@@ -41,6 +41,15 @@ MLVM_MATH_OP(AsinhOp, std::asinh)
 MLVM_MATH_OP(AcoshOp, std::acosh)
 MLVM_MATH_OP(AtanhOp, std::atanh)
 #undef MLVM_MATH_OP
+
+// erf: f32 contiguous runs take the level's SIMD run (kernels/simd/ew.hpp, within kErfMaxUlp).
+struct ErfOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::erf;
+  template <class T>
+  T operator()(T x) const {
+    return std::erf(x);
+  }
+};
 
 struct ReciprocalOp {
   template <class T>

@@ -36,13 +36,14 @@ inline constexpr int kNumSplats = 3;
 using BinaryRun = void (*)(void* y, const void* a, const void* b, int64_t n);
 
 // Exact ops (results identical to the scalar functors in kernels/unary.cpp), except exp,
-// which is within kExpMaxUlp of the correctly rounded value, and sigmoid (f32, f64) and tanh
-// (f32 only), within kSigmoidMaxUlp and kTanhMaxUlp.
-enum class UnaryOp : int { negative = 0, abs, relu, sqrt, exp, sigmoid, tanh };
-inline constexpr int kNumUnaryOps = 7;
+// which is within kExpMaxUlp of the correctly rounded value, and sigmoid (f32, f64), tanh and
+// erf (f32 only), within kSigmoidMaxUlp, kTanhMaxUlp and kErfMaxUlp.
+enum class UnaryOp : int { negative = 0, abs, relu, sqrt, exp, sigmoid, tanh, erf };
+inline constexpr int kNumUnaryOps = 8;
 inline constexpr int kExpMaxUlp = 1;
 inline constexpr int kSigmoidMaxUlp = 3;
 inline constexpr int kTanhMaxUlp = 3;
+inline constexpr int kErfMaxUlp = 2;
 
 // y[k] = op(x[k]) for k < n, both contiguous.
 using UnaryRun = void (*)(void* y, const void* x, int64_t n);

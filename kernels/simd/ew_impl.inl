@@ -265,6 +265,40 @@ struct TanhOp {
   }
 };
 
+// f32 only (f64 keeps the scalar std::erf). On a = |x|: below 1, erf(a) = a + a·P(a²); from
+// 1 on, erf(a) = 1 - exp(-a²)·Q(1/a), Q approximating erfcx (erfc(a)·exp(a²)) on [1, 4]; a is
+// clamped to 4, where erf is 1 in f32. P (degree 6) and Q (degree 9) are near-minimax relative
+// fits (Lawson's reweighted least squares against mpmath; max relative error 1.2e-9 and
+// 1.5e-8), so the result is within kErfMaxUlp. x's sign is put back last: -0 stays -0,
+// infinities give +-1, and NaN passes (as x + x).
+struct ErfOp {
+  template <class T>
+  static constexpr bool kVector = sizeof(T) == 4;
+  static constexpr bool kVectorTail = true;
+  template <class T>
+  static V<T> vector(const V<T>& x) {
+    static constexpr T kP[] = {T(7.854026625864208e-05), T(-0.0008010247838683426), T(0.005188334733247757),
+                               T(-0.026853816583752632), T(0.1128358542919159),     T(-0.3761262595653534),
+                               T(0.12837916612625122)};
+    static constexpr T kQ[] = {T(0.030714070424437523), T(-0.17971323430538177), T(0.43824097514152527),
+                               T(-0.5369493365287781),  T(0.23833419382572174),  T(0.2303950935602188),
+                               T(-0.37586310505867004), T(0.020535847172141075), T(0.5617679357528687),
+                               T(0.00012107826478313655)};
+    const V<T> a = xsimd::abs(x);
+    const V<T> a2 = a * a;
+    V<T> p(kP[0]);
+    for (std::size_t k = 1; k < std::size(kP); ++k) p = xsimd::fma(p, a2, V<T>(kP[k]));
+    const V<T> small = xsimd::fma(a, p, a);
+    const V<T> c = xsimd::min(xsimd::max(a, V<T>(T(1))), V<T>(T(4)));  // NaN: some value in [1, 4]
+    const V<T> r = V<T>(T(1)) / c;
+    V<T> q(kQ[0]);
+    for (std::size_t k = 1; k < std::size(kQ); ++k) q = xsimd::fma(q, r, V<T>(kQ[k]));
+    const V<T> big = xsimd::fnma(exp_vector<T>(-(c * c)), q, V<T>(T(1)));
+    const V<T> y = xsimd::select(a < V<T>(T(1)), small, big) | (x & V<T>(T(-0.0)));
+    return xsimd::select(xsimd::isnan(x), x + x, y);
+  }
+};
+
 template <class Op>
 constexpr bool vector_tail() {
   if constexpr (requires { Op::kVectorTail; })
@@ -379,6 +413,7 @@ void set_all_types(EwTable& t) {
     unary[int(UnaryOp::exp)][e] = unary_run<T, ExpOp>;
     unary[int(UnaryOp::sigmoid)][e] = unary_run<T, SigmoidOp>;
     if constexpr (sizeof(T) == 4) unary[int(UnaryOp::tanh)][e] = unary_run<T, TanhOp>;
+    if constexpr (sizeof(T) == 4) unary[int(UnaryOp::erf)][e] = unary_run<T, ErfOp>;
   }
   t.clip[e] = clip_run<T>;
 }

@@ -325,6 +325,24 @@ BOOST_AUTO_TEST_CASE(strided_and_broadcast_views) {
   Dims shape;
   Expected e = ref_matmul(ab, b, &shape);
   expect_values(run_op(Opcode::matmul, {ab, b}), shape, e);
+  // a's batch dims folded into its rows across size-1 dims of any stride: a transposed
+  // (1, seq, d) -> (seq, 1, d) (M = 1, as attention's projection), and a size-1 batch dim in
+  // the middle with a stride that fits nothing
+  for (DType dt : {DType::f32, DType::i32}) {
+    Tensor x = random_tensor(dt, Dims{1, 6, 9}, rng), w = random_tensor(dt, Dims{9, 5}, rng);
+    Tensor xt = x.with_layout(Dims{6, 1, 9}, Dims{9, 54, 1}, 0);
+    e = ref_matmul(xt, w, &shape);
+    expect_values(run_op(Opcode::matmul, {xt, w}, {}, &pool), shape, e);
+    Tensor x4 = random_tensor(dt, Dims{2, 3, 9}, rng);
+    Tensor x4v = x4.with_layout(Dims{2, 1, 3, 9}, Dims{27, 999, 9, 1}, 0);
+    e = ref_matmul(x4v, w, &shape);
+    expect_values(run_op(Opcode::matmul, {x4v, w}), shape, e);
+    // a batch dim between them that does not fold (rows of batch 1 are not after batch 0's)
+    Tensor x5 = random_tensor(dt, Dims{3, 2, 9}, rng);
+    Tensor x5v = x5.with_layout(Dims{2, 3, 1, 9}, Dims{9, 18, 7, 1}, 0);
+    e = ref_matmul(x5v, w, &shape);
+    expect_values(run_op(Opcode::matmul, {x5v, w}), shape, e);
+  }
   // larger batched product with the pool: per-batch GEMMs past the blocking sizes
   Tensor big_a = random_tensor(DType::i8, Dims{2, 140, 260}, rng), big_b = random_tensor(DType::i8, Dims{2, 260, 20}, rng);
   e = ref_matmul(big_a, big_b, &shape);

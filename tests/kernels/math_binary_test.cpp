@@ -130,6 +130,32 @@ BOOST_AUTO_TEST_CASE(pow_hand_computed_values) {
   // Float a with an integer b: b converted to a's type.
   check_values(run_op(Opcode::pow, {make(DType::f32, Dims{2}, {2, -2}), make_i64(Dims{1}, {3})}),
                DType::f32, Dims{2}, {8, -8});
+  // An exponent that is 2 in a's type squares (layer norm's variance): the correctly rounded
+  // square, specials included, on a flipped view and at 2 threads; 2.0000001 is 2 as an f32.
+  {
+    const std::vector<double> xs = {1.5, -3.25, 0.1, -0.0, 1e20, -1e-30, 3e-20, NAN, INFINITY, -INFINITY, 7, 1.0 / 3};
+    ThreadPool pool(2);
+    for (DType ta : {DType::f32, DType::f64})
+      for (const Tensor& e : {make_i64(Dims{1}, {2}), make(DType::f32, Dims{1, 1}, {2}),
+                              make(DType::f64, Dims{1}, {2.0000001})}) {
+        BOOST_TEST_CONTEXT(dtype_name(ta) << " ^ " << dtype_name(e.dtype())) {
+          const Tensor x = make(ta, Dims{12}, xs);
+          const Tensor flipped = x.with_layout(Dims{12}, Dims{-1}, 11);
+          const Tensor y = run_op(Opcode::pow, {flipped, e}, {}, &pool);
+          const bool squares = ta == DType::f32 || e.dtype() != DType::f64;
+          for (int k = 0; k < 12; ++k) {
+            const double v = xs[std::size_t(11 - k)];
+            const double expect = ta == DType::f32
+                                      ? double(float(std::pow((long double)float(v), squares ? 2.0L : 2.0000001L)))
+                                      : double(std::pow((long double)v, squares ? 2.0L : (long double)2.0000001));
+            const double got = ta == DType::f32 ? double(y.data<float>()[k]) : y.data<double>()[k];
+            if (std::isnan(expect)) BOOST_TEST(std::isnan(got));
+            else if (squares) BOOST_TEST(got == expect, "x = " << v << ": " << got << " != " << expect);
+            else BOOST_TEST((got == expect || std::abs(got - expect) <= 1e-15 * std::abs(expect)), "x = " << v);
+          }
+        }
+      }
+  }
   const Tensor nan_pow = run_op(Opcode::pow, {make(DType::f64, Dims{3}, {NAN, -8, 0}),
                                               make(DType::f64, Dims{3}, {0, 1.0 / 3, -1})});
   BOOST_TEST(nan_pow.data<double>()[0] == 1.0);  // pow(NaN, 0) = 1

@@ -1,5 +1,5 @@
-// The SIMD runs of sigmoid (f32, f64) and tanh (f32) at every SIMD level this CPU has: within
-// simd::kSigmoidMaxUlp / kTanhMaxUlp of the function computed in long double, over a sweep of
+// The SIMD runs of sigmoid (f32, f64), tanh and erf (f32) at every SIMD level this CPU has: within
+// simd::kSigmoidMaxUlp / kTanhMaxUlp / kErfMaxUlp of the function computed in long double, over a sweep of
 // f32 bit patterns (every exponent and sign: the series/exp switch of tanh, the saturated
 // ends, subnormals) and the specials; the same value gives the same bits at every position of
 // a run; and through the kernels, contiguous tensors get the level's run and flipped views
@@ -23,6 +23,7 @@ namespace {
 
 long double sigmoid_ld(long double x) { return 1.0L / (1.0L + std::exp(-x)); }
 long double tanh_ld(long double x) { return std::tanh(x); }
+long double erf_ld(long double x) { return std::erf(x); }
 
 std::vector<float> f32_sweep() {
   std::vector<float> x = f32_bit_sweep();
@@ -91,6 +92,31 @@ BOOST_AUTO_TEST_CASE(tanh_f32_every_level) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(erf_f32_every_level) {
+  LevelGuard guard;
+  std::vector<float> x = f32_sweep();
+  for (float v : {0.99999994f, 1.f, 1.0000001f, 3.9f, 3.92f, 4.f, -4.f, 4.0000005f, 1e-38f, -1e-45f})
+    x.push_back(v);
+  for (int k = 0; k < 20000; ++k) x.push_back(-4.5f + 9.f * float(k) / 20000.f);  // both regions
+  check_accuracy<float>(simd::UnaryOp::erf, erf_ld, x, simd::kErfMaxUlp, "erf f32");
+  // -0 keeps its sign; the ends are exactly +-1; NaN passes.
+  for (simd::Level l : levels()) {
+    simd::set_level_for_testing(l);
+    const simd::UnaryRun run = simd::ew_kernels().unary[int(simd::UnaryOp::erf)][int(DType::f32)];
+    const float in[5] = {-0.f, 5.f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                         std::numeric_limits<float>::infinity()};
+    float out[5];
+    run(out, in, 5);
+    BOOST_TEST(std::signbit(out[0]));
+    BOOST_TEST(out[0] == 0.f);
+    BOOST_TEST(out[1] == 1.f);
+    BOOST_TEST(out[2] == -1.f);
+    BOOST_TEST(std::isnan(out[3]));
+    BOOST_TEST(out[4] == 1.f);
+    BOOST_TEST(!simd::ew_kernels().unary[int(simd::UnaryOp::erf)][int(DType::f64)]);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sigmoid_f64_every_level_and_no_f64_tanh) {
   LevelGuard guard;
   Rng rng{77};
@@ -112,9 +138,11 @@ BOOST_AUTO_TEST_CASE(kernels_on_views_match_the_run) {
   std::vector<float> v(203);
   for (std::size_t k = 0; k < v.size(); ++k) v[k] = -15.f + 0.15f * float(k);
   const Tensor x = mlvm::testing::make(DType::f32, Dims{203}, std::vector<double>(v.begin(), v.end()));
-  for (Opcode op : {Opcode::sigmoid, Opcode::tanh}) {
-    const simd::UnaryRun run =
-        simd::ew_kernels().unary[int(op == Opcode::sigmoid ? simd::UnaryOp::sigmoid : simd::UnaryOp::tanh)][0];
+  for (Opcode op : {Opcode::sigmoid, Opcode::tanh, Opcode::erf}) {
+    const simd::UnaryOp sop = op == Opcode::sigmoid ? simd::UnaryOp::sigmoid
+                              : op == Opcode::tanh  ? simd::UnaryOp::tanh
+                                                    : simd::UnaryOp::erf;
+    const simd::UnaryRun run = simd::ew_kernels().unary[int(sop)][0];
     std::vector<float> want(v.size());
     run(want.data(), v.data(), int64_t(v.size()));
     const Tensor y = run_op(op, {x});
@@ -123,7 +151,7 @@ BOOST_AUTO_TEST_CASE(kernels_on_views_match_the_run) {
       BOOST_TEST(same_bits(want[k], y.data<float>()[k]));
       // A flipped view takes the scalar loop (only contiguous runs are vectorised): the same
       // function within a few ulp.
-      const long double r = op == Opcode::sigmoid ? sigmoid_ld(v[k]) : tanh_ld(v[k]);
+      const long double r = op == Opcode::sigmoid ? sigmoid_ld(v[k]) : op == Opcode::tanh ? tanh_ld(v[k]) : erf_ld(v[k]);
       BOOST_TEST(std::fabs((long double)y.data<float>()[k] - r) <= 1e-6L);
       BOOST_TEST(std::fabs((long double)yf.data<float>()[202 - k] - r) <= 1e-6L);
     }
