@@ -1,7 +1,9 @@
 // RNN, GRU and LSTM (ONNX's equations, default and the plain activations, every direction,
 // seq-major and batch-major layouts) become one loop over time per direction: no unrolling,
 // so the sequence length may be dynamic. The input projection X·Wᵀ + Wb of every step is one
-// matmul before the loop; each step does H·Rᵀ + Rb and the gates.
+// matmul before the loop; each step does H·Rᵀ + Rb and the gates. An LSTM with the default
+// activations and no clip, peepholes or sequence lengths is one lstm instruction per
+// direction instead (its kernel runs the same loop: kernels/rnn.cpp).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -68,6 +70,12 @@ std::vector<Val> direction(NodeContext& c, const RnnSpec& s, int d, bool reverse
   // the z and r gates, like every gate of the other cells, take Wb + Rb together.
   if (wb.present() && s.cell != Cell::gru) xw = c.e.emit("add", {xw, c.e.emit("add", {wb, rb})});
   if (wb.present() && s.cell == Cell::gru) xw = c.e.emit("add", {xw, wb});
+  // The common LSTM (default activations, no clip, peepholes or sequence lengths) is one
+  // lstm instruction: the loop below costs ~20 instructions per step, more in dispatch than
+  // the step's arithmetic at the sizes LSTMs run at.
+  if (s.cell == Cell::lstm && s.acts == std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"} && s.clip <= 0 &&
+      !c.input(7).present() && !lens.present())
+    return c.e.emit_n("lstm", {xw, rt, h0, c0}, {attr_b("reverse", reverse)});
   Val t_len = c.e.emit("take", {c.e.emit("shape_of", {x}), c.e.int_vector({0})}, {attr_i("axis", 0)});
 
   Val step = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "t");
