@@ -176,6 +176,27 @@ class GemmRun {
     k_.fn(t);
   }
 
+  // Row 0 against the consecutive B panels jr0..jr1 (M = 1): k_.row, which sums and stores
+  // exactly as tile() would, panel by panel.
+  void row_tiles(int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst, int64_t bpb) const {
+    simd::RowTile rt;
+    MicroTile& t = rt.tile;
+    t.kc = kc_of(kb);
+    t.a = apanel;
+    t.b = bfirst;
+    t.c = g_.c + jr0 * nr_;
+    t.ldc = g_.ldc;
+    t.mr = 1;
+    t.nr = int(std::min<int64_t>(nr_, g_.n - (jr1 - 1) * nr_));  // the last panel's width
+    t.accumulate = kb > 0;
+    if (!row_bias_.empty()) t.row_bias = row_bias_.data();
+    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr0 * nr_;
+    if (kb == kblocks_ - 1) t.clamp = g_.clamp;
+    rt.b_panel_bytes = bpb;
+    rt.panels = int(jr1 - jr0);
+    k_.row(rt);
+  }
+
   void fill_bias_only() const {
     for (int64_t i = 0; i < g_.m; ++i)
       for (int64_t j = 0; j < g_.n; ++j)
@@ -212,6 +233,11 @@ class GemmRun {
         for (int64_t kb = 0; kb < kblocks_; ++kb) {
           if (!pb_)
             for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
+          const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
+          if (g_.m == 1 && k_.row && jr1 - jr0 <= k_.row_panels) {  // one row: the row kernel
+            row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, bfirst, bpb);
+            continue;
+          }
           // Row panel by row panel across the chunk: C is written in runs of the chunk's width
           // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
           for (int64_t ir = 0; ir < mpanels_; ++ir)

@@ -43,6 +43,19 @@ struct MicroTile {
 
 using MicroKernel = void (*)(const MicroTile& t);
 
+// One row of A (M = 1: an LSTM step, a batch-1 dense) against `panels` consecutive B panels,
+// where an MR-row tile would do MR times the work. `tile` describes the first panel's tile
+// (mr 1); panel p has its B panel at b + p·b_panel_bytes, its C at c + p·NR and its column
+// bias at col_bias + p·NR, and every panel but the last is NR columns wide (the last
+// tile.nr). Each element gets the very sum and update of the MR-row kernel's row 0, so the
+// bits do not depend on which kernel ran.
+struct RowTile {
+  MicroTile tile;
+  int64_t b_panel_bytes = 0;
+  int panels = 0;  // 1 to GemmKernel::row_panels
+};
+using RowKernel = void (*)(const RowTile& t);
+
 // A micro-kernel with its register block and the cache blocks the driver uses with it:
 // KC (the most k per block, a multiple of 4; K is split into equal blocks up to it), MC (rows
 // of A per block, a multiple of mr) and NC (columns of B per block, a multiple of nr). All
@@ -52,6 +65,8 @@ struct GemmKernel {
   MicroKernel fn = nullptr;
   int mr = 0, nr = 0;
   int64_t kc = 0, mc = 0, nc = 0;
+  RowKernel row = nullptr;  // the float kernels' M = 1 form (null: run fn with mr 1)
+  int row_panels = 0;       // the most panels one row call takes
 };
 
 // A level's own packer for one panel format, with the contract of simd::pack_panel

@@ -125,6 +125,53 @@ void fma_kernel(const MicroTile& t) {
   update_tile<Vec, MR, NV>(t, acc);
 }
 
+// fma_kernel's row 0 over up to P panels at once (RowTile): P·NV independent accumulator
+// chains instead of NV, so the FMA latency is hidden without reordering any sum. A panel past
+// `panels` is neither read nor written.
+template <class Vec, int MR, int NV, int P>
+void fma_row_kernel(const RowTile& rt) {
+  using T = typename Vec::T;
+  using V = typename Vec::V;
+  constexpr int L = Vec::L;
+  const MicroTile& t = rt.tile;
+  V acc[P][NV];
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[p][v] = Vec::zero();
+  const T* a = static_cast<const T*>(t.a);
+  const T* b[P];
+  const int panels = rt.panels;
+  for (int p = 0; p < P; ++p)
+    b[p] = reinterpret_cast<const T*>(static_cast<const char*>(t.b) + (p < panels ? p : 0) * rt.b_panel_bytes);
+  if (panels == P) {
+    for (int64_t k = 0; k < t.kc; ++k, a += MR) {
+      const V ai = Vec::bcast(a);
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::load(b[p] + k * NV * L + v * L), acc[p][v]);
+    }
+  } else {
+    for (int64_t k = 0; k < t.kc; ++k, a += MR) {
+      const V ai = Vec::bcast(a);
+      for (int p = 0; p < panels; ++p)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::load(b[p] + k * NV * L + v * L), acc[p][v]);
+    }
+  }
+  for (int p = 0; p < panels; ++p) {
+    MicroTile tp = t;
+    tp.c = static_cast<T*>(t.c) + p * NV * L;
+    if (t.col_bias) tp.col_bias = static_cast<const T*>(t.col_bias) + p * NV * L;
+    if (p + 1 < panels) tp.nr = NV * L;
+    V row[1][NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) row[0][v] = acc[p][v];
+    update_tile<Vec, 1, NV>(tp, row);
+  }
+}
+
 // Integer kernel over 4-byte groups: per step (KU consecutive k), NV vectors of B, MR 4-byte
 // broadcasts of A, MR·NV Step::apply. kCorrect: the u8·s8 quads, whose B panel is followed by
 // NR i32 corrections (128 · column sums of B) subtracted at the end — A was packed as a + 128.
@@ -182,7 +229,7 @@ void generic_kernel(const MicroTile& t) {
 
 template <class Vec, int MR, int NV>
 constexpr GemmKernel fma_entry(int64_t kc, int64_t mc, int64_t nc) {
-  return GemmKernel{&fma_kernel<Vec, MR, NV>, MR, NV * Vec::L, kc, mc, nc};
+  return GemmKernel{&fma_kernel<Vec, MR, NV>, MR, NV * Vec::L, kc, mc, nc, &fma_row_kernel<Vec, MR, NV, 4>, 4};
 }
 
 template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect = false>

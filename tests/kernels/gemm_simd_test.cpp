@@ -238,6 +238,10 @@ std::vector<Problem> problems() {
   v.push_back({9, 20, 1100});   // several KC blocks (f32 avx512 KC 512, VNNI 1024)
   v.push_back({300, 70, 600});  // the blocked (non-resident A) loop nest, several MC blocks
   v.push_back({3, 2100, 40});   // past NC = 2048
+  // M = 1 (the float row kernel): chunks of 4 panels and a short last one, several KC blocks.
+  v.push_back({1, 200, 600});
+  v.push_back({1, 2100, 40});
+  v.push_back({1, 64, 1});
   return v;
 }
 
@@ -268,6 +272,43 @@ BOOST_AUTO_TEST_CASE(shapes_u8) { sweep_shapes<uint8_t>(); }
 BOOST_AUTO_TEST_CASE(shapes_i16) { sweep_shapes<int16_t>(); }
 BOOST_AUTO_TEST_CASE(shapes_i32) { sweep_shapes<int32_t>(); }
 BOOST_AUTO_TEST_CASE(shapes_i64) { sweep_shapes<int64_t>(); }
+
+// The float row kernel (M = 1) gives each element the bits of row 0 of a taller GEMM with the
+// same first row: same sums, same bias, accumulation over k blocks and clamp.
+BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
+  LevelGuard guard;
+  ThreadPool pool2(2);
+  for (simd::Level level : kLevels) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(21);
+    for (const Problem& p : {Problem{7, 200, 600}, Problem{7, 70, 33}, Problem{6, 16, 5}})
+      for (int bias : {0, 1, 2})
+        for (bool clamp : {false, true})
+          BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " n=" << p.n << " k=" << p.k << " bias " << bias
+                                                             << (clamp ? " clamp" : "")) {
+            auto run = [&](auto tag, int64_t m, ThreadPool* pool) {
+              using T = decltype(tag);
+              std::mt19937_64 r(uint64_t(p.n * 7 + p.k));  // the same values for every m
+              std::vector<T> a(std::size_t(p.m * p.k)), b(std::size_t(p.k * p.n)), bias_v(std::size_t(std::max(p.m, p.n)));
+              for (auto* v : {&a, &b, &bias_v})
+                for (T& x : *v) x = random_value<T>(r);
+              GemmArgs<T> g;
+              g.m = m, g.n = p.n, g.k = p.k, g.a = a.data(), g.rsa = p.k, g.csa = 1;
+              g.b = b.data(), g.rsb = p.n, g.csb = 1, g.ldc = p.n;
+              if (bias) g.bias = bias_v.data(), g.bias_stride = 1, g.bias_per_row = bias == 2;
+              const T bounds[2] = {T(-0.25), T(0.5)};
+              if (clamp) g.clamp = bounds;
+              std::vector<T> c(std::size_t(m * p.n), T(3));
+              g.c = c.data();
+              gemm(g, pool);
+              return std::vector<T>(c.begin(), c.begin() + p.n);
+            };
+            BOOST_TEST(same_bits(run(float(), 1, nullptr), run(float(), p.m, nullptr)));
+            BOOST_TEST(same_bits(run(float(), 1, &pool2), run(float(), p.m, nullptr)));
+            BOOST_TEST(same_bits(run(double(), 1, nullptr), run(double(), p.m, nullptr)));
+          }
+  }
+}
 
 // Every operand layout pair, with column and row biases of every stride kind.
 BOOST_AUTO_TEST_CASE(layouts_and_biases) {
