@@ -178,11 +178,14 @@ class GemmRun {
 
   // Row 0 against the consecutive B panels jr0..jr1 (M = 1): k_.row, which sums and stores
   // exactly as tile() would, panel by panel.
-  void row_tiles(int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst, int64_t bpb) const {
+  // A's k-th element of the block is at a + k·a_stride: a packed panel (stride MR) or A itself.
+  void row_tiles(int64_t jr0, int64_t jr1, int64_t kb, const void* a, int64_t a_stride, const char* bfirst,
+                 int64_t bpb) const {
     simd::RowTile rt;
     MicroTile& t = rt.tile;
     t.kc = kc_of(kb);
-    t.a = apanel;
+    t.a = a;
+    rt.a_stride = a_stride;
     t.b = bfirst;
     t.c = g_.c + jr0 * nr_;
     t.ldc = g_.ldc;
@@ -214,15 +217,17 @@ class GemmRun {
   // This is the small-M shape: conv2d (M = output channels) and dense with a small batch.
   void run_a_resident(ThreadPool* pool) {
     const int64_t apb = a_panel_bytes(kc_);
+    constexpr int64_t kChunkPanels = 4;
+    // One row (M = 1): the row kernel, reading A in place (no panel to pack for one row).
+    const bool row = g_.m == 1 && k_.row && kChunkPanels <= k_.row_panels;
     const char* apack = pa_ ? pa_->data : nullptr;
-    if (!apack) {
+    if (!apack && !row) {
       char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
       parallel_for(pool, mpanels_ * kblocks_, 8, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) pack_a(t % mpanels_, t / mpanels_, buf + t * apb);
       });
       apack = buf;
     }
-    constexpr int64_t kChunkPanels = 4;
     const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
     const int64_t bpb = b_panel_bytes(kc_);
     std::atomic<int64_t> next{0};
@@ -234,8 +239,9 @@ class GemmRun {
           if (!pb_)
             for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
           const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
-          if (g_.m == 1 && k_.row && jr1 - jr0 <= k_.row_panels) {  // one row: the row kernel
-            row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, bfirst, bpb);
+          if (row) {
+            if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bpb);
+            else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bpb);
             continue;
           }
           // Row panel by row panel across the chunk: C is written in runs of the chunk's width

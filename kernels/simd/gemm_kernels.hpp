@@ -50,7 +50,8 @@ using MicroKernel = void (*)(const MicroTile& t);
 // tile.nr). Each element gets the very sum and update of the MR-row kernel's row 0, so the
 // bits do not depend on which kernel ran.
 struct RowTile {
-  MicroTile tile;
+  MicroTile tile;          // tile.a: A's first element of the block, k-th at tile.a + k·a_stride
+  int64_t a_stride = 0;    // in elements: MR in a packed A panel, A's column stride in place
   int64_t b_panel_bytes = 0;
   int panels = 0;  // 1 to GemmKernel::row_panels
 };

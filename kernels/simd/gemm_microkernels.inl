@@ -140,12 +140,13 @@ void fma_row_kernel(const RowTile& rt) {
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[p][v] = Vec::zero();
   const T* a = static_cast<const T*>(t.a);
+  const int64_t as = rt.a_stride;
   const T* b[P];
   const int panels = rt.panels;
   for (int p = 0; p < P; ++p)
     b[p] = reinterpret_cast<const T*>(static_cast<const char*>(t.b) + (p < panels ? p : 0) * rt.b_panel_bytes);
   if (panels == P) {
-    for (int64_t k = 0; k < t.kc; ++k, a += MR) {
+    for (int64_t k = 0; k < t.kc; ++k, a += as) {
       const V ai = Vec::bcast(a);
 #pragma GCC unroll 8
       for (int p = 0; p < P; ++p)
@@ -153,7 +154,7 @@ void fma_row_kernel(const RowTile& rt) {
         for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::load(b[p] + k * NV * L + v * L), acc[p][v]);
     }
   } else {
-    for (int64_t k = 0; k < t.kc; ++k, a += MR) {
+    for (int64_t k = 0; k < t.kc; ++k, a += as) {
       const V ai = Vec::bcast(a);
       for (int p = 0; p < panels; ++p)
 #pragma GCC unroll 8

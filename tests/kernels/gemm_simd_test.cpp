@@ -329,6 +329,9 @@ BOOST_AUTO_TEST_CASE(layouts_and_biases) {
               check_problem<int8_t>({19, 37, 45}, o, random_fill<int8_t>(rng), &pool2, &pool3);
               check_problem<int16_t>({10, 33, 21}, o, random_fill<int16_t>(rng), &pool2, &pool3);
               check_problem<double>({10, 17, 9}, o, random_fill<double>(rng), &pool2, &pool3);
+              // One row: the row kernel reads A in place through its layout's strides.
+              check_problem<float>({1, 70, 45}, o, random_fill<float>(rng), &pool2, &pool3);
+              check_problem<double>({1, 17, 300}, o, random_fill<double>(rng), &pool2, &pool3);
             }
   }
 }
