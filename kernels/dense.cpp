@@ -146,7 +146,10 @@ void run_matmul(KernelContext& ctx) {
         gemm(gb, inner_pool);
       }
     };
-    if (small) parallel_for(ctx.env.pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
+    // Across batches only when there is enough work for a fork/join to pay (the GEMM's own
+    // threshold): attention's per-head products of a short sequence are a few microseconds.
+    ThreadPool* batch_pool = double(batches) * double(m) * double(n) * double(k) >= 1.0e6 ? ctx.env.pool : nullptr;
+    if (small) parallel_for(batch_pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
     else run_batches(0, batches, ctx.env.pool);
   });
   if (y.dtype() == DType::f32) apply_fused_silu(ctx.activation, y.data<float>(), y.numel());
