@@ -121,6 +121,23 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
     }
 }
 
+// The offset in the phase planes (built by build_phases for `cg` channels) of every tap
+// k = (c, i, j) of the kernel, c < cg: tap (i, j) of channel c reads its phase plane at the
+// tap's row and column inside it, so output pixel j of a wide row reads planes[koff[k] + j].
+std::vector<int64_t> tap_offsets(const ConvShape& s, const ConvParams& p, const PhaseLayout& l, int64_t cg) {
+  std::vector<int64_t> koff;
+  koff.reserve(std::size_t(cg * s.kh * s.kw));
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t i = 0; i < s.kh; ++i)
+      for (int64_t j = 0; j < s.kw; ++j) {
+        const int64_t rh = i * p.dh, rw = j * p.dw;
+        const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
+                              l.col_phase[std::size_t(rw % p.sw)];
+        koff.push_back(phase * l.plane_stride(cg) + (c * l.hq + rh / p.sh) * l.wq + rw / p.sw);
+      }
+  return koff;
+}
+
 // One (image, group) as an implicit GEMM over the phase planes: with output pixels numbered
 // j = oh·wq + ow (a "wide" output row of wq columns), the im2col element for k = (c, i, j')
 // is planes[koff(k) + j], where koff(k) picks the phase of tap (i, j') and the tap's offset
@@ -142,15 +159,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     build_phases(xg, s, p, l, buf);
     planes = buf;
   }
-  std::vector<int64_t> koff(static_cast<std::size_t>(kg));
-  for (int64_t c = 0, k = 0; c < s.cg; ++c)
-    for (int64_t i = 0; i < s.kh; ++i)
-      for (int64_t j = 0; j < s.kw; ++j) {
-        const int64_t rh = i * p.dh, rw = j * p.dw;
-        const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
-                              l.col_phase[std::size_t(rw % p.sw)];
-        koff[std::size_t(k++)] = phase * l.plane_stride(s.cg) + (c * l.hq + rh / p.sh) * l.wq + rw / p.sw;
-      }
+  const std::vector<int64_t> koff = tap_offsets(s, p, l, s.cg);
   const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
@@ -187,20 +196,6 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow);
 }
 
-// The tap offsets of a one-channel convolution's phase planes (koff of conv_group_implicit
-// with Cg = 1).
-std::vector<int64_t> depthwise_tap_offsets(const ConvShape& s, const ConvParams& p, const PhaseLayout& l) {
-  std::vector<int64_t> koff;
-  for (int64_t i = 0; i < s.kh; ++i)
-    for (int64_t j = 0; j < s.kw; ++j) {
-      const int64_t rh = i * p.dh, rw = j * p.dw;
-      const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
-                            l.col_phase[std::size_t(rw % p.sw)];
-      koff.push_back(phase * l.plane_stride(1) + rh / p.sh * l.wq + rw / p.sw);
-    }
-  return koff;
-}
-
 // Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
 // output channels of a channel multiplier share it), then every output row is a sum of
 // unit-stride runs in SIMD registers (simd::DepthwiseRows).
@@ -209,7 +204,7 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
   ConvShape one = s;
   one.cg = 1;
   const PhaseLayout l = phase_layout(one, p);
-  const std::vector<int64_t> koff = depthwise_tap_offsets(s, p, l);
+  const std::vector<int64_t> koff = tap_offsets(s, p, l, 1);
   const auto& table = simd::conv_row_kernels();
   const auto rows = [&] {
     if constexpr (std::is_same_v<T, float>) return table.depthwise_f32;
