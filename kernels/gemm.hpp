@@ -2,7 +2,9 @@
 // B is packed into NR-wide column panels, A into MR-high row panels, and a register-blocked
 // SIMD micro-kernel of the current level (kernels/simd/gemm_kernels.hpp) runs over the
 // contiguous packed data. Packing reads any element strides (negative and 0 included), so
-// callers never need to copy strided views first.
+// callers never need to copy strided views first. A float GEMM of one row (M = 1: a batch-1
+// dense, an LSTM step) runs the level's row kernel instead, reading A in place: the same sums
+// as a taller GEMM's first row, without the MR-row tile's wasted rows.
 //
 // Integer paths accumulate modulo 2^32 (2^64 for i64): i8, u8, i16 and i32 inputs give an i32
 // result, i64 gives i64 — two's complement wrapping, never C++ signed overflow. i8 uses
