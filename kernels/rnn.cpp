@@ -14,6 +14,7 @@
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/simd/ew.hpp"
+#include "tensor/copy.hpp"
 
 namespace mlvm {
 
@@ -38,15 +39,6 @@ T tanh_scalar(T x) {
   return std::tanh(x);
 }
 
-// dst (rows x cols, contiguous) = src read through its strides.
-template <class T>
-void gather_rows(T* dst, const Tensor& src, int64_t rows, int64_t cols) {
-  const T* s = src.template data<T>();
-  const int64_t s0 = src.strides()[0], s1 = src.strides()[1];
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = s[i * s0 + j * s1];
-}
-
 template <class T>
 void lstm_steps(KernelContext& ctx, const Tensor& y, const Tensor& yh, const Tensor& yc, const Tensor& gates,
                 bool reverse) {
@@ -55,8 +47,8 @@ void lstm_steps(KernelContext& ctx, const Tensor& y, const Tensor& yh, const Ten
   const int64_t steps = xw.dim(0), batch = xw.dim(1), hidden = r.dim(0), width = 4 * hidden;
   T* h = yh.template data<T>();
   T* c = yc.template data<T>();
-  gather_rows<T>(h, ctx.in[2], batch, hidden);
-  gather_rows<T>(c, ctx.in[3], batch, hidden);
+  copy_into(ctx.in[2], yh);  // the states start as h0 and c0, read through their strides
+  copy_into(ctx.in[3], yc);
   if (steps == 0 || batch == 0 || hidden == 0) return;
   T* g = gates.template data<T>();
   T* ys = y.template data<T>();
