@@ -12,6 +12,7 @@
 
 #include "ir/attrs.hpp"
 #include "ir/opcode.hpp"
+#include "ir/types.hpp"
 #include "tensor/tensor.hpp"
 
 namespace mlvm {
@@ -21,6 +22,9 @@ struct PrepareContext {
   // known at run time (and an omitted optional).
   std::span<const Tensor> in;
   const Attrs& attrs;
+  // The instruction's first result's static type (dims may be kDynamic), or null: what the
+  // kernel will be asked for, when a preparer's choice depends on it (conv2d's algorithm).
+  const TensorType* result = nullptr;
 };
 
 // Null when there is nothing worth preparing (no constant weights, an empty operand).
@@ -41,6 +45,9 @@ struct PackedWeights {
   DType dtype{};
   Dims shape, strides;
   std::vector<std::shared_ptr<const PackedOperand>> parts;
+  // conv2d by Winograd (kernels/conv_winograd.hpp): parts are its 36 transformed filter
+  // matrices, packed at this simd::Level; -1 for the usual packed weights.
+  int winograd_level = -1;
 
   // The packed parts when `w` is the tensor they were packed from, else null.
   const PackedWeights* for_tensor(const Tensor& w) const {

@@ -133,7 +133,13 @@ void prepare_constants(ExecPlan& plan, const Module& module, const std::vector<T
     if (!any) continue;
     std::shared_ptr<const void> made;
     try {
-      made = prepare(PrepareContext{in, *plan.code[pc].attrs});
+      const PlannedInstruction& step = plan.code[pc];
+      const TensorType* result = nullptr;
+      if (step.num_results > 0) {
+        const int32_t t = step.result_types(plan.regs.data())[0];
+        if (t != kNoType && std::size_t(t) < plan.types.size()) result = &plan.types[std::size_t(t)];
+      }
+      made = prepare(PrepareContext{in, *step.attrs, result});
     } catch (...) {
       made = nullptr;  // out of memory, or a preparer's own refusal: run unprepared
     }

@@ -1,0 +1,130 @@
+#include "kernels/conv_winograd.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "kernels/fused_activation.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/op_api.hpp"
+#include "kernels/prepare.hpp"
+#include "kernels/simd/cpu_features.hpp"
+#include "kernels/simd/winograd.hpp"
+#include "kernels/thread_pool.hpp"
+
+namespace mlvm {
+
+namespace {
+
+constexpr int64_t kPositions = 36;  // the 6 x 6 transformed positions ξ
+
+// Scratch floats owned by the calling thread and kept between calls. Slots: 0 V, 1 M, 2 the
+// filters transformed at run time, 3 a transform's work.
+float* scratch(int slot, int64_t count) {
+  thread_local std::vector<float> bufs[4];
+  if (int64_t(bufs[slot].size()) < count) bufs[slot].resize(std::size_t(count));
+  return bufs[slot].data();
+}
+
+// U[ξ][o][i] = (G g Gᵀ)[ξ] for the filter g of output channel o and input channel i, computed
+// in double and rounded once.
+void transform_filters(const float* w, int64_t oc, int64_t c, float* u) {
+  static const double G[6][3] = {{1.0 / 4, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t i = 0; i < c; ++i) {
+      const float* g = w + (o * c + i) * 9;
+      double t[6][3];  // G g
+      for (int r = 0; r < 6; ++r)
+        for (int k = 0; k < 3; ++k) t[r][k] = G[r][0] * g[k] + G[r][1] * g[3 + k] + G[r][2] * g[6 + k];
+      for (int r = 0; r < 6; ++r)
+        for (int s = 0; s < 6; ++s)
+          u[((6 * r + s) * oc + o) * c + i] = float(t[r][0] * G[s][0] + t[r][1] * G[s][1] + t[r][2] * G[s][2]);
+    }
+}
+
+GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi) {
+  GemmArgs<float> g;
+  g.m = oc;
+  g.k = c;
+  g.a = u ? u + xi * oc * c : nullptr;
+  g.rsa = c;
+  g.csa = 1;
+  return g;
+}
+
+}  // namespace
+
+bool winograd_applies(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh,
+                      int64_t ow) {
+  return kh == 3 && kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 && p.groups == 1 && c >= 16 &&
+         oc >= 16 && ((oh + 3) / 4) * ((ow + 3) / 4) >= 16;
+}
+
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c) {
+  std::vector<float> u(std::size_t(kPositions * oc * c));
+  transform_filters(w, oc, c, u.data());
+  auto packed = std::make_shared<PackedWeights>();
+  packed->winograd_level = int(simd::level());
+  for (int xi = 0; xi < kPositions; ++xi) {
+    packed->parts.push_back(gemm_prepack_a(position_gemm(oc, c, u.data(), xi)));
+    if (!packed->parts.back()) return nullptr;
+  }
+  return packed;
+}
+
+void conv_winograd(const WinogradConv& a, ExecEnv& env) {
+  const int64_t th = (a.oh + 3) / 4, tw = (a.ow + 3) / 4, tiles = th * tw;
+  const int64_t ts = tiles + simd::kWinogradSlack;  // row stride of V and M
+  const simd::WinogradTable& kern = simd::winograd_kernels();
+  // The prepared filters when they were packed at this level (then the GEMM takes them as
+  // they are), else transformed here for the GEMM to pack.
+  const bool packed = a.prepared && a.prepared->winograd_level == int(simd::level()) &&
+                      int64_t(a.prepared->parts.size()) == kPositions;
+  float* u = nullptr;
+  if (!packed) {
+    u = scratch(2, kPositions * a.oc * a.c);
+    transform_filters(a.filt, a.oc, a.c, u);
+  }
+  float* v = scratch(0, kPositions * a.c * ts);
+  float* m = scratch(1, kPositions * a.oc * ts);
+  // The slack past each row of M is read (into lanes that are dropped), never written.
+  for (int64_t row = 0; row < kPositions * a.oc; ++row) std::fill(m + row * ts + tiles, m + (row + 1) * ts, 0.f);
+  const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
+  for (int64_t n = 0; n < a.n; ++n) {
+    env.check_cancelled();
+    parallel_for(env.pool, a.c, 4, [&](int64_t f, int64_t l) {
+      float* work = scratch(3, simd::winograd_input_work(th, tw));
+      for (int64_t i = f; i < l; ++i)
+        kern.input({a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
+    });
+    parallel_for(env.pool, kPositions, 1, [&](int64_t f, int64_t l) {
+      for (int64_t xi = f; xi < l; ++xi) {
+        GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi));
+        if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+        g.n = tiles;
+        g.b = v + xi * a.c * ts;
+        g.rsb = ts;
+        g.csb = 1;
+        g.c = m + xi * a.oc * ts;
+        g.ldc = ts;
+        gemm(g, nullptr);
+      }
+    });
+    float* yn = a.y + n * a.oc * a.oh * a.ow;
+    parallel_for(env.pool, a.oc, 4, [&](int64_t f, int64_t l) {
+      float* work = scratch(3, simd::winograd_output_work(tw));
+      for (int64_t o = f; o < l; ++o) {
+        const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
+        kern.output({m + o * ts, a.oc * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], yn + o * a.oh * a.ow, work});
+        apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow);
+      }
+    });
+  }
+}
+
+}  // namespace mlvm

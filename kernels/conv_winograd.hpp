@@ -1,0 +1,46 @@
+// conv2d by Winograd F(4x4, 3x3) (kernels/simd/winograd.hpp has the transforms and their
+// matrices): for a 3x3 stride-1 float convolution each 4 x 4 block of outputs costs 36
+// multiply-adds per input channel instead of 144, as 36 GEMMs (one per transformed
+// position, M = output channels, N = tiles, K = input channels) between input and output
+// transforms. ResNet's and SqueezeNet's 3x3 convolutions take it.
+//
+// Results differ from the direct convolution's by rounding only: the transforms add and
+// scale by small integers and by G's sixths, so each output's error is a few times the
+// direct sum's (tests/kernels/conv_winograd_test.cpp bounds it). Nothing depends on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ir/nn_rules.hpp"
+
+namespace mlvm {
+
+class ExecEnv;
+struct FusedActivation;
+struct PackedWeights;
+
+// Whether a conv2d takes the Winograd path: f32, a 3x3 window, stride 1, dilation 1, one
+// group, at least 16 input and 16 output channels, and at least 16 tiles per image (fewer
+// would leave the GEMMs' column panels mostly empty: ResNet's 7 x 7 planes stay direct).
+bool winograd_applies(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh,
+                      int64_t ow);
+
+// The filters w (oc x c x 3 x 3, contiguous) transformed and packed for the GEMMs at the
+// current SIMD level, for the planner to keep (kernels/prepare.hpp); null if out of memory.
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c);
+
+struct WinogradConv {
+  int64_t n, c, h, w, oc, oh, ow, top, left;
+  const float* x;     // n x c x h x w, contiguous
+  const float* filt;  // oc x c x 3 x 3, contiguous
+  const float* bias;  // bias[o·bias_stride], or null
+  int64_t bias_stride;
+  const PackedWeights* prepared;  // winograd_prepare(filt), or null
+  const FusedActivation* act;     // or null
+  float* y;                       // n x oc x oh x ow
+};
+
+void conv_winograd(const WinogradConv& a, ExecEnv& env);
+
+}  // namespace mlvm

@@ -1,0 +1,16 @@
+#include "kernels/simd/winograd.hpp"
+
+#include "kernels/simd/cpu_features.hpp"
+
+namespace mlvm::simd {
+
+const WinogradTable& winograd_kernels() {
+  switch (level()) {
+    case Level::avx512: return avx512::winograd_table();
+    case Level::avx2: return avx2::winograd_table();
+    case Level::sse2: break;
+  }
+  return sse2::winograd_table();
+}
+
+}  // namespace mlvm::simd

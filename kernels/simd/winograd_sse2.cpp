@@ -1,0 +1,5 @@
+// The SSE2 instance of the Winograd transforms (compiled with the sse2 flags).
+#define MLVM_SIMD_NS sse2
+#define MLVM_SIMD_ARCH xsimd::sse2
+#define MLVM_SIMD_BYTES 16
+#include "kernels/simd/winograd_impl.inl"
