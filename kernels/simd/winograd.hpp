@@ -58,8 +58,8 @@ inline constexpr int64_t kWinogradSlack = 16;
 // Scratch sizes in floats.
 inline int64_t winograd_tile_cols(int64_t tw) { return (tw + kWinogradSlack - 1) / kWinogradSlack * kWinogradSlack; }
 inline int64_t winograd_input_work(int64_t th, int64_t tw) {
-  const int64_t cols = winograd_tile_cols(tw);
-  return (4 * th + 2) * 6 * cols + 4 * cols + 8;  // the split rows, and one padded input row
+  const int64_t cols = winograd_tile_cols(tw) + kWinogradSlack;
+  return (4 * th + 2) * 4 * cols + 4 * cols;  // the split rows, and one padded input row
 }
 inline int64_t winograd_output_work(int64_t tw) { return 4 * 4 * winograd_tile_cols(tw) + 16 * kWinogradSlack; }
 

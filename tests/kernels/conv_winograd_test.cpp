@@ -39,6 +39,8 @@ const std::vector<WinoCase>& wino_cases() {
       {{1, 16, 14, 70}, {18, 16, 3, 3}, {1, 1, 1, 1}},   // 18 tiles a row: more than one register
       {{1, 16, 12, 12}, {16, 16, 3, 3}, {3, 3, 3, 3}},   // padding wider than the window
       {{1, 64, 27, 25}, {40, 64, 3, 3}, {1, 1, 1, 1}},   // deeper K
+      {{1, 16, 10, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}},   // rows of whole registers of tiles only
+      {{1, 16, 13, 66}, {17, 16, 3, 3}, {0, 0, 0, 0}},   // whole registers, then a partial one
   };
   return c;
 }
