@@ -255,9 +255,10 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
     // Winograd with its own prepared filters, or with none at all (they are transformed on
     // the fly); weights packed for the GEMM path keep it.
     const bool prepared_winograd = d.packed && d.packed->winograd_level >= 0;
-    if (winograd_applies(s.c, s.oc, s.kh, s.kw, p, s.oh, s.ow) && (!d.packed || prepared_winograd))
-      return conv_winograd({s.n, s.c, s.h, s.w, s.oc, s.oh, s.ow, p.top, p.left, d.x, d.w, d.bias, d.bias_stride,
-                            d.packed, d.act, d.y},
+    const int tile = winograd_tile(s.c, s.oc, s.kh, s.kw, p, s.oh, s.ow);
+    if (tile && (!d.packed || prepared_winograd))
+      return conv_winograd({tile, s.n, s.c, s.h, s.w, s.oc, s.oh, s.ow, p.top, p.left, d.x, d.w, d.bias,
+                            d.bias_stride, d.packed, d.act, d.y},
                            env);
     if (prepared_winograd) d.packed = nullptr;
   }
@@ -323,10 +324,12 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
   if (w.rank() != 4 || groups < 1 || w.dim(0) % groups != 0 || (w.dim(1) == 1 && groups > 1)) return nullptr;
   // The Winograd path's filters when the result's plane is known to take it.
   const TensorType* r = ctx.result;
-  if (w.dtype() == DType::f32 && r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0 &&
-      winograd_applies(w.dim(1), w.dim(0), w.dim(2), w.dim(3), conv_params(ctx.attrs.get<conv2d_attrs>()), r->dims[2],
-                       r->dims[3])) {
-    auto packed = winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1));
+  const int tile = w.dtype() == DType::f32 && r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0
+                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3),
+                                       conv_params(ctx.attrs.get<conv2d_attrs>()), r->dims[2], r->dims[3])
+                       : 0;
+  if (tile) {
+    auto packed = winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile);
     if (!packed) return nullptr;
     packed->data = w.raw_data();
     packed->dtype = w.dtype();

@@ -17,7 +17,7 @@ namespace mlvm {
 
 namespace {
 
-constexpr int64_t kPositions = 36;  // the 6 x 6 transformed positions ξ
+int positions(int m) { return (m + 2) * (m + 2); }
 
 // Scratch floats owned by the calling thread and kept between calls. Slots: 0 V, 1 M, 2 the
 // filters transformed at run time, 3 a transform's work.
@@ -29,22 +29,25 @@ float* scratch(int slot, int64_t count) {
 
 // U[ξ][o][i] = (G g Gᵀ)[ξ] for the filter g of output channel o and input channel i, computed
 // in double and rounded once.
-void transform_filters(const float* w, int64_t oc, int64_t c, float* u) {
-  static const double G[6][3] = {{1.0 / 4, 0, 0},
-                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                 {0, 0, 1}};
+void transform_filters(const float* w, int64_t oc, int64_t c, int m, float* u) {
+  static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int n = m + 2;
+  const double(*G)[3] = m == 4 ? G4 : G2;
   for (int64_t o = 0; o < oc; ++o)
     for (int64_t i = 0; i < c; ++i) {
       const float* g = w + (o * c + i) * 9;
       double t[6][3];  // G g
-      for (int r = 0; r < 6; ++r)
+      for (int r = 0; r < n; ++r)
         for (int k = 0; k < 3; ++k) t[r][k] = G[r][0] * g[k] + G[r][1] * g[3 + k] + G[r][2] * g[6 + k];
-      for (int r = 0; r < 6; ++r)
-        for (int s = 0; s < 6; ++s)
-          u[((6 * r + s) * oc + o) * c + i] = float(t[r][0] * G[s][0] + t[r][1] * G[s][1] + t[r][2] * G[s][2]);
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s < n; ++s)
+          u[((n * r + s) * oc + o) * c + i] = float(t[r][0] * G[s][0] + t[r][1] * G[s][1] + t[r][2] * G[s][2]);
     }
 }
 
@@ -60,19 +63,22 @@ GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi) {
 
 }  // namespace
 
-bool winograd_applies(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh,
-                      int64_t ow) {
-  if (std::getenv("MLVM_NO_WINOGRAD")) return false;  // TEMP
-  return kh == 3 && kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 && p.groups == 1 && c >= 16 &&
-         oc >= 16 && ((oh + 3) / 4) * ((ow + 3) / 4) >= 16;
+int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh, int64_t ow) {
+  if (std::getenv("MLVM_NO_WINOGRAD")) return 0;  // TEMP
+  if (kh != 3 || kw != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1 || p.groups != 1 || c < 16 || oc < 16)
+    return 0;
+  if (((oh + 3) / 4) * ((ow + 3) / 4) >= 16) return 4;
+  if (((oh + 1) / 2) * ((ow + 1) / 2) >= 16) return 2;
+  return 0;
 }
 
-std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c) {
-  std::vector<float> u(std::size_t(kPositions * oc * c));
-  transform_filters(w, oc, c, u.data());
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m) {
+  std::vector<float> u(std::size_t(positions(m) * oc * c));
+  transform_filters(w, oc, c, m, u.data());
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
-  for (int xi = 0; xi < kPositions; ++xi) {
+  packed->winograd_tile = m;
+  for (int xi = 0; xi < positions(m); ++xi) {
     packed->parts.push_back(gemm_prepack_a(position_gemm(oc, c, u.data(), xi)));
     if (!packed->parts.back()) return nullptr;
   }
@@ -80,31 +86,34 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
 }
 
 void conv_winograd(const WinogradConv& a, ExecEnv& env) {
-  const int64_t th = (a.oh + 3) / 4, tw = (a.ow + 3) / 4, tiles = th * tw;
+  const int m = a.m, npos = positions(m);
+  const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m, tiles = th * tw;
   const int64_t ts = tiles + simd::kWinogradSlack;  // row stride of V and M
   const simd::WinogradTable& kern = simd::winograd_kernels();
-  // The prepared filters when they were packed at this level (then the GEMM takes them as
-  // they are), else transformed here for the GEMM to pack.
+  // The prepared filters when they were packed at this level for this tile (then the GEMM
+  // takes them as they are), else transformed here for the GEMM to pack.
   const bool packed = a.prepared && a.prepared->winograd_level == int(simd::level()) &&
-                      int64_t(a.prepared->parts.size()) == kPositions;
+                      a.prepared->winograd_tile == m && int64_t(a.prepared->parts.size()) == npos;
   float* u = nullptr;
   if (!packed) {
-    u = scratch(2, kPositions * a.oc * a.c);
-    transform_filters(a.filt, a.oc, a.c, u);
+    u = scratch(2, npos * a.oc * a.c);
+    transform_filters(a.filt, a.oc, a.c, m, u);
   }
-  float* v = scratch(0, kPositions * a.c * ts);
-  float* m = scratch(1, kPositions * a.oc * ts);
+  float* v = scratch(0, npos * a.c * ts);
+  float* mm = scratch(1, npos * a.oc * ts);
   // The slack past each row of M is read (into lanes that are dropped), never written.
-  for (int64_t row = 0; row < kPositions * a.oc; ++row) std::fill(m + row * ts + tiles, m + (row + 1) * ts, 0.f);
+  for (int64_t row = 0; row < npos * a.oc; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
   const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
   for (int64_t n = 0; n < a.n; ++n) {
     env.check_cancelled();
     parallel_for(env.pool, a.c, 4, [&](int64_t f, int64_t l) {
-      float* work = scratch(3, simd::winograd_input_work(th, tw));
+      float* work = scratch(3, simd::winograd_input_work(m, th, tw));
       for (int64_t i = f; i < l; ++i)
-        kern.input({a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
+        kern.input({m, a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
     });
-    parallel_for(env.pool, kPositions, 1, [&](int64_t f, int64_t l) {
+    // The GEMMs each on one thread, the positions across the pool: every output element is
+    // summed the same way whatever the thread count.
+    parallel_for(env.pool, npos, 1, [&](int64_t f, int64_t l) {
       for (int64_t xi = f; xi < l; ++xi) {
         GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi));
         if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
@@ -112,17 +121,17 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
         g.b = v + xi * a.c * ts;
         g.rsb = ts;
         g.csb = 1;
-        g.c = m + xi * a.oc * ts;
+        g.c = mm + xi * a.oc * ts;
         g.ldc = ts;
         gemm(g, nullptr);
       }
     });
     float* yn = a.y + n * a.oc * a.oh * a.ow;
     parallel_for(env.pool, a.oc, 4, [&](int64_t f, int64_t l) {
-      float* work = scratch(3, simd::winograd_output_work(tw));
+      float* work = scratch(3, simd::winograd_output_work(m, tw));
       for (int64_t o = f; o < l; ++o) {
         const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
-        kern.output({m + o * ts, a.oc * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], yn + o * a.oh * a.ow, work});
+        kern.output({m, mm + o * ts, a.oc * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], yn + o * a.oh * a.ow, work});
         apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow);
       }
     });

@@ -1,8 +1,10 @@
-// conv2d by Winograd F(4x4, 3x3) (kernels/simd/winograd.hpp has the transforms and their
-// matrices): for a 3x3 stride-1 float convolution each 4 x 4 block of outputs costs 36
-// multiply-adds per input channel instead of 144, as 36 GEMMs (one per transformed
-// position, M = output channels, N = tiles, K = input channels) between input and output
-// transforms. ResNet's and SqueezeNet's 3x3 convolutions take it.
+// conv2d by Winograd F(4x4, 3x3) or F(2x2, 3x3) (kernels/simd/winograd.hpp has the
+// transforms and their matrices): for a 3x3 stride-1 float convolution each 4 x 4 block of
+// outputs costs 36 multiply-adds per input channel instead of 144 (each 2 x 2 block 16
+// instead of 36), as 36 (16) GEMMs, one per transformed position, with M = output channels,
+// N = tiles and K = input channels, between input and output transforms. ResNet's and
+// SqueezeNet's 3x3 convolutions take it: F(2x2) where a plane has too few 4 x 4 tiles to fill
+// the GEMM's column panels (ResNet's 7 x 7 planes).
 //
 // Results differ from the direct convolution's by rounding only: the transforms add and
 // scale by small integers and by G's sixths, so each output's error is a few times the
@@ -20,23 +22,25 @@ class ExecEnv;
 struct FusedActivation;
 struct PackedWeights;
 
-// Whether a conv2d takes the Winograd path: f32, a 3x3 window, stride 1, dilation 1, one
-// group, at least 16 input and 16 output channels, and at least 16 tiles per image (fewer
-// would leave the GEMMs' column panels mostly empty: ResNet's 7 x 7 planes stay direct).
-bool winograd_applies(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh,
-                      int64_t ow);
+// The Winograd tile a conv2d takes, 4 or 2, or 0 for none: f32, a 3x3 window, stride 1,
+// dilation 1, one group, at least 16 input and 16 output channels, and at least 16 tiles per
+// image (fewer would leave the GEMMs' column panels mostly empty): 4 x 4 tiles if there are
+// 16 of them, else 2 x 2 ones.
+int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh, int64_t ow);
 
-// The filters w (oc x c x 3 x 3, contiguous) transformed and packed for the GEMMs at the
-// current SIMD level, for the planner to keep (kernels/prepare.hpp); null if out of memory.
-std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c);
+// The filters w (oc x c x 3 x 3, contiguous) transformed for tile m and packed for the GEMMs
+// at the current SIMD level, for the planner to keep (kernels/prepare.hpp); null if out of
+// memory.
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m);
 
 struct WinogradConv {
+  int m;  // winograd_tile(...)
   int64_t n, c, h, w, oc, oh, ow, top, left;
   const float* x;     // n x c x h x w, contiguous
   const float* filt;  // oc x c x 3 x 3, contiguous
   const float* bias;  // bias[o·bias_stride], or null
   int64_t bias_stride;
-  const PackedWeights* prepared;  // winograd_prepare(filt), or null
+  const PackedWeights* prepared;  // winograd_prepare(filt, ..., m), or null
   const FusedActivation* act;     // or null
   float* y;                       // n x oc x oh x ow
 };

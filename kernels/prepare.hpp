@@ -45,9 +45,10 @@ struct PackedWeights {
   DType dtype{};
   Dims shape, strides;
   std::vector<std::shared_ptr<const PackedOperand>> parts;
-  // conv2d by Winograd (kernels/conv_winograd.hpp): parts are its 36 transformed filter
-  // matrices, packed at this simd::Level; -1 for the usual packed weights.
+  // conv2d by Winograd (kernels/conv_winograd.hpp): parts are its (tile + 2)² transformed
+  // filter matrices, packed at simd::Level winograd_level; -1 for the usual packed weights.
   int winograd_level = -1;
+  int winograd_tile = 0;
 
   // The packed parts when `w` is the tensor they were packed from, else null.
   const PackedWeights* for_tensor(const Tensor& w) const {

@@ -1,13 +1,13 @@
-// conv2d's Winograd F(4x4, 3x3) path (kernels/conv_winograd.hpp) against a naive long-double
+// conv2d's Winograd F(4x4, 3x3) and F(2x2, 3x3) paths (kernels/conv_winograd.hpp) against a naive long-double
 // loop written from conv2d's definition: partial edge tiles, asymmetric and wide padding,
 // tile rows wider than a register, batches, bias, strided views, every SIMD
 // level; one and two threads give the same bits (tests/vm/winograd_plan_test.cpp: filters
 // prepared at plan time, a fused clamp). Which shapes take the path is checked too
-// (winograd_applies), since a wrong rule would silently send them elsewhere.
+// (winograd_tile), since a wrong rule would silently send them elsewhere.
 //
 // The bound: Winograd sums the same products as the direct convolution, but through the
 // transforms, whose coefficients (up to 8 in Aᵀ, 5 in Bᵀ, sixths in G) scale the rounding
-// errors, and which mix the whole 6 x 6 input patch of a tile into each of its outputs. On
+// errors, and which mix the whole input patch of a tile into each of its outputs. On
 // these random inputs the error stays within 4 (√K + 2) u (Σ|products| + Σ over channels of
 // |patch|·max|w|), about 13 times the worst seen at any level (rounding errors of random
 // signs grow like √K), while one coefficient of Aᵀ off by 1e-4 already fails it.
@@ -28,19 +28,25 @@ namespace {
 struct WinoCase {
   Dims x, w;
   std::array<int64_t, 4> pad;  // top, left, bottom, right
+  int tile;                    // the one winograd_tile must pick
 };
 
 const std::vector<WinoCase>& wino_cases() {
   static const std::vector<WinoCase> c = {
-      {{1, 16, 16, 16}, {16, 16, 3, 3}, {1, 1, 1, 1}},   // 4 x 4 tiles exactly: the smallest that applies
-      {{2, 17, 19, 23}, {20, 17, 3, 3}, {1, 1, 1, 1}},   // partial tiles on both edges, batch 2
-      {{1, 24, 30, 14}, {33, 24, 3, 3}, {0, 0, 0, 0}},   // no padding, odd channel counts
-      {{1, 16, 15, 17}, {16, 16, 3, 3}, {2, 0, 1, 3}},   // asymmetric padding
-      {{1, 16, 14, 70}, {18, 16, 3, 3}, {1, 1, 1, 1}},   // 18 tiles a row: more than one register
-      {{1, 16, 12, 12}, {16, 16, 3, 3}, {3, 3, 3, 3}},   // padding wider than the window
-      {{1, 64, 27, 25}, {40, 64, 3, 3}, {1, 1, 1, 1}},   // deeper K
-      {{1, 16, 10, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}},   // rows of whole registers of tiles only
-      {{1, 16, 13, 66}, {17, 16, 3, 3}, {0, 0, 0, 0}},   // whole registers, then a partial one
+      {{1, 16, 16, 16}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // 4 x 4 tiles exactly: the fewest 4 x 4 ones
+      {{2, 17, 19, 23}, {20, 17, 3, 3}, {1, 1, 1, 1}, 4},   // partial tiles on both edges, batch 2
+      {{1, 24, 30, 14}, {33, 24, 3, 3}, {0, 0, 0, 0}, 4},   // no padding, odd channel counts
+      {{1, 16, 15, 17}, {16, 16, 3, 3}, {2, 0, 1, 3}, 4},   // asymmetric padding
+      {{1, 16, 14, 70}, {18, 16, 3, 3}, {1, 1, 1, 1}, 4},   // 18 tiles a row: more than one register
+      {{1, 16, 12, 12}, {16, 16, 3, 3}, {3, 3, 3, 3}, 4},   // padding wider than the window
+      {{1, 64, 27, 25}, {40, 64, 3, 3}, {1, 1, 1, 1}, 4},   // deeper K
+      {{1, 16, 10, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // rows of whole registers of tiles only
+      {{1, 16, 13, 66}, {17, 16, 3, 3}, {0, 0, 0, 0}, 4},   // whole registers, then a partial one
+      {{1, 16, 7, 7}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},     // ResNet's 7 x 7: 2 x 2 tiles
+      {{1, 20, 9, 10}, {17, 20, 3, 3}, {0, 0, 0, 0}, 2},    // 7 x 8: a partial tile row
+      {{2, 32, 8, 8}, {24, 32, 3, 3}, {1, 0, 1, 2}, 2},     // asymmetric padding, batch 2
+      {{1, 16, 11, 11}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 9 4 x 4 tiles, 36 2 x 2 ones
+      {{1, 48, 4, 40}, {16, 48, 3, 3}, {1, 1, 1, 1}, 2},    // 20 tiles a row: whole registers, then partial
   };
   return c;
 }
@@ -82,11 +88,11 @@ Ref naive(const Tensor& x, const Tensor& w, const Tensor* b, const WinoCase& c) 
             s += b->get_double(bi);
             mag += std::fabs(b->get_double(bi));
           }
-          // The tile's whole 6 x 6 patch against the filter's largest tap: Winograd mixes every
+          // The tile's whole patch against the filter's largest tap: Winograd mixes every
           // input of the patch into each output of the tile, so an output whose own window is
           // all padding still carries the rounding of its neighbours'.
           long double patch = 0;
-          const int64_t p0 = p / 4 * 4 - c.pad[0], q0 = q / 4 * 4 - c.pad[1];
+          const int64_t m = c.tile, p0 = p / m * m - c.pad[0], q0 = q / m * m - c.pad[1];
           for (int64_t ci = 0; ci < C; ++ci) {
             long double wmax = 0, xs = 0;
             for (int64_t i = 0; i < 3; ++i)
@@ -94,8 +100,8 @@ Ref naive(const Tensor& x, const Tensor& w, const Tensor* b, const WinoCase& c) 
                 const std::array<int64_t, 4> wi{o, ci, i, j};
                 wmax = std::max<long double>(wmax, std::fabs(w.get_double(wi)));
               }
-            for (int64_t i = 0; i < 6; ++i)
-              for (int64_t j = 0; j < 6; ++j) {
+            for (int64_t i = 0; i < m + 2; ++i)
+              for (int64_t j = 0; j < m + 2; ++j) {
                 const int64_t ih = p0 + i, iw = q0 + j;
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
                 const std::array<int64_t, 4> xi{n, ci, ih, iw};
@@ -148,18 +154,20 @@ BOOST_AUTO_TEST_SUITE(conv2d_winograd)
 BOOST_AUTO_TEST_CASE(which_shapes_apply) {
   for (const WinoCase& c : wino_cases()) {
     const int64_t oh = c.x[2] + c.pad[0] + c.pad[2] - 2, ow = c.x[3] + c.pad[1] + c.pad[3] - 2;
-    BOOST_TEST(winograd_applies(c.w[1], c.w[0], 3, 3, params(c.pad), oh, ow));
+    BOOST_TEST(winograd_tile(c.w[1], c.w[0], 3, 3, params(c.pad), oh, ow) == c.tile);
   }
   const auto p1 = params({1, 1, 1, 1});
-  BOOST_TEST(!winograd_applies(16, 16, 3, 3, p1, 12, 12));                 // 9 tiles
-  BOOST_TEST(winograd_applies(16, 16, 3, 3, p1, 13, 13));                  // 16 tiles, the last partial
-  BOOST_TEST(!winograd_applies(15, 16, 3, 3, p1, 56, 56));                 // too few input channels
-  BOOST_TEST(!winograd_applies(16, 15, 3, 3, p1, 56, 56));                 // too few output channels
-  BOOST_TEST(!winograd_applies(64, 64, 5, 5, p1, 56, 56));                 // not 3x3
-  BOOST_TEST(!winograd_applies(64, 64, 3, 1, p1, 56, 56));
-  BOOST_TEST(!winograd_applies(64, 64, 3, 3, params({1, 1, 1, 1}, 2), 28, 28));     // strided
-  BOOST_TEST(!winograd_applies(64, 64, 3, 3, params({1, 1, 1, 1}, 1, 2), 54, 54));  // dilated
-  BOOST_TEST(!winograd_applies(64, 64, 3, 3, params({1, 1, 1, 1}, 1, 1, 2), 56, 56));  // grouped
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 13, 13) == 4);                  // 16 tiles, the last partial
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 12, 12) == 2);                  // 9 of 4 x 4, 36 of 2 x 2
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 7, 7) == 2);                    // 16 of 2 x 2
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 6, 7) == 0);                    // 12 of 2 x 2
+  BOOST_TEST(winograd_tile(15, 16, 3, 3, p1, 56, 56) == 0);                  // too few input channels
+  BOOST_TEST(winograd_tile(16, 15, 3, 3, p1, 56, 56) == 0);                  // too few output channels
+  BOOST_TEST(winograd_tile(64, 64, 5, 5, p1, 56, 56) == 0);                  // not 3x3
+  BOOST_TEST(winograd_tile(64, 64, 3, 1, p1, 56, 56) == 0);
+  BOOST_TEST(winograd_tile(64, 64, 3, 3, params({1, 1, 1, 1}, 2), 28, 28) == 0);     // strided
+  BOOST_TEST(winograd_tile(64, 64, 3, 3, params({1, 1, 1, 1}, 1, 2), 54, 54) == 0);  // dilated
+  BOOST_TEST(winograd_tile(64, 64, 3, 3, params({1, 1, 1, 1}, 1, 1, 2), 56, 56) == 0);  // grouped
 }
 
 BOOST_AUTO_TEST_CASE(every_level_every_case) {
