@@ -49,9 +49,10 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=3, help="untimed runs per engine first (default 3)")
     p.add_argument("--threads", default="1,2", help="intra-op thread counts (default 1,2)")
     p.add_argument("--models", default="", help="comma-separated model names (default: all)")
-    p.add_argument("--gap", type=float, default=0.02,
+    p.add_argument("--gap", type=float, default=0.1,
                    help="seconds of pause after every run, so one engine's spinning worker "
-                        "threads do not overlap the next engine's run (default 0.02)")
+                        "threads do not overlap the next engine's run (default 0.1: ONNX Runtime's pool "
+                        "keeps a core busy for 20-40 ms after each run)")
     p.add_argument("--first-runs", type=int, default=3,
                    help="fresh processes per engine for the first-run latency; median (default 3)")
     p.add_argument("--build", default=build, help="build directory holding bench/mlvm-bench")
