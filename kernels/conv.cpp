@@ -3,7 +3,10 @@
 // im2col matrix of x[n, g]. col is never built: the GEMM packs its B panels straight from the
 // zero-padded input split by stride phase (conv_group_implicit), where every column of col
 // is a unit-stride run. One input channel per group (depthwise) has direct kernels
-// (kernels/simd/conv_depthwise.hpp); float ones read the same phase planes. A relu or clip
+// (kernels/simd/conv_depthwise.hpp): f32 with one output per input channel a register of
+// channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An
+// f32 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
+// (kernels/conv_winograd.hpp). A relu or clip
 // the planner fused into the convolution (kernels/fused_activation.hpp) is applied as each
 // tile of output is stored; a silu as each plane or group block is finished. The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
@@ -200,8 +203,32 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
 // Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
 // output channels of a channel multiplier share it), then every output row is a sum of
 // unit-stride runs in SIMD registers (simd::DepthwiseRows).
+// f32 depthwise with one output channel per input channel: a register of channels at a time
+// (simd::DepthwiseBlocked), the same sums as the rows below.
+void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvData<float>& d, ExecEnv& env) {
+  const auto& table = simd::conv_row_kernels();
+  const int64_t lanes = table.lanes, blocks = (s.c + lanes - 1) / lanes;
+  const int64_t work = simd::depthwise_blocked_work(lanes, s.kh, s.kw, s.oh, s.ow, p.sh, p.sw, p.dh, p.dw);
+  const std::array<float, 2> bounds = clamp_bounds<float>(d.act);
+  const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
+  parallel_for(env.pool, s.n * blocks, 1, [&](int64_t f, int64_t last) {
+    float* buf = conv_scratch<float>(0, work);
+    for (int64_t t = f; t < last; ++t) {
+      env.check_cancelled();
+      const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
+      float* y = d.y + (n * s.oc + c0) * oplane;
+      table.depthwise_blocked({d.x + (n * s.c + c0) * plane, channels, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left,
+                               p.sh, p.sw, p.dh, p.dw, d.w + c0 * s.kh * s.kw, d.bias ? d.bias + c0 * d.bias_stride : nullptr,
+                               d.bias_stride, bounds[0], bounds[1], y, buf});
+      apply_fused_silu(d.act, y, channels * oplane);
+    }
+  });
+}
+
 template <class T>
 void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
+  if constexpr (std::is_same_v<T, float>)
+    if (s.ocg == 1) return conv_depthwise_blocked(s, p, d, env);
   ConvShape one = s;
   one.cg = 1;
   const PhaseLayout l = phase_layout(one, p);

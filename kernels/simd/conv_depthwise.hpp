@@ -52,11 +52,43 @@ struct DepthwiseRows {
   T* y;
 };
 
+// Up to `lanes` (the level's f32 lanes) float depthwise planes at once, one channel per lane
+// (channel multiplier 1): the input planes are transposed into a zero-padded pixel-major
+// buffer (each pixel one register of channels), every output pixel is then a sum of
+// kh·kw full-register products at any stride, and the result is transposed back. Small
+// planes (7 x 7, 14 x 14) and strided ones waste no lanes and build no phase planes. Each
+// output element gets the sum of DepthwiseRows: taps in order from 0, then the bias, then the
+// clamp, so the bits are the same.
+//   y[c][r·ow + q] = clamp(sum over (i, j) of w[c·kh·kw + i·kw + j] · pad(x)[c][r·sh + i·dh][q·sw + j·dw]
+//                          + bias[c·bias_stride], lo, hi)   for c < channels,
+// where x[c] (h x w) is at x + c·h·w, y[c] (oh x ow) at y + c·oh·ow, pad(x) has `top` zero rows
+// and `left` zero columns before the plane and zeros past it, and bias may be null (0).
+struct DepthwiseBlocked {
+  const float* x;
+  int64_t channels;  // 1 .. lanes
+  int64_t h, w, kh, kw, oh, ow, top, left, sh, sw, dh, dw;
+  const float* w_taps;
+  const float* bias;
+  int64_t bias_stride;
+  float lo, hi;
+  float* y;
+  float* work;  // depthwise_blocked_work(...) floats
+};
+
+// Scratch floats for a DepthwiseBlocked call at a level of `lanes` f32 lanes.
+inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
+                                      int64_t sw, int64_t dh, int64_t dw) {
+  const int64_t rows = (oh - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
+  return lanes * (rows * cols + oh * ow + kh * kw + 1);
+}
+
 struct ConvRowTable {
   void (*depthwise_f32)(const DepthwiseRows<float>&) = nullptr;
   void (*depthwise_f64)(const DepthwiseRows<double>&) = nullptr;
   // dst[j] = src[2·j] for j < n (4-byte elements: f32, i32): a stride-2 phase row.
   void (*every_other_4)(void* dst, const void* src, int64_t n) = nullptr;
+  void (*depthwise_blocked)(const DepthwiseBlocked&) = nullptr;
+  int lanes = 0;  // f32 lanes: channels per depthwise_blocked call
 };
 
 // The current level's table.

@@ -84,11 +84,165 @@ void every_other_4(void* dst_v, const void* src_v, int64_t n) {
   for (; j < n; ++j) dst[j] = src[2 * j];
 }
 
+// Transposes the L x L block r[i][j] (row i = register i) in place: r[j] becomes what was
+// column j.
+inline void transpose_block(V<float> (&r)[kLanes<float>]) {
+#if MLVM_SIMD_BYTES == 32
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i].data, r[i + 1].data);
+    t[i + 1] = _mm256_unpackhi_ps(r[i].data, r[i + 1].data);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);      // column 0 | 4 of rows i .. i + 3
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);  // column 1 | 5
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int c = 0; c < 4; ++c) {
+    r[c] = _mm256_permute2f128_ps(u[c], u[c + 4], 0x20);
+    r[c + 4] = _mm256_permute2f128_ps(u[c], u[c + 4], 0x31);
+  }
+#elif MLVM_SIMD_BYTES == 16
+  _MM_TRANSPOSE4_PS(r[0].data, r[1].data, r[2].data, r[3].data);
+#else
+  constexpr int64_t L = kLanes<float>;
+  alignas(64) float m[L][L];
+  for (int64_t i = 0; i < L; ++i) r[i].store_aligned(m[i]);
+  for (int64_t i = 0; i < L; ++i) {
+    alignas(64) float col[L];
+    for (int64_t j = 0; j < L; ++j) col[j] = m[j][i];
+    r[i] = V<float>::load_aligned(col);
+  }
+#endif
+}
+
+// The output grid of depthwise_blocked, in floats of its pixel-major buffers: an output
+// row's first input pixel is sh_step apart, a column's sw_step; tap (i, j) is at
+// i·dh_step + j·dw_step from it.
+struct DepthwiseGrid {
+  int64_t kh, kw, oh, ow, sh_step, sw_step, dh_step, dw_step;
+};
+
+// out[r·ow + q] = finish(sum over taps t = (i, j) in order of w[t] · in[r·sh_step + q·sw_step
+// + i·dh_step + j·dw_step]), registers of L channels. KH, KW > 0: that window, its weights
+// held in registers; 0: any (g.kh x g.kw).
+template <int KH, int KW>
+void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<float>& vlo, const V<float>& vhi,
+                  const DepthwiseGrid& g, float* out) {
+  constexpr int64_t L = kLanes<float>;
+  using VF = V<float>;
+  const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw, taps = kh * kw;
+  const int64_t sw = g.sw_step, dh = g.dh_step, dw = g.dw_step;
+  auto finish = [&](const VF& s) {
+    const VF v = s + vb;
+    return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+  };
+  constexpr int kHeld = KH * KW;
+  VF held[kHeld > 0 ? kHeld : 1];
+  if constexpr (kHeld > 0)
+    for (int t = 0; t < kHeld; ++t) held[t] = V<float>::load_unaligned(wv + t * L);
+  auto weight = [&](int64_t t) {
+    if constexpr (kHeld > 0) return held[t];
+    else return V<float>::load_unaligned(wv + t * L);
+  };
+  const VF zero(0.f);
+  for (int64_t r = 0; r < g.oh; ++r) {
+    const float* base = in + r * g.sh_step;
+    float* orow = out + r * g.ow * L;
+    int64_t q = 0;
+    for (; q + 4 <= g.ow; q += 4) {
+      VF s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+      const float* b = base + q * sw;
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          const VF w = weight(i * kw + j);
+          const float* p = b + i * dh + j * dw;
+          s0 = xsimd::fma(w, load(p), s0);
+          s1 = xsimd::fma(w, load(p + sw), s1);
+          s2 = xsimd::fma(w, load(p + 2 * sw), s2);
+          s3 = xsimd::fma(w, load(p + 3 * sw), s3);
+        }
+      store(orow + q * L, finish(s0));
+      store(orow + (q + 1) * L, finish(s1));
+      store(orow + (q + 2) * L, finish(s2));
+      store(orow + (q + 3) * L, finish(s3));
+    }
+    for (; q < g.ow; ++q) {
+      VF s = zero;
+      const float* b = base + q * sw;
+      for (int64_t t = 0; t < taps; ++t) s = xsimd::fma(weight(t), load(b + (t / kw) * dh + (t % kw) * dw), s);
+      store(orow + q * L, finish(s));
+    }
+  }
+}
+
+void depthwise_blocked(const DepthwiseBlocked& a) {
+  constexpr int64_t L = kLanes<float>;
+  using VF = V<float>;
+  const int64_t rows = (a.oh - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows read
+  const int64_t cols = (a.ow - 1) * a.sw + (a.kw - 1) * a.dw + 1;
+  const int64_t taps = a.kh * a.kw, plane = a.h * a.w, oplane = a.oh * a.ow;
+  float* in = a.work;                   // [rows][cols][L]: pad(x), pixel-major
+  float* out = in + rows * cols * L;    // [oh·ow][L]
+  float* wv = out + oplane * L;         // [taps][L]
+  float* bv = wv + taps * L;            // [L]
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t c = 0; c < L; ++c) wv[t * L + c] = c < a.channels ? a.w_taps[c * taps + t] : 0.f;
+  for (int64_t c = 0; c < L; ++c) bv[c] = c < a.channels && a.bias ? a.bias[c * a.bias_stride] : 0.f;
+
+  // pad(x) into `in`. Input columns [0, w) land at padded columns left + [0, w).
+  const int64_t c_lo = std::min(cols, a.left), c_hi = std::max(c_lo, std::min(cols, a.left + a.w));
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = in + r * cols * L;
+    const int64_t ih = r - a.top;
+    if (ih < 0 || ih >= a.h) {
+      std::fill(row, row + cols * L, 0.f);
+      continue;
+    }
+    std::fill(row, row + c_lo * L, 0.f);
+    std::fill(row + c_hi * L, row + cols * L, 0.f);
+    const float* src = a.x + ih * a.w - a.left;  // src[col] for padded column col
+    int64_t col = c_lo;
+    if (a.channels == L)
+      for (; col + L <= c_hi; col += L) {
+        VF blk[L];
+        for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
+        transpose_block(blk);
+        for (int64_t p = 0; p < L; ++p) store(row + (col + p) * L, blk[p]);
+      }
+    for (; col < c_hi; ++col)
+      for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < a.channels ? src[c * plane + col] : 0.f;
+  }
+
+  // Every output pixel: four at a time along a row, for four independent sums.
+  const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi);
+  const DepthwiseGrid g{a.kh, a.kw, a.oh, a.ow, a.sh * cols * L, a.sw * L, a.dh * cols * L, a.dw * L};
+  if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
+  else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
+  else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
+
+  // Back to planes.
+  float* const y = a.y;
+  const int64_t channels = a.channels;
+  int64_t p = 0;
+  if (channels == L)
+    for (; p + L <= oplane; p += L) {
+      VF blk[L];
+      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
+      transpose_block(blk);
+      for (int64_t c = 0; c < L; ++c) store(y + c * oplane + p, blk[c]);
+    }
+  for (; p < oplane; ++p)
+    for (int64_t c = 0; c < channels; ++c) y[c * oplane + p] = out[p * L + c];
+}
+
 }  // namespace
 
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
-  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4};
+  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
+                                  int(kLanes<float>)};
   return table;
 }
 

@@ -46,6 +46,13 @@ const std::vector<ConvCase>& conv_cases() {
       {{2, 3, 30, 67}, {6, 1, 5, 5}, {2, 2, 2, 2}, {1, 1}, {1, 1}, 3},      // depthwise 5x5 x2, odd-wide rows
       {{1, 4, 9, 40}, {4, 1, 3, 3}, {2, 3, 2, 1}, {1, 1}, {2, 2}, 4},       // depthwise dilated, asymmetric pads
       {{1, 2, 7, 7}, {2, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 2},        // depthwise rows narrower than a register
+      // Depthwise a register of channels at a time: whole and partial channel blocks at every
+      // level, 5x5 and non-square windows, strides and dilation, outputs narrower than 4.
+      {{2, 17, 9, 11}, {17, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 17},    // 17 channels: 1, 2 or 4 blocks + 1
+      {{1, 32, 14, 14}, {32, 1, 5, 5}, {2, 2, 2, 2}, {2, 2}, {1, 1}, 32},   // EfficientNet's 5x5 stride 2
+      {{1, 9, 6, 3}, {9, 1, 3, 1}, {0, 0, 1, 0}, {1, 2}, {2, 1}, 9},        // 3x1, 2 output columns
+      {{1, 16, 1, 1}, {16, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 16},     // 1 x 1 plane: every tap but one is padding
+      {{1, 24, 11, 29}, {24, 1, 3, 3}, {0, 3, 2, 1}, {2, 3}, {2, 1}, 24},   // strided, dilated, asymmetric pads
   };
   return c;
 }
