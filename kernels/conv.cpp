@@ -167,7 +167,6 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
-  Out* out = direct_out ? yg : conv_scratch<Out>(1, s.ocg * wide_n);
   GemmArgs<T> a;
   a.m = s.ocg;
   a.n = wide_n;
@@ -179,7 +178,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   a.b = planes;
   a.b_row_offsets = koff.data();
   a.csb = 1;
-  a.c = out;
+  a.c = yg;
   a.ldc = wide_n;
   if (d.bias) {
     a.bias = d.bias + g * s.ocg * d.bias_stride;
@@ -192,17 +191,31 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       bounds = clamp_bounds<Out>(d.act);
       a.clamp = bounds.data();
     }
-  gemm(a, pool);
-  if (!direct_out)
-    for (int64_t o = 0; o < s.ocg; ++o)
-      for (int64_t r = 0; r < s.oh; ++r)
-        std::copy(out + o * wide_n + r * l.wq, out + o * wide_n + r * l.wq + s.ow, yg + (o * s.oh + r) * s.ow);
+  if (direct_out) {
+    gemm(a, pool);
+  } else {
+    // Output rows in blocks whose wide result (ocg x rows·wq) stays in L2, each block one
+    // GEMM, copied to y while it is there. Output row r0 + r is wide row r of the planes
+    // moved down r0 rows (every phase plane is wq wide). Per element the same sum as one GEMM
+    // over all rows: the k blocking does not depend on N.
+    const int64_t block_rows =
+        std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * l.wq), 1, s.oh);
+    Out* out = conv_scratch<Out>(1, s.ocg * block_rows * l.wq);
+    for (int64_t r0 = 0; r0 < s.oh; r0 += block_rows) {
+      const int64_t rows = std::min(block_rows, s.oh - r0), wide = (rows - 1) * l.wq + s.ow;
+      a.b = planes + r0 * l.wq;
+      a.n = wide;
+      a.c = out;
+      a.ldc = wide;
+      gemm(a, pool);
+      for (int64_t o = 0; o < s.ocg; ++o)
+        for (int64_t r = 0; r < rows; ++r)
+          std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
+    }
+  }
   if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow);
 }
 
-// Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
-// output channels of a channel multiplier share it), then every output row is a sum of
-// unit-stride runs in SIMD registers (simd::DepthwiseRows).
 // f32 depthwise with one output channel per input channel: a register of channels at a time
 // (simd::DepthwiseBlocked), the same sums as the rows below.
 void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvData<float>& d, ExecEnv& env) {
@@ -225,6 +238,9 @@ void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvD
   });
 }
 
+// Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
+// output channels of a channel multiplier share it), then every output row is a sum of
+// unit-stride runs in SIMD registers (simd::DepthwiseRows).
 template <class T>
 void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
   if constexpr (std::is_same_v<T, float>)

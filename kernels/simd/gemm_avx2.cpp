@@ -23,10 +23,9 @@ struct VF32 {
   static V bcast(const T* p) { return _mm256_broadcast_ss(p); }
   static V fma(V a, V b, V acc) { return _mm256_fmadd_ps(a, b, acc); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    x = _mm256_blendv_ps(x, hi, _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
-    return _mm256_blendv_ps(x, lo, _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-  }
+  // x > hi ? hi : x, then < lo ? lo : that. minps/maxps return their second operand unless
+  // the first compares less (greater), so NaN and equal zeros pass as x.
+  static V clamp(V x, V lo, V hi) { return _mm256_max_ps(lo, _mm256_min_ps(hi, x)); }
 };
 
 struct VF64 {
@@ -41,10 +40,7 @@ struct VF64 {
   static V bcast(const T* p) { return _mm256_broadcast_sd(p); }
   static V fma(V a, V b, V acc) { return _mm256_fmadd_pd(a, b, acc); }
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    x = _mm256_blendv_pd(x, hi, _mm256_cmp_pd(x, hi, _CMP_GT_OQ));
-    return _mm256_blendv_pd(x, lo, _mm256_cmp_pd(x, lo, _CMP_LT_OQ));
-  }
+  static V clamp(V x, V lo, V hi) { return _mm256_max_pd(lo, _mm256_min_pd(hi, x)); }  // as VF32's
 };
 
 // i32 lanes; fma is the wrapping multiply-add of i32 panels.

@@ -26,10 +26,9 @@ struct VF32 {
   static V bcast(const T* p) { return _mm512_set1_ps(*p); }
   static V fma(V a, V b, V acc) { return _mm512_fmadd_ps(a, b, acc); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), x, hi);
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), x, lo);
-  }
+  // x > hi ? hi : x, then < lo ? lo : that. minps/maxps return their second operand unless
+  // the first compares less (greater), so NaN and equal zeros pass as x.
+  static V clamp(V x, V lo, V hi) { return _mm512_max_ps(lo, _mm512_min_ps(hi, x)); }
 };
 
 struct VF64 {
@@ -44,10 +43,7 @@ struct VF64 {
   static V bcast(const T* p) { return _mm512_set1_pd(*p); }
   static V fma(V a, V b, V acc) { return _mm512_fmadd_pd(a, b, acc); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    x = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, hi, _CMP_GT_OQ), x, hi);
-    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, lo, _CMP_LT_OQ), x, lo);
-  }
+  static V clamp(V x, V lo, V hi) { return _mm512_max_pd(lo, _mm512_min_pd(hi, x)); }  // as VF32's
 };
 
 // i32 lanes; fma is the wrapping multiply-add of i32 panels.

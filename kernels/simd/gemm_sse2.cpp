@@ -24,12 +24,9 @@ struct VF32 {
   static V bcast(const T* p) { return _mm_set1_ps(*p); }
   static V fma(V a, V b, V acc) { return _mm_add_ps(acc, _mm_mul_ps(a, b)); }
   static V add(V a, V b) { return _mm_add_ps(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    V m = _mm_cmpgt_ps(x, hi);
-    x = _mm_or_ps(_mm_and_ps(m, hi), _mm_andnot_ps(m, x));
-    m = _mm_cmplt_ps(x, lo);
-    return _mm_or_ps(_mm_and_ps(m, lo), _mm_andnot_ps(m, x));
-  }
+  // x > hi ? hi : x, then < lo ? lo : that. minps/maxps return their second operand unless
+  // the first compares less (greater), so NaN and equal zeros pass as x.
+  static V clamp(V x, V lo, V hi) { return _mm_max_ps(lo, _mm_min_ps(hi, x)); }
 };
 
 struct VF64 {
@@ -44,12 +41,7 @@ struct VF64 {
   static V bcast(const T* p) { return _mm_set1_pd(*p); }
   static V fma(V a, V b, V acc) { return _mm_add_pd(acc, _mm_mul_pd(a, b)); }
   static V add(V a, V b) { return _mm_add_pd(a, b); }
-  static V clamp(V x, V lo, V hi) {  // ordered compares: NaN fails both and passes
-    V m = _mm_cmpgt_pd(x, hi);
-    x = _mm_or_pd(_mm_and_pd(m, hi), _mm_andnot_pd(m, x));
-    m = _mm_cmplt_pd(x, lo);
-    return _mm_or_pd(_mm_and_pd(m, lo), _mm_andnot_pd(m, x));
-  }
+  static V clamp(V x, V lo, V hi) { return _mm_max_pd(lo, _mm_min_pd(hi, x)); }  // as VF32's
 };
 
 struct VI32 {
