@@ -114,6 +114,12 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
   const int64_t width = std::max((ow - 1) * p.sw + p.kw, p.left + w);
   std::vector<T> scratch(std::size_t(width), lowest_value<T>());
   T* row = scratch.data() + p.left;
+  // Stride 2: the scratch row split into its even and odd columns, so that every tap of a
+  // row of outputs is a unit-stride run (tap b of output j is even[j + b/2] or odd[j + b/2]).
+  const int64_t half = (width + 1) / 2;
+  std::vector<T> split(p.sw == 2 ? std::size_t(2 * half) : 0);
+  T* even = split.data();
+  T* odd = even + half;
   for (int64_t plane = first; plane < last; ++plane) {
     const T* xp = x + plane * h * w;
     T* yp = y + plane * oh * ow;
@@ -136,6 +142,17 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
         std::memcpy(out, win, std::size_t(ow) * sizeof(T));
         for (int64_t b = 1; b < p.kw; ++b)
           for (int64_t j = 0; j < ow; ++j) out[j] = max_nan(out[j], win[j + b]);
+      } else if (sw == 2) {
+        for (int64_t k = 0; k < width / 2; ++k) {
+          even[k] = win[2 * k];
+          odd[k] = win[2 * k + 1];
+        }
+        if (width % 2) even[width / 2] = win[width - 1];
+        std::memcpy(out, even, std::size_t(ow) * sizeof(T));
+        for (int64_t b = 1; b < p.kw; ++b) {
+          const T* src = (b % 2 ? odd : even) + b / 2;
+          for (int64_t j = 0; j < ow; ++j) out[j] = max_nan(out[j], src[j]);
+        }
       } else {
         for (int64_t j = 0; j < ow; ++j) out[j] = win[j * sw];
         for (int64_t b = 1; b < p.kw; ++b)
