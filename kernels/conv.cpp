@@ -142,6 +142,16 @@ std::vector<int64_t> tap_offsets(const ConvShape& s, const ConvParams& p, const 
   return koff;
 }
 
+// A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
+// column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
+// transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
+// Floats only. Each element gets the same sum, bias and clamp either way.
+bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, int64_t ocg, int64_t oh,
+                    int64_t ow) {
+  return is_float && kh == 1 && kw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
+         ocg >= 96 && oh * ow < 96;
+}
+
 // One (image, group) as an implicit GEMM over the phase planes: with output pixels numbered
 // j = oh·wq + ow (a "wide" output row of wq columns), the im2col element for k = (c, i, j')
 // is planes[koff(k) + j], where koff(k) picks the phase of tap (i, j') and the tap's offset
@@ -167,6 +177,41 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
+  std::array<Out, 2> bounds{};
+  if constexpr (std::is_floating_point_v<T>)
+    if (d.act && d.act->kind == FusedActivation::Kind::clamp) bounds = clamp_bounds<Out>(d.act);
+  const Out* clamp = d.act && d.act->kind == FusedActivation::Kind::clamp ? bounds.data() : nullptr;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (swaps_operands(true, s.kh, s.kw, p, s.ocg, s.oh, s.ow) && direct_out && (!d.packed || d.packed->b_side)) {
+      // yᵀ (pixels x channels) = planesᵀ · wᵀ: A element (pixel i, channel k) is
+      // planes[koff[k] + i], B element (k, channel o) is w[o·kg + k].
+      const int64_t pixels = s.oh * s.ow;
+      GemmArgs<T> t;
+      t.m = pixels;
+      t.n = s.ocg;
+      t.k = kg;
+      t.a = planes;
+      t.rsa = 1;
+      t.csa = kg > 1 ? koff[1] - koff[0] : 1;
+      t.b = d.w + g * s.ocg * kg;
+      t.rsb = 1;
+      t.csb = kg;
+      if (d.packed) t.b_packed = d.packed->parts[std::size_t(g)].get();
+      Out* out = conv_scratch<Out>(1, pixels * s.ocg);
+      t.c = out;
+      t.ldc = s.ocg;
+      if (d.bias) {
+        t.bias = d.bias + g * s.ocg * d.bias_stride;
+        t.bias_stride = d.bias_stride;
+      }
+      t.clamp = clamp;
+      gemm(t, pool);
+      for (int64_t o = 0; o < s.ocg; ++o)
+        for (int64_t i = 0; i < pixels; ++i) yg[o * pixels + i] = out[i * s.ocg + o];
+      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * pixels);
+      return;
+    }
+  }
   GemmArgs<T> a;
   a.m = s.ocg;
   a.n = wide_n;
@@ -174,7 +219,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   a.a = d.w + g * s.ocg * kg;
   a.rsa = kg;
   a.csa = 1;
-  if (d.packed) a.a_packed = d.packed->parts[std::size_t(g)].get();
+  if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
   a.b = planes;
   a.b_row_offsets = koff.data();
   a.csb = 1;
@@ -185,12 +230,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     a.bias_stride = d.bias_stride;
     a.bias_per_row = true;
   }
-  std::array<Out, 2> bounds{};
-  if constexpr (std::is_floating_point_v<T>)
-    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
-      bounds = clamp_bounds<Out>(d.act);
-      a.clamp = bounds.data();
-    }
+  a.clamp = clamp;
   if (direct_out) {
     gemm(a, pool);
   } else {
@@ -371,6 +411,10 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
                        ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3),
                                        conv_params(ctx.attrs.get<conv2d_attrs>()), r->dims[2], r->dims[3])
                        : 0;
+  const ConvParams cp = conv_params(ctx.attrs.get<conv2d_attrs>());
+  const bool b_side = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0 &&
+                      swaps_operands(w.dtype() == DType::f32 || w.dtype() == DType::f64, w.dim(2), w.dim(3), cp,
+                                     w.dim(0) / groups, r->dims[2], r->dims[3]);
   if (tile) {
     auto packed = winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile);
     if (!packed) return nullptr;
@@ -386,16 +430,25 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
   packed->shape = w.shape();
   packed->strides = w.strides();
   const int64_t ocg = w.dim(0) / groups, kg = w.dim(1) * w.dim(2) * w.dim(3);
+  packed->b_side = b_side;
   visit_dtype(w.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     for (int64_t g = 0; g < groups; ++g) {
       GemmArgs<T> a;
-      a.m = ocg;
       a.k = kg;
-      a.a = w.template data<T>() + g * ocg * kg;
-      a.rsa = kg;
-      a.csa = 1;
-      packed->parts.push_back(gemm_prepack_a(a));
+      if (b_side) {  // B element (k, o) = w[o·kg + k], as conv_group_implicit reads it
+        a.n = ocg;
+        a.b = w.template data<T>() + g * ocg * kg;
+        a.rsb = 1;
+        a.csb = kg;
+        packed->parts.push_back(gemm_prepack_b(a));
+      } else {
+        a.m = ocg;
+        a.a = w.template data<T>() + g * ocg * kg;
+        a.rsa = kg;
+        a.csa = 1;
+        packed->parts.push_back(gemm_prepack_a(a));
+      }
     }
   });
   for (const auto& part : packed->parts)

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "tensor/copy.hpp"
 #include "tensor/tensor.hpp"
 
 namespace mlvm::testing {
@@ -29,6 +30,14 @@ inline void for_each_index(const Dims& shape, F&& f) {
     }
     if (d < 0) return;
   }
+}
+
+// a and b have the same dtype, shape and bits, element by element in row-major order (through
+// any views): what "gives the same bits" means in the suites.
+inline bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  const Tensor ca = contiguous(a), cb = contiguous(b);
+  return std::memcmp(ca.raw_data(), cb.raw_data(), std::size_t(ca.numel() * ca.itemsize())) == 0;
 }
 
 // a[ia] and b[ib] hold the same value: integers exactly (as int64), floats equal or both NaN.

@@ -53,6 +53,10 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 9, 6, 3}, {9, 1, 3, 1}, {0, 0, 1, 0}, {1, 2}, {2, 1}, 9},        // 3x1, 2 output columns
       {{1, 16, 1, 1}, {16, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 16},     // 1 x 1 plane: every tap but one is padding
       {{1, 24, 11, 29}, {24, 1, 3, 3}, {0, 3, 2, 1}, {2, 3}, {2, 1}, 24},   // strided, dilated, asymmetric pads
+      // 1x1 with few pixels and many channels: the GEMM runs transposed (floats).
+      {{1, 40, 7, 7}, {100, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},    // 49 pixels, 100 channels
+      {{1, 32, 9, 9}, {192, 16, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 2},    // grouped: 96 channels a group
+      {{2, 24, 13, 13}, {130, 24, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},  // stride 2: one phase plane
       // Wide results too big for L2 in one piece: the GEMM runs over blocks of output rows.
       {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // 3 rows a block, 7 blocks
       {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: every phase plane moves

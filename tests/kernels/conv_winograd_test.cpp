@@ -131,10 +131,6 @@ void expect_near(const Tensor& y, const Ref& r, double lo = 1, double hi = 0) {
   BOOST_TEST(bad == 0);
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() &&
-         std::memcmp(a.raw_data(), b.raw_data(), std::size_t(a.numel()) * a.itemsize()) == 0;
-}
 
 struct LevelGuard {
   simd::Level saved = simd::level();

@@ -74,10 +74,6 @@ std::vector<Tensor> run_lstm(const std::vector<Tensor>& in, bool reverse, Thread
   return run_all(Opcode::lstm, in, attrs_named(Opcode::lstm, {{"reverse", AttrValue::boolean(reverse)}}), pool);
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw_data(), b.raw_data(), std::size_t(a.numel()) * dtype_size(a.dtype())) == 0;
-}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/tensor_helpers.hpp"
+#include "common/tensors.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "vm/compiled.hpp"
 #include "vm/program_access.hpp"
@@ -34,11 +35,6 @@ FusionShape fusion_of(const Program& p) {
   return f;
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
-  const Tensor ca = contiguous(a), cb = contiguous(b);
-  return std::memcmp(ca.raw_data(), cb.raw_data(), std::size_t(ca.numel() * ca.itemsize())) == 0;
-}
 
 // Runs two programs over `inputs`: `fused_text`, where the activation must be fused into the
 // instruction at `producer`, and `plain_text`, the same computation where nothing may be

@@ -1,15 +1,18 @@
-// conv2d's Winograd path through the planner (kernels/conv_winograd.hpp): constant filters are
-// transformed and packed once at plan time when the result's static plane takes the path, and
-// the run gives the very bits of the same program with the filters as an input (transformed
-// on every run); a clip after it is fused into the output transform with the bits of the
-// unfused clip. Every SIMD level, one and two threads. (The values themselves are checked
-// against a naive convolution in tests/kernels/conv_winograd_test.cpp.)
+// conv2d's plan-time choices (kernels/conv.cpp, prepare_conv2d), which depend on the result's
+// static plane: the Winograd path (kernels/conv_winograd.hpp), whose constant filters are
+// transformed and packed once at plan time, and the transposed 1x1 GEMM, whose weights are
+// packed as the GEMM's B operand. Either way the run gives the very bits of the same program
+// with the weights as an input (prepared on every run), and a clip after a Winograd conv is
+// fused into its output transform with the bits of the unfused clip. Every SIMD level, one and
+// two threads. (The values themselves are checked against naive convolutions in
+// tests/kernels/conv_winograd_test.cpp and conv_simd_test.cpp.)
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 #include <sstream>
 
 #include "common/tensor_helpers.hpp"
+#include "common/tensors.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "vm/compiled.hpp"
@@ -66,11 +69,6 @@ std::string program(bool constant_filters, bool clip, bool clip_hidden) {
   return s;
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
-  const Tensor ca = contiguous(a), cb = contiguous(b);
-  return std::memcmp(ca.raw_data(), cb.raw_data(), std::size_t(ca.numel() * ca.itemsize())) == 0;
-}
 
 const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
   const ExecPlan& plan = ProgramAccess::compiled(p).plan;
@@ -80,7 +78,7 @@ const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(vm_winograd)
+BOOST_AUTO_TEST_SUITE(vm_conv_plan)
 
 BOOST_AUTO_TEST_CASE(prepared_filters_give_the_same_bits) {
   const TensorMap in{{"x", make_input(DType::f32, {1, kC, kH, kW}, Layout::contiguous, Fill::specials, 7)},
@@ -121,6 +119,46 @@ BOOST_AUTO_TEST_CASE(prepared_filters_give_the_same_bits) {
   const Program own_plan = program_from(program(true, false, false));
   Session a(sse2_plan, single_thread()), b(own_plan, single_thread());
   BOOST_TEST(same_bits(a.run(in_const).at("y"), b.run(in_const).at("y")));
+  simd::set_level_for_testing(saved);
+}
+
+BOOST_AUTO_TEST_CASE(transposed_1x1_weights_prepared_as_b) {
+  // 120 output channels over a 7 x 7 plane: the transposed GEMM (kernels/conv.cpp).
+  const std::string io = ".input x : f32[1, 16, 7, 7]\n.input b : f32[120]\n.output y : f32[1, 120, 7, 7]\n";
+  std::ostringstream lit;
+  lit << "[";
+  for (int o = 0; o < 120; ++o) {
+    lit << (o ? ", [" : "[");
+    for (int c = 0; c < 16; ++c) lit << (c ? ", [[" : "[[") << filter_value(o * 16 + c) << "]]";
+    lit << "]";
+  }
+  lit << "]";
+  const std::string body = "    h = conv2d x, w, b\n    y = relu h\n";
+  const std::string constant = io + ".const w : f32[120, 16, 1, 1] = " + lit.str() + "\n" + body;
+  const std::string input = io + ".input w : f32[120, 16, 1, 1]\n" + body;
+  Tensor w = Tensor::empty(DType::f32, Dims{120, 16, 1, 1});
+  for (int k = 0; k < 120 * 16; ++k) w.data<float>()[k] = filter_value(k);
+  const TensorMap in_const{{"x", make_input(DType::f32, {1, 16, 7, 7}, Layout::contiguous, Fill::specials, 9)},
+                           {"b", make_input(DType::f32, {120}, Layout::contiguous, Fill::small, 10)}};
+  TensorMap in = in_const;
+  in["w"] = w;
+  const simd::Level saved = simd::level();
+  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
+    simd::set_level_for_testing(level);
+    const Program pc = program_from(constant), pi = program_from(input);
+    const PackedWeights* pw = prepared_at(pc, 0);
+    BOOST_REQUIRE(pw);
+    BOOST_TEST(pw->b_side);
+    BOOST_TEST(pw->winograd_level == -1);
+    for (int threads : {1, 2}) {
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
+        SessionOptions o;
+        o.threads = threads;
+        Session sc(pc, o), si(pi, o);
+        BOOST_TEST(same_bits(sc.run(in_const).at("y"), si.run(in).at("y")));
+      }
+    }
+  }
   simd::set_level_for_testing(saved);
 }
 
