@@ -79,7 +79,7 @@ struct DepthwiseBlocked {
 inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
                                       int64_t sw, int64_t dh, int64_t dw) {
   const int64_t rows = (oh - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
-  return lanes * (rows * cols + 3 * sw + 1 + oh * ow + kh * kw + 1);
+  return lanes * (rows * cols + oh * ow + kh * kw + 1);
 }
 
 struct ConvRowTable {

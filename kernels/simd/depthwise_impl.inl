@@ -132,7 +132,7 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
                   const DepthwiseGrid& g, float* out) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
-  const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw;
+  const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw, taps = kh * kw;
   const int64_t sw = g.sw_step, dh = g.dh_step, dw = g.dw_step;
   auto finish = [&](const VF& s) {
     const VF v = s + vb;
@@ -150,9 +150,8 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   for (int64_t r = 0; r < g.oh; ++r) {
     const float* base = in + r * g.sh_step;
     float* orow = out + r * g.ow * L;
-    // The last block of a row may pass its end: those sums read the buffer's slack (or the
-    // next row) and are not stored.
-    for (int64_t q = 0; q < g.ow; q += 4) {
+    int64_t q = 0;
+    for (; q + 4 <= g.ow; q += 4) {
       VF s0 = zero, s1 = zero, s2 = zero, s3 = zero;
       const float* b = base + q * sw;
       for (int64_t i = 0; i < kh; ++i)
@@ -165,9 +164,15 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
           s3 = xsimd::fma(w, load(p + 3 * sw), s3);
         }
       store(orow + q * L, finish(s0));
-      if (q + 1 < g.ow) store(orow + (q + 1) * L, finish(s1));
-      if (q + 2 < g.ow) store(orow + (q + 2) * L, finish(s2));
-      if (q + 3 < g.ow) store(orow + (q + 3) * L, finish(s3));
+      store(orow + (q + 1) * L, finish(s1));
+      store(orow + (q + 2) * L, finish(s2));
+      store(orow + (q + 3) * L, finish(s3));
+    }
+    for (; q < g.ow; ++q) {
+      VF s = zero;
+      const float* b = base + q * sw;
+      for (int64_t t = 0; t < taps; ++t) s = xsimd::fma(weight(t), load(b + (t / kw) * dh + (t % kw) * dw), s);
+      store(orow + q * L, finish(s));
     }
   }
 }
@@ -178,11 +183,10 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
   const int64_t rows = (a.oh - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows read
   const int64_t cols = (a.ow - 1) * a.sw + (a.kw - 1) * a.dw + 1;
   const int64_t taps = a.kh * a.kw, plane = a.h * a.w, oplane = a.oh * a.ow;
-  float* in = a.work;                   // [rows][cols][L]: pad(x), pixel-major, then slack
-  float* out = in + (rows * cols + 3 * a.sw + 1) * L;  // [oh·ow][L]
+  float* in = a.work;                   // [rows][cols][L]: pad(x), pixel-major
+  float* out = in + rows * cols * L;    // [oh·ow][L]
   float* wv = out + oplane * L;         // [taps][L]
   float* bv = wv + taps * L;            // [L]
-  std::fill(in + rows * cols * L, out, 0.f);  // the slack blocked_rows may read past the last row
   for (int64_t t = 0; t < taps; ++t)
     for (int64_t c = 0; c < L; ++c) wv[t * L + c] = c < a.channels ? a.w_taps[c * taps + t] : 0.f;
   for (int64_t c = 0; c < L; ++c) bv[c] = c < a.channels && a.bias ? a.bias[c * a.bias_stride] : 0.f;
