@@ -20,6 +20,7 @@
 #include "kernels/conv_winograd.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/parallel_items.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
@@ -269,17 +270,15 @@ void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvD
   const int64_t work = simd::depthwise_blocked_work(lanes, s.kh, s.kw, s.oh, s.ow, p.sh, p.sw, p.dh, p.dw);
   const std::array<float, 2> bounds = clamp_bounds<float>(d.act);
   const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
-  parallel_for(env.pool, s.n * blocks, 1, [&](int64_t f, int64_t last) {
+  for_each_item(env.pool, s.n * blocks, [&](int64_t t) {
+    env.check_cancelled();
     float* buf = conv_scratch<float>(0, work);
-    for (int64_t t = f; t < last; ++t) {
-      env.check_cancelled();
-      const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
-      float* y = d.y + (n * s.oc + c0) * oplane;
-      table.depthwise_blocked({d.x + (n * s.c + c0) * plane, channels, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left,
-                               p.sh, p.sw, p.dh, p.dw, d.w + c0 * s.kh * s.kw, d.bias ? d.bias + c0 * d.bias_stride : nullptr,
-                               d.bias_stride, bounds[0], bounds[1], y, buf});
-      apply_fused_silu(d.act, y, channels * oplane);
-    }
+    const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
+    float* y = d.y + (n * s.oc + c0) * oplane;
+    table.depthwise_blocked({d.x + (n * s.c + c0) * plane, channels, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left,
+                             p.sh, p.sw, p.dh, p.dw, d.w + c0 * s.kh * s.kw, d.bias ? d.bias + c0 * d.bias_stride : nullptr,
+                             d.bias_stride, bounds[0], bounds[1], y, buf});
+    apply_fused_silu(d.act, y, channels * oplane);
   });
 }
 
@@ -363,9 +362,7 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
   // way every output element is computed the same way.
   const bool small = double(s.ocg) * double(s.oh * s.ow) * double(s.cg * s.kh * s.kw) < 4.0e6;
   if (small && jobs > 1)
-    parallel_for(env.pool, jobs, 1, [&](int64_t f, int64_t l) {
-      for (int64_t t = f; t < l; ++t) job(t, nullptr);
-    });
+    for_each_item(env.pool, jobs, [&](int64_t t) { job(t, nullptr); });
   else
     for (int64_t t = 0; t < jobs; ++t) job(t, env.pool);
 }

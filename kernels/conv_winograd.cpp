@@ -7,6 +7,7 @@
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/op_api.hpp"
+#include "kernels/parallel_items.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/simd/winograd.hpp"
@@ -104,34 +105,30 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
   const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
   for (int64_t n = 0; n < a.n; ++n) {
     env.check_cancelled();
-    parallel_for(env.pool, a.c, 4, [&](int64_t f, int64_t l) {
+    for_each_item(env.pool, a.c, [&](int64_t i) {
       float* work = scratch(3, simd::winograd_input_work(m, th, tw));
-      for (int64_t i = f; i < l; ++i)
-        kern.input({m, a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
+      kern.input({m, a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
     });
     // The GEMMs each on one thread, the positions across the pool: every output element is
-    // summed the same way whatever the thread count.
-    parallel_for(env.pool, npos, 1, [&](int64_t f, int64_t l) {
-      for (int64_t xi = f; xi < l; ++xi) {
-        GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi));
-        if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
-        g.n = tiles;
-        g.b = v + xi * a.c * ts;
-        g.rsb = ts;
-        g.csb = 1;
-        g.c = mm + xi * a.oc * ts;
-        g.ldc = ts;
-        gemm(g, nullptr);
-      }
+    // summed the same way whatever the thread count. Channels and positions are claimed one
+    // at a time (kernels/parallel_items.hpp).
+    for_each_item(env.pool, npos, [&](int64_t xi) {
+      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi));
+      if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+      g.n = tiles;
+      g.b = v + xi * a.c * ts;
+      g.rsb = ts;
+      g.csb = 1;
+      g.c = mm + xi * a.oc * ts;
+      g.ldc = ts;
+      gemm(g, nullptr);
     });
     float* yn = a.y + n * a.oc * a.oh * a.ow;
-    parallel_for(env.pool, a.oc, 4, [&](int64_t f, int64_t l) {
+    for_each_item(env.pool, a.oc, [&](int64_t o) {
       float* work = scratch(3, simd::winograd_output_work(m, tw));
-      for (int64_t o = f; o < l; ++o) {
-        const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
-        kern.output({m, mm + o * ts, a.oc * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], yn + o * a.oh * a.ow, work});
-        apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow);
-      }
+      const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
+      kern.output({m, mm + o * ts, a.oc * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], yn + o * a.oh * a.ow, work});
+      apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow);
     });
   }
 }
