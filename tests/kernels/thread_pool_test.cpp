@@ -1,6 +1,11 @@
 // ThreadPool: every index covered exactly once, chunking rules, exceptions, nested calls,
-// concurrent callers, and many back-to-back jobs across the spin/sleep boundary.
+// concurrent callers, many back-to-back jobs across the spin/sleep boundary, and workers
+// pinned to their own CPU (or not, with MLVM_PIN_THREADS=0).
 #include <boost/test/unit_test.hpp>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
@@ -116,6 +121,46 @@ BOOST_AUTO_TEST_CASE(create_and_destroy_quickly) {
   for (int it = 0; it < 300; ++it) {
     ThreadPool pool(3);
     if (it % 3 == 0) check_cover(pool, 5, 1, 3);
+  }
+}
+
+// The number of CPUs a pool's worker may run on, seen from inside a chunk the worker ran (the
+// caller's chunk sleeps a little so that the worker claims the other), or -1 if the worker
+// never took one.
+int worker_cpu_count(ThreadPool& pool) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> seen{-1};
+  for (int attempt = 0; attempt < 200 && seen.load() < 0; ++attempt)
+    pool.parallel_for(2, 1, [&](int64_t, int64_t) {
+      if (std::this_thread::get_id() == caller) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return;
+      }
+      cpu_set_t set;
+      if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0) seen.store(CPU_COUNT(&set));
+    });
+  return seen.load();
+}
+
+BOOST_AUTO_TEST_CASE(workers_pinned_to_their_own_cpu) {
+  cpu_set_t mask;
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof(mask), &mask) == 0);
+  const int cpus = CPU_COUNT(&mask);
+  {
+    ThreadPool pool(2);
+    const int n = worker_cpu_count(pool);
+    BOOST_REQUIRE(n > 0);
+    BOOST_TEST(n == (cpus >= 2 ? 1 : cpus));  // one CPU when there is one for each thread
+  }
+  BOOST_REQUIRE(setenv("MLVM_PIN_THREADS", "0", 1) == 0);
+  {
+    ThreadPool pool(2);
+    BOOST_TEST(worker_cpu_count(pool) == cpus);  // the process's whole mask
+  }
+  unsetenv("MLVM_PIN_THREADS");
+  {
+    ThreadPool pool(cpus + 1);  // more threads than CPUs: left to the scheduler
+    BOOST_TEST(worker_cpu_count(pool) == cpus);
   }
 }
 
