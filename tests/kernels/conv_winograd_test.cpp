@@ -19,6 +19,7 @@
 #include "kernels/conv_winograd.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "nn_test_util.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace nn_test;
@@ -131,13 +132,7 @@ void expect_near(const Tensor& y, const Ref& r, double lo = 1, double hi = 0) {
   BOOST_TEST(bad == 0);
 }
 
-
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
-
-const simd::Level kLevels[] = {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512};
+using simd_test::LevelGuard;
 
 ConvParams params(std::array<int64_t, 4> pad, int64_t stride = 1, int64_t dil = 1, int64_t groups = 1) {
   return ConvParams{pad[0], pad[1], pad[2], pad[3], stride, stride, dil, dil, groups};
@@ -169,7 +164,7 @@ BOOST_AUTO_TEST_CASE(which_shapes_apply) {
 BOOST_AUTO_TEST_CASE(every_level_every_case) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : simd_test::levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(31);
     for (std::size_t ci = 0; ci < wino_cases().size(); ++ci) {
