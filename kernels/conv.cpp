@@ -25,6 +25,7 @@
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/simd/conv_depthwise.hpp"
+#include "kernels/thread_scratch.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
 
@@ -50,13 +51,12 @@ struct ConvData {
   const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
 };
 
-// Per-thread scratch kept between calls (the padded input and the wide output of the implicit
-// GEMM, the explicit im2col matrix), so repeated convolutions do not pay for fresh pages.
+// Per-thread scratch (kernels/thread_scratch.hpp): slot 0 the padded input or phase planes,
+// slot 1 the GEMM's wide or transposed output.
+struct ConvScratch;
 template <class E>
 E* conv_scratch(int slot, int64_t count) {
-  thread_local std::vector<E> bufs[2];
-  if (int64_t(bufs[slot].size()) < count) bufs[slot].resize(std::size_t(count));
-  return bufs[slot].data();
+  return thread_scratch<ConvScratch, E>(slot, count);
 }
 
 // The phase planes of one (image, group): the zero-padded input split by stride phase, so
@@ -179,9 +179,12 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
   std::array<Out, 2> bounds{};
+  const Out* clamp = nullptr;  // the fused relu/clip for the GEMM, or none
   if constexpr (std::is_floating_point_v<T>)
-    if (d.act && d.act->kind == FusedActivation::Kind::clamp) bounds = clamp_bounds<Out>(d.act);
-  const Out* clamp = d.act && d.act->kind == FusedActivation::Kind::clamp ? bounds.data() : nullptr;
+    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
+      bounds = clamp_bounds<Out>(d.act);
+      clamp = bounds.data();
+    }
   if constexpr (std::is_floating_point_v<T>) {
     if (swaps_operands(true, s.kh, s.kw, p, s.ocg, s.oh, s.ow) && direct_out && (!d.packed || d.packed->b_side)) {
       // yᵀ (pixels x channels) = planesᵀ · wᵀ: A element (pixel i, channel k) is
@@ -407,31 +410,25 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
   const Tensor& w = ctx.in[1];
   const int64_t groups = ctx.attrs.get<conv2d_attrs>().groups;
   if (w.rank() != 4 || groups < 1 || w.dim(0) % groups != 0 || (w.dim(1) == 1 && groups > 1)) return nullptr;
-  // The Winograd path's filters when the result's plane is known to take it.
+  // The kernel's choices that depend on the result's plane, when the plan knows it: the
+  // Winograd path's filters, or the weights as the transposed 1x1 GEMM's B operand.
   const TensorType* r = ctx.result;
-  const int tile = w.dtype() == DType::f32 && r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0
-                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3),
-                                       conv_params(ctx.attrs.get<conv2d_attrs>()), r->dims[2], r->dims[3])
-                       : 0;
+  const bool plane_known = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0;
   const ConvParams cp = conv_params(ctx.attrs.get<conv2d_attrs>());
-  const bool b_side = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0 &&
-                      swaps_operands(w.dtype() == DType::f32 || w.dtype() == DType::f64, w.dim(2), w.dim(3), cp,
-                                     w.dim(0) / groups, r->dims[2], r->dims[3]);
-  if (tile) {
-    auto packed = winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile);
-    if (!packed) return nullptr;
-    packed->data = w.raw_data();
-    packed->dtype = w.dtype();
-    packed->shape = w.shape();
-    packed->strides = w.strides();
-    return packed;
-  }
-  auto packed = std::make_shared<PackedWeights>();
+  const int tile = plane_known && w.dtype() == DType::f32
+                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
+                       : 0;
+  std::shared_ptr<PackedWeights> packed =
+      tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile) : std::make_shared<PackedWeights>();
+  if (!packed) return nullptr;
   packed->data = w.raw_data();
   packed->dtype = w.dtype();
   packed->shape = w.shape();
   packed->strides = w.strides();
+  if (tile) return packed;
   const int64_t ocg = w.dim(0) / groups, kg = w.dim(1) * w.dim(2) * w.dim(3);
+  const bool b_side = plane_known && swaps_operands(is_float(w.dtype()), w.dim(2), w.dim(3), cp, ocg, r->dims[2],
+                                                    r->dims[3]);
   packed->b_side = b_side;
   visit_dtype(w.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;

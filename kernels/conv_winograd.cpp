@@ -11,6 +11,7 @@
 #include "kernels/prepare.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/simd/winograd.hpp"
+#include "kernels/thread_scratch.hpp"
 #include "kernels/thread_pool.hpp"
 
 namespace mlvm {
@@ -19,13 +20,10 @@ namespace {
 
 int positions(int m) { return (m + 2) * (m + 2); }
 
-// Scratch floats owned by the calling thread and kept between calls. Slots: 0 V, 1 M, 2 the
-// filters transformed at run time, 3 a transform's work.
-float* scratch(int slot, int64_t count) {
-  thread_local std::vector<float> bufs[4];
-  if (int64_t(bufs[slot].size()) < count) bufs[slot].resize(std::size_t(count));
-  return bufs[slot].data();
-}
+// Per-thread scratch floats (kernels/thread_scratch.hpp). Slots: 0 V, 1 M, 2 the filters
+// transformed at run time, 3 a transform's work.
+struct WinogradScratch;
+float* scratch(int slot, int64_t count) { return thread_scratch<WinogradScratch, float>(slot, count); }
 
 // G of F(M x M, 3x3): N x 3, N = M + 2.
 template <int M>
