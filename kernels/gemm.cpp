@@ -1,12 +1,12 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/parallel_items.hpp"
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_pool.hpp"
@@ -230,28 +230,25 @@ class GemmRun {
     }
     const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
     const int64_t bpb = b_panel_bytes(kc_);
-    std::atomic<int64_t> next{0};
-    parallel_for(pool, std::min<int64_t>(threads_, chunks), 1, [&](int64_t, int64_t) {
+    for_each_item(pool, chunks, [&](int64_t ch) {
       char* bpack = static_cast<char*>(scratch(kSlotB, bpb * kChunkPanels));
-      for (int64_t ch; (ch = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-        const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
-        for (int64_t kb = 0; kb < kblocks_; ++kb) {
-          if (!pb_)
-            for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
-          const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
-          if (row) {
-            if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bpb);
-            else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bpb);
-            continue;
-          }
-          // Row panel by row panel across the chunk: C is written in runs of the chunk's width
-          // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
-          for (int64_t ir = 0; ir < mpanels_; ++ir)
-            for (int64_t jr = jr0; jr < jr1; ++jr) {
-              const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
-              tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
-            }
+      const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
+      for (int64_t kb = 0; kb < kblocks_; ++kb) {
+        if (!pb_)
+          for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
+        const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
+        if (row) {
+          if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bpb);
+          else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bpb);
+          continue;
         }
+        // Row panel by row panel across the chunk: C is written in runs of the chunk's width
+        // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
+        for (int64_t ir = 0; ir < mpanels_; ++ir)
+          for (int64_t jr = jr0; jr < jr1; ++jr) {
+            const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
+            tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
+          }
       }
     });
   }
@@ -275,20 +272,17 @@ class GemmRun {
             for (int64_t p = p0; p < p1; ++p) pack_b(jp0 + p, kb, bpack + p * bpb);
           });
         const int64_t tasks = mblocks * groups;
-        std::atomic<int64_t> next{0};
-        parallel_for(pool, std::min<int64_t>(threads_, tasks), 1, [&](int64_t, int64_t) {
+        for_each_item(pool, tasks, [&](int64_t t) {
           char* apack = static_cast<char*>(scratch(kSlotA, apb * mc_panels));
-          for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
-            const int64_t mb = t / groups, grp = t % groups;
-            const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
-            if (!pa_)
-              for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
-            const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
-            for (int64_t q = q0; q < q1; ++q) {
-              const char* bp = pb_ ? pb_->panel(kb, jp0 + q) : bpack + q * bpb;
-              for (int64_t ir = ir0; ir < ir1; ++ir)
-                tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, ir) : apack + (ir - ir0) * apb, bp);
-            }
+          const int64_t mb = t / groups, grp = t % groups;
+          const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
+          if (!pa_)
+            for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
+          const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
+          for (int64_t q = q0; q < q1; ++q) {
+            const char* bp = pb_ ? pb_->panel(kb, jp0 + q) : bpack + q * bpb;
+            for (int64_t ir = ir0; ir < ir1; ++ir)
+              tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, ir) : apack + (ir - ir0) * apb, bp);
           }
         });
       }

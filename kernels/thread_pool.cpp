@@ -34,8 +34,6 @@ bool spin_until(Pred pred) {
   }
 }
 
-}  // namespace
-
 // Pins each worker to its own CPU of the process's affinity mask when the mask has a CPU for
 // every thread of the pool. Left to the scheduler, a worker woken by the caller was often
 // queued behind it on the caller's CPU on a busy 2-core machine (wake-affine placement), and
@@ -44,7 +42,7 @@ bool spin_until(Pred pred) {
 // ShuffleNet-V2 12.7 and 7.7 ms. The caller stays unpinned (it is the host's thread); the
 // pools of a process start at successive CPUs, so concurrent sessions spread their workers.
 // MLVM_PIN_THREADS=0 in the environment turns it off.
-static void pin_workers(std::vector<std::thread>& workers) {
+void pin_workers(std::vector<std::thread>& workers) {
   const char* env = std::getenv("MLVM_PIN_THREADS");
   if (workers.empty() || (env && env[0] == '0' && env[1] == 0)) return;
   cpu_set_t mask;
@@ -61,6 +59,8 @@ static void pin_workers(std::vector<std::thread>& workers) {
     pthread_setaffinity_np(workers[i].native_handle(), sizeof(one), &one);  // a refusal leaves it unpinned
   }
 }
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
