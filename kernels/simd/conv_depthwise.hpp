@@ -14,6 +14,8 @@
 // only (the ODR note in kernels/simd/cpu_features.hpp).
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 
 #include "kernels/gemm.hpp"
@@ -75,11 +77,23 @@ struct DepthwiseBlocked {
   float* work;  // depthwise_blocked_work(...) floats
 };
 
+// Output rows a DepthwiseBlocked call computes at once: as many as keep its pixel-major input
+// and output strips (lanes channels each) within about 96 KiB, so they stay in L2 while the
+// planes stream through (a whole 112 x 112 plane would be 800 KiB).
+inline int64_t depthwise_strip_rows(int64_t lanes, int64_t kh, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
+                                    int64_t dh, int64_t dw, int64_t kw) {
+  const int64_t cols = (ow - 1) * sw + (kw - 1) * dw + 1;
+  const int64_t per_row = lanes * (sh * cols + ow), halo = lanes * ((kh - 1) * dh + 1 - sh) * cols;
+  const int64_t budget = (int64_t(96) << 10) / int64_t(sizeof(float));
+  return std::clamp<int64_t>((budget - std::max<int64_t>(0, halo)) / std::max<int64_t>(1, per_row), 1, oh);
+}
+
 // Scratch floats for a DepthwiseBlocked call at a level of `lanes` f32 lanes.
 inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
                                       int64_t sw, int64_t dh, int64_t dw) {
-  const int64_t rows = (oh - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
-  return lanes * (rows * cols + oh * ow + kh * kw + 1);
+  const int64_t strip = depthwise_strip_rows(lanes, kh, oh, ow, sh, sw, dh, dw, kw);
+  const int64_t rows = (strip - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
+  return lanes * (rows * cols + strip * ow + kh * kw + 1);
 }
 
 struct ConvRowTable {

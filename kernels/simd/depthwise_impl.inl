@@ -177,64 +177,74 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   }
 }
 
+// Output rows in strips (depthwise_strip_rows): per strip, the padded input rows it reads are
+// transposed into `in`, summed into `out` and transposed back, all while in L2. A strip's
+// first kh - sh input rows are the previous strip's last ones, transposed again.
 void depthwise_blocked(const DepthwiseBlocked& a) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
-  const int64_t rows = (a.oh - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows read
+  const int64_t strip = depthwise_strip_rows(L, a.kh, a.oh, a.ow, a.sh, a.sw, a.dh, a.dw, a.kw);
+  const int64_t strip_in = (strip - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows of a strip
   const int64_t cols = (a.ow - 1) * a.sw + (a.kw - 1) * a.dw + 1;
   const int64_t taps = a.kh * a.kw, plane = a.h * a.w, oplane = a.oh * a.ow;
-  float* in = a.work;                   // [rows][cols][L]: pad(x), pixel-major
-  float* out = in + rows * cols * L;    // [oh·ow][L]
-  float* wv = out + oplane * L;         // [taps][L]
-  float* bv = wv + taps * L;            // [L]
+  float* in = a.work;                      // [strip_in][cols][L]: pad(x) rows, pixel-major
+  float* out = in + strip_in * cols * L;   // [strip·ow][L]
+  float* wv = out + strip * a.ow * L;      // [taps][L]
+  float* bv = wv + taps * L;               // [L]
   for (int64_t t = 0; t < taps; ++t)
     for (int64_t c = 0; c < L; ++c) wv[t * L + c] = c < a.channels ? a.w_taps[c * taps + t] : 0.f;
   for (int64_t c = 0; c < L; ++c) bv[c] = c < a.channels && a.bias ? a.bias[c * a.bias_stride] : 0.f;
-
-  // pad(x) into `in`. Input columns [0, w) land at padded columns left + [0, w).
-  const int64_t c_lo = std::min(cols, a.left), c_hi = std::max(c_lo, std::min(cols, a.left + a.w));
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = in + r * cols * L;
-    const int64_t ih = r - a.top;
-    if (ih < 0 || ih >= a.h) {
-      std::fill(row, row + cols * L, 0.f);
-      continue;
-    }
-    std::fill(row, row + c_lo * L, 0.f);
-    std::fill(row + c_hi * L, row + cols * L, 0.f);
-    const float* src = a.x + ih * a.w - a.left;  // src[col] for padded column col
-    int64_t col = c_lo;
-    if (a.channels == L)
-      for (; col + L <= c_hi; col += L) {
-        VF blk[L];
-        for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
-        transpose_block(blk);
-        for (int64_t p = 0; p < L; ++p) store(row + (col + p) * L, blk[p]);
-      }
-    for (; col < c_hi; ++col)
-      for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < a.channels ? src[c * plane + col] : 0.f;
-  }
-
-  // Every output pixel: four at a time along a row, for four independent sums.
   const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi);
-  const DepthwiseGrid g{a.kh, a.kw, a.oh, a.ow, a.sh * cols * L, a.sw * L, a.dh * cols * L, a.dw * L};
-  if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
-  else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
-  else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
-
-  // Back to planes.
+  // Input columns [0, w) land at padded columns left + [0, w).
+  const int64_t c_lo = std::min(cols, a.left), c_hi = std::max(c_lo, std::min(cols, a.left + a.w));
   float* const y = a.y;
   const int64_t channels = a.channels;
-  int64_t p = 0;
-  if (channels == L)
-    for (; p + L <= oplane; p += L) {
-      VF blk[L];
-      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
-      transpose_block(blk);
-      for (int64_t c = 0; c < L; ++c) store(y + c * oplane + p, blk[c]);
+
+  for (int64_t r0 = 0; r0 < a.oh; r0 += strip) {
+    const int64_t orows = std::min(strip, a.oh - r0);
+    const int64_t irows = (orows - 1) * a.sh + (a.kh - 1) * a.dh + 1;
+    // Padded input rows r0·sh + [0, irows) into `in`.
+    for (int64_t r = 0; r < irows; ++r) {
+      float* row = in + r * cols * L;
+      const int64_t ih = r0 * a.sh + r - a.top;
+      if (ih < 0 || ih >= a.h) {
+        std::fill(row, row + cols * L, 0.f);
+        continue;
+      }
+      std::fill(row, row + c_lo * L, 0.f);
+      std::fill(row + c_hi * L, row + cols * L, 0.f);
+      const float* src = a.x + ih * a.w - a.left;  // src[col] for padded column col
+      int64_t col = c_lo;
+      if (channels == L)
+        for (; col + L <= c_hi; col += L) {
+          VF blk[L];
+          for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
+          transpose_block(blk);
+          for (int64_t p = 0; p < L; ++p) store(row + (col + p) * L, blk[p]);
+        }
+      for (; col < c_hi; ++col)
+        for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? src[c * plane + col] : 0.f;
     }
-  for (; p < oplane; ++p)
-    for (int64_t c = 0; c < channels; ++c) y[c * oplane + p] = out[p * L + c];
+
+    // Every output pixel of the strip: four at a time along a row, for four independent sums.
+    const DepthwiseGrid g{a.kh, a.kw, orows, a.ow, a.sh * cols * L, a.sw * L, a.dh * cols * L, a.dw * L};
+    if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
+    else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
+
+    // Back to planes: the strip's pixels are y[c·oplane + first + p], p < pixels.
+    const int64_t first = r0 * a.ow, pixels = orows * a.ow;
+    int64_t p = 0;
+    if (channels == L)
+      for (; p + L <= pixels; p += L) {
+        VF blk[L];
+        for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
+        transpose_block(blk);
+        for (int64_t c = 0; c < L; ++c) store(y + c * oplane + first + p, blk[c]);
+      }
+    for (; p < pixels; ++p)
+      for (int64_t c = 0; c < channels; ++c) y[c * oplane + first + p] = out[p * L + c];
+  }
 }
 
 }  // namespace

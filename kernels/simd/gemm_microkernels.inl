@@ -49,17 +49,21 @@ inline void update_tile_scalar(const MicroTile& t, const W* acc) {
   }
 }
 
-// The same rule on registers for a full MR x (NV·L) tile, or via update_tile_scalar.
+// The same rule on registers for a tile of full width (NV·L columns) and any number of rows
+// (mr <= MR: the last row tile of an M that is not a multiple of MR), or via
+// update_tile_scalar for a narrower one. Rows past mr are neither read nor written.
 template <class Vec, int MR, int NV>
 inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
   using T = typename Vec::T;
   constexpr int L = Vec::L, NR = NV * L;
-  if (t.mr == MR && t.nr == NR) {
+  if (t.nr == NR) {
     T* c = static_cast<T*>(t.c);
     const T* rb = static_cast<const T*>(t.row_bias);
     const T* cb = static_cast<const T*>(t.col_bias);
+    const int mr = t.mr;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
       T* ci = c + i * t.ldc;
       typename Vec::V add_row = Vec::zero();
       if (!t.accumulate && rb) add_row = Vec::bcast(rb + i);
@@ -82,9 +86,11 @@ inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
           for (int v = 0; v < NV; ++v) acc[i][v] = Vec::clamp(acc[i][v], lo, hi);
       }
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i)
+    for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) Vec::storeu(c + i * t.ldc + v * L, acc[i][v]);
+    }
     return;
   }
   alignas(64) typename Vec::W tmp[MR * NR];

@@ -53,6 +53,11 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 9, 6, 3}, {9, 1, 3, 1}, {0, 0, 1, 0}, {1, 2}, {2, 1}, 9},        // 3x1, 2 output columns
       {{1, 16, 1, 1}, {16, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 16},     // 1 x 1 plane: every tap but one is padding
       {{1, 24, 11, 29}, {24, 1, 3, 3}, {0, 3, 2, 1}, {2, 3}, {2, 1}, 24},   // strided, dilated, asymmetric pads
+      // Planes big enough for several strips of output rows (kernels/simd/conv_depthwise.hpp:
+      // depthwise_strip_rows), the last one partial, at every level's register width.
+      {{1, 9, 40, 100}, {9, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 9},     // 3x3 stride 1
+      {{1, 16, 61, 150}, {16, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 16},  // stride 2
+      {{1, 8, 50, 90}, {8, 1, 5, 5}, {2, 3, 1, 2}, {1, 1}, {2, 1}, 8},      // 5x5 dilated: a halo of 8 rows
       // 1x1 with few pixels and many channels: the GEMM runs transposed (floats).
       {{1, 40, 7, 7}, {100, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},    // 49 pixels, 100 channels
       {{1, 32, 9, 9}, {192, 16, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 2},    // grouped: 96 channels a group
