@@ -176,6 +176,28 @@ class GemmRun {
     k_.fn(t);
   }
 
+  // Row panel ir against the consecutive B panels jr0..jr1 (the first at bfirst, bpb bytes
+  // apart) in one k_.strip call: the tiles tile() would run one by one.
+  void strip(int64_t ir, int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst,
+             int64_t bpb) const {
+    simd::RowTile rt;
+    MicroTile& t = rt.tile;
+    t.kc = kc_of(kb);
+    t.a = apanel;
+    t.b = bfirst;
+    t.c = g_.c + ir * mr_ * g_.ldc + jr0 * nr_;
+    t.ldc = g_.ldc;
+    t.mr = int(std::min<int64_t>(mr_, g_.m - ir * mr_));
+    t.nr = int(std::min<int64_t>(nr_, g_.n - (jr1 - 1) * nr_));  // the last panel's width
+    t.accumulate = kb > 0;
+    if (!row_bias_.empty()) t.row_bias = row_bias_.data() + ir * mr_;
+    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr0 * nr_;
+    if (kb == kblocks_ - 1) t.clamp = g_.clamp;
+    rt.b_panel_bytes = bpb;
+    rt.panels = int(jr1 - jr0);
+    k_.strip(rt);
+  }
+
   // Row 0 against the consecutive B panels jr0..jr1 (M = 1): k_.row, which sums and stores
   // exactly as tile() would, panel by panel.
   // A's k-th element of the block is at a + k·a_stride: a packed panel (stride MR) or A itself.
@@ -237,18 +259,22 @@ class GemmRun {
         if (!pb_)
           for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
         const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
+        const int64_t bstride = pb_ ? pb_->panel_bytes : bpb;
         if (row) {
-          if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bpb);
-          else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bpb);
+          if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bstride);
+          else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bstride);
           continue;
         }
         // Row panel by row panel across the chunk: C is written in runs of the chunk's width
         // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
-        for (int64_t ir = 0; ir < mpanels_; ++ir)
-          for (int64_t jr = jr0; jr < jr1; ++jr) {
-            const char* bp = pb_ ? pb_->panel(kb, jr) : bpack + (jr - jr0) * bpb;
-            tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bp);
+        for (int64_t ir = 0; ir < mpanels_; ++ir) {
+          const char* ap = apack + (kb * mpanels_ + ir) * apb;
+          if (k_.strip) {
+            strip(ir, jr0, jr1, kb, ap, bfirst, bstride);
+            continue;
           }
+          for (int64_t jr = jr0; jr < jr1; ++jr) tile(ir, jr, kb, ap, bfirst + (jr - jr0) * bstride);
+        }
       }
     });
   }

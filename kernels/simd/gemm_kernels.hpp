@@ -56,6 +56,10 @@ struct RowTile {
   int panels = 0;  // 1 to GemmKernel::row_panels
 };
 using RowKernel = void (*)(const RowTile& t);
+// A whole MR-row tile (tile.mr <= MR, tile.a a packed A panel) against rt.panels consecutive B
+// panels, laid out as for RowKernel (a_stride unused): exactly the tiles MicroKernel would
+// compute one call each.
+using StripKernel = void (*)(const RowTile& t);
 
 // A micro-kernel with its register block and the cache blocks the driver uses with it:
 // KC (the most k per block, a multiple of 4; K is split into equal blocks up to it), MC (rows
@@ -68,6 +72,7 @@ struct GemmKernel {
   int64_t kc = 0, mc = 0, nc = 0;
   RowKernel row = nullptr;  // the float kernels' M = 1 form (null: run fn with mr 1)
   int row_panels = 0;       // the most panels one row call takes
+  StripKernel strip = nullptr;  // fn over several B panels (null: call fn per tile)
 };
 
 // A level's own packer for one panel format, with the contract of simd::pack_panel

@@ -105,7 +105,7 @@ inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
 // output element sums its products in k order, one rounding per step (FMA where the level
 // has it).
 template <class Vec, int MR, int NV>
-void fma_kernel(const MicroTile& t) {
+[[gnu::always_inline]] inline void fma_tile(const MicroTile& t) {
   using T = typename Vec::T;
   using V = typename Vec::V;
   constexpr int L = Vec::L;
@@ -129,6 +129,29 @@ void fma_kernel(const MicroTile& t) {
     }
   }
   update_tile<Vec, MR, NV>(t, acc);
+}
+
+template <class Vec, int MR, int NV>
+void fma_kernel(const MicroTile& t) {
+  fma_tile<Vec, MR, NV>(t);
+}
+
+// fma_kernel over rt.panels consecutive B panels with one A panel (StripKernel): the tiles a
+// driver would otherwise call one by one, without a call and its set-up per tile (a tile of
+// a small-k GEMM, a 1x1 convolution's, is only a few hundred cycles of work).
+template <class Vec, int MR, int NV>
+void fma_strip_kernel(const RowTile& rt) {
+  using T = typename Vec::T;
+  constexpr int NR = NV * Vec::L;
+  MicroTile t = rt.tile;
+  const int last_nr = t.nr;
+  for (int p = 0; p < rt.panels; ++p) {
+    t.nr = p + 1 < rt.panels ? NR : last_nr;
+    fma_tile<Vec, MR, NV>(t);
+    t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
+    t.c = static_cast<T*>(t.c) + NR;
+    if (t.col_bias) t.col_bias = static_cast<const T*>(t.col_bias) + NR;
+  }
 }
 
 // fma_kernel's row 0 over up to P panels at once (RowTile): P·NV independent accumulator
@@ -236,7 +259,8 @@ void generic_kernel(const MicroTile& t) {
 
 template <class Vec, int MR, int NV>
 constexpr GemmKernel fma_entry(int64_t kc, int64_t mc, int64_t nc) {
-  return GemmKernel{&fma_kernel<Vec, MR, NV>, MR, NV * Vec::L, kc, mc, nc, &fma_row_kernel<Vec, MR, NV, 4>, 4};
+  return GemmKernel{&fma_kernel<Vec, MR, NV>, MR, NV * Vec::L, kc, mc, nc, &fma_row_kernel<Vec, MR, NV, 4>, 4,
+                    &fma_strip_kernel<Vec, MR, NV>};
 }
 
 template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect = false>
