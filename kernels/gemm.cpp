@@ -238,10 +238,17 @@ class GemmRun {
   // chunk's B panels and runs every A panel against each (the B micro-panel stays in L1).
   // This is the small-M shape: conv2d (M = output channels) and dense with a small batch.
   void run_a_resident(ThreadPool* pool) {
-    const int64_t apb = a_panel_bytes(kc_);
-    constexpr int64_t kChunkPanels = 4;
-    // One row (M = 1): the row kernel, reading A in place (no panel to pack for one row).
-    const bool row = g_.m == 1 && k_.row && kChunkPanels <= k_.row_panels;
+    const int64_t apb = a_panel_bytes(kc_), bpb = b_panel_bytes(kc_);
+    // One row (M = 1): the row kernel, reading A in place (no panel to pack for one row), over
+    // chunks of as many panels as it takes at once.
+    const bool row = g_.m == 1 && k_.row && k_.row_panels >= 4;
+    // Otherwise chunks as wide as keep their packed B (one k block) within 64 KiB, and at
+    // least four per thread: each row panel then writes C in runs of the chunk's width, so
+    // the MR rows being written are few long streams the prefetcher follows, not a line
+    // each in all M rows (the 1x1 convolutions of a large plane write megabytes of C).
+    const int64_t kChunkPanels =
+        row ? 4
+            : std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), 4, 64);
     const char* apack = pa_ ? pa_->data : nullptr;
     if (!apack && !row) {
       char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
@@ -251,7 +258,6 @@ class GemmRun {
       apack = buf;
     }
     const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
-    const int64_t bpb = b_panel_bytes(kc_);
     for_each_item(pool, chunks, [&](int64_t ch) {
       char* bpack = static_cast<char*>(scratch(kSlotB, bpb * kChunkPanels));
       const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
