@@ -12,6 +12,7 @@
 #include "ir/nn_rules.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
+#include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
 
@@ -112,7 +113,11 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
   // scratch[k] is input column k - left; wide enough for the last window (ceil_mode may take
   // it past the right padding).
   const int64_t width = std::max((ow - 1) * p.sw + p.kw, p.left + w);
-  std::vector<T> scratch(std::size_t(width), lowest_value<T>());
+  // f32 rows on the level's registers (simd::ConvRowTable: the same max_nan, in the same
+  // order); 3-wide windows at stride 2 read one element past the last window (slack).
+  const auto& simd_rows = simd::conv_row_kernels();
+  const bool f32_rows = std::is_same_v<T, float> && p.kw == 3 && (p.sw == 1 || p.sw == 2);
+  std::vector<T> scratch(std::size_t(width + 1), lowest_value<T>());
   T* row = scratch.data() + p.left;
   // Stride 2: the scratch row split into its even and odd columns, so that every tap of a
   // row of outputs is a unit-stride run (tap b of output j is even[j + b/2] or odd[j + b/2]).
@@ -132,12 +137,22 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
         std::memcpy(row, xp + (hs + h0) * w, std::size_t(w) * sizeof(T));
         for (int64_t a = h0 + 1; a < h1; ++a) {
           const T* src = xp + (hs + a) * w;
+          if constexpr (std::is_same_v<T, float>)
+            if (f32_rows) {
+              simd_rows.max_rows_f32(row, src, w);
+              continue;
+            }
           for (int64_t k = 0; k < w; ++k) row[k] = max_nan(row[k], src[k]);
         }
       }
       T* out = yp + i * ow;
       const T* win = scratch.data();
       const int64_t sw = p.sw;
+      if constexpr (std::is_same_v<T, float>)
+        if (f32_rows) {
+          simd_rows.max3_f32(out, win, ow, sw);
+          continue;
+        }
       if (sw == 1) {
         std::memcpy(out, win, std::size_t(ow) * sizeof(T));
         for (int64_t b = 1; b < p.kw; ++b)

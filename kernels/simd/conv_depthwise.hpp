@@ -103,6 +103,11 @@ struct ConvRowTable {
   void (*every_other_4)(void* dst, const void* src, int64_t n) = nullptr;
   void (*depthwise_blocked)(const DepthwiseBlocked&) = nullptr;
   int lanes = 0;  // f32 lanes: channels per depthwise_blocked call
+  // max_pool2d's f32 rows (kernels/pool.cpp), NaN winning and ties keeping the earlier value:
+  // row[k] = max(row[k], src[k]) for k < n, and out[j] = max(win[j·step + b] for b = 0, 1, 2),
+  // j < ow, step 1 or 2 (step 2 reads win[2·ow + 1]).
+  void (*max_rows_f32)(float* row, const float* src, int64_t n) = nullptr;
+  void (*max3_f32)(float* out, const float* win, int64_t ow, int64_t step) = nullptr;
 };
 
 // The current level's table.

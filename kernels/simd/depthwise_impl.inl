@@ -84,6 +84,77 @@ void every_other_4(void* dst_v, const void* src_v, int64_t n) {
   for (; j < n; ++j) dst[j] = src[2 * j];
 }
 
+// max_pool2d's rows (kernels/pool.cpp), f32: m or v, whichever is larger, v when it is NaN and
+// m on ties (the pool's max_nan), a register at a time.
+inline V<float> max_nan(const V<float>& m, const V<float>& v) {
+  return xsimd::select((v > m) | xsimd::isnan(v), v, m);
+}
+
+// The even and the odd lanes of the 2L floats a:b, as one register each.
+inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V<float>& odd) {
+#if MLVM_SIMD_BYTES == 64
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  even = _mm512_permutex2var_ps(a, ie, b);
+  odd = _mm512_permutex2var_ps(a, io, b);
+#elif MLVM_SIMD_BYTES == 32
+  const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+  const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+#else
+  even = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  odd = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+#endif
+}
+
+// row[k] = max_nan(row[k], src[k]), k < n. A last partial register is redone overlapping the
+// one before: max_nan(max_nan(m, v), v) is max_nan(m, v).
+void max_rows_f32(float* row, const float* src, int64_t n) {
+  constexpr int64_t L = kLanes<float>;
+  if (n < L) {
+    for (int64_t k = 0; k < n; ++k)
+      if (src[k] > row[k] || src[k] != src[k]) row[k] = src[k];
+    return;
+  }
+  for (int64_t k = 0;; k += L) {
+    if (k + L > n) k = n - L;
+    store(row + k, max_nan(load(row + k), load(src + k)));
+    if (k + L == n) break;
+  }
+}
+
+// out[j] = max_nan(max_nan(win[j·step], win[j·step + 1]), win[j·step + 2]), j < ow, step 1
+// or 2: a 3-wide window's row. With step 2 the last register reads win[2·ow + 1], one past
+// the last element used.
+void max3_f32(float* out, const float* win, int64_t ow, int64_t step) {
+  constexpr int64_t L = kLanes<float>;
+  if (ow < L) {
+    for (int64_t j = 0; j < ow; ++j) {
+      const float* w = win + j * step;
+      float m = w[0];
+      for (int b = 1; b < 3; ++b)
+        if (w[b] > m || w[b] != w[b]) m = w[b];
+      out[j] = m;
+    }
+    return;
+  }
+  for (int64_t j = 0;; j += L) {
+    if (j + L > ow) j = ow - L;
+    if (step == 1) {
+      const float* w = win + j;
+      store(out + j, max_nan(max_nan(load(w), load(w + 1)), load(w + 2)));
+    } else {
+      const float* w = win + 2 * j;
+      V<float> e0, o0, e1, o1;
+      deinterleave(load(w), load(w + L), e0, o0);
+      deinterleave(load(w + 2), load(w + 2 + L), e1, o1);
+      store(out + j, max_nan(max_nan(e0, o0), e1));
+    }
+    if (j + L == ow) break;
+  }
+}
+
 // Transposes the L x L block r[i][j] (row i = register i) in place: r[j] becomes what was
 // column j.
 inline void transpose_block(V<float> (&r)[kLanes<float>]) {
@@ -252,7 +323,7 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
   static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
-                                  int(kLanes<float>)};
+                                  int(kLanes<float>), max_rows_f32, max3_f32};
   return table;
 }
 

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "nn_test_util.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace nn_test;
@@ -103,17 +104,21 @@ void sprinkle_nans(Tensor& x, std::mt19937_64& rng) {
 
 BOOST_AUTO_TEST_SUITE(pool_fast_paths)
 
+// At every SIMD level: the rows run on the level's maximum and stride-2 split.
 BOOST_AUTO_TEST_CASE(max_pool_random_configurations_match_the_reference) {
-  std::mt19937_64 rng(71);
+  simd_test::LevelGuard guard;
   ThreadPool pool(2);
-  const DType dtypes[] = {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i64};
+  const DType dtypes[] = {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32, DType::i64};
+  for (const simd::Level level : simd_test::levels()) {
+  simd::set_level_for_testing(level);
+  std::mt19937_64 rng(71);
   for (int trial = 0; trial < 300; ++trial) {
     const int64_t H = std::uniform_int_distribution<int64_t>(1, 23)(rng);
     const int64_t W = std::uniform_int_distribution<int64_t>(1, 41)(rng);
     const MaxPool p = random_pool(rng, H, W);
-    const DType dt = dtypes[trial % 6];
+    const DType dt = dtypes[trial % 7];
     const Layout layout = Layout(trial % 4);
-    BOOST_TEST_CONTEXT("trial " << trial << " " << dtype_name(dt) << " " << layout_name(layout) << " H " << H
+    BOOST_TEST_CONTEXT("level " << int(level) << " trial " << trial << " " << dtype_name(dt) << " " << layout_name(layout) << " H " << H
                                 << " W " << W << " k " << p.kh << "x" << p.kw << " s " << p.sh << "x" << p.sw
                                 << " pad " << p.top << "," << p.left << "," << p.bottom << "," << p.right
                                 << " ceil " << p.ceil_mode) {
@@ -123,6 +128,37 @@ BOOST_AUTO_TEST_CASE(max_pool_random_configurations_match_the_reference) {
       const Expected want = ref_max_pool(x, p, &shape);
       expect_values(run_op(Opcode::max_pool2d, {relayout(x, layout)}, attrs_of(p), trial % 2 ? &pool : nullptr), shape,
                     want, 0);
+    }
+  }
+  }
+}
+
+// f32 windows 3 wide at strides 1 and 2 run on the level's registers (simd::ConvRowTable's
+// max_rows_f32 and max3_f32): widths below, at and past a register of any level, partial last
+// registers, padding, ceil_mode and NaNs, at every level.
+BOOST_AUTO_TEST_CASE(max_pool_f32_3_wide_rows_at_every_level) {
+  simd_test::LevelGuard guard;
+  for (const simd::Level level : simd_test::levels()) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 120; ++trial) {
+      const int64_t H = std::uniform_int_distribution<int64_t>(1, 9)(rng);
+      const int64_t W = std::uniform_int_distribution<int64_t>(1, 70)(rng);
+      MaxPool p = random_pool(rng, H, std::max<int64_t>(W, 2));
+      p.kw = 3;
+      p.sw = 1 + trial % 2;
+      p.left = std::min<int64_t>(p.left, 2);
+      p.right = std::min<int64_t>(p.right, 2);
+      while (W + p.left + p.right < p.kw) ++p.right;
+      BOOST_TEST_CONTEXT("level " << int(level) << " trial " << trial << " H " << H << " W " << W << " k " << p.kh
+                                  << "x3 s " << p.sh << "x" << p.sw << " pad " << p.top << "," << p.left << ","
+                                  << p.bottom << "," << p.right << " ceil " << p.ceil_mode) {
+        Tensor x = random_tensor(DType::f32, Dims{1, 2, H, W}, rng);
+        if (trial % 2 == 0) sprinkle_nans(x, rng);
+        Dims shape;
+        const Expected want = ref_max_pool(x, p, &shape);
+        expect_values(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want, 0);
+      }
     }
   }
 }
