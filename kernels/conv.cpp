@@ -92,38 +92,48 @@ PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p) {
   return l;
 }
 
+// With a pool, the (phase, channel, 32-row chunk) items are shared among its threads: a
+// network's stem convolution (3 channels of 224 x 224, four phases) would otherwise build
+// them on one thread while the other waits.
 template <class T>
-void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const PhaseLayout& l, T* dst) {
-  for (std::size_t a = 0; a < l.rows.size(); ++a)
-    for (std::size_t b = 0; b < l.cols.size(); ++b) {
-      const int64_t ph = l.rows[a], pw = l.cols[b];
-      T* phase = dst + int64_t(a * l.cols.size() + b) * l.plane_stride(s.cg);
-      // Output columns j whose input column j·SW + pw - left lies inside [0, w).
-      const int64_t off = pw - p.left;
-      const int64_t lo = std::min(l.wq, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
-      const int64_t hi = std::max(lo, std::min(l.wq, s.w - 1 - off < 0 ? 0 : (s.w - 1 - off) / p.sw + 1));
-      const auto every_other = simd::conv_row_kernels().every_other_4;
-      for (int64_t c = 0; c < s.cg; ++c)
-        for (int64_t i = 0; i < l.hq; ++i) {
-          T* row = phase + (c * l.hq + i) * l.wq;
-          const int64_t ih = i * p.sh + ph - p.top;
-          if (ih < 0 || ih >= s.h) {
-            std::fill(row, row + l.wq, T(0));
-            continue;
-          }
-          // Input column j·SW + off, in [0, w) for j in [lo, hi).
-          const T* src = x + (c * s.h + ih) * s.w;
-          std::fill(row, row + lo, T(0));
-          if (p.sw == 1) {
-            if (hi > lo) std::copy(src + (lo + off), src + (hi + off), row + lo);
-          }
-          else if (sizeof(T) == 4 && p.sw == 2) {
-            if (hi > lo) every_other(row + lo, src + (lo * 2 + off), hi - lo);
-          } else
-            for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw + off];
-          std::fill(row + hi, row + l.wq, T(0));
-        }
+void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const PhaseLayout& l, T* dst,
+                  ThreadPool* pool = nullptr) {
+  const auto every_other = simd::conv_row_kernels().every_other_4;
+  constexpr int64_t kRows = 32;
+  const int64_t ncols = int64_t(l.cols.size()), chunks = (l.hq + kRows - 1) / kRows;
+  const int64_t items = int64_t(l.rows.size()) * ncols * s.cg * chunks;
+  auto item = [&](int64_t t) {
+    const int64_t chunk = t % chunks, c = t / chunks % s.cg, ab = t / chunks / s.cg;
+    const int64_t a = ab / ncols, b = ab % ncols;
+    const int64_t ph = l.rows[std::size_t(a)], pw = l.cols[std::size_t(b)];
+    T* phase = dst + ab * l.plane_stride(s.cg);
+    // Output columns j whose input column j·SW + pw - left lies inside [0, w).
+    const int64_t off = pw - p.left;
+    const int64_t lo = std::min(l.wq, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
+    const int64_t hi = std::max(lo, std::min(l.wq, s.w - 1 - off < 0 ? 0 : (s.w - 1 - off) / p.sw + 1));
+    for (int64_t i = chunk * kRows; i < std::min(l.hq, (chunk + 1) * kRows); ++i) {
+      T* row = phase + (c * l.hq + i) * l.wq;
+      const int64_t ih = i * p.sh + ph - p.top;
+      if (ih < 0 || ih >= s.h) {
+        std::fill(row, row + l.wq, T(0));
+        continue;
+      }
+      // Input column j·SW + off, in [0, w) for j in [lo, hi).
+      const T* src = x + (c * s.h + ih) * s.w;
+      std::fill(row, row + lo, T(0));
+      if (p.sw == 1) {
+        if (hi > lo) std::copy(src + (lo + off), src + (hi + off), row + lo);
+      }
+      else if (sizeof(T) == 4 && p.sw == 2) {
+        if (hi > lo) every_other(row + lo, src + (lo * 2 + off), hi - lo);
+      } else
+        for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw + off];
+      std::fill(row + hi, row + l.wq, T(0));
     }
+  };
+  if (pool && items > 1 && l.size(s.cg) >= 16384) for_each_item(pool, items, item);
+  else
+    for (int64_t t = 0; t < items; ++t) item(t);
 }
 
 // The offset in the phase planes (built by build_phases for `cg` channels) of every tap
@@ -171,7 +181,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const T* planes = xg;
   if (!as_is) {
     T* buf = conv_scratch<T>(0, int64_t(l.size(s.cg)));
-    build_phases(xg, s, p, l, buf);
+    build_phases(xg, s, p, l, buf, pool);
     planes = buf;
   }
   const std::vector<int64_t> koff = tap_offsets(s, p, l, s.cg);
@@ -247,20 +257,28 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     // GEMM, copied to y while it is there. Output row r0 + r is wide row r of the planes
     // moved down r0 rows (every phase plane is wq wide). Per element the same sum as one GEMM
     // over all rows: the k blocking does not depend on N.
+    // With at least two blocks a thread, threads take whole blocks (each its own GEMM on its
+    // own scratch) rather than splitting every block's small GEMM.
     const int64_t block_rows =
         std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * l.wq), 1, s.oh);
-    Out* out = conv_scratch<Out>(1, s.ocg * block_rows * l.wq);
-    for (int64_t r0 = 0; r0 < s.oh; r0 += block_rows) {
-      const int64_t rows = std::min(block_rows, s.oh - r0), wide = (rows - 1) * l.wq + s.ow;
-      a.b = planes + r0 * l.wq;
-      a.n = wide;
-      a.c = out;
-      a.ldc = wide;
-      gemm(a, pool);
+    const int64_t blocks = (s.oh + block_rows - 1) / block_rows;
+    auto block = [&](int64_t bi, ThreadPool* inner) {
+      Out* out = conv_scratch<Out>(1, s.ocg * block_rows * l.wq);
+      const int64_t r0 = bi * block_rows, rows = std::min(block_rows, s.oh - r0), wide = (rows - 1) * l.wq + s.ow;
+      GemmArgs<T> b = a;
+      b.b = planes + r0 * l.wq;
+      b.n = wide;
+      b.c = out;
+      b.ldc = wide;
+      gemm(b, inner);
       for (int64_t o = 0; o < s.ocg; ++o)
         for (int64_t r = 0; r < rows; ++r)
           std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
-    }
+    };
+    if (pool && blocks >= 2 * int64_t(pool->size()))
+      for_each_item(pool, blocks, [&](int64_t bi) { block(bi, nullptr); });
+    else
+      for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
   }
   if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow);
 }

@@ -65,6 +65,8 @@ const std::vector<ConvCase>& conv_cases() {
       // Wide results too big for L2 in one piece: the GEMM runs over blocks of output rows.
       {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // 3 rows a block, 7 blocks
       {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: every phase plane moves
+      // Phase planes big enough to be built by both threads, and blocks taken whole by them.
+      {{1, 3, 80, 80}, {200, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // 6 blocks of 7 rows
   };
   return c;
 }
