@@ -227,7 +227,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
         for (int64_t i = 0; i < pixels; ++i)
           for (int64_t o = o0; o < o1; ++o) yg[o * pixels + i] = out[i * s.ocg + o];
       }
-      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * pixels);
+      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * pixels, pool);
       return;
     }
   }
@@ -280,7 +280,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     else
       for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
   }
-  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow);
+  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow, pool);
 }
 
 // f32 depthwise with one output channel per input channel: a register of channels at a time

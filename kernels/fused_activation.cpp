@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/parallel_items.hpp"
 #include "kernels/simd/ew.hpp"
 
 namespace mlvm {
@@ -10,22 +11,31 @@ bool accepts_fused_activation(Opcode op) {
   return op == Opcode::conv2d || op == Opcode::dense || op == Opcode::matmul;
 }
 
-void apply_fused_silu(const FusedActivation* a, float* y, int64_t n) {
+void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
   if (!a || a->kind != FusedActivation::Kind::silu || n <= 0) return;
-  // The runs the sigmoid and mul kernels take on contiguous f32 (every level has both); each
-  // element's result depends on its value alone, so chunking does not change it.
+  // The runs the sigmoid and mul kernels take on contiguous f32 (every level has both), over
+  // chunks at multiples of kChunk from y: every element lands where the unfused ops' runs put
+  // it (a run's last partial register is computed differently: which of two NaNs a mul
+  // returns depends on it), whichever thread takes the chunk.
   const simd::EwTable& k = simd::ew_kernels();
   const simd::UnaryRun sigmoid = k.unary[int(simd::UnaryOp::sigmoid)][int(simd::Elem::f32)];
   const simd::BinaryRun mul = k.binary[int(simd::BinaryOp::mul)][int(simd::Elem::f32)][int(simd::Splat::vv)][0];
-  constexpr int64_t kChunk = 2048;
-  alignas(64) float s[kChunk];
-  for (int64_t k0 = 0; k0 < n; k0 += kChunk) {
-    const int64_t m = std::min(kChunk, n - k0);
-    float* h = y + k0;
-    sigmoid(s, h, m);
-    if (a->sigmoid_first) mul(h, s, h, m);
-    else mul(h, h, s, m);
-  }
+  constexpr int64_t kChunk = 2048, kChunksPerItem = 8;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  auto item = [&](int64_t t) {
+    alignas(64) float s[kChunk];
+    for (int64_t c = t * kChunksPerItem; c < std::min(chunks, (t + 1) * kChunksPerItem); ++c) {
+      const int64_t k0 = c * kChunk, m = std::min(kChunk, n - k0);
+      float* h = y + k0;
+      sigmoid(s, h, m);
+      if (a->sigmoid_first) mul(h, s, h, m);
+      else mul(h, h, s, m);
+    }
+  };
+  const int64_t items = (chunks + kChunksPerItem - 1) / kChunksPerItem;
+  if (pool && items > 1) for_each_item(pool, items, item);
+  else
+    for (int64_t t = 0; t < items; ++t) item(t);
 }
 
 }  // namespace mlvm

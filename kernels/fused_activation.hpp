@@ -19,6 +19,8 @@
 
 namespace mlvm {
 
+class ThreadPool;
+
 struct FusedActivation {
   enum class Kind : uint8_t { clamp, silu };
   Kind kind = Kind::clamp;
@@ -38,6 +40,7 @@ std::array<T, 2> clamp_bounds(const FusedActivation* a) {
 }
 
 // y[0 .. n) ← silu(y) in place when `a` is a silu (y f32, contiguous); otherwise nothing.
-void apply_fused_silu(const FusedActivation* a, float* y, int64_t n);
+// With a pool, its threads share the work (the same chunks, so the same bits).
+void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool = nullptr);
 
 }  // namespace mlvm

@@ -195,6 +195,41 @@ BOOST_AUTO_TEST_CASE(matmul_then_silu_over_many_chunks) {
 )", 0, {{"a", specials(DType::f32, {3, 40}, 24)}, {"b", plain_values(DType::f32, {40, 1500}, 25)}});
 }
 
+// The GEMM applies a fused silu to each block of its result as it finishes it
+// (GemmArgs::finish): every path of the convolution's GEMM and dense's.
+BOOST_AUTO_TEST_CASE(silu_on_every_gemm_path) {
+  struct Case {
+    const char* decl;
+    const char* plain_out;
+    const char* producer;
+    TensorMap inputs;
+  };
+  const std::vector<Case> cases = {
+      // Wide rows in two L2-sized blocks of output rows (stride 2: the phase planes are a
+      // column wider than the output).
+      {".input x : f32[1, 3, 40, 60]\n.input w : f32[200, 3, 3, 3]\n.output y : f32[1, 200, 20, 30]\n",
+       ".output h : f32[1, 200, 20, 30]", "    h = conv2d x, w, padding=(1, 1), strides=(2, 2)\n",
+       {{"x", specials(DType::f32, {1, 3, 40, 60}, 31)}, {"w", plain_values(DType::f32, {200, 3, 3, 3}, 32)}}},
+      // 1x1 with 49 pixels and 120 channels: the transposed GEMM.
+      {".input x : f32[1, 100, 7, 7]\n.input w : f32[120, 100, 1, 1]\n.output y : f32[1, 120, 7, 7]\n",
+       ".output h : f32[1, 120, 7, 7]", "    h = conv2d x, w\n",
+       {{"x", specials(DType::f32, {1, 100, 7, 7}, 33)}, {"w", plain_values(DType::f32, {120, 100, 1, 1}, 34)}}},
+      // Weights too big to stay resident: the blocked loop nest.
+      {".input x : f32[1, 400, 12, 12]\n.input w : f32[300, 400, 1, 1]\n.output y : f32[1, 300, 12, 12]\n",
+       ".output h : f32[1, 300, 12, 12]", "    h = conv2d x, w\n",
+       {{"x", specials(DType::f32, {1, 400, 12, 12}, 35)}, {"w", plain_values(DType::f32, {300, 400, 1, 1}, 36)}}},
+      {".input x : f32[5, 64]\n.input w : f32[70, 64]\n.input b : f32[70]\n.output y : f32[5, 70]\n",
+       ".output h : f32[5, 70]", "    h = dense x, w, b\n",
+       {{"x", specials(DType::f32, {5, 64}, 37)}, {"w", plain_values(DType::f32, {70, 64}, 38)},
+        {"b", plain_values(DType::f32, {70}, 39)}}},
+  };
+  for (const Case& c : cases)
+    BOOST_TEST_CONTEXT(c.producer) {
+      check_fused_like_unfused(c.decl, c.plain_out, std::string(c.producer) + "    s = sigmoid h\n    y = mul h, s\n", 0,
+                               c.inputs);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
   // K = 0: the result is the bias alone, clamped.
   check_fused_like_unfused(R"(
