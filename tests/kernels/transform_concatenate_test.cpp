@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/transform_test_support.hpp"
+#include "kernels/thread_pool.hpp"
 
 using namespace transform_test;
 
@@ -75,6 +76,25 @@ BOOST_AUTO_TEST_CASE(concatenate_variadic_layouts_empty) {
   check_values(run1(Opcode::concatenate,
                     {sample(DType::f32, Dims{0, 2}), sample(DType::f32, Dims{0, 2})}, {integer(1)}),
                DType::f32, Dims{0, 4}, {});
+}
+
+// Results of 128 KiB or more are copied by the pool's threads: a few long rows split into
+// 64 KiB pieces (a channel concat of two feature maps, an input of 1 MB), and many short rows
+// in groups; against the reference and the single-threaded run.
+BOOST_AUTO_TEST_CASE(concatenate_large_with_a_pool) {
+  ThreadPool pool(2);
+  struct Case {
+    Dims a, b;
+    int axis;
+  };
+  for (const Case& c : {Case{{1, 64, 55, 55}, {1, 80, 55, 55}, 1}, Case{{2, 3, 300, 50}, {2, 3, 300, 70}, 3},
+                        Case{{3, 2, 90, 90}, {3, 5, 90, 90}, 1}})
+    BOOST_TEST_CONTEXT("axis " << c.axis) {
+      Tensor x = sample(DType::f32, c.a, 1), y = sample(DType::f32, c.b, 2);
+      Dims ys;
+      std::vector<double> expect = ref_concatenate({x, y}, c.axis, &ys);
+      check_values(run_op(Opcode::concatenate, {x, y}, {integer(c.axis)}, &pool), DType::f32, ys, expect);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(concatenate_static_rule_and_errors) {
