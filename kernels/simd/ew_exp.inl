@@ -88,6 +88,30 @@ inline V<T> exp_vector(const V<T>& x) {
   return xsimd::select(xsimd::isnan(x), x + x, y);  // x + x: a quiet NaN, as libm returns
 }
 
+// exp(x) for x in [normal_lo, 0], where every result is a normal number: exp_vector's steps
+// without the clamp and the NaN check, and 2^n as one factor (the two factors' products are
+// then both exact, so the bits are exp_vector's). The sigmoid's exp(-|x|) is here for all but
+// |x| > 86.
+template <class T>
+inline constexpr T kExpNormalLo = sizeof(T) == 4 ? T(-86.0) : T(-700.0);
+
+template <class T>
+inline V<T> exp_normal_nonpositive(const V<T>& x) {
+  using C = ExpConstants<T>;
+  const V<T> n = round_to_integer<T>(x * V<T>(C::log2e));
+  V<T> r = xsimd::fma(-n, V<T>(C::ln2_hi), x);
+  r = xsimd::fma(-n, V<T>(C::ln2_lo), r);
+  T coef[C::degree + 1];
+  T factorial = 1;
+  for (int k = 0; k <= C::degree; ++k) {
+    if (k > 0) factorial *= T(k);
+    coef[C::degree - k] = T(1) / factorial;
+  }
+  V<T> p(coef[0]);
+  for (int k = 1; k <= C::degree; ++k) p = xsimd::fma(p, r, V<T>(coef[k]));
+  return p * power_of_two<T>(n);
+}
+
 template <class T>
 inline T exp_scalar(T x) {
   if constexpr (sizeof(T) == 4)

@@ -233,9 +233,12 @@ struct SigmoidOp {
   template <class T>
   static constexpr bool kVector = true;
   static constexpr bool kVectorTail = true;
+  // Registers whose every exp(-|x|) is normal (|x| <= 86 for f32) take the shorter exp: the
+  // same bits (kernels/simd/ew_exp.inl).
   template <class T>
   static V<T> vector(const V<T>& x) {
-    const V<T> z = exp_vector<T>(-xsimd::abs(x));
+    const V<T> a = -xsimd::abs(x);
+    const V<T> z = xsimd::all(a >= V<T>(kExpNormalLo<T>)) ? exp_normal_nonpositive<T>(a) : exp_vector<T>(a);
     const V<T> r = V<T>(T(1)) / (V<T>(T(1)) + z);
     return xsimd::select(x < V<T>(T(0)), z * r, r);
   }
