@@ -160,20 +160,26 @@ class GemmRun {
     else simd::pack_panel<T>(p_.fb, src, g_.csb, g_.rsb, koff, rvalid, nr_, kc_of(kb), dst);
   }
 
-  void tile(int64_t ir, int64_t jr, int64_t kb, const void* apanel, const void* bpanel) const {
+  // The tile of row panel ir and column panel jr0 over k block kb, as wide as column panel
+  // last_jr (jr0 itself, or the last of a strip or row call, which start at jr0).
+  MicroTile tile_of(int64_t ir, int64_t jr0, int64_t last_jr, int64_t kb, const void* a, const void* b) const {
     MicroTile t;
     t.kc = kc_of(kb);
-    t.a = apanel;
-    t.b = bpanel;
-    t.c = g_.c + ir * mr_ * g_.ldc + jr * nr_;
+    t.a = a;
+    t.b = b;
+    t.c = g_.c + ir * mr_ * g_.ldc + jr0 * nr_;
     t.ldc = g_.ldc;
     t.mr = int(std::min<int64_t>(mr_, g_.m - ir * mr_));
-    t.nr = int(std::min<int64_t>(nr_, g_.n - jr * nr_));
+    t.nr = int(std::min<int64_t>(nr_, g_.n - last_jr * nr_));
     t.accumulate = kb > 0;
     if (!row_bias_.empty()) t.row_bias = row_bias_.data() + ir * mr_;
-    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr * nr_;
+    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr0 * nr_;
     if (kb == kblocks_ - 1) t.clamp = g_.clamp;
-    k_.fn(t);
+    return t;
+  }
+
+  void tile(int64_t ir, int64_t jr, int64_t kb, const void* apanel, const void* bpanel) const {
+    k_.fn(tile_of(ir, jr, jr, kb, apanel, bpanel));
   }
 
   // Row panel ir against the consecutive B panels jr0..jr1 (the first at bfirst, bpb bytes
@@ -181,18 +187,7 @@ class GemmRun {
   void strip(int64_t ir, int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst,
              int64_t bpb) const {
     simd::RowTile rt;
-    MicroTile& t = rt.tile;
-    t.kc = kc_of(kb);
-    t.a = apanel;
-    t.b = bfirst;
-    t.c = g_.c + ir * mr_ * g_.ldc + jr0 * nr_;
-    t.ldc = g_.ldc;
-    t.mr = int(std::min<int64_t>(mr_, g_.m - ir * mr_));
-    t.nr = int(std::min<int64_t>(nr_, g_.n - (jr1 - 1) * nr_));  // the last panel's width
-    t.accumulate = kb > 0;
-    if (!row_bias_.empty()) t.row_bias = row_bias_.data() + ir * mr_;
-    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr0 * nr_;
-    if (kb == kblocks_ - 1) t.clamp = g_.clamp;
+    rt.tile = tile_of(ir, jr0, jr1 - 1, kb, apanel, bfirst);
     rt.b_panel_bytes = bpb;
     rt.panels = int(jr1 - jr0);
     k_.strip(rt);
@@ -204,19 +199,8 @@ class GemmRun {
   void row_tiles(int64_t jr0, int64_t jr1, int64_t kb, const void* a, int64_t a_stride, const char* bfirst,
                  int64_t bpb) const {
     simd::RowTile rt;
-    MicroTile& t = rt.tile;
-    t.kc = kc_of(kb);
-    t.a = a;
+    rt.tile = tile_of(0, jr0, jr1 - 1, kb, a, bfirst);
     rt.a_stride = a_stride;
-    t.b = bfirst;
-    t.c = g_.c + jr0 * nr_;
-    t.ldc = g_.ldc;
-    t.mr = 1;
-    t.nr = int(std::min<int64_t>(nr_, g_.n - (jr1 - 1) * nr_));  // the last panel's width
-    t.accumulate = kb > 0;
-    if (!row_bias_.empty()) t.row_bias = row_bias_.data();
-    if (!col_bias_.empty()) t.col_bias = col_bias_.data() + jr0 * nr_;
-    if (kb == kblocks_ - 1) t.clamp = g_.clamp;
     rt.b_panel_bytes = bpb;
     rt.panels = int(jr1 - jr0);
     k_.row(rt);
