@@ -66,12 +66,13 @@ inline V<T> power_of_two(const V<T>& k) {
   return xsimd::bitwise_cast<V<T>>(bits);
 }
 
+// exp(x) = p·2^n with n = round(x / ln2) (returned in n) and p = exp(x - n·ln2) by its Taylor
+// polynomial: the part exp_vector and exp_normal_nonpositive share, for x inside [lo, hi].
 template <class T>
-inline V<T> exp_vector(const V<T>& x) {
+inline V<T> exp_reduced(const V<T>& x, V<T>& n) {
   using C = ExpConstants<T>;
-  const V<T> xc = xsimd::min(xsimd::max(x, V<T>(C::lo)), V<T>(C::hi));
-  const V<T> n = round_to_integer<T>(xc * V<T>(C::log2e));
-  V<T> r = xsimd::fma(-n, V<T>(C::ln2_hi), xc);
+  n = round_to_integer<T>(x * V<T>(C::log2e));
+  V<T> r = xsimd::fma(-n, V<T>(C::ln2_hi), x);
   r = xsimd::fma(-n, V<T>(C::ln2_lo), r);
   // Taylor coefficients 1/k!, highest first.
   T coef[C::degree + 1];
@@ -82,33 +83,31 @@ inline V<T> exp_vector(const V<T>& x) {
   }
   V<T> p(coef[0]);
   for (int k = 1; k <= C::degree; ++k) p = xsimd::fma(p, r, V<T>(coef[k]));
+  return p;
+}
+
+template <class T>
+inline V<T> exp_vector(const V<T>& x) {
+  using C = ExpConstants<T>;
+  const V<T> xc = xsimd::min(xsimd::max(x, V<T>(C::lo)), V<T>(C::hi));
+  V<T> n;
+  const V<T> p = exp_reduced<T>(xc, n);
   const V<T> n1 = round_to_integer<T>(n * V<T>(T(0.5)));
   const V<T> n2 = n - n1;
   const V<T> y = (p * power_of_two<T>(n1)) * power_of_two<T>(n2);
   return xsimd::select(xsimd::isnan(x), x + x, y);  // x + x: a quiet NaN, as libm returns
 }
 
-// exp(x) for x in [normal_lo, 0], where every result is a normal number: exp_vector's steps
-// without the clamp and the NaN check, and 2^n as one factor (the two factors' products are
-// then both exact, so the bits are exp_vector's). The sigmoid's exp(-|x|) is here for all but
-// |x| > 86.
+// exp(x) for x in [kExpNormalLo, 0], where every result is a normal number: exp_vector without
+// the clamp and the NaN check, and with 2^n as one factor (exp_vector's two products are then
+// both exact, so the bits are the same). The sigmoid's exp(-|x|) is here for all but |x| > 86.
 template <class T>
 inline constexpr T kExpNormalLo = sizeof(T) == 4 ? T(-86.0) : T(-700.0);
 
 template <class T>
 inline V<T> exp_normal_nonpositive(const V<T>& x) {
-  using C = ExpConstants<T>;
-  const V<T> n = round_to_integer<T>(x * V<T>(C::log2e));
-  V<T> r = xsimd::fma(-n, V<T>(C::ln2_hi), x);
-  r = xsimd::fma(-n, V<T>(C::ln2_lo), r);
-  T coef[C::degree + 1];
-  T factorial = 1;
-  for (int k = 0; k <= C::degree; ++k) {
-    if (k > 0) factorial *= T(k);
-    coef[C::degree - k] = T(1) / factorial;
-  }
-  V<T> p(coef[0]);
-  for (int k = 1; k <= C::degree; ++k) p = xsimd::fma(p, r, V<T>(coef[k]));
+  V<T> n;
+  const V<T> p = exp_reduced<T>(x, n);
   return p * power_of_two<T>(n);
 }
 
