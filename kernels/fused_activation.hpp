@@ -6,9 +6,10 @@
 //          it all back. The clamp is the clip kernel's own: y < lo ? lo : y > hi ? hi : y, NaN
 //          passing through (relu is lo = 0, hi = +inf: -0 and NaN pass, as relu's
 //          x < 0 ? 0 : x), with lo and hi rounded to the result's dtype as clip rounds them.
-//   silu   s = sigmoid h; y = mul h, s (or mul s, h), f32 only: applied to each block of the
-//          result while it is in cache, with the sigmoid and mul kernels' own SIMD runs, so
-//          no s tensor is written and h is read once.
+//   silu   s = sigmoid h; y = mul h, s (or mul s, h), f32 only: applied with the sigmoid and
+//          mul kernels' own SIMD runs, 2048 elements at a time through an L1 buffer, so no s
+//          tensor is written: to each depthwise or Winograd plane as it is finished, and to a
+//          GEMM's whole result after it by the pool's threads (apply_fused_silu).
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 
