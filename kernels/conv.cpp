@@ -131,9 +131,7 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
       std::fill(row + hi, row + l.wq, T(0));
     }
   };
-  if (pool && items > 1 && l.size(s.cg) >= 16384) for_each_item(pool, items, item);
-  else
-    for (int64_t t = 0; t < items; ++t) item(t);
+  for_each_item(l.size(s.cg) >= 16384 ? pool : nullptr, items, item);
 }
 
 // The offset in the phase planes (built by build_phases for `cg` channels) of every tap

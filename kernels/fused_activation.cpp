@@ -32,10 +32,7 @@ void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool*
       else mul(h, h, s, m);
     }
   };
-  const int64_t items = (chunks + kChunksPerItem - 1) / kChunksPerItem;
-  if (pool && items > 1) for_each_item(pool, items, item);
-  else
-    for (int64_t t = 0; t < items; ++t) item(t);
+  for_each_item(pool, (chunks + kChunksPerItem - 1) / kChunksPerItem, item);
 }
 
 }  // namespace mlvm

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <algorithm>
-
 #include <cstdint>
 
 #include "kernels/gemm.hpp"
@@ -80,8 +79,8 @@ struct DepthwiseBlocked {
 // Output rows a DepthwiseBlocked call computes at once: as many as keep its pixel-major input
 // and output strips (lanes channels each) within about 96 KiB, so they stay in L2 while the
 // planes stream through (a whole 112 x 112 plane would be 800 KiB).
-inline int64_t depthwise_strip_rows(int64_t lanes, int64_t kh, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
-                                    int64_t dh, int64_t dw, int64_t kw) {
+inline int64_t depthwise_strip_rows(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
+                                    int64_t sw, int64_t dh, int64_t dw) {
   const int64_t cols = (ow - 1) * sw + (kw - 1) * dw + 1;
   const int64_t per_row = lanes * (sh * cols + ow), halo = lanes * ((kh - 1) * dh + 1 - sh) * cols;
   const int64_t budget = (int64_t(96) << 10) / int64_t(sizeof(float));
@@ -91,7 +90,7 @@ inline int64_t depthwise_strip_rows(int64_t lanes, int64_t kh, int64_t oh, int64
 // Scratch floats for a DepthwiseBlocked call at a level of `lanes` f32 lanes.
 inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
                                       int64_t sw, int64_t dh, int64_t dw) {
-  const int64_t strip = depthwise_strip_rows(lanes, kh, oh, ow, sh, sw, dh, dw, kw);
+  const int64_t strip = depthwise_strip_rows(lanes, kh, kw, oh, ow, sh, sw, dh, dw);
   const int64_t rows = (strip - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
   return lanes * (rows * cols + strip * ow + kh * kw + 1);
 }

@@ -254,7 +254,7 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
 void depthwise_blocked(const DepthwiseBlocked& a) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
-  const int64_t strip = depthwise_strip_rows(L, a.kh, a.oh, a.ow, a.sh, a.sw, a.dh, a.dw, a.kw);
+  const int64_t strip = depthwise_strip_rows(L, a.kh, a.kw, a.oh, a.ow, a.sh, a.sw, a.dh, a.dw);
   const int64_t strip_in = (strip - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows of a strip
   const int64_t cols = (a.ow - 1) * a.sw + (a.kw - 1) * a.dw + 1;
   const int64_t taps = a.kh * a.kw, plane = a.h * a.w, oplane = a.oh * a.ow;
