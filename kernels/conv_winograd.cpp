@@ -13,6 +13,7 @@
 #include "kernels/simd/winograd.hpp"
 #include "kernels/thread_scratch.hpp"
 #include "kernels/thread_pool.hpp"
+#include "tensor/huge_pages.hpp"
 
 namespace mlvm {
 
@@ -43,24 +44,35 @@ struct FilterMatrix<2> {
 };
 
 // U[ξ][o][i] = (G g Gᵀ)[ξ] for the filter g of output channel o and input channel i, computed
-// in double and rounded once. (Unrolled per tile size: ResNet-18 transforms 800,000 filters
-// when it is planned.)
+// in double and rounded once. ResNet-18 transforms 800,000 filters when it is planned, so per
+// output channel all c filters go at once, input channel innermost: the arithmetic vectorizes
+// across filters (each value still summed in the order written here) and each position's
+// row U[ξ][o][0..c) is written as one run, where a filter at a time scattered its 36 values
+// a plane (up to 1 MB) apart.
 template <int M>
 void transform_filters_m(const float* w, int64_t oc, int64_t c, float* u) {
   constexpr int n = M + 2;
   constexpr auto& G = FilterMatrix<M>::g;
   const int64_t plane = oc * c;
-  for (int64_t o = 0; o < oc; ++o)
-    for (int64_t i = 0; i < c; ++i) {
-      const float* g = w + (o * c + i) * 9;
-      double t[n][3];  // G g
-      for (int r = 0; r < n; ++r)
-        for (int k = 0; k < 3; ++k) t[r][k] = G[r][0] * g[k] + G[r][1] * g[3 + k] + G[r][2] * g[6 + k];
-      float* dst = u + o * c + i;
-      for (int r = 0; r < n; ++r)
-        for (int s = 0; s < n; ++s)
-          dst[(n * r + s) * plane] = float(t[r][0] * G[s][0] + t[r][1] * G[s][1] + t[r][2] * G[s][2]);
+  std::vector<double> g(std::size_t(9 * c)), t(std::size_t(n * 3 * c));  // g[j][i], (G g)[r][k][i]
+  for (int64_t o = 0; o < oc; ++o) {
+    const float* wo = w + o * c * 9;
+    for (int64_t i = 0; i < c; ++i)
+      for (int j = 0; j < 9; ++j) g[std::size_t(j * c + i)] = wo[i * 9 + j];
+    for (int r = 0; r < n; ++r)
+      for (int k = 0; k < 3; ++k) {
+        double* tr = t.data() + (r * 3 + k) * c;
+        const double *g0 = g.data() + k * c, *g1 = g.data() + (3 + k) * c, *g2 = g.data() + (6 + k) * c;
+        for (int64_t i = 0; i < c; ++i) tr[i] = G[r][0] * g0[i] + G[r][1] * g1[i] + G[r][2] * g2[i];
+      }
+    for (int r = 0; r < n; ++r) {
+      const double *t0 = t.data() + (r * 3) * c, *t1 = t0 + c, *t2 = t1 + c;
+      for (int s = 0; s < n; ++s) {
+        float* dst = u + (n * r + s) * plane + o * c;
+        for (int64_t i = 0; i < c; ++i) dst[i] = float(t0[i] * G[s][0] + t1[i] * G[s][1] + t2[i] * G[s][2]);
+      }
     }
+  }
 }
 
 void transform_filters(const float* w, int64_t oc, int64_t c, int m, float* u) {
@@ -89,15 +101,17 @@ int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParam
 }
 
 std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m) {
-  std::vector<float> u(std::size_t(positions(m) * oc * c));
-  transform_filters(w, oc, c, m, u.data());
+  // Every element is written by the transform: no zero fill first.
+  std::unique_ptr<float[]> u(new float[std::size_t(positions(m) * oc * c)]);
+  advise_huge_pages(u.get(), std::size_t(positions(m) * oc * c) * sizeof(float));
+  transform_filters(w, oc, c, m, u.get());
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
   packed->winograd_tile = m;
-  for (int xi = 0; xi < positions(m); ++xi) {
-    packed->parts.push_back(gemm_prepack_a(position_gemm(oc, c, u.data(), xi)));
-    if (!packed->parts.back()) return nullptr;
-  }
+  std::vector<GemmArgs<float>> gemms;
+  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi));
+  packed->parts = gemm_prepack_a_together<float>(gemms);
+  if (packed->parts.empty()) return nullptr;
   return packed;
 }
 

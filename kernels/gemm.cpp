@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_pool.hpp"
+#include "tensor/huge_pages.hpp"
 
 namespace mlvm {
 
@@ -17,8 +19,8 @@ struct PackedOperand {
   const void* kernel = nullptr;  // the micro-kernel it was packed for (level and dtype)
   int64_t rows = 0, k = 0;       // m (A) or n (B), and the depth
   int64_t panel_bytes = 0, panels = 0;
-  std::unique_ptr<char[]> raw;
-  char* data = nullptr;  // 64-byte aligned; panel (kb, p) at (kb·panels + p)·panel_bytes
+  std::shared_ptr<char[]> raw;  // owns data; shared by the operands packed together
+  char* data = nullptr;          // 64-byte aligned; panel (kb, p) at (kb·panels + p)·panel_bytes
   const char* panel(int64_t kb, int64_t p) const { return data + (kb * panels + p) * panel_bytes; }
 };
 
@@ -103,17 +105,30 @@ class GemmRun {
     }
   }
 
-  // Packs every panel of A (or B) into a PackedOperand.
-  std::shared_ptr<const PackedOperand> prepack(bool side_a) const {
+  // Bytes prepack() needs for every panel of A (or B), a multiple of 64.
+  int64_t packed_bytes(bool side_a) const {
+    const int64_t bytes = (side_a ? mpanels_ * a_panel_bytes(kc_) : npanels_ * b_panel_bytes(kc_)) * kblocks_;
+    return (bytes + 63) / 64 * 64;
+  }
+
+  // Packs every panel of A (or B) into a PackedOperand, at `data` (64-byte aligned,
+  // packed_bytes long, inside `raw`) or, without one, into a buffer of its own.
+  std::shared_ptr<const PackedOperand> prepack(bool side_a, std::shared_ptr<char[]> raw = nullptr,
+                                               char* data = nullptr) const {
     auto p = std::make_shared<PackedOperand>();
     p->kernel = reinterpret_cast<const void*>(k_.fn);
     p->rows = side_a ? g_.m : g_.n;
     p->k = g_.k;
     p->panels = side_a ? mpanels_ : npanels_;
     p->panel_bytes = side_a ? a_panel_bytes(kc_) : b_panel_bytes(kc_);
-    const int64_t bytes = p->panels * p->panel_bytes * kblocks_;
-    p->raw.reset(new char[std::size_t(bytes + 64)]);
-    p->data = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(p->raw.get()) + 63) & ~std::uintptr_t(63));
+    if (!data) {
+      const int64_t bytes = packed_bytes(side_a) + 64;
+      raw.reset(new char[std::size_t(bytes)]);
+      advise_huge_pages(raw.get(), std::size_t(bytes));
+      data = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
+    }
+    p->raw = std::move(raw);
+    p->data = data;
     for (int64_t kb = 0; kb < kblocks_; ++kb)
       for (int64_t q = 0; q < p->panels; ++q) {
         char* dst = p->data + (kb * p->panels + q) * p->panel_bytes;
@@ -335,6 +350,28 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
 }
 
 template <class T>
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together(std::span<const GemmArgs<T>> gs) {
+  const Plan<T> plan = plan_for<T>();
+  std::vector<GemmArgs<T>> only(gs.begin(), gs.end());
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (GemmArgs<T>& g : only) {
+    if (g.m <= 0 || g.k <= 0) return {};
+    g.n = 1;
+    g.bias = nullptr;
+    offsets.push_back(total);
+    total += GemmRun<T>(g, plan).packed_bytes(true);
+  }
+  std::shared_ptr<char[]> raw(new char[std::size_t(total + 64)]);
+  advise_huge_pages(raw.get(), std::size_t(total + 64));
+  char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
+  std::vector<std::shared_ptr<const PackedOperand>> packed;
+  for (std::size_t i = 0; i < only.size(); ++i)
+    packed.push_back(GemmRun<T>(only[i], plan).prepack(true, raw, base + offsets[i]));
+  return packed;
+}
+
+template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   if (g.n <= 0 || g.k <= 0 || g.b_row_offsets) return nullptr;
   GemmArgs<T> only = g;
@@ -355,6 +392,8 @@ MLVM_GEMM_PREPACK(int16_t)
 MLVM_GEMM_PREPACK(int32_t)
 MLVM_GEMM_PREPACK(int64_t)
 #undef MLVM_GEMM_PREPACK
+template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together<float>(
+    std::span<const GemmArgs<float>>);
 
 template void gemm<float>(const GemmArgs<float>&, ThreadPool*);
 template void gemm<double>(const GemmArgs<double>&, ThreadPool*);

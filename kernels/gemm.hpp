@@ -22,7 +22,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <type_traits>
+#include <vector>
 
 namespace mlvm {
 
@@ -78,5 +80,10 @@ template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g);
 template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
+// gemm_prepack_a of each GEMM, all packed into one allocation (large enough for huge pages,
+// tensor/huge_pages.hpp): a Winograd layer's per-position GEMMs. Empty when any A is empty.
+// Instantiated for float.
+template <class T>
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together(std::span<const GemmArgs<T>> gs);
 
 }  // namespace mlvm

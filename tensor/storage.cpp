@@ -7,6 +7,7 @@
 
 #include "tensor/buffer_pool.hpp"
 #include "tensor/error.hpp"
+#include "tensor/huge_pages.hpp"
 
 namespace mlvm {
 
@@ -67,6 +68,7 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
     fail(ErrorKind::limit, "out of memory: the system refused a tensor of " +
                                std::to_string(bytes) + " bytes" + budget_note);
   }
+  advise_huge_pages(p, rounded);
   s->data_ = static_cast<std::byte*>(p);
   return s;
 }

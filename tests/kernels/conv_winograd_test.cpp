@@ -1,7 +1,7 @@
 // conv2d's Winograd F(4x4, 3x3) and F(2x2, 3x3) paths (kernels/conv_winograd.hpp) against a naive long-double
 // loop written from conv2d's definition: partial edge tiles, asymmetric and wide padding,
 // tile rows wider than a register, batches, bias, strided views, every SIMD
-// level; one and two threads give the same bits (tests/vm/winograd_plan_test.cpp: filters
+// level; one and two threads give the same bits (tests/vm/conv_plan_test.cpp: filters
 // prepared at plan time, a fused clamp). Which shapes take the path is checked too
 // (winograd_tile), since a wrong rule would silently send them elsewhere.
 //

@@ -10,6 +10,8 @@
 #include "bytecode/module_compare.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "common/tool_runner.hpp"
+#include "onnx/importer.hpp"
+#include "tensor/error.hpp"
 #include "tensor/npy.hpp"
 
 using namespace mlvm;
@@ -138,6 +140,44 @@ BOOST_AUTO_TEST_CASE(malformed_and_missing_files) {
   CHECK_RUN(s.run(kRun, "missing.onnx"), 1);
   CHECK_RUN(s.run(kOnnx, "a.onnx b.onnx"), 1);
   CHECK_RUN(s.run(kOnnx, "--chec m.onnx"), 1);  // no abbreviations
+}
+
+// import_onnx_file has protobuf read the file in 64 KiB blocks (never the whole file at once):
+// a model of many blocks imports to the same module as from its bytes, and cut anywhere it
+// is refused, not half read.
+BOOST_AUTO_TEST_CASE(a_model_of_many_read_blocks_imports_as_from_its_bytes) {
+  constexpr int n = 300000;  // 1.2 MB of initializer: 19 blocks
+  OnnxModelBuilder m(13);
+  m.input("x", F32, {n});
+  std::vector<float> b(n);
+  for (int i = 0; i < n; ++i) b[std::size_t(i)] = float(i % 1000) * 0.5f - 7.0f;
+  m.initializer("b", {n}, b);
+  m.node("Add", {"x", "b"}, {"y"}, "add0");
+  m.output("y", F32, {n});
+  const std::string bytes = m.bytes();
+  Scratch s;
+  s.write("big.onnx", bytes);
+  Module from_file = import_onnx_file(s.path("big.onnx")).module;
+  Module from_bytes =
+      import_onnx(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())).module;
+  from_file.source_name = from_bytes.source_name = "";  // the file's name differs by design
+  BOOST_TEST(mlvm::testing::module_difference(from_file, from_bytes) == "");
+  BOOST_REQUIRE(!from_file.constants.empty());
+  const Tensor& kept = from_file.constants[0].value;
+  BOOST_REQUIRE(kept.numel() == n);
+  BOOST_TEST(kept.data<float>()[0] == b[0]);
+  BOOST_TEST(kept.data<float>()[n - 1] == b[n - 1]);
+  for (std::size_t cut : {std::size_t(100), std::size_t(1) << 16, bytes.size() / 2, bytes.size() - 3}) {
+    s.write("cut.onnx", bytes.substr(0, cut));
+    try {
+      (void)import_onnx_file(s.path("cut.onnx"));
+      BOOST_ERROR("a model cut at byte " << cut << " imported");
+    } catch (const Error& e) {
+      BOOST_TEST((e.kind() == ErrorKind::malformed), "cut at " << cut << ": " << e.what());
+      BOOST_TEST(contains(e.what(), "does not parse"));
+    }
+  }
+  CHECK_RUN(s.run(kRun, "."), 1);  // a directory is not a model file
 }
 
 BOOST_AUTO_TEST_CASE(list_ops_names_the_supported_ops_with_opsets) {

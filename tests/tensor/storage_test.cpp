@@ -12,6 +12,8 @@
 #include "common/dtypes.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/error.hpp"
+#include "tensor/huge_pages.hpp"
+#include "tensor/storage.hpp"
 #include "tensor/test_reference.hpp"
 #include "tensor/views.hpp"
 
@@ -388,6 +390,33 @@ BOOST_AUTO_TEST_CASE(zeros_ones_full_every_element) {
                     [&](const R::Index& idx) { BOOST_CHECK(std::isnan(n.get_double(idx))); });
   Tensor inf = full(DType::f32, Dims{5}, Scalar::from_float(-INFINITY));
   check_all(inf, DType::f32, Dims{5}, Scalar::from_float(-INFINITY), "-inf");
+}
+
+// Large storages are advised to huge pages (tensor/huge_pages.hpp). The advice is a hint that
+// must never touch the contents: data written before and after it reads back, for any
+// alignment and size, and sizes or pointers it does not apply to are ignored.
+BOOST_AUTO_TEST_CASE(huge_page_advice_keeps_the_contents) {
+  advise_huge_pages(nullptr, std::size_t(64) << 20);
+  std::vector<uint32_t> small(1000, 7u);
+  advise_huge_pages(small.data(), small.size() * 4);
+  BOOST_TEST(small[999] == 7u);
+  for (std::size_t skew : {std::size_t(0), std::size_t(4), std::size_t(4096 + 12)}) {
+    const std::size_t words = (std::size_t(9) << 20) / 4;
+    std::vector<uint32_t> big(words + skew);
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = uint32_t(i * 2654435761u);
+    advise_huge_pages(big.data() + skew, words * 4);
+    bool same = true;
+    for (std::size_t i = 0; i < big.size(); ++i) same = same && big[i] == uint32_t(i * 2654435761u);
+    BOOST_TEST(same, "skew " << skew);
+  }
+  // A storage big enough to be advised is usable like any other.
+  auto s = Storage::allocate_zeroed(int64_t(6) << 20);
+  auto* p = reinterpret_cast<uint8_t*>(s->data());
+  bool zero = true;
+  for (int64_t i = 0; i < s->bytes(); i += 4093) zero = zero && p[i] == 0;
+  BOOST_TEST(zero);
+  p[s->bytes() - 1] = 9;
+  BOOST_TEST(p[s->bytes() - 1] == 9);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
