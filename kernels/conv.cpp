@@ -66,13 +66,17 @@ E* conv_scratch(int slot, int64_t count) {
 // one phase, the zero-bordered input itself.
 struct PhaseLayout {
   int64_t hq = 0, wq = 0;                // plane size
+  // Column-shifted: one column plane per distinct tap column rw = j·DW, exactly as wide as
+  // the output (wq = ow), holding input column q·SW + rw - left at q; col_phase is indexed by
+  // rw, and a tap reads its plane at column 0. Else one per column phase rw % SW, wider.
+  bool shifted = false;
   std::vector<int64_t> row_phase, col_phase;  // phase -> its slot among the built ones, or -1
-  std::vector<int64_t> rows, cols;        // built phases, in slot order
+  std::vector<int64_t> rows, cols;        // built phases (column offsets when shifted), in slot order
   int64_t plane_stride(int64_t cg) const { return cg * hq * wq; }  // one phase's planes
   std::size_t size(int64_t cg) const { return std::size_t(int64_t(rows.size() * cols.size()) * plane_stride(cg)); }
 };
 
-PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p) {
+PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p, bool shifted = false) {
   PhaseLayout l;
   const int64_t hp = s.h + p.top + p.bottom, wp = s.w + p.left + p.right;
   l.hq = (hp + p.sh - 1) / p.sh;
@@ -88,8 +92,26 @@ PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p) {
     }
   };
   pick(s.kh, p.dh, p.sh, l.row_phase, l.rows);
-  pick(s.kw, p.dw, p.sw, l.col_phase, l.cols);
+  if (shifted) {
+    // A stride as large as the window's span: each tap column is its own phase already.
+    l.shifted = true;
+    l.wq = s.ow;
+    pick(s.kw, p.dw, (s.kw - 1) * p.dw + 1, l.col_phase, l.cols);
+  } else {
+    pick(s.kw, p.dw, p.sw, l.col_phase, l.cols);
+  }
   return l;
+}
+
+// Whether conv_group_implicit builds column-shifted planes: when the wide rows of the usual
+// phases (wq > ow) would leave an output to copy out row by row, and building the planes of
+// every tap column costs less than that copy. That is a network's stem (3 input channels,
+// 32-64 outputs): the copy was a fifth of SqueezeNet's first convolution.
+bool shifted_planes_pay(const ConvShape& s, const ConvParams& p) {
+  const PhaseLayout usual = phase_layout(s, p);
+  if (usual.wq == s.ow) return false;
+  const int64_t built = s.cg * s.kw * int64_t(usual.rows.size()) * usual.hq * s.ow;
+  return built <= s.ocg * s.oh * s.ow;
 }
 
 // With a pool, the (phase, channel, 32-row chunk) items are shared among its threads: a
@@ -145,8 +167,8 @@ std::vector<int64_t> tap_offsets(const ConvShape& s, const ConvParams& p, const 
       for (int64_t j = 0; j < s.kw; ++j) {
         const int64_t rh = i * p.dh, rw = j * p.dw;
         const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
-                              l.col_phase[std::size_t(rw % p.sw)];
-        koff.push_back(phase * l.plane_stride(cg) + (c * l.hq + rh / p.sh) * l.wq + rw / p.sw);
+                              l.col_phase[std::size_t(l.shifted ? rw : rw % p.sw)];
+        koff.push_back(phase * l.plane_stride(cg) + (c * l.hq + rh / p.sh) * l.wq + (l.shifted ? 0 : rw / p.sw));
       }
   return koff;
 }
@@ -171,7 +193,7 @@ template <class T>
 void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, int64_t n, int64_t g,
                          ThreadPool* pool) {
   using Out = gemm_out_t<T>;
-  const PhaseLayout l = phase_layout(s, p);
+  const PhaseLayout l = phase_layout(s, p, shifted_planes_pay(s, p));
   const int64_t kg = s.cg * s.kh * s.kw;
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
   // Stride 1 and no padding: the input is its own only phase.

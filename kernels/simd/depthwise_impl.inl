@@ -248,6 +248,54 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   }
 }
 
+// blocked_rows for 3x3 windows with column stride SW (1 or 2) and no column dilation, the
+// same sums in the same order: every tap's input is then a constant displacement from one of
+// three row pointers. (The general loop's runtime column steps had the compiler keep 36 tap
+// pointers on the stack and reload one for each multiply-add: as many loads again.)
+template <int SW>
+void blocked_rows_3x3(const float* in, const float* wv, const V<float>& vb, const V<float>& vlo, const V<float>& vhi,
+                      const DepthwiseGrid& g, float* out) {
+  constexpr int64_t L = kLanes<float>;
+  using VF = V<float>;
+  auto finish = [&](const VF& s) {
+    const VF v = s + vb;
+    return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+  };
+  VF w[9];
+  for (int t = 0; t < 9; ++t) w[t] = V<float>::load_unaligned(wv + t * L);
+  const VF zero(0.f);
+  for (int64_t r = 0; r < g.oh; ++r) {
+    const float* row0 = in + r * g.sh_step;
+    float* orow = out + r * g.ow * L;
+    int64_t q = 0;
+    for (; q + 4 <= g.ow; q += 4) {
+      VF s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+      const float* p = row0 + q * SW * L;
+#pragma GCC unroll 3
+      for (int i = 0; i < 3; ++i, p += g.dh_step) {
+#pragma GCC unroll 3
+        for (int j = 0; j < 3; ++j) {
+          s0 = xsimd::fma(w[i * 3 + j], load(p + j * L), s0);
+          s1 = xsimd::fma(w[i * 3 + j], load(p + (SW + j) * L), s1);
+          s2 = xsimd::fma(w[i * 3 + j], load(p + (2 * SW + j) * L), s2);
+          s3 = xsimd::fma(w[i * 3 + j], load(p + (3 * SW + j) * L), s3);
+        }
+      }
+      store(orow + q * L, finish(s0));
+      store(orow + (q + 1) * L, finish(s1));
+      store(orow + (q + 2) * L, finish(s2));
+      store(orow + (q + 3) * L, finish(s3));
+    }
+    for (; q < g.ow; ++q) {
+      VF s = zero;
+      const float* p = row0 + q * SW * L;
+      for (int i = 0; i < 3; ++i, p += g.dh_step)
+        for (int j = 0; j < 3; ++j) s = xsimd::fma(w[i * 3 + j], load(p + j * L), s);
+      store(orow + q * L, finish(s));
+    }
+  }
+}
+
 // Output rows in strips (depthwise_strip_rows): per strip, the padded input rows it reads are
 // transposed into `in`, summed into `out` and transposed back, all while in L2. A strip's
 // first kh - sh input rows are the previous strip's last ones, transposed again.
@@ -299,7 +347,9 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
 
     // Every output pixel of the strip: four at a time along a row, for four independent sums.
     const DepthwiseGrid g{a.kh, a.kw, orows, a.ow, a.sh * cols * L, a.sw * L, a.dh * cols * L, a.dw * L};
-    if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
+    if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 1) blocked_rows_3x3<1>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 2) blocked_rows_3x3<2>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
     else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
 

@@ -58,13 +58,22 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 9, 40, 100}, {9, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 9},     // 3x3 stride 1
       {{1, 16, 61, 150}, {16, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 16},  // stride 2
       {{1, 8, 50, 90}, {8, 1, 5, 5}, {2, 3, 1, 2}, {1, 1}, {2, 1}, 8},      // 5x5 dilated: a halo of 8 rows
+      // Column-shifted planes, one per tap column and as wide as the output (kernels/conv.cpp,
+      // shifted_planes_pay): few input channels, many outputs. (The 600-, 700- and 200-channel
+      // cases below take them too.)
+      {{1, 3, 23, 21}, {64, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {1, 1}, 1},     // ResNet's stem with its 64 outputs
+      {{1, 2, 19, 23}, {48, 2, 3, 3}, {1, 2, 0, 1}, {2, 3}, {2, 2}, 1},     // dilated, strided, asymmetric pads
+      // The usual phases with wide rows (shifted planes would cost more than the copy out):
+      // output rows in L2 blocks, five of them, taken whole by two threads, and phase planes
+      // big enough to be built by both.
+      {{1, 9, 105, 210}, {24, 9, 1, 3}, {0, 1, 0, 1}, {1, 2}, {1, 1}, 1},
       // 1x1 with few pixels and many channels: the GEMM runs transposed (floats).
       {{1, 40, 7, 7}, {100, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},    // 49 pixels, 100 channels
       {{1, 32, 9, 9}, {192, 16, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 2},    // grouped: 96 channels a group
       {{2, 24, 13, 13}, {130, 24, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},  // stride 2: one phase plane
-      // Wide results too big for L2 in one piece: the GEMM runs over blocks of output rows.
-      {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // 3 rows a block, 7 blocks
-      {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: every phase plane moves
+      // Results too big for L2 in one piece, written straight into y from shifted planes.
+      {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // stride 1: three column planes
+      {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: every plane moves
       // Phase planes big enough to be built by both threads, and blocks taken whole by them.
       {{1, 3, 80, 80}, {200, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // 6 blocks of 7 rows
   };
@@ -182,9 +191,10 @@ BOOST_AUTO_TEST_CASE(every_level_every_case) {
       for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
         const ConvCase& c = conv_cases()[ci];
         BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << " case " << ci) {
-          // The big cases (and 200+ output channels) once per level in the CVM and f32 types
-          // only (naive loop time).
-          if ((ci == 11 || ci == 12 || c.w[0] >= 200) && dt != DType::f32 && dt != DType::i8) continue;
+          // The big cases (200+ output channels, 20000+ input pixels) once per level in the CVM
+          // and f32 types only (naive loop time).
+          const bool big = ci == 11 || ci == 12 || c.w[0] >= 200 || c.x[2] * c.x[3] >= 20000;
+          if (big && dt != DType::f32 && dt != DType::i8) continue;
           const Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
           const Tensor b = bias_for(dt, c.w[0], rng);
           check_case(c, x, w, ci % 2 ? &b : nullptr, pool);
