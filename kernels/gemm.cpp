@@ -144,6 +144,7 @@ class GemmRun {
     pa_ = fits(g_.a_packed, g_.m) ? g_.a_packed : nullptr;
     pb_ = fits(g_.b_packed, g_.n) && !g_.b_row_offsets ? g_.b_packed : nullptr;
     if (g_.k <= 0) return fill_bias_only();
+    if (!pb_) find_b_in_place();
     if (double(g_.m) * double(g_.n) * double(g_.k) < kParallelMinMacs) pool = nullptr;
     threads_ = pool ? pool->size() : 1;
     if (mpanels_ * a_panel_bytes(kc_) * kblocks_ <= kResidentABytes) run_a_resident(pool);
@@ -153,6 +154,26 @@ class GemmRun {
  private:
   bool fits(const PackedOperand* p, int64_t rows) const {
     return p && p->kernel == reinterpret_cast<const void*>(k_.fn) && p->rows == rows && p->k == g_.k;
+  }
+  // Few row panels (a 1x1 convolution to few channels: MobileNet's projections) reuse each
+  // packed B panel only that many times, and packing B cost a third of such a GEMM: f32 B whose
+  // rows are equally spaced runs of contiguous columns is then read in place by the kernel
+  // (all but a last partial panel, which would read past the end of B's rows).
+  static constexpr int64_t kInPlaceMaxRowPanels = 8;
+  void find_b_in_place() {
+    if constexpr (std::is_same_v<T, float>) {
+      if (p_.fb != PackFormat::plain || !k_.strip || g_.csb != 1 || mpanels_ > kInPlaceMaxRowPanels || g_.m == 1) return;
+      int64_t first = 0, stride = g_.rsb;
+      if (g_.b_row_offsets) {
+        first = g_.b_row_offsets[0];
+        stride = g_.k > 1 ? g_.b_row_offsets[1] - first : 0;
+        for (int64_t k = 2; k < g_.k; ++k)
+          if (g_.b_row_offsets[k] - g_.b_row_offsets[k - 1] != stride) return;
+      }
+      if (stride <= 0 && g_.k > 1) return;
+      b_in_place_ = g_.b + first;
+      b_in_place_stride_ = g_.k > 1 ? stride : nr_;
+    }
   }
   int64_t kc_of(int64_t kb) const { return std::min(kc_, g_.k - kb * kc_); }
   int64_t a_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fa, sizeof(T), mr_, kc); }
@@ -199,10 +220,12 @@ class GemmRun {
 
   // Row panel ir against the consecutive B panels jr0..jr1 (the first at bfirst, bpb bytes
   // apart) in one k_.strip call: the tiles tile() would run one by one.
+  // With b_stride (elements), B is read in place: row k of panel jr0 at bfirst + k·b_stride.
   void strip(int64_t ir, int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst,
-             int64_t bpb) const {
+             int64_t bpb, int64_t b_stride = 0) const {
     simd::RowTile rt;
     rt.tile = tile_of(ir, jr0, jr1 - 1, kb, apanel, bfirst);
+    rt.tile.b_stride = b_stride;
     rt.b_panel_bytes = bpb;
     rt.panels = int(jr1 - jr0);
     k_.strip(rt);
@@ -260,7 +283,19 @@ class GemmRun {
     for_each_item(pool, chunks, [&](int64_t ch) {
       char* bpack = static_cast<char*>(scratch(kSlotB, bpb * kChunkPanels));
       const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
+      // In place: the chunk's full panels, and a last partial one packed.
+      const int64_t full1 = b_in_place_ && g_.n % nr_ && jr1 == npanels_ ? jr1 - 1 : jr1;
       for (int64_t kb = 0; kb < kblocks_; ++kb) {
+        if (b_in_place_) {
+          const char* bfirst = reinterpret_cast<const char*>(b_in_place_ + kb * kc_ * b_in_place_stride_ + jr0 * nr_);
+          if (full1 < jr1) pack_b(full1, kb, bpack);
+          for (int64_t ir = 0; ir < mpanels_; ++ir) {
+            const char* ap = apack + (kb * mpanels_ + ir) * apb;
+            if (full1 > jr0) strip(ir, jr0, full1, kb, ap, bfirst, nr_ * int64_t(sizeof(T)), b_in_place_stride_);
+            if (full1 < jr1) strip(ir, full1, jr1, kb, ap, bpack, bpb);
+          }
+          continue;
+        }
         if (!pb_)
           for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
         const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
@@ -328,6 +363,8 @@ class GemmRun {
   int threads_ = 1;
   const PackedOperand* pa_ = nullptr;
   const PackedOperand* pb_ = nullptr;
+  const T* b_in_place_ = nullptr;  // B's first row when read in place (find_b_in_place), else null
+  int64_t b_in_place_stride_ = 0;
   std::vector<Out> row_bias_, col_bias_;
 };
 

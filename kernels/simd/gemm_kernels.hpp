@@ -28,6 +28,9 @@ struct MicroTile {
   int64_t kc = 0;            // depth of this k block (unpadded; the panels are padded to KU)
   const void* a = nullptr;   // packed A panel, MR wide
   const void* b = nullptr;   // packed B panel, NR wide (u8·s8: followed by NR i32 corrections)
+  // Floats only: B read in place, row k of the panel at b + k·b_stride elements (NR valid
+  // columns each); 0: a packed panel (rows NR apart).
+  int64_t b_stride = 0;
   void* c = nullptr;         // C(0, 0) of the tile; row i starts at c + i·ldc elements
   int64_t ldc = 0;
   int mr = 0, nr = 0;        // valid rows and columns of the tile (<= MR, NR)

@@ -104,7 +104,8 @@ inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
 // Float kernel (f32, f64): per k, NV vectors of B, MR broadcasts of A, MR·NV FMAs. Each
 // output element sums its products in k order, one rounding per step (FMA where the level
 // has it).
-template <class Vec, int MR, int NV>
+// In place (t.b_stride set), B's rows are loaded unaligned, b_stride apart.
+template <class Vec, int MR, int NV, bool InPlace = false>
 [[gnu::always_inline]] inline void fma_tile(const MicroTile& t) {
   using T = typename Vec::T;
   using V = typename Vec::V;
@@ -117,10 +118,11 @@ template <class Vec, int MR, int NV>
     for (int v = 0; v < NV; ++v) acc[i][v] = Vec::zero();
   const T* a = static_cast<const T*>(t.a);
   const T* b = static_cast<const T*>(t.b);
-  for (int64_t k = 0; k < t.kc; ++k, a += MR, b += NV * L) {
+  const int64_t bs = InPlace ? t.b_stride : NV * L;
+  for (int64_t k = 0; k < t.kc; ++k, a += MR, b += bs) {
     V bv[NV];
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) bv[v] = Vec::load(b + v * L);
+    for (int v = 0; v < NV; ++v) bv[v] = InPlace ? Vec::loadu(b + v * L) : Vec::load(b + v * L);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const V ai = Vec::bcast(a + i);
@@ -133,7 +135,8 @@ template <class Vec, int MR, int NV>
 
 template <class Vec, int MR, int NV>
 void fma_kernel(const MicroTile& t) {
-  fma_tile<Vec, MR, NV>(t);
+  if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
+  else fma_tile<Vec, MR, NV>(t);
 }
 
 // fma_kernel over rt.panels consecutive B panels with one A panel (StripKernel): the tiles a
@@ -147,7 +150,8 @@ void fma_strip_kernel(const RowTile& rt) {
   const int last_nr = t.nr;
   for (int p = 0; p < rt.panels; ++p) {
     t.nr = p + 1 < rt.panels ? NR : last_nr;
-    fma_tile<Vec, MR, NV>(t);
+    if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
+    else fma_tile<Vec, MR, NV>(t);
     t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
     t.c = static_cast<T*>(t.c) + NR;
     if (t.col_bias) t.col_bias = static_cast<const T*>(t.col_bias) + NR;

@@ -373,9 +373,14 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
     simd::set_level_for_testing(level);
     BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
       std::mt19937_64 rng(10);
-      const int64_t m = 13, n = 70, k = 37, span = 400;
+      const int64_t m = 13, n = 70, k = 37;
+      // Scattered rows (packed), and equally spaced ones after an offset, which the GEMM
+      // reads in place when M is small (kernels/gemm.cpp, find_b_in_place).
+      for (bool linear : {false, true})
+      BOOST_TEST_CONTEXT((linear ? "equally spaced rows" : "scattered rows")) {
+      const int64_t span = linear ? 5 + (k - 1) * 83 + n : 400;
       std::vector<int64_t> koff(k);
-      for (auto& o : koff) o = int64_t(rng() % (span - n));
+      for (int64_t kk = 0; kk < k; ++kk) koff[std::size_t(kk)] = linear ? 5 + kk * 83 : int64_t(rng() % (span - n));
       auto run = [&](auto tag) {
         using T = decltype(tag);
         std::vector<T> a(static_cast<std::size_t>(m * k)), pool_b(static_cast<std::size_t>(span));
@@ -408,6 +413,7 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
       run(int16_t());
       run(int32_t());
       run(int64_t());
+      }
     }
   }
 }
