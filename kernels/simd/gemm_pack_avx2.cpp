@@ -4,8 +4,8 @@
 //
 //   * B panels read along r (row-major B, conv2d's padded input, an im2col matrix): per k, R
 //     consecutive floats become one packed row; two (masked) vector copies for R = 16;
-//   * A panels read along k (row-major A: conv2d's and dense's weights): R rows transposed
-//     8 k at a time through registers, so the stores are whole 8·R runs.
+//   * panels read along k (row-major A: conv2d's and dense's weights; B transposed): R rows
+//     transposed 8 rows by 8 k at a time through registers.
 // Anything else goes to the generic packer.
 #include <immintrin.h>
 
@@ -59,17 +59,25 @@ inline void transpose8(__m256 r[8]) {
   r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-// Rows along k (k stride 1), R <= 8: dst[k·R + r] = data[r·sr + k]. Eight k at a time the
-// rows are loaded (missing rows as zero), transposed, and each k's first R lanes stored.
+// Rows along k (k stride 1), R <= 32: dst[k·R + r] = data[r·sr + k]. Eight rows and eight k
+// at a time are loaded (missing rows as zero), transposed, and each k's lanes stored. B read
+// transposed — an attention's Kᵀ, packed on every run — takes this path with R = 16.
+// A group narrower than 8 (R = 6) is stored whole all the same: its extra lanes land at the
+// start of the next packed row, which is stored after it (groups go last to first, rows in
+// order); only the panel's last row is stored masked (a masked store is slow on AMD).
 void pack_along_k(const float* data, int64_t sr, int rvalid, int R, int64_t kc, float* d) {
-  const __m256i store_mask = first_lanes(R);
   int64_t k = 0;
-  for (; k + 8 <= kc; k += 8) {
-    __m256 r[8];
-    for (int q = 0; q < 8; ++q) r[q] = q < rvalid ? _mm256_loadu_ps(data + q * sr + k) : _mm256_setzero_ps();
-    transpose8(r);
-    for (int u = 0; u < 8; ++u) _mm256_maskstore_ps(d + (k + u) * R, store_mask, r[u]);
-  }
+  for (; k + 8 <= kc; k += 8)
+    for (int g = (R - 1) / 8 * 8; g >= 0; g -= 8) {
+      __m256 r[8];
+      for (int q = 0; q < 8; ++q) r[q] = g + q < rvalid ? _mm256_loadu_ps(data + (g + q) * sr + k) : _mm256_setzero_ps();
+      transpose8(r);
+      for (int u = 0; u < 8; ++u) {
+        float* dst = d + (k + u) * R + g;
+        if (R - g >= 8 || k + u + 1 < kc) _mm256_storeu_ps(dst, r[u]);
+        else _mm256_maskstore_ps(dst, first_lanes(R - g), r[u]);
+      }
+    }
   for (; k < kc; ++k)
     for (int q = 0; q < R; ++q) d[k * R + q] = q < rvalid ? data[q * sr + k] : 0.0f;
 }
@@ -80,7 +88,7 @@ void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* ko
                     void* dst) {
   float* d = static_cast<float*>(dst);
   if (sr == 1 && R % 8 == 0 && R <= 32) return pack_along_r(data, sk, koff, rvalid, R, kc, d);
-  if (!koff && sk == 1 && sr != 1 && R <= 8) return pack_along_k(data, sr, rvalid, R, kc, d);
+  if (!koff && sk == 1 && sr != 1 && R <= 32) return pack_along_k(data, sr, rvalid, R, kc, d);
   pack_panel<float>(PackFormat::plain, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 

@@ -5,7 +5,9 @@
 
 #include <cmath>
 
+#include "kernels/simd/cpu_features.hpp"
 #include "nn_test_util.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace nn_test;
@@ -49,6 +51,37 @@ BOOST_AUTO_TEST_CASE(every_axis_and_rank) {
             expect_close(y, s, ref_softmax(x, a), dt == DType::f32 ? 1e-6 : 1e-14, dt == DType::f32 ? 1e-7 : 1e-15);
           }
         }
+}
+
+// The rows run on the level's SIMD kernels (max, exp, sum, scaling): at every level, rows
+// shorter and longer than a register and than one sum block (1024), the axis last or inside
+// (inner 5), a NaN or an infinity in a row; two threads give the single thread's bits.
+BOOST_AUTO_TEST_CASE(every_simd_level) {
+  simd_test::LevelGuard guard;
+  ThreadPool pool(2);
+  std::mt19937_64 rng(32);
+  const std::vector<std::pair<Dims, int>> cases = {{{5, 1}, 1},  {{3, 7}, 1},    {{4, 8}, 1},  {{2, 9}, 1},
+                                                   {{2, 17}, 1}, {{3, 1030}, 1}, {{2, 9, 5}, 1}, {{7, 3, 33}, 1}};
+  for (simd::Level level : simd_test::levels()) {
+    simd::set_level_for_testing(level);
+    for (DType dt : {DType::f32, DType::f64})
+      for (const auto& [s, axis] : cases)
+        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << dims_to_string(s)) {
+          Tensor x = random_tensor(dt, s, rng);
+          // A NaN in the first line along the axis, +inf at the end of the second.
+          const int64_t inner = s.size() > 2 ? s[2] : 1, inf_at = (s[1] + s[1] - 1) * inner;
+          if (dt == DType::f32) {
+            x.data<float>()[0] = std::nanf("");
+            if (s[0] > 1) x.data<float>()[inf_at] = INFINITY;
+          } else {
+            x.data<double>()[0] = std::nan("");
+            if (s[0] > 1) x.data<double>()[inf_at] = INFINITY;
+          }
+          const Tensor y1 = run_op(Opcode::softmax, {x}, {integer(axis)}), y2 = run_op(Opcode::softmax, {x}, {integer(axis)}, &pool);
+          expect_close(y1, s, ref_softmax(x, axis), dt == DType::f32 ? 1e-6 : 1e-14, dt == DType::f32 ? 1e-7 : 1e-15);
+          BOOST_TEST(same_bits(y1, y2));
+        }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(stability_nan_and_hand_values) {
