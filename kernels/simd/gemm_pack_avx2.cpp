@@ -9,6 +9,7 @@
 // Anything else goes to the generic packer.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/simd/gemm_kernels.hpp"
@@ -24,18 +25,28 @@ inline __m256i first_lanes(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// R (up to 32) consecutive floats per k, any R: a last group narrower than 8 (R = 6, the
+// rows of a transposed 1x1 convolution's A) is loaded masked and stored whole, its extra lanes
+// landing at the start of the next packed row, which is stored after it; only the panel's
+// last row is stored masked (a masked store is slow on AMD).
 void pack_along_r(const float* data, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc, float* d) {
-  const int vecs = R / 8;
+  const int vecs = (R + 7) / 8;
   __m256i masks[4];
-  for (int v = 0; v < vecs; ++v) masks[v] = first_lanes(rvalid - 8 * v);
-  const bool full = rvalid == R;
+  for (int v = 0; v < vecs; ++v) masks[v] = first_lanes(std::min(rvalid, R) - 8 * v);
+  const __m256i last_row_mask = first_lanes(R - 8 * (vecs - 1));
+  const bool full = rvalid == R && R % 8 == 0;
   for (int64_t k = 0; k < kc; ++k) {
     const float* src = data + (koff ? koff[k] : k * sk);
     float* out = d + k * R;
-    if (full)
-      for (int v = 0; v < vecs; ++v) _mm256_store_ps(out + 8 * v, _mm256_loadu_ps(src + 8 * v));
-    else
-      for (int v = 0; v < vecs; ++v) _mm256_store_ps(out + 8 * v, _mm256_maskload_ps(src + 8 * v, masks[v]));
+    if (full) {
+      for (int v = 0; v < vecs; ++v) _mm256_storeu_ps(out + 8 * v, _mm256_loadu_ps(src + 8 * v));
+      continue;
+    }
+    for (int v = 0; v < vecs; ++v) {
+      const __m256 x = _mm256_maskload_ps(src + 8 * v, masks[v]);
+      if (v + 1 < vecs || R % 8 == 0 || k + 1 < kc) _mm256_storeu_ps(out + 8 * v, x);
+      else _mm256_maskstore_ps(out + 8 * v, last_row_mask, x);
+    }
   }
 }
 
@@ -87,7 +98,7 @@ void pack_along_k(const float* data, int64_t sr, int rvalid, int R, int64_t kc, 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst) {
   float* d = static_cast<float*>(dst);
-  if (sr == 1 && R % 8 == 0 && R <= 32) return pack_along_r(data, sk, koff, rvalid, R, kc, d);
+  if (sr == 1 && R <= 32) return pack_along_r(data, sk, koff, rvalid, R, kc, d);
   if (!koff && sk == 1 && sr != 1 && R <= 32) return pack_along_k(data, sr, rvalid, R, kc, d);
   pack_panel<float>(PackFormat::plain, data, sr, sk, koff, rvalid, R, kc, dst);
 }
