@@ -95,6 +95,33 @@ inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int
   return lanes * (rows * cols + strip * ow + kh * kw + 1);
 }
 
+// max_pool2d f32 without dilation over small planes, a register of channels at a time
+// (pixel-major, as DepthwiseBlocked): rows of a few registers made kernels/pool.cpp's row path
+// pay a call per row and per window row. Each output is the row path's value, NaNs included:
+// per window column b the max over the window's valid rows a0 .. a1 - 1 in order, then over b
+// in order, each step max(m, v) = v > m or v NaN ? v : m; columns past the input are -inf, and
+// a window with no valid row gives -inf.
+//   y[c][i·ow + j] for c < channels, where x[c] (h x w) is at x + c·h·w, y[c] at y + c·oh·ow,
+//   window row a of output row i is input row i·sh - top + a for a in [a0, a1) = row_taps[2i],
+//   row_taps[2i + 1], and window column b is input column j·sw - left + b, b < kw.
+struct MaxPoolBlocked {
+  const float* x;
+  int64_t channels;  // 1 .. lanes
+  int64_t h, w, kh, kw, oh, ow, sh, sw, top, left;
+  const int64_t* row_taps;  // 2·oh values
+  float* y;
+  float* work;  // max_pool_blocked_work(...) floats
+};
+
+// The padded columns a MaxPoolBlocked plane row spans: the last window's end, or the input's.
+inline int64_t max_pool_blocked_cols(int64_t w, int64_t kw, int64_t ow, int64_t sw, int64_t left) {
+  return std::max((ow - 1) * sw + kw, left + w);
+}
+inline int64_t max_pool_blocked_work(int64_t lanes, int64_t h, int64_t w, int64_t kw, int64_t oh, int64_t ow,
+                                     int64_t sw, int64_t left) {
+  return lanes * (h * max_pool_blocked_cols(w, kw, ow, sw, left) + oh * ow);
+}
+
 struct ConvRowTable {
   void (*depthwise_f32)(const DepthwiseRows<float>&) = nullptr;
   void (*depthwise_f64)(const DepthwiseRows<double>&) = nullptr;
@@ -107,6 +134,7 @@ struct ConvRowTable {
   // j < ow, step 1 or 2 (step 2 reads win[2·ow + 1]).
   void (*max_rows_f32)(float* row, const float* src, int64_t n) = nullptr;
   void (*max3_f32)(float* out, const float* win, int64_t ow, int64_t step) = nullptr;
+  void (*max_pool_blocked)(const MaxPoolBlocked&) = nullptr;
 };
 
 // The current level's table.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/simd/ew_vec.inl"
@@ -368,12 +369,70 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
   }
 }
 
+// MaxPoolBlocked: the plane block transposed whole into `in` (-inf past the input's columns),
+// each output's window reduced in the row path's order, and the results transposed back.
+void max_pool_blocked(const MaxPoolBlocked& a) {
+  constexpr int64_t L = kLanes<float>;
+  using VF = V<float>;
+  const int64_t cols = max_pool_blocked_cols(a.w, a.kw, a.ow, a.sw, a.left);
+  const int64_t plane = a.h * a.w, oplane = a.oh * a.ow;
+  float* in = a.work;               // [h][cols][L]
+  float* out = in + a.h * cols * L;  // [oh·ow][L]
+  const VF lowest(-std::numeric_limits<float>::infinity());
+  const int64_t c_lo = std::min(cols, a.left), c_hi = std::min(cols, a.left + a.w);
+  for (int64_t r = 0; r < a.h; ++r) {
+    float* row = in + r * cols * L;
+    for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, lowest);
+    for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, lowest);
+    const float* src = a.x + r * a.w - a.left;  // src[col] for padded column col
+    int64_t col = c_lo;
+    if (a.channels == L)
+      for (; col + L <= c_hi; col += L) {
+        VF blk[L];
+        for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
+        transpose_block(blk);
+        for (int64_t q = 0; q < L; ++q) store(row + (col + q) * L, blk[q]);
+      }
+    for (; col < c_hi; ++col)
+      for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < a.channels ? src[c * plane + col] : 0.f;
+  }
+  for (int64_t i = 0; i < a.oh; ++i) {
+    const int64_t a0 = a.row_taps[2 * i], a1 = a.row_taps[2 * i + 1], hs = i * a.sh - a.top;
+    float* orow = out + i * a.ow * L;
+    if (a0 >= a1) {
+      for (int64_t j = 0; j < a.ow; ++j) store(orow + j * L, lowest);
+      continue;
+    }
+    const float* first = in + (hs + a0) * cols * L;
+    for (int64_t j = 0; j < a.ow; ++j) {
+      const float* p = first + j * a.sw * L;
+      VF m;
+      for (int64_t b = 0; b < a.kw; ++b) {
+        VF v = load(p + b * L);
+        for (int64_t r = 1; r < a1 - a0; ++r) v = max_nan(v, load(p + r * cols * L + b * L));
+        m = b == 0 ? v : max_nan(m, v);
+      }
+      store(orow + j * L, m);
+    }
+  }
+  int64_t q = 0;
+  if (a.channels == L)
+    for (; q + L <= oplane; q += L) {
+      VF blk[L];
+      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (q + k) * L);
+      transpose_block(blk);
+      for (int64_t c = 0; c < L; ++c) store(a.y + c * oplane + q, blk[c]);
+    }
+  for (; q < oplane; ++q)
+    for (int64_t c = 0; c < a.channels; ++c) a.y[c * oplane + q] = out[q * L + c];
+}
+
 }  // namespace
 
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
   static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
-                                  int(kLanes<float>), max_rows_f32, max3_f32};
+                                  int(kLanes<float>), max_rows_f32, max3_f32, max_pool_blocked};
   return table;
 }
 

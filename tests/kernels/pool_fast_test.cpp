@@ -163,6 +163,33 @@ BOOST_AUTO_TEST_CASE(max_pool_f32_3_wide_rows_at_every_level) {
   }
 }
 
+// f32 planes whose output rows are at most two registers wide go a register of channels at a
+// time (simd::MaxPoolBlocked): whole and partial channel blocks, every window size up to 5,
+// strides, padding, ceil_mode, NaNs, at every level and on two threads, against the reference.
+BOOST_AUTO_TEST_CASE(max_pool_f32_channel_blocks_at_every_level) {
+  simd_test::LevelGuard guard;
+  ThreadPool pool(2);
+  for (const simd::Level level : simd_test::levels()) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(9);
+    for (int trial = 0; trial < 60; ++trial) {
+      const int64_t C = trial % 3 == 0 ? 19 : trial % 3 == 1 ? 16 : 5;
+      const int64_t H = std::uniform_int_distribution<int64_t>(1, 27)(rng);
+      const int64_t W = std::uniform_int_distribution<int64_t>(1, 27)(rng);
+      const MaxPool p = random_pool(rng, H, W);
+      BOOST_TEST_CONTEXT("level " << int(level) << " trial " << trial << " C " << C << " H " << H << " W " << W << " k "
+                                  << p.kh << "x" << p.kw << " s " << p.sh << "x" << p.sw << " pad " << p.top << ","
+                                  << p.left << "," << p.bottom << "," << p.right << " ceil " << p.ceil_mode) {
+        Tensor x = random_tensor(DType::f32, Dims{1, C, H, W}, rng);
+        if (trial % 2 == 0) sprinkle_nans(x, rng);
+        Dims shape;
+        const Expected want = ref_max_pool(x, p, &shape);
+        expect_values(run_op(Opcode::max_pool2d, {x}, attrs_of(p), trial % 4 < 2 ? &pool : nullptr), shape, want, 0);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(max_pool_nan_at_every_window_edge) {
   // 1x1x5x7 f32, pool 3 stride 2 pad 1: a single NaN placed at each cell must reach exactly
   // the outputs whose window holds that cell (first/last row and column of a window included).
