@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "ir/nn_rules.hpp"
+#include "kernels/parallel_items.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/simd/conv_depthwise.hpp"
-#include "kernels/parallel_items.hpp"
 #include "kernels/thread_pool.hpp"
 #include "kernels/thread_scratch.hpp"
 #include "tensor/copy.hpp"
@@ -184,6 +184,7 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
 // the row path, which paid a call per row and per window row there (256 x 27 x 27 -> 13 x 13:
 // 0.155 -> 0.08-0.12 ms; at 55 x 55 -> 27 x 27 the transposes cost what the calls did). False
 // when the shape is not one for it.
+struct PoolScratch;  // thread_scratch's tag for the blocked pool's pixel-major planes
 bool max_pool_blocked_f32(const float* x, float* y, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow,
                           const PoolParams& p, const Taps& taps, ExecEnv& env) {
   const simd::ConvRowTable& table = simd::conv_row_kernels();
@@ -200,7 +201,7 @@ bool max_pool_blocked_f32(const float* x, float* y, int64_t planes, int64_t h, i
     const int64_t c0 = b * lanes;
     table.max_pool_blocked({x + c0 * h * w, std::min(lanes, planes - c0), h, w, p.kh, p.kw, oh, ow, p.sh, p.sw, p.top,
                             p.left, row_taps.data(), y + c0 * oh * ow,
-                            thread_scratch<struct PoolScratch, float>(0, work)});
+                            thread_scratch<PoolScratch, float>(0, work)});
   });
   return true;
 }
