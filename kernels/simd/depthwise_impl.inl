@@ -189,6 +189,43 @@ inline void transpose_block(V<float> (&r)[kLanes<float>]) {
 #endif
 }
 
+// One row of `channels` planes (`plane` floats apart) into the pixel-major row `row` of `cols`
+// columns, lane c of column col being src[c·plane + col]: columns [c_lo, c_hi) are the input's,
+// the others `pad`, and lanes past `channels` 0. The layout depthwise_blocked and
+// max_pool_blocked compute on.
+inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t channels, int64_t cols, int64_t c_lo,
+                            int64_t c_hi, const V<float>& pad) {
+  constexpr int64_t L = kLanes<float>;
+  for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, pad);
+  for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, pad);
+  int64_t col = c_lo;
+  if (channels == L)
+    for (; col + L <= c_hi; col += L) {
+      V<float> blk[L];
+      for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
+      transpose_block(blk);
+      for (int64_t q = 0; q < L; ++q) store(row + (col + q) * L, blk[q]);
+    }
+  for (; col < c_hi; ++col)
+    for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? src[c * plane + col] : 0.f;
+}
+
+// The pixel-major results out[p·L + c], p < pixels, back into channel planes: y[c·oplane + p]
+// for c < channels.
+inline void pixel_major_to_planes(float* y, const float* out, int64_t oplane, int64_t pixels, int64_t channels) {
+  constexpr int64_t L = kLanes<float>;
+  int64_t p = 0;
+  if (channels == L)
+    for (; p + L <= pixels; p += L) {
+      V<float> blk[L];
+      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
+      transpose_block(blk);
+      for (int64_t c = 0; c < L; ++c) store(y + c * oplane + p, blk[c]);
+    }
+  for (; p < pixels; ++p)
+    for (int64_t c = 0; c < channels; ++c) y[c * oplane + p] = out[p * L + c];
+}
+
 // The output grid of depthwise_blocked, in floats of its pixel-major buffers: an output
 // row's first input pixel is sh_step apart, a column's sw_step; tap (i, j) is at
 // i·dh_step + j·dw_step from it.
@@ -198,14 +235,17 @@ struct DepthwiseGrid {
 
 // out[r·ow + q] = finish(sum over taps t = (i, j) in order of w[t] · in[r·sh_step + q·sw_step
 // + i·dh_step + j·dw_step]), registers of L channels. KH, KW > 0: that window, its weights
-// held in registers; 0: any (g.kh x g.kw).
-template <int KH, int KW>
+// held in registers; 0: any (g.kh x g.kw). SW > 0: column stride SW and no column dilation
+// (g.sw_step = SW·L, g.dw_step = L) as constants, so that every tap's input is a fixed
+// displacement from its window row (with runtime column steps the compiler kept a pointer per
+// tap and output on the stack and reloaded one for each multiply-add: as many loads again).
+template <int KH, int KW, int SW = 0>
 void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<float>& vlo, const V<float>& vhi,
                   const DepthwiseGrid& g, float* out) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
   const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw, taps = kh * kw;
-  const int64_t sw = g.sw_step, dh = g.dh_step, dw = g.dw_step;
+  const int64_t sw = SW ? SW * L : g.sw_step, dh = g.dh_step, dw = SW ? L : g.dw_step;
   auto finish = [&](const VF& s) {
     const VF v = s + vb;
     return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
@@ -249,54 +289,6 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   }
 }
 
-// blocked_rows for 3x3 windows with column stride SW (1 or 2) and no column dilation, the
-// same sums in the same order: every tap's input is then a constant displacement from one of
-// three row pointers. (The general loop's runtime column steps had the compiler keep 36 tap
-// pointers on the stack and reload one for each multiply-add: as many loads again.)
-template <int SW>
-void blocked_rows_3x3(const float* in, const float* wv, const V<float>& vb, const V<float>& vlo, const V<float>& vhi,
-                      const DepthwiseGrid& g, float* out) {
-  constexpr int64_t L = kLanes<float>;
-  using VF = V<float>;
-  auto finish = [&](const VF& s) {
-    const VF v = s + vb;
-    return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
-  };
-  VF w[9];
-  for (int t = 0; t < 9; ++t) w[t] = V<float>::load_unaligned(wv + t * L);
-  const VF zero(0.f);
-  for (int64_t r = 0; r < g.oh; ++r) {
-    const float* row0 = in + r * g.sh_step;
-    float* orow = out + r * g.ow * L;
-    int64_t q = 0;
-    for (; q + 4 <= g.ow; q += 4) {
-      VF s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-      const float* p = row0 + q * SW * L;
-#pragma GCC unroll 3
-      for (int i = 0; i < 3; ++i, p += g.dh_step) {
-#pragma GCC unroll 3
-        for (int j = 0; j < 3; ++j) {
-          s0 = xsimd::fma(w[i * 3 + j], load(p + j * L), s0);
-          s1 = xsimd::fma(w[i * 3 + j], load(p + (SW + j) * L), s1);
-          s2 = xsimd::fma(w[i * 3 + j], load(p + (2 * SW + j) * L), s2);
-          s3 = xsimd::fma(w[i * 3 + j], load(p + (3 * SW + j) * L), s3);
-        }
-      }
-      store(orow + q * L, finish(s0));
-      store(orow + (q + 1) * L, finish(s1));
-      store(orow + (q + 2) * L, finish(s2));
-      store(orow + (q + 3) * L, finish(s3));
-    }
-    for (; q < g.ow; ++q) {
-      VF s = zero;
-      const float* p = row0 + q * SW * L;
-      for (int i = 0; i < 3; ++i, p += g.dh_step)
-        for (int j = 0; j < 3; ++j) s = xsimd::fma(w[i * 3 + j], load(p + j * L), s);
-      store(orow + q * L, finish(s));
-    }
-  }
-}
-
 // Output rows in strips (depthwise_strip_rows): per strip, the padded input rows it reads are
 // transposed into `in`, summed into `out` and transposed back, all while in L2. A strip's
 // first kh - sh input rows are the previous strip's last ones, transposed again.
@@ -314,7 +306,7 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
   for (int64_t t = 0; t < taps; ++t)
     for (int64_t c = 0; c < L; ++c) wv[t * L + c] = c < a.channels ? a.w_taps[c * taps + t] : 0.f;
   for (int64_t c = 0; c < L; ++c) bv[c] = c < a.channels && a.bias ? a.bias[c * a.bias_stride] : 0.f;
-  const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi);
+  const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi), zero(0.f);
   // Input columns [0, w) land at padded columns left + [0, w).
   const int64_t c_lo = std::min(cols, a.left), c_hi = std::max(c_lo, std::min(cols, a.left + a.w));
   float* const y = a.y;
@@ -331,41 +323,19 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
         std::fill(row, row + cols * L, 0.f);
         continue;
       }
-      std::fill(row, row + c_lo * L, 0.f);
-      std::fill(row + c_hi * L, row + cols * L, 0.f);
-      const float* src = a.x + ih * a.w - a.left;  // src[col] for padded column col
-      int64_t col = c_lo;
-      if (channels == L)
-        for (; col + L <= c_hi; col += L) {
-          VF blk[L];
-          for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
-          transpose_block(blk);
-          for (int64_t p = 0; p < L; ++p) store(row + (col + p) * L, blk[p]);
-        }
-      for (; col < c_hi; ++col)
-        for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? src[c * plane + col] : 0.f;
+      pixel_major_row(row, a.x + ih * a.w - a.left, plane, channels, cols, c_lo, c_hi, zero);
     }
 
     // Every output pixel of the strip: four at a time along a row, for four independent sums.
     const DepthwiseGrid g{a.kh, a.kw, orows, a.ow, a.sh * cols * L, a.sw * L, a.dh * cols * L, a.dw * L};
-    if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 1) blocked_rows_3x3<1>(in, wv, vb, vlo, vhi, g, out);
-    else if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 2) blocked_rows_3x3<2>(in, wv, vb, vlo, vhi, g, out);
+    if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 1) blocked_rows<3, 3, 1>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 2) blocked_rows<3, 3, 2>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
     else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
 
-    // Back to planes: the strip's pixels are y[c·oplane + first + p], p < pixels.
-    const int64_t first = r0 * a.ow, pixels = orows * a.ow;
-    int64_t p = 0;
-    if (channels == L)
-      for (; p + L <= pixels; p += L) {
-        VF blk[L];
-        for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
-        transpose_block(blk);
-        for (int64_t c = 0; c < L; ++c) store(y + c * oplane + first + p, blk[c]);
-      }
-    for (; p < pixels; ++p)
-      for (int64_t c = 0; c < channels; ++c) y[c * oplane + first + p] = out[p * L + c];
+    // Back to planes: the strip's pixels are y[c·oplane + r0·ow + p], p < orows·ow.
+    pixel_major_to_planes(y + r0 * a.ow, out, oplane, orows * a.ow, channels);
   }
 }
 
@@ -380,22 +350,8 @@ void max_pool_blocked(const MaxPoolBlocked& a) {
   float* out = in + a.h * cols * L;  // [oh·ow][L]
   const VF lowest(-std::numeric_limits<float>::infinity());
   const int64_t c_lo = std::min(cols, a.left), c_hi = std::min(cols, a.left + a.w);
-  for (int64_t r = 0; r < a.h; ++r) {
-    float* row = in + r * cols * L;
-    for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, lowest);
-    for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, lowest);
-    const float* src = a.x + r * a.w - a.left;  // src[col] for padded column col
-    int64_t col = c_lo;
-    if (a.channels == L)
-      for (; col + L <= c_hi; col += L) {
-        VF blk[L];
-        for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
-        transpose_block(blk);
-        for (int64_t q = 0; q < L; ++q) store(row + (col + q) * L, blk[q]);
-      }
-    for (; col < c_hi; ++col)
-      for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < a.channels ? src[c * plane + col] : 0.f;
-  }
+  for (int64_t r = 0; r < a.h; ++r)
+    pixel_major_row(in + r * cols * L, a.x + r * a.w - a.left, plane, a.channels, cols, c_lo, c_hi, lowest);
   for (int64_t i = 0; i < a.oh; ++i) {
     const int64_t a0 = a.row_taps[2 * i], a1 = a.row_taps[2 * i + 1], hs = i * a.sh - a.top;
     float* orow = out + i * a.ow * L;
@@ -415,16 +371,7 @@ void max_pool_blocked(const MaxPoolBlocked& a) {
       store(orow + j * L, m);
     }
   }
-  int64_t q = 0;
-  if (a.channels == L)
-    for (; q + L <= oplane; q += L) {
-      VF blk[L];
-      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (q + k) * L);
-      transpose_block(blk);
-      for (int64_t c = 0; c < L; ++c) store(a.y + c * oplane + q, blk[c]);
-    }
-  for (; q < oplane; ++q)
-    for (int64_t c = 0; c < a.channels; ++c) a.y[c * oplane + q] = out[q * L + c];
+  pixel_major_to_planes(a.y, out, oplane, oplane, a.channels);
 }
 
 }  // namespace
