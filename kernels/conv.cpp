@@ -103,15 +103,15 @@ PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p, bool shifted =
   return l;
 }
 
-// Whether conv_group_implicit builds column-shifted planes: when the wide rows of the usual
+// The planes conv_group_implicit builds: column-shifted ones when the wide rows of the usual
 // phases (wq > ow) would leave an output to copy out row by row, and building the planes of
 // every tap column costs less than that copy. That is a network's stem (3 input channels,
 // 32-64 outputs): the copy was a fifth of SqueezeNet's first convolution.
-bool shifted_planes_pay(const ConvShape& s, const ConvParams& p) {
-  const PhaseLayout usual = phase_layout(s, p);
-  if (usual.wq == s.ow) return false;
+PhaseLayout implicit_layout(const ConvShape& s, const ConvParams& p) {
+  PhaseLayout usual = phase_layout(s, p);
+  if (usual.wq == s.ow) return usual;
   const int64_t built = s.cg * s.kw * int64_t(usual.rows.size()) * usual.hq * s.ow;
-  return built <= s.ocg * s.oh * s.ow;
+  return built <= s.ocg * s.oh * s.ow ? phase_layout(s, p, true) : usual;
 }
 
 // With a pool, the (phase, channel, 32-row chunk) items are shared among its threads: a
@@ -193,7 +193,7 @@ template <class T>
 void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, int64_t n, int64_t g,
                          ThreadPool* pool) {
   using Out = gemm_out_t<T>;
-  const PhaseLayout l = phase_layout(s, p, shifted_planes_pay(s, p));
+  const PhaseLayout l = implicit_layout(s, p);
   const int64_t kg = s.cg * s.kh * s.kw;
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
   // Stride 1 and no padding: the input is its own only phase.

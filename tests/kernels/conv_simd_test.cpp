@@ -59,7 +59,7 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 16, 61, 150}, {16, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 16},  // stride 2
       {{1, 8, 50, 90}, {8, 1, 5, 5}, {2, 3, 1, 2}, {1, 1}, {2, 1}, 8},      // 5x5 dilated: a halo of 8 rows
       // Column-shifted planes, one per tap column and as wide as the output (kernels/conv.cpp,
-      // shifted_planes_pay): few input channels, many outputs. (The 600-, 700- and 200-channel
+      // implicit_layout): few input channels, many outputs. (The 600-, 700- and 200-channel
       // cases below take them too.)
       {{1, 3, 23, 21}, {64, 3, 7, 7}, {3, 3, 3, 3}, {2, 2}, {1, 1}, 1},     // ResNet's stem with its 64 outputs
       {{1, 2, 19, 23}, {48, 2, 3, 3}, {1, 2, 0, 1}, {2, 3}, {2, 2}, 1},     // dilated, strided, asymmetric pads
