@@ -25,15 +25,20 @@ inline __m256i first_lanes(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// The first n (1 to 8) lanes of x to dst. A group narrower than 8 is stored whole all the same
+// when `overwritten` (its extra lanes land at the start of the next packed row, which is
+// stored after it); only a panel's last row is stored masked, as a masked store is slow on AMD.
+inline void store_lanes(float* dst, __m256 x, int n, bool overwritten) {
+  if (n >= 8 || overwritten) _mm256_storeu_ps(dst, x);
+  else _mm256_maskstore_ps(dst, first_lanes(n), x);
+}
+
 // R (up to 32) consecutive floats per k, any R: a last group narrower than 8 (R = 6, the
-// rows of a transposed 1x1 convolution's A) is loaded masked and stored whole, its extra lanes
-// landing at the start of the next packed row, which is stored after it; only the panel's
-// last row is stored masked (a masked store is slow on AMD).
+// rows of a transposed 1x1 convolution's A) is loaded masked and stored by store_lanes.
 void pack_along_r(const float* data, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc, float* d) {
   const int vecs = (R + 7) / 8;
   __m256i masks[4];
   for (int v = 0; v < vecs; ++v) masks[v] = first_lanes(std::min(rvalid, R) - 8 * v);
-  const __m256i last_row_mask = first_lanes(R - 8 * (vecs - 1));
   const bool full = rvalid == R && R % 8 == 0;
   for (int64_t k = 0; k < kc; ++k) {
     const float* src = data + (koff ? koff[k] : k * sk);
@@ -42,11 +47,8 @@ void pack_along_r(const float* data, int64_t sk, const int64_t* koff, int rvalid
       for (int v = 0; v < vecs; ++v) _mm256_storeu_ps(out + 8 * v, _mm256_loadu_ps(src + 8 * v));
       continue;
     }
-    for (int v = 0; v < vecs; ++v) {
-      const __m256 x = _mm256_maskload_ps(src + 8 * v, masks[v]);
-      if (v + 1 < vecs || R % 8 == 0 || k + 1 < kc) _mm256_storeu_ps(out + 8 * v, x);
-      else _mm256_maskstore_ps(out + 8 * v, last_row_mask, x);
-    }
+    for (int v = 0; v < vecs; ++v)
+      store_lanes(out + 8 * v, _mm256_maskload_ps(src + 8 * v, masks[v]), R - 8 * v, k + 1 < kc);
   }
 }
 
@@ -73,9 +75,8 @@ inline void transpose8(__m256 r[8]) {
 // Rows along k (k stride 1), R <= 32: dst[k·R + r] = data[r·sr + k]. Eight rows and eight k
 // at a time are loaded (missing rows as zero), transposed, and each k's lanes stored. B read
 // transposed — an attention's Kᵀ, packed on every run — takes this path with R = 16.
-// A group narrower than 8 (R = 6) is stored whole all the same: its extra lanes land at the
-// start of the next packed row, which is stored after it (groups go last to first, rows in
-// order); only the panel's last row is stored masked (a masked store is slow on AMD).
+// Groups go last to first and rows in order, so that a group narrower than 8 (R = 6) can be
+// stored whole (store_lanes).
 void pack_along_k(const float* data, int64_t sr, int rvalid, int R, int64_t kc, float* d) {
   int64_t k = 0;
   for (; k + 8 <= kc; k += 8)
@@ -83,11 +84,7 @@ void pack_along_k(const float* data, int64_t sr, int rvalid, int R, int64_t kc, 
       __m256 r[8];
       for (int q = 0; q < 8; ++q) r[q] = g + q < rvalid ? _mm256_loadu_ps(data + (g + q) * sr + k) : _mm256_setzero_ps();
       transpose8(r);
-      for (int u = 0; u < 8; ++u) {
-        float* dst = d + (k + u) * R + g;
-        if (R - g >= 8 || k + u + 1 < kc) _mm256_storeu_ps(dst, r[u]);
-        else _mm256_maskstore_ps(dst, first_lanes(R - g), r[u]);
-      }
+      for (int u = 0; u < 8; ++u) store_lanes(d + (k + u) * R + g, r[u], R - g, k + u + 1 < kc);
     }
   for (; k < kc; ++k)
     for (int q = 0; q < R; ++q) d[k * R + q] = q < rvalid ? data[q * sr + k] : 0.0f;
