@@ -65,6 +65,15 @@ void concatenate_contiguous(const TensorArgs& in, const Tensor& y, int axis, con
   });
 }
 
+// a and b (of one shape) address the same elements: the same first element and the same
+// stride along every dim longer than 1.
+bool same_elements(const Tensor& a, const Tensor& b) {
+  if (a.raw_data() != b.raw_data() || !(a.shape() == b.shape())) return false;
+  for (int d = 0; d < a.rank(); ++d)
+    if (a.dim(d) > 1 && a.strides()[std::size_t(d)] != b.strides()[std::size_t(d)]) return false;
+  return true;
+}
+
 }  // namespace
 
 void run_concatenate(KernelContext& ctx) {
@@ -74,20 +83,33 @@ void run_concatenate(KernelContext& ctx) {
   Dims y_dims = concatenate_dims(types, axis_attr, ErrorKind::trap);
   const int axis = normalize_axis(axis_attr, y_dims.size(), "concatenate: axis");
   Tensor y = ctx.output(types[0].dtype, y_dims);
-  if (std::all_of(ctx.in.begin(), ctx.in.end(), [](const Tensor& t) { return t.is_contiguous(); })) {
+  // An input may already be in its slice of y: the step that made it wrote it there (vm/place.cpp
+  // hands such steps their slice as the destination, and y to this one).
+  const bool shares = std::any_of(ctx.in.begin(), ctx.in.end(), [&](const Tensor& t) { return t.storage() == y.storage(); });
+  if (!shares && std::all_of(ctx.in.begin(), ctx.in.end(), [](const Tensor& t) { return t.is_contiguous(); })) {
     concatenate_contiguous(ctx.in, y, axis, ctx.env);
     ctx.out[0] = std::move(y);
     return;
   }
+  // Input by input into its slice. One that sits in its slice already is skipped; any other
+  // view of y's storage is copied out first, before any slice is written (copy_into needs
+  // source and destination apart).
   const Dims y_strides = y.strides();
+  std::vector<Tensor> parts, sources;
   int64_t at = 0;
   for (const Tensor& t : ctx.in) {
-    if (t.numel() > 0) {
-      Tensor part = y.with_layout(t.shape(), y_strides, at * y_strides[axis]);
-      copy_into(t, part);
-    }
+    Tensor part = y.with_layout(t.shape(), y_strides, y.offset() + at * y_strides[axis]);
     at += t.dim(axis);
+    if (t.numel() == 0) continue;
+    if (t.storage() == y.storage()) {
+      if (same_elements(t, part)) continue;
+      sources.push_back(clone(t, ctx.env.budget));
+    } else {
+      sources.push_back(t);
+    }
+    parts.push_back(std::move(part));
   }
+  for (std::size_t k = 0; k < parts.size(); ++k) copy_into(sources[k], parts[k]);
   ctx.out[0] = std::move(y);
 }
 

@@ -91,6 +91,7 @@ Interpreter::Interpreter(std::shared_ptr<const CompiledProgram> program)
   registers_.resize(std::size_t(program_->plan.num_registers));
   bound_of_reg_.assign(std::size_t(program_->plan.num_registers), -1);
   args_.resize(std::size_t(program_->plan.max_args));
+  concat_results_.resize(program_->plan.concats.size());
   results_.resize(std::size_t(program_->plan.max_results));
 }
 
@@ -109,7 +110,8 @@ std::vector<Tensor> Interpreter::run(std::span<const Tensor> inputs, ExecEnv& en
   struct Clear {
     Interpreter* in;
     ~Clear() {
-      for (auto* r : {&in->registers_, &in->results_}) std::fill(r->begin(), r->end(), Tensor());
+      for (auto* r : {&in->registers_, &in->results_, &in->concat_results_}) std::fill(r->begin(), r->end(), Tensor());
+      in->slice_ = Tensor();
       if (in->any_bound_) std::fill(in->bound_of_reg_.begin(), in->bound_of_reg_.end(), -1);
       in->any_bound_ = false;
     }
@@ -172,6 +174,23 @@ const Tensor* Interpreter::destination_for(int32_t reg, const RunConfig& config,
   return &d;
 }
 
+const Tensor* Interpreter::placed_destination(const Placement& role, ExecEnv& env) {
+  Tensor& result = concat_results_[std::size_t(role.group)];
+  if (role.part < 0) return result.defined() ? &result : nullptr;
+  const PlacedConcat& c = program_->plan.concats[std::size_t(role.group)];
+  const std::size_t k = std::size_t(role.part);
+  try {
+    if (!result.defined()) result = Tensor::empty(c.dtype, c.dims, env.budget);
+    slice_ = Tensor::make_view(result.storage(), c.dtype, c.parts[k], contiguous_strides(c.parts[k]),
+                               result.offset() + c.at[k], ValueMode::view);
+  } catch (const Error&) {
+    return nullptr;  // over the memory limit: the kernel allocates (and reports) as usual
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  return &slice_;
+}
+
 Tensor Interpreter::deliver(const Tensor& value, const Tensor& destination,
                             const std::string& name) {
   if (value.storage() == destination.storage() && value.raw_data() == destination.raw_data() &&
@@ -195,6 +214,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const std::size_t n = code.size();
   const auto& prepared = program_->plan.prepared;
   const auto& activations = program_->plan.activations;
+  const auto& placements = program_->plan.placements;
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
@@ -246,12 +266,15 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         }
         // Every member given (none left to value-initialization): GCC would otherwise clear
         // the whole context with `rep stos` first, a measurable part of a small instruction.
+        const Tensor* destination = any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr;
+        if (!destination && !placements.empty() && placements[pc].group >= 0)
+          destination = placed_destination(placements[pc], env);
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr),
                           *p.attrs,
                           env,
                           donatable,
-                          any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr,
+                          destination,
                           prepared.empty() ? nullptr : prepared[pc].get(),
                           !activations.empty() && activations[pc] ? &*activations[pc] : nullptr};
         try {
@@ -278,6 +301,10 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         const int32_t* const results = p.results(pool);
         for (std::size_t k = 0; k < nr; ++k)
           registers_[std::size_t(results[k])] = std::move(results_[k]);
+        if (!placements.empty() && placements[pc].group >= 0) {
+          slice_.release();
+          if (placements[pc].part < 0) concat_results_[std::size_t(placements[pc].group)].release();
+        }
         break;
       }
       case StepKind::jmp:

@@ -47,6 +47,10 @@ class Interpreter {
   // A bound output's final value, moved into its destination if the kernel did not write it
   // there; returns the destination.
   static Tensor deliver(const Tensor& value, const Tensor& destination, const std::string& name);
+  // The destination of a step with a role in a placed concatenation (vm/place.cpp): a part's
+  // slice of the group's result (allocated by the first part), or the result itself for the
+  // concatenate; null when there is none to give.
+  const Tensor* placed_destination(const Placement& role, ExecEnv& env);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;
@@ -61,6 +65,10 @@ class Interpreter {
   std::vector<int32_t> bound_of_reg_;
   std::vector<long> bound_refs_;
   bool any_bound_ = false;
+  // Per placed concatenation, its result from its first part's step to its concatenate
+  // (undefined otherwise), and the slice handed to the step running now.
+  std::vector<Tensor> concat_results_;
+  Tensor slice_;
 };
 
 }  // namespace mlvm

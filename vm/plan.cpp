@@ -103,6 +103,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   }
   plan.types = types.take();
   fuse_activations(plan, module);
+  place_concatenations(plan, module);
   return plan;
 }
 

@@ -60,6 +60,24 @@ struct PlannedInstruction {
   const int32_t* result_types(const int32_t* pool) const { return release(pool) + num_release; }
 };
 
+// A concatenation whose parts are written straight into their slices of its result
+// (vm/place.cpp): the first part's step allocates the result, each part's step gets its
+// slice as the kernel's destination, and the concatenate finds its inputs in place.
+struct PlacedConcat {
+  DType dtype = DType::f32;
+  Dims dims;                   // the concatenation's result
+  std::vector<Dims> parts;     // each part's shape, in argument order
+  std::vector<int64_t> at;     // each part's first element in the result
+  std::size_t concat_pc = 0;   // the concatenate step
+};
+
+// What a step does with a placed concatenation: writes part `part` of `group`, or (part -1)
+// is the group's concatenate.
+struct Placement {
+  int32_t group = -1;
+  int32_t part = -1;
+};
+
 struct ExecPlan {
   std::vector<PlannedInstruction> code;
   std::vector<int32_t> regs;      // every instruction's register lists
@@ -71,6 +89,9 @@ struct ExecPlan {
   std::vector<std::shared_ptr<const void>> prepared;
   // Per instruction, the activation fused into it (vm/fuse.cpp); empty when none was.
   std::vector<std::optional<FusedActivation>> activations;
+  // Per instruction, its role in a placed concatenation (vm/place.cpp); empty when there is none.
+  std::vector<Placement> placements;
+  std::vector<PlacedConcat> concats;
 };
 
 // Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
@@ -80,6 +101,10 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified);
 // Folds each relu, clip or silu (sigmoid then mul) that alone reads a conv2d, dense or
 // matmul's float result into that instruction (vm/fuse.cpp); build_plan calls it last.
 void fuse_activations(ExecPlan& plan, const Module& module);
+
+// Finds the concatenations whose parts can be written in place (vm/place.cpp) and fills
+// plan.placements and plan.concats; build_plan calls it after fuse_activations.
+void place_concatenations(ExecPlan& plan, const Module& module);
 
 // Runs the preparers of the plan's instructions over their constant inputs (`constants`, one
 // per module constant) and fills plan.prepared. A preparer that fails leaves its instruction
