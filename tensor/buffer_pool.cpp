@@ -1,28 +1,36 @@
 #include "tensor/buffer_pool.hpp"
 
 #include <cstdlib>
+#include <iterator>
 
 namespace mlvm {
 
 BufferPool::~BufferPool() {
-  for (auto& [bytes, p] : free_) std::free(p);
+  for (auto& [capacity, c] : free_) std::free(c.p);
 }
 
-std::byte* BufferPool::take(std::size_t bytes) {
+std::byte* BufferPool::take(std::size_t bytes, std::size_t& capacity) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = free_.find(bytes);
-  if (it == free_.end()) return nullptr;
-  std::byte* p = it->second;
-  free_.erase(it);
-  cached_ -= int64_t(bytes);
+  // The latest of each capacity in [bytes, 2·bytes], and the latest of those.
+  auto best = free_.end();
+  for (auto it = free_.lower_bound(bytes); it != free_.end() && it->first / 2 <= bytes;) {
+    const auto last = std::prev(free_.upper_bound(it->first));
+    if (best == free_.end() || last->second.stamp > best->second.stamp) best = last;
+    it = std::next(last);
+  }
+  if (best == free_.end()) return nullptr;
+  std::byte* p = best->second.p;
+  capacity = best->first;
+  cached_ -= int64_t(capacity);
+  free_.erase(best);
   return p;
 }
 
-bool BufferPool::give(std::byte* p, std::size_t bytes) {
+bool BufferPool::give(std::byte* p, std::size_t capacity) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cached_ + int64_t(bytes) > max_) return false;
-  free_.emplace(bytes, p);
-  cached_ += int64_t(bytes);
+  if (cached_ + int64_t(capacity) > max_) return false;
+  free_.emplace(capacity, Cached{p, ++given_});
+  cached_ += int64_t(capacity);
   return true;
 }
 

@@ -47,7 +47,7 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
 #if !defined(__SANITIZE_ADDRESS__)
   if (s->budget_ && s->budget_->pool()) {
     s->pool_ = s->budget_->pool();
-    if (std::byte* reused = s->pool_->take(rounded)) {
+    if (std::byte* reused = s->pool_->take(rounded, s->capacity_)) {
       s->data_ = reused;
       return s;
     }
@@ -70,6 +70,7 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
   }
   advise_huge_pages(p, rounded);
   s->data_ = static_cast<std::byte*>(p);
+  s->capacity_ = rounded;
   return s;
 }
 
@@ -94,8 +95,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, int64_t bytes, bool writabl
 
 Storage::~Storage() {
   if (origin_ == StorageOrigin::allocated && bytes_ > 0) {
-    const std::size_t rounded = (std::size_t(bytes_) + kAlign - 1) / kAlign * kAlign;
-    if (!pool_ || !pool_->give(data_, rounded)) std::free(data_);
+    if (!pool_ || !pool_->give(data_, capacity_)) std::free(data_);
   }
   if (budget_) budget_->release(bytes_);
 }

@@ -70,6 +70,7 @@ class Storage {
   Storage() = default;
   std::byte* data_ = nullptr;
   int64_t bytes_ = 0;
+  std::size_t capacity_ = 0;  // an allocated buffer's size: bytes_ rounded up, or more when reused
   bool writable_ = true;
   StorageOrigin origin_ = StorageOrigin::allocated;
   std::shared_ptr<MemoryBudget> budget_;

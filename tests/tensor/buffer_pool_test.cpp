@@ -1,4 +1,4 @@
-// BufferPool: freed buffers kept by exact size for the next run, up to a byte cap; a session
+// BufferPool: freed buffers kept for the next allocations, the latest fit first, up to a byte cap; a session
 // hands its pool to every run, so a dropped output's memory is the next run's output.
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
@@ -16,23 +16,48 @@ std::byte* fresh(std::size_t bytes) { return static_cast<std::byte*>(std::aligne
 
 BOOST_AUTO_TEST_SUITE(buffer_pool)
 
-BOOST_AUTO_TEST_CASE(gives_back_exact_sizes_up_to_its_cap) {
+BOOST_AUTO_TEST_CASE(gives_back_the_latest_fit_up_to_its_cap) {
   BufferPool pool(1024);
   std::byte* a = fresh(512);
   std::byte* b = fresh(256);
-  BOOST_TEST(pool.take(512) == nullptr);
+  std::size_t capacity = 0;
+  BOOST_TEST(pool.take(512, capacity) == nullptr);
   BOOST_TEST(pool.give(a, 512));
   BOOST_TEST(pool.give(b, 256));
   BOOST_TEST(pool.cached_bytes() == 768);
   std::byte* c = fresh(512);
   BOOST_TEST(!pool.give(c, 512));  // 768 + 512 > 1024: the caller frees it
   std::free(c);
-  BOOST_TEST(pool.take(128) == nullptr);  // no size-128 buffer: never a larger one
-  BOOST_TEST(pool.take(512) == a);
-  BOOST_TEST(pool.take(512) == nullptr);
-  BOOST_TEST(pool.cached_bytes() == 256);
-  std::free(a);
-  // b is freed by the pool's destructor (LeakSanitizer would say otherwise).
+  BOOST_TEST(pool.take(100, capacity) == nullptr);  // 256 is more than twice 100
+  BOOST_TEST(pool.take(600, capacity) == nullptr);  // none large enough
+  BOOST_TEST(pool.take(200, capacity) == b);        // 256 fits [200, 400]; 512 does not
+  BOOST_TEST(capacity == 256u);
+  BOOST_TEST(pool.give(b, 256));
+  BOOST_TEST(pool.take(256, capacity) == b);  // both fit [256, 512]: b was given last
+  BOOST_TEST(pool.take(256, capacity) == a);
+  BOOST_TEST(capacity == 512u);
+  BOOST_TEST(pool.cached_bytes() == 0);
+  BOOST_TEST(pool.give(a, 512));
+  BOOST_TEST(pool.give(b, 256));
+  BOOST_TEST(pool.cached_bytes() == 768);
+  // Both freed by the pool's destructor (LeakSanitizer would say otherwise).
+}
+
+BOOST_AUTO_TEST_CASE(the_latest_of_many_of_one_size_comes_first) {
+  BufferPool pool;
+  std::vector<std::byte*> bufs;
+  for (int k = 0; k < 5; ++k) {
+    bufs.push_back(fresh(128));
+    BOOST_TEST(pool.give(bufs.back(), 128));
+  }
+  std::byte* big = fresh(192);
+  BOOST_TEST(pool.give(big, 192));
+  std::size_t capacity = 0;
+  BOOST_TEST(pool.take(128, capacity) == big);
+  for (int k = 4; k >= 0; --k) BOOST_TEST(pool.take(100, capacity) == bufs[std::size_t(k)]);
+  BOOST_TEST(pool.take(100, capacity) == nullptr);
+  for (std::byte* p : bufs) std::free(p);
+  std::free(big);
 }
 
 BOOST_AUTO_TEST_CASE(storage_returns_its_bytes_to_the_budgets_pool) {
@@ -50,9 +75,13 @@ BOOST_AUTO_TEST_CASE(storage_returns_its_bytes_to_the_budgets_pool) {
   BOOST_TEST(pool->cached_bytes() == 0);  // never reused under ASan: use-after-free stays visible
 #else
   BOOST_TEST(pool->cached_bytes() == 1024);  // rounded up to the 64-byte alignment
-  auto again = Storage::allocate(1000, budget);
+  auto again = Storage::allocate(600, budget);  // 1024 bytes serve a request of 600
   BOOST_TEST(again->data() == first);
-  BOOST_TEST(budget->live() == 1000);  // reused memory still counts against the limit
+  BOOST_TEST(budget->live() == 600);  // reused memory still counts against the limit, as asked
+  again.reset();
+  BOOST_TEST(pool->cached_bytes() == 1024);  // back with its whole capacity
+  again = Storage::allocate(1000, budget);
+  BOOST_TEST(again->data() == first);
   auto zeroed = Storage::allocate_zeroed(1000, budget);  // a different buffer, zero-filled
   for (int64_t i = 0; i < 1000; ++i) BOOST_REQUIRE(zeroed->data()[i] == std::byte{0});
 #endif
