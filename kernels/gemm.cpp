@@ -268,9 +268,12 @@ class GemmRun {
     // least four per thread: each row panel then writes C in runs of the chunk's width, so
     // the MR rows being written are few long streams the prefetcher follows, not a line
     // each in all M rows (the 1x1 convolutions of a large plane write megabytes of C).
+    // With few column panels a thread (7 x 7 planes run transposed: 10-20 panels of output
+    // channels) chunks narrow down to one panel, or two threads would split three chunks 2:1.
+    const int64_t min_chunk = npanels_ >= 16 * int64_t(threads_) ? 4 : 1;
     const int64_t kChunkPanels =
         row ? 4
-            : std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), 4, 64);
+            : std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), min_chunk, 64);
     const char* apack = pa_ ? pa_->data : nullptr;
     if (!apack && !row) {
       char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
