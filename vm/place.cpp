@@ -93,6 +93,8 @@ class Placer {
       if (p == npos || std::find(producers.begin(), producers.end(), p) != producers.end()) return;
       const TensorType* pt = result_type(plan_.code[p]);
       if (!pt || !is_static(*pt) || pt->dtype != yt->dtype || pt->dims.size() != yt->dims.size()) return;
+      for (int d = 0; d < int(yt->dims.size()); ++d)  // the verifier's rule; checked, not assumed
+        if (d != axis && pt->dims[std::size_t(d)] != yt->dims[std::size_t(d)]) return;
       // A step that already has a role keeps it (a part of two concatenations cannot be).
       if (!plan_.placements.empty() && plan_.placements[p].group >= 0) return;
       producers.push_back(p);
