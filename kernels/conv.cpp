@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/nn_rules.hpp"
+#include "kernels/conv_phases.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
@@ -32,13 +33,6 @@
 namespace mlvm {
 
 namespace {
-
-struct ConvShape {
-  int64_t n, c, h, w;       // input
-  int64_t oc, cg, kh, kw;   // weights (cg = C / groups)
-  int64_t oh, ow;           // output plane
-  int64_t groups, ocg;      // ocg = OC / groups
-};
 
 template <class T>
 struct ConvData {
@@ -59,120 +53,6 @@ E* conv_scratch(int slot, int64_t count) {
   return thread_scratch<ConvScratch, E>(slot, count);
 }
 
-// The phase planes of one (image, group): the zero-padded input split by stride phase, so
-// that a strided convolution reads it at unit stride. Phase (ph, pw) of channel c is the
-// (hq x wq) plane P[i, j] = pad(x)[c, i·SH + ph, j·SW + pw]; only the phases some kernel tap
-// lands on are built (a 1x1 stride-2 convolution needs one of four). With stride 1 there is
-// one phase, the zero-bordered input itself.
-struct PhaseLayout {
-  int64_t hq = 0, wq = 0;                // plane size
-  // Column-shifted: one column plane per distinct tap column rw = j·DW, exactly as wide as
-  // the output (wq = ow), holding input column q·SW + rw - left at q; col_phase is indexed by
-  // rw, and a tap reads its plane at column 0. Else one per column phase rw % SW, wider.
-  bool shifted = false;
-  std::vector<int64_t> row_phase, col_phase;  // phase -> its slot among the built ones, or -1
-  std::vector<int64_t> rows, cols;        // built phases (column offsets when shifted), in slot order
-  int64_t plane_stride(int64_t cg) const { return cg * hq * wq; }  // one phase's planes
-  std::size_t size(int64_t cg) const { return std::size_t(int64_t(rows.size() * cols.size()) * plane_stride(cg)); }
-};
-
-PhaseLayout phase_layout(const ConvShape& s, const ConvParams& p, bool shifted = false) {
-  PhaseLayout l;
-  const int64_t hp = s.h + p.top + p.bottom, wp = s.w + p.left + p.right;
-  l.hq = (hp + p.sh - 1) / p.sh;
-  l.wq = (wp + p.sw - 1) / p.sw;
-  auto pick = [](int64_t taps, int64_t dil, int64_t stride, std::vector<int64_t>& slot, std::vector<int64_t>& used) {
-    slot.assign(std::size_t(std::min(stride, taps * dil)), -1);
-    for (int64_t t = 0; t < taps; ++t) {
-      const int64_t ph = t * dil % stride;
-      if (slot[std::size_t(ph)] < 0) {
-        slot[std::size_t(ph)] = int64_t(used.size());
-        used.push_back(ph);
-      }
-    }
-  };
-  pick(s.kh, p.dh, p.sh, l.row_phase, l.rows);
-  if (shifted) {
-    // A stride as large as the window's span: each tap column is its own phase already.
-    l.shifted = true;
-    l.wq = s.ow;
-    pick(s.kw, p.dw, (s.kw - 1) * p.dw + 1, l.col_phase, l.cols);
-  } else {
-    pick(s.kw, p.dw, p.sw, l.col_phase, l.cols);
-  }
-  return l;
-}
-
-// The planes conv_group_implicit builds: column-shifted ones when the wide rows of the usual
-// phases (wq > ow) would leave an output to copy out row by row, and building the planes of
-// every tap column costs less than that copy. That is a network's stem (3 input channels,
-// 32-64 outputs): the copy was a fifth of SqueezeNet's first convolution.
-PhaseLayout implicit_layout(const ConvShape& s, const ConvParams& p) {
-  PhaseLayout usual = phase_layout(s, p);
-  if (usual.wq == s.ow) return usual;
-  const int64_t built = s.cg * s.kw * int64_t(usual.rows.size()) * usual.hq * s.ow;
-  return built <= s.ocg * s.oh * s.ow ? phase_layout(s, p, true) : usual;
-}
-
-// With a pool, the (phase, channel, 32-row chunk) items are shared among its threads: a
-// network's stem convolution (3 channels of 224 x 224, four phases) would otherwise build
-// them on one thread while the other waits.
-template <class T>
-void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const PhaseLayout& l, T* dst,
-                  ThreadPool* pool = nullptr) {
-  const auto every_other = simd::conv_row_kernels().every_other_4;
-  constexpr int64_t kRows = 32;
-  const int64_t ncols = int64_t(l.cols.size()), chunks = (l.hq + kRows - 1) / kRows;
-  const int64_t items = int64_t(l.rows.size()) * ncols * s.cg * chunks;
-  auto item = [&](int64_t t) {
-    const int64_t chunk = t % chunks, c = t / chunks % s.cg, ab = t / chunks / s.cg;
-    const int64_t a = ab / ncols, b = ab % ncols;
-    const int64_t ph = l.rows[std::size_t(a)], pw = l.cols[std::size_t(b)];
-    T* phase = dst + ab * l.plane_stride(s.cg);
-    // Output columns j whose input column j·SW + pw - left lies inside [0, w).
-    const int64_t off = pw - p.left;
-    const int64_t lo = std::min(l.wq, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
-    const int64_t hi = std::max(lo, std::min(l.wq, s.w - 1 - off < 0 ? 0 : (s.w - 1 - off) / p.sw + 1));
-    for (int64_t i = chunk * kRows; i < std::min(l.hq, (chunk + 1) * kRows); ++i) {
-      T* row = phase + (c * l.hq + i) * l.wq;
-      const int64_t ih = i * p.sh + ph - p.top;
-      if (ih < 0 || ih >= s.h) {
-        std::fill(row, row + l.wq, T(0));
-        continue;
-      }
-      // Input column j·SW + off, in [0, w) for j in [lo, hi).
-      const T* src = x + (c * s.h + ih) * s.w;
-      std::fill(row, row + lo, T(0));
-      if (p.sw == 1) {
-        if (hi > lo) std::copy(src + (lo + off), src + (hi + off), row + lo);
-      }
-      else if (sizeof(T) == 4 && p.sw == 2) {
-        if (hi > lo) every_other(row + lo, src + (lo * 2 + off), hi - lo);
-      } else
-        for (int64_t j = lo; j < hi; ++j) row[j] = src[j * p.sw + off];
-      std::fill(row + hi, row + l.wq, T(0));
-    }
-  };
-  for_each_item(l.size(s.cg) >= 16384 ? pool : nullptr, items, item);
-}
-
-// The offset in the phase planes (built by build_phases for `cg` channels) of every tap
-// k = (c, i, j) of the kernel, c < cg: tap (i, j) of channel c reads its phase plane at the
-// tap's row and column inside it, so output pixel j of a wide row reads planes[koff[k] + j].
-std::vector<int64_t> tap_offsets(const ConvShape& s, const ConvParams& p, const PhaseLayout& l, int64_t cg) {
-  std::vector<int64_t> koff;
-  koff.reserve(std::size_t(cg * s.kh * s.kw));
-  for (int64_t c = 0; c < cg; ++c)
-    for (int64_t i = 0; i < s.kh; ++i)
-      for (int64_t j = 0; j < s.kw; ++j) {
-        const int64_t rh = i * p.dh, rw = j * p.dw;
-        const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
-                              l.col_phase[std::size_t(l.shifted ? rw : rw % p.sw)];
-        koff.push_back(phase * l.plane_stride(cg) + (c * l.hq + rh / p.sh) * l.wq + (l.shifted ? 0 : rw / p.sw));
-      }
-  return koff;
-}
-
 // A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
 // column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
 // transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
@@ -181,6 +61,67 @@ bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, 
                     int64_t ow) {
   return is_float && kh == 1 && kw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
          ocg >= 96 && oh * ow < 96;
+}
+
+// A stem's column-shifted planes band by band: the planes of `rows` output rows (and the tap
+// rows below them) are built, their GEMM writes those rows of y, and the next band reuses the
+// same scratch while it is in L2. The whole planes were ~0.9 MB for a 3 x 224² input with a 3x3
+// window (4 MB with ResNet's 7x7), written and read back once more per run; a band is a
+// tenth of that. Per element the same sum as one GEMM over all rows (the k blocking does not
+// depend on N). False when one band would hold every row (conv_group_implicit goes on).
+template <class T>
+bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout& l, const ConvData<T>& d, int64_t n,
+                     int64_t g, ThreadPool* pool) {
+  using Out = gemm_out_t<T>;
+  const int64_t halo = (s.kh - 1) * p.dh / p.sh;  // plane rows below a band's last output row
+  const int64_t per_row = (int64_t(l.rows.size() * l.cols.size()) * s.cg + s.ocg) * l.wq * int64_t(sizeof(T));
+  const int64_t rows = std::max<int64_t>(4, (int64_t(256) << 10) / std::max<int64_t>(1, per_row));
+  if (rows >= s.oh) return false;
+  const int64_t bands = (s.oh + rows - 1) / rows, kg = s.cg * s.kh * s.kw;
+  const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
+  Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
+  std::array<Out, 2> bounds{};
+  const Out* clamp = nullptr;
+  if constexpr (std::is_floating_point_v<T>)
+    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
+      bounds = clamp_bounds<Out>(d.act);
+      clamp = bounds.data();
+    }
+  auto band = [&](int64_t bi, ThreadPool* inner) {
+    const int64_t r0 = bi * rows, nr = std::min(rows, s.oh - r0);
+    PhaseLayout lb = l;
+    lb.hq = nr + halo;
+    T* buf = conv_scratch<T>(0, int64_t(lb.size(s.cg)));
+    build_phases(xg, s, p, lb, buf, inner, r0);
+    const std::vector<int64_t> koff = tap_offsets(s, p, lb, s.cg);
+    GemmArgs<T> a;
+    a.m = s.ocg;
+    a.n = nr * s.ow;
+    a.k = kg;
+    a.a = d.w + g * s.ocg * kg;
+    a.rsa = kg;
+    a.csa = 1;
+    if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
+    a.b = buf;
+    a.b_row_offsets = koff.data();
+    a.csb = 1;
+    a.c = yg + r0 * s.ow;
+    a.ldc = s.oh * s.ow;
+    if (d.bias) {
+      a.bias = d.bias + g * s.ocg * d.bias_stride;
+      a.bias_stride = d.bias_stride;
+      a.bias_per_row = true;
+    }
+    a.clamp = clamp;
+    gemm(a, inner);
+  };
+  // With at least two bands a thread, threads take whole bands (each on its own scratch).
+  if (pool && bands >= 2 * int64_t(pool->size()))
+    for_each_item(pool, bands, [&](int64_t bi) { band(bi, nullptr); });
+  else
+    for (int64_t bi = 0; bi < bands; ++bi) band(bi, pool);
+  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow, pool);
+  return true;
 }
 
 // One (image, group) as an implicit GEMM over the phase planes: with output pixels numbered
@@ -198,6 +139,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
   // Stride 1 and no padding: the input is its own only phase.
   const bool as_is = p.sh == 1 && p.sw == 1 && l.hq == s.h && l.wq == s.w;
+  if (l.shifted && conv_stem_bands(s, p, l, d, n, g, pool)) return;
   const T* planes = xg;
   if (!as_is) {
     T* buf = conv_scratch<T>(0, int64_t(l.size(s.cg)));

@@ -71,11 +71,12 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 40, 7, 7}, {100, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},    // 49 pixels, 100 channels
       {{1, 32, 9, 9}, {192, 16, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 2},    // grouped: 96 channels a group
       {{2, 24, 13, 13}, {130, 24, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},  // stride 2: one phase plane
-      // Results too big for L2 in one piece, written straight into y from shifted planes.
-      {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // stride 1: three column planes
-      {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: every plane moves
-      // Phase planes big enough to be built by both threads, and blocks taken whole by them.
-      {{1, 3, 80, 80}, {200, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // 6 blocks of 7 rows
+      // Results too big for L2 in one piece, written straight into y from shifted planes built
+      // band by band (kernels/conv.cpp, conv_stem_bands), the last band partial.
+      {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // stride 1: 5 bands of 4 rows
+      {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: 3 bands, each GEMM on both threads
+      // Bands taken whole by the two threads, each on its own planes.
+      {{1, 3, 80, 80}, {200, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // 6 bands of 7 rows
   };
   return c;
 }
