@@ -63,6 +63,46 @@ bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, 
          ocg >= 96 && oh * ow < 96;
 }
 
+// The fused relu/clip the GEMM applies as it stores (bounds filled), or null: none fused, or
+// not floats.
+template <class T>
+const gemm_out_t<T>* fused_clamp(const ConvData<T>& d, std::array<gemm_out_t<T>, 2>& bounds) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
+      bounds = clamp_bounds<gemm_out_t<T>>(d.act);
+      return bounds.data();
+    }
+  return nullptr;
+}
+
+// Group g's GEMM over phase planes: w[g] (OCg x Cg·KH·KW) times the taps of `planes` at
+// `koff`, `n` columns into c (rows ldc apart), with the bias per row and the fused clamp.
+template <class T>
+GemmArgs<T> planes_gemm(const ConvShape& s, const ConvData<T>& d, int64_t g, const T* planes, const int64_t* koff,
+                        int64_t n, gemm_out_t<T>* c, int64_t ldc, const gemm_out_t<T>* clamp) {
+  const int64_t kg = s.cg * s.kh * s.kw;
+  GemmArgs<T> a;
+  a.m = s.ocg;
+  a.n = n;
+  a.k = kg;
+  a.a = d.w + g * s.ocg * kg;
+  a.rsa = kg;
+  a.csa = 1;
+  if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
+  a.b = planes;
+  a.b_row_offsets = koff;
+  a.csb = 1;
+  a.c = c;
+  a.ldc = ldc;
+  if (d.bias) {
+    a.bias = d.bias + g * s.ocg * d.bias_stride;
+    a.bias_stride = d.bias_stride;
+    a.bias_per_row = true;
+  }
+  a.clamp = clamp;
+  return a;
+}
+
 // A stem's column-shifted planes band by band: the planes of `rows` output rows (and the tap
 // rows below them) are built, their GEMM writes those rows of y, and the next band reuses the
 // same scratch while it is in L2. The whole planes were ~0.9 MB for a 3 x 224² input with a 3x3
@@ -77,16 +117,11 @@ bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout&
   const int64_t per_row = (int64_t(l.rows.size() * l.cols.size()) * s.cg + s.ocg) * l.wq * int64_t(sizeof(T));
   const int64_t rows = std::max<int64_t>(4, (int64_t(256) << 10) / std::max<int64_t>(1, per_row));
   if (rows >= s.oh) return false;
-  const int64_t bands = (s.oh + rows - 1) / rows, kg = s.cg * s.kh * s.kw;
+  const int64_t bands = (s.oh + rows - 1) / rows;
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   std::array<Out, 2> bounds{};
-  const Out* clamp = nullptr;
-  if constexpr (std::is_floating_point_v<T>)
-    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
-      bounds = clamp_bounds<Out>(d.act);
-      clamp = bounds.data();
-    }
+  const Out* clamp = fused_clamp(d, bounds);
   auto band = [&](int64_t bi, ThreadPool* inner) {
     const int64_t r0 = bi * rows, nr = std::min(rows, s.oh - r0);
     PhaseLayout lb = l;
@@ -94,26 +129,7 @@ bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout&
     T* buf = conv_scratch<T>(0, int64_t(lb.size(s.cg)));
     build_phases(xg, s, p, lb, buf, inner, r0);
     const std::vector<int64_t> koff = tap_offsets(s, p, lb, s.cg);
-    GemmArgs<T> a;
-    a.m = s.ocg;
-    a.n = nr * s.ow;
-    a.k = kg;
-    a.a = d.w + g * s.ocg * kg;
-    a.rsa = kg;
-    a.csa = 1;
-    if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
-    a.b = buf;
-    a.b_row_offsets = koff.data();
-    a.csb = 1;
-    a.c = yg + r0 * s.ow;
-    a.ldc = s.oh * s.ow;
-    if (d.bias) {
-      a.bias = d.bias + g * s.ocg * d.bias_stride;
-      a.bias_stride = d.bias_stride;
-      a.bias_per_row = true;
-    }
-    a.clamp = clamp;
-    gemm(a, inner);
+    gemm(planes_gemm(s, d, g, buf, koff.data(), nr * s.ow, yg + r0 * s.ow, s.oh * s.ow, clamp), inner);
   };
   // With at least two bands a thread, threads take whole bands (each on its own scratch).
   if (pool && bands >= 2 * int64_t(pool->size()))
@@ -151,12 +167,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
   std::array<Out, 2> bounds{};
-  const Out* clamp = nullptr;  // the fused relu/clip for the GEMM, or none
-  if constexpr (std::is_floating_point_v<T>)
-    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
-      bounds = clamp_bounds<Out>(d.act);
-      clamp = bounds.data();
-    }
+  const Out* clamp = fused_clamp(d, bounds);
   if constexpr (std::is_floating_point_v<T>) {
     if (swaps_operands(true, s.kh, s.kw, p, s.ocg, s.oh, s.ow) && direct_out && (!d.packed || d.packed->b_side)) {
       // yᵀ (pixels x channels) = planesᵀ · wᵀ: A element (pixel i, channel k) is
@@ -193,25 +204,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       return;
     }
   }
-  GemmArgs<T> a;
-  a.m = s.ocg;
-  a.n = wide_n;
-  a.k = kg;
-  a.a = d.w + g * s.ocg * kg;
-  a.rsa = kg;
-  a.csa = 1;
-  if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
-  a.b = planes;
-  a.b_row_offsets = koff.data();
-  a.csb = 1;
-  a.c = yg;
-  a.ldc = wide_n;
-  if (d.bias) {
-    a.bias = d.bias + g * s.ocg * d.bias_stride;
-    a.bias_stride = d.bias_stride;
-    a.bias_per_row = true;
-  }
-  a.clamp = clamp;
+  const GemmArgs<T> a = planes_gemm(s, d, g, planes, koff.data(), wide_n, yg, wide_n, clamp);
   if (direct_out) {
     gemm(a, pool);
   } else {

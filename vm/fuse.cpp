@@ -16,10 +16,6 @@ namespace mlvm {
 
 namespace {
 
-bool contains(const int32_t* first, uint32_t count, int32_t r) {
-  return std::find(first, first + count, r) != first + count;
-}
-
 // The clamp a relu or clip step applies to a `dt` result, or nothing.
 std::optional<FusedActivation> clamp_of(const PlannedInstruction& q, DType dt) {
   FusedActivation a;
@@ -42,13 +38,7 @@ std::optional<FusedActivation> clamp_of(const PlannedInstruction& q, DType dt) {
 
 class Fuser {
  public:
-  Fuser(ExecPlan& plan, const Module& module) : plan_(plan), landed_(plan.code.size() + 1, false) {
-    // A step some jump lands on can be reached without its predecessor: never absorbed.
-    for (const Instruction& ins : module.code)
-      if ((ins.op == Opcode::jmp || ins.op == Opcode::br) && ins.target >= 0 &&
-          std::size_t(ins.target) < landed_.size())
-        landed_[std::size_t(ins.target)] = true;
-  }
+  Fuser(ExecPlan& plan, const Module& module) : plan_(plan), landed_(jump_targets(module, plan.code.size())) {}
 
   void run() {
     const std::size_t n = plan_.code.size();
@@ -74,12 +64,12 @@ class Fuser {
     const PlannedInstruction& s = at(pc);
     return s.kind == StepKind::kernel && s.num_args == args && s.num_results == 1 && result_dtype(s) == dt;
   }
-  bool dies_at(std::size_t pc, int32_t r) const { return contains(at(pc).dying(pool()), at(pc).num_dying, r); }
+  bool dies_at(std::size_t pc, int32_t r) const { return lists_register(at(pc).dying(pool()), at(pc).num_dying, r); }
   // p must not also read or drop `out`, the register it will write instead of its own.
   bool can_write(std::size_t pc, int32_t out) const {
     const PlannedInstruction& p = at(pc);
-    return !contains(p.args(pool()), p.num_args, out) && !contains(p.dying(pool()), p.num_dying, out) &&
-           !contains(p.release(pool()), p.num_release, out);
+    return !lists_register(p.args(pool()), p.num_args, out) && !lists_register(p.dying(pool()), p.num_dying, out) &&
+           !lists_register(p.release(pool()), p.num_release, out);
   }
 
   bool try_clamp(std::size_t pc, DType dt) {

@@ -18,18 +18,9 @@ namespace mlvm {
 
 namespace {
 
-bool contains(const int32_t* first, uint32_t count, int32_t r) {
-  return std::find(first, first + count, r) != first + count;
-}
-
 class Placer {
  public:
-  Placer(ExecPlan& plan, const Module& module) : plan_(plan), landed_(plan.code.size() + 1, false) {
-    for (const Instruction& ins : module.code)
-      if ((ins.op == Opcode::jmp || ins.op == Opcode::br) && ins.target >= 0 &&
-          std::size_t(ins.target) < landed_.size())
-        landed_[std::size_t(ins.target)] = true;
-  }
+  Placer(ExecPlan& plan, const Module& module) : plan_(plan), landed_(jump_targets(module, plan.code.size())) {}
 
   void run() {
     for (std::size_t pc = 0; pc < plan_.code.size(); ++pc)
@@ -55,8 +46,8 @@ class Placer {
       if (landed_[pc + 1]) return npos;  // a jump lands between pc and c
       if (s.kind == StepKind::fused) continue;  // runs nothing; its registers are its producer's
       if (s.kind == StepKind::jmp || s.kind == StepKind::br || s.kind == StepKind::halt) return npos;
-      if (contains(s.args(pool()), s.num_args, r)) return npos;
-      if (contains(s.results(pool()), s.num_results, r))
+      if (lists_register(s.args(pool()), s.num_args, r)) return npos;
+      if (lists_register(s.results(pool()), s.num_results, r))
         return s.kind == StepKind::kernel && s.num_results == 1 ? pc : npos;
     }
     return npos;
@@ -87,7 +78,7 @@ class Placer {
       const int32_t r = args[k];
       // Each part a distinct register that dies here.
       if (r == kNoRegister || std::count(args, args + cat.num_args, r) != 1 ||
-          !contains(cat.dying(pool()), cat.num_dying, r))
+          !lists_register(cat.dying(pool()), cat.num_dying, r))
         return;
       const std::size_t p = producer_of(c, r);
       if (p == npos || std::find(producers.begin(), producers.end(), p) != producers.end()) return;

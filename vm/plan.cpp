@@ -38,6 +38,14 @@ std::string instruction_location(std::size_t pc, uint32_t line, const char* orig
   return s;
 }
 
+std::vector<bool> jump_targets(const Module& module, std::size_t steps) {
+  std::vector<bool> landed(steps + 1, false);
+  for (const Instruction& ins : module.code)
+    if ((ins.op == Opcode::jmp || ins.op == Opcode::br) && ins.target >= 0 && std::size_t(ins.target) < landed.size())
+      landed[std::size_t(ins.target)] = true;
+  return landed;
+}
+
 ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   ExecPlan plan;
   plan.num_registers = module.num_registers();

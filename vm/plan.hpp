@@ -98,6 +98,18 @@ struct ExecPlan {
 // points into `verified` (its checked attributes), which must outlive it and not move.
 ExecPlan build_plan(const Module& module, const VerifyResult& verified);
 
+// Per step (and one past the last), whether some jmp or br lands on it: such a step can be
+// reached without the one before it, so the passes below join steps only where none lands
+// between them.
+std::vector<bool> jump_targets(const Module& module, std::size_t steps);
+
+// Whether register r is among the `count` registers from `first` (a step's list in ExecPlan::regs).
+inline bool lists_register(const int32_t* first, uint32_t count, int32_t r) {
+  for (uint32_t k = 0; k < count; ++k)
+    if (first[k] == r) return true;
+  return false;
+}
+
 // Folds each relu, clip or silu (sigmoid then mul) that alone reads a conv2d, dense or
 // matmul's float result into that instruction (vm/fuse.cpp); build_plan calls it last.
 void fuse_activations(ExecPlan& plan, const Module& module);
