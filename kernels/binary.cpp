@@ -11,6 +11,7 @@
 #include "kernels/elementwise_loop.hpp"
 #include "kernels/binary_run.hpp"
 #include "kernels/run_table.hpp"
+#include "kernels/small_runs.hpp"
 
 namespace mlvm {
 
@@ -153,6 +154,34 @@ void run_elemwise_sub(KernelContext& ctx) {
 void run_elemwise_mul(KernelContext& ctx) {
   run_binary<MulOp>(ctx, kElemMul);
 }
+// The ops above whose functors name a SIMD run, by opcode: what run_binary_contiguous calls.
+simd::BinaryRun binary_small_run(Opcode op, DType dtype, simd::Splat splat) {
+  const int e = int(dtype);
+  if (e < 0 || e >= simd::kNumElems) return nullptr;  // bool: no arithmetic runs
+  auto run = [&](auto functor) {
+    return simd::ew_kernels().binary[int(decltype(functor)::kSimd)][e][int(splat)][0];
+  };
+  switch (op) {
+    case Opcode::add:
+    case Opcode::elemwise_add:
+      return run(AddOp{});
+    case Opcode::sub:
+    case Opcode::elemwise_sub:
+      return run(SubOp{});
+    case Opcode::mul:
+    case Opcode::elemwise_mul:
+      return run(MulOp{});
+    case Opcode::div:
+      return run(DivOp{});
+    case Opcode::maximum:
+      return run(MaximumOp{});
+    case Opcode::minimum:
+      return run(MinimumOp{});
+    default:
+      return nullptr;
+  }
+}
+
 void run_less(KernelContext& ctx) {
   run_binary<LessOp>(ctx, kLess);
 }

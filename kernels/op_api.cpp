@@ -19,9 +19,7 @@ Tensor KernelContext::output(DType dtype, const Dims& shape, int reuse_input) co
   }
   if (reuse_input >= 0 && reuse_input < int(in.size()) && (donatable >> reuse_input & 1u)) {
     const Tensor& x = in[reuse_input];
-    if (x.defined() && x.dtype() == dtype && x.mode() == ValueMode::owned && x.numel() > 0 &&
-        x.offset() == 0 && x.storage()->bytes() == x.numel() * x.itemsize() &&
-        x.is_contiguous() && x.is_writable()) {
+    if (x.dtype() == dtype && storage_reusable(x)) {
       if (x.shape() == shape) return x;  // the common case: no new layout to check
       if (x.numel() == checked_numel(shape))
         return Tensor::make_view(x.storage(), dtype, shape, contiguous_strides(shape), 0,

@@ -150,6 +150,16 @@ struct KernelContext {
   Tensor output(DType dtype, const Dims& shape, int reuse_input = -1) const;
 };
 
+// Whether a donated input's storage may hold a result of its dtype and element count
+// (KernelContext::output, and the run loop's small steps): owned by mlvm, one contiguous
+// piece from the storage's start, writable. (Such a tensor has no stride-0 dim of more than
+// one element, so its storage decides whether it is writable: Tensor::is_writable.)
+inline bool storage_reusable(const Tensor& x) {
+  return x.defined() && x.mode() == ValueMode::owned && x.numel() > 0 && x.offset() == 0 &&
+         x.is_contiguous() && x.storage()->bytes() == x.numel() * x.itemsize() &&
+         x.storage()->writable();
+}
+
 using KernelFn = void (*)(KernelContext&);
 
 }  // namespace mlvm

@@ -9,6 +9,7 @@
 #include "ir/elementwise_rules.hpp"
 #include "kernels/elementwise_loop.hpp"
 #include "kernels/run_table.hpp"
+#include "kernels/small_runs.hpp"
 #include "kernels/unary_run.hpp"
 
 namespace mlvm {
@@ -228,6 +229,33 @@ void run_tanh(KernelContext& ctx) {
 }
 void run_sigmoid(KernelContext& ctx) {
   run_same_dtype(ctx, "sigmoid", kFloats, kFloatOnly, simple_maker<SigmoidOp, FloatsOnly>());
+}
+
+// The ops above whose functors name a SIMD run, by opcode: what map_same_dtype calls.
+simd::UnaryRun unary_small_run(Opcode op, DType dtype) {
+  const int e = int(dtype);
+  if (e < 0 || e >= simd::kNumElems) return nullptr;  // bool: no arithmetic runs
+  auto run = [&](auto functor) {
+    return simd::ew_kernels().unary[int(decltype(functor)::kSimd)][e];
+  };
+  switch (op) {
+    case Opcode::abs:
+      return run(AbsOp{});
+    case Opcode::negative:
+      return run(NegativeOp{});
+    case Opcode::relu:
+      return run(ReluOp{});
+    case Opcode::exp:
+      return run(ExpOp{});
+    case Opcode::sqrt:
+      return run(SqrtOp{});
+    case Opcode::tanh:
+      return run(TanhOp{});
+    case Opcode::sigmoid:
+      return run(SigmoidOp{});
+    default:
+      return nullptr;
+  }
 }
 
 void run_clip(KernelContext& ctx) {

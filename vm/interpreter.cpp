@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -20,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 // host sees "instruction 4 (line 9): trap: div: integer division by zero ...".
 [[noreturn]] void fail_at(const PlannedInstruction& p, std::size_t pc, ErrorKind kind,
                           const std::string& message) {
-  std::string prefix = std::string(p.name) + ": ";
+  std::string prefix = std::string(p.name()) + ": ";
   std::string msg = message.compare(0, prefix.size(), prefix) == 0 ? message : prefix + message;
   throw Error(kind, msg, instruction_location(pc, p.line, p.origin));
 }
@@ -191,6 +192,22 @@ const Tensor* Interpreter::placed_destination(const Placement& role, ExecEnv& en
   return &slice_;
 }
 
+bool Interpreter::run_small(const SmallStep& s) {
+  Tensor& donor = registers_[std::size_t(s.donor)];
+  const Tensor& a = registers_[std::size_t(s.a)];
+  const Tensor* b = s.b >= 0 ? &registers_[std::size_t(s.b)] : nullptr;
+  if (donor.storage().use_count() != 1 || !storage_reusable(donor) || !a.is_contiguous() ||
+      (b && !b->is_contiguous()))
+    return false;
+  if (b)
+    s.binary(donor.raw_data(), a.raw_data(), b->raw_data(), s.n);
+  else
+    s.unary(donor.raw_data(), a.raw_data(), s.n);
+  if (s.donor != s.result) registers_[std::size_t(s.result)] = std::move(donor);
+  if (s.also_dying >= 0) drop(registers_[std::size_t(s.also_dying)]);
+  return true;
+}
+
 Tensor Interpreter::deliver(const Tensor& value, const Tensor& destination,
                             const std::string& name) {
   if (value.storage() == destination.storage() && value.raw_data() == destination.raw_data() &&
@@ -215,6 +232,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const auto& prepared = program_->plan.prepared;
   const auto& activations = program_->plan.activations;
   const auto& placements = program_->plan.placements;
+  const auto& small = program_->plan.small;
   const std::string_view kNoName;
   std::array<int64_t, kNumOpcodes> counts{};
   std::array<int64_t, kNumOpcodes> bytes{};
@@ -238,7 +256,25 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   } progress{stats, steps, run_start};
   const CancelScope cancel_scope(env.cancel);  // long kernels poll it between blocks
 
+  // Stretches of small steps run in a loop of their own that reads only their entries
+  // (ExecPlan::small); a step it declines, and every other step, goes through the loop below,
+  // which also reports the step limit and cancellation.
+  const bool tight = !small.empty() && !any_bound_ && !config.profile;
   while (pc < n) {
+    if (tight) {
+      const int64_t limit = config.max_steps > 0 ? config.max_steps : INT64_MAX;
+      while (pc < n && small[pc].n > 0 && steps < limit && !env.cancelled() &&
+             run_small(small[pc])) {
+        if (small[pc].releases) {
+          const PlannedInstruction& p = code[pc];
+          const int32_t* const release = p.release(pool);
+          for (uint32_t k = 0; k < p.num_release; ++k) drop(registers_[std::size_t(release[k])]);
+        }
+        ++steps;
+        ++pc;
+      }
+      if (pc >= n) break;
+    }
     const PlannedInstruction& p = code[pc];
     if (env.cancelled()) fail_at(p, pc, ErrorKind::limit, "run cancelled by the host");
     if (config.max_steps > 0 && steps >= config.max_steps)
@@ -250,6 +286,9 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
     std::size_t next = pc + 1;
 
     switch (p.kind) {
+      case StepKind::small:  // here when profiling, or when the tight loop above declined it
+        if (!any_bound_ && run_small(small[pc])) break;
+        [[fallthrough]];  // the kernel handles every other case
       case StepKind::kernel: {
         const std::size_t na = p.num_args, nr = p.num_results;
         const int32_t* const args = p.args(pool);
@@ -332,7 +371,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         }
         break;
     }
-    if (p.kind != StepKind::kernel) {
+    if (p.kind != StepKind::kernel && p.kind != StepKind::small) {
       const int32_t* const dying = p.dying(pool);
       for (uint32_t k = 0; k < p.num_dying; ++k) drop(registers_[std::size_t(dying[k])]);
     }
@@ -363,11 +402,11 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
           [](const OpTiming& a, const OpTiming& b) { return a.seconds > b.seconds; });
       for (std::size_t k = 0; k < n; ++k) {
         const PlannedInstruction& p = code[k];
-        if (!per_pc[k].first || p.kind != StepKind::kernel) continue;
+        if (!per_pc[k].first || (p.kind != StepKind::kernel && p.kind != StepKind::small)) continue;
         std::string where = p.origin && *p.origin ? std::string(p.origin)
                             : p.line                ? "line " + std::to_string(p.line)
                                                     : std::string();
-        stats->instructions.push_back({int64_t(k), p.name, std::move(where), per_pc[k].first,
+        stats->instructions.push_back({int64_t(k), p.name(), std::move(where), per_pc[k].first,
                                        std::chrono::duration<double>(per_pc[k].second).count()});
       }
       std::stable_sort(stats->instructions.begin(), stats->instructions.end(),

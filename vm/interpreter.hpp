@@ -51,6 +51,9 @@ class Interpreter {
   // slice of the group's result (allocated by the first part), or the result itself for the
   // concatenate; null when there is none to give.
   const Tensor* placed_destination(const Placement& role, ExecEnv& env);
+  // Runs small step `s` (vm/small_steps.cpp) in place when the registers allow it: true when
+  // it did (its registers updated, its dying ones dropped), false when its kernel must run.
+  bool run_small(const SmallStep& s);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;

@@ -70,7 +70,6 @@ class Placer {
     PlacedConcat group;
     group.dtype = yt->dtype;
     group.dims = yt->dims;
-    group.concat_pc = c;
     std::vector<std::size_t> producers;
     int64_t at = 0;
     const int32_t* args = cat.args(pool());

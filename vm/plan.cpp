@@ -61,11 +61,9 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   std::vector<int32_t> dying, release;
   for (std::size_t pc = 0; pc < module.code.size(); ++pc) {
     const Instruction& ins = module.code[pc];
-    const OpInfo& info = op_info(ins.op);
     PlannedInstruction& p = plan.code[pc];
     p.kind = step_kind(ins.op);
     p.op = ins.op;
-    p.name = info.name.c_str();
     p.run = p.kind == StepKind::kernel ? kernel_fn(ins.op) : nullptr;
     p.attrs = pc < verified.attrs.size() ? &verified.attrs[pc] : &kNoAttrs;
     p.target = ins.target;
@@ -112,6 +110,7 @@ ExecPlan build_plan(const Module& module, const VerifyResult& verified) {
   plan.types = types.take();
   fuse_activations(plan, module);
   place_concatenations(plan, module);
+  plan_small_steps(plan, verified);
   return plan;
 }
 

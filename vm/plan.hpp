@@ -18,19 +18,20 @@
 #include "bytecode/verifier.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/op_api.hpp"
+#include "kernels/simd/ew.hpp"
 
 namespace mlvm {
 
 // fused: an activation folded into the kernel step before it (vm/fuse.cpp); runs nothing.
-enum class StepKind : uint8_t { kernel, jmp, br, halt, print, fused };
+// small: a kernel step the run loop may do itself, in place (vm/small_steps.cpp).
+enum class StepKind : uint8_t { kernel, jmp, br, halt, print, fused, small };
 
 // No static type for this result (the verifier saw none).
 inline constexpr int32_t kNoType = -1;
 
-struct PlannedInstruction {
+struct alignas(64) PlannedInstruction {  // one cache line each
   KernelFn run = nullptr;        // kernels only
   const Attrs* attrs = nullptr;  // points into the verifier's result (VerifyResult::attrs)
-  const char* name = "";         // the op's name (points into the op table)
   // The register lists, consecutive in ExecPlan::regs from `regs`:
   //   args        registers read (kNoRegister: omitted optional); kernels read them in place
   //   results     registers written
@@ -58,7 +59,9 @@ struct PlannedInstruction {
   const int32_t* dying(const int32_t* pool) const { return results(pool) + num_results; }
   const int32_t* release(const int32_t* pool) const { return dying(pool) + num_dying; }
   const int32_t* result_types(const int32_t* pool) const { return release(pool) + num_release; }
+  const char* name() const { return op_info(op).name.c_str(); }  // for messages
 };
+static_assert(sizeof(PlannedInstruction) == 64, "a planned instruction is one cache line");
 
 // A concatenation whose parts are written straight into their slices of its result
 // (vm/place.cpp): the first part's step allocates the result, each part's step gets its
@@ -68,7 +71,6 @@ struct PlacedConcat {
   Dims dims;                   // the concatenation's result
   std::vector<Dims> parts;     // each part's shape, in argument order
   std::vector<int64_t> at;     // each part's first element in the result
-  std::size_t concat_pc = 0;   // the concatenate step
 };
 
 // What a step does with a placed concatenation: writes part `part` of `group`, or (part -1)
@@ -77,6 +79,31 @@ struct Placement {
   int32_t group = -1;
   int32_t part = -1;
 };
+
+// An elementwise step on a few elements whose result may be written over a dying argument
+// (vm/small_steps.cpp). When at run time that argument's register is the only owner of
+// contiguous, writable storage and the operands are contiguous, the run loop calls the SIMD
+// run its kernel would call, straight on the registers' data, and the argument's tensor
+// becomes the result; otherwise the step runs its kernel as usual.
+//
+// The entry holds all the run loop needs, so that a stretch of small steps reads nothing
+// else: on a program of one-element instructions, the bytes of plan a run reads are what its
+// time depends on once the host has used the caches in between. Two to a cache line.
+struct alignas(32) SmallStep {
+  union {
+    simd::BinaryRun binary = nullptr;  // y = a op b (b >= 0), or
+    simd::UnaryRun unary;              // y = op(a) (b < 0)
+  };
+  int16_t n = 0;          // elements of the result (and of the donor); 0: not a small step
+  bool releases = false;  // the step has registers to release (its PlannedInstruction's)
+  int32_t a = 0, b = -1;  // argument registers
+  int32_t donor = 0;      // the argument register whose storage becomes the result
+  int32_t result = 0;     // the result register
+  // The other argument register whose value dies here (-1: none): all the step's dying
+  // registers are the donor and this one.
+  int32_t also_dying = -1;
+};
+static_assert(sizeof(SmallStep) == 32, "two small steps to a cache line");
 
 struct ExecPlan {
   std::vector<PlannedInstruction> code;
@@ -92,6 +119,8 @@ struct ExecPlan {
   // Per instruction, its role in a placed concatenation (vm/place.cpp); empty when there is none.
   std::vector<Placement> placements;
   std::vector<PlacedConcat> concats;
+  // Per instruction, its small step (n = 0 for the others); empty when there is none.
+  std::vector<SmallStep> small;
 };
 
 // Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
@@ -117,6 +146,10 @@ void fuse_activations(ExecPlan& plan, const Module& module);
 // Finds the concatenations whose parts can be written in place (vm/place.cpp) and fills
 // plan.placements and plan.concats; build_plan calls it after fuse_activations.
 void place_concatenations(ExecPlan& plan, const Module& module);
+
+// Turns the elementwise kernel steps that may run in place on a few elements into small
+// steps (vm/small_steps.cpp); build_plan calls it last, after the passes above.
+void plan_small_steps(ExecPlan& plan, const VerifyResult& verified);
 
 // Runs the preparers of the plan's instructions over their constant inputs (`constants`, one
 // per module constant) and fills plan.prepared. A preparer that fails leaves its instruction

@@ -110,6 +110,10 @@ void binary_run(void* yv, const void* av, const void* bv, int64_t n) {
   constexpr bool a_splat = S == Splat::sv, b_splat = S == Splat::vs;
   const T sa = a[0], sb = b[0];
   if constexpr (Op::template kVector<T>) {
+    if (n < kLanes<T>) {  // fewer than a vector (the interpreter's scalars): the tail alone
+      for (int64_t k = 0; k < n; ++k) y[k] = Op::scalar(a_splat ? sa : a[k], b_splat ? sb : b[k]);
+      return;
+    }
     const V<T> va(sa), vb(sb);
     auto lhs = [&](int64_t k) { return a_splat ? va : load(a + k); };
     auto rhs = [&](int64_t k) { return b_splat ? vb : load(b + k); };
