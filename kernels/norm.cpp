@@ -5,11 +5,13 @@
 // no cancellation); y is computed in x's dtype from per-channel or per-row factors. The static
 // rules are in ir/infer_norm.cpp, the attribute rules they share in ir/norm_rules.hpp.
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "ir/norm_rules.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
+#include "kernels/simd/norm.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
 
@@ -30,6 +32,13 @@ std::vector<double> read_doubles(const Tensor& t, const std::shared_ptr<MemoryBu
   return v;
 }
 
+// The level's row runs for T (float or double).
+template <class T>
+const simd::NormRuns<T>& norm_runs() {
+  if constexpr (std::is_same_v<T, float>) return simd::norm_kernels().f32;
+  else return simd::norm_kernels().f64;
+}
+
 // Calls f.template operator()<T>() with T = float or double for a float dtype.
 template <class F>
 void visit_float(DType dt, F&& f) {
@@ -47,25 +56,12 @@ Planes planes_of(const Tensor& x) {
   return {x.dim(0), x.dim(1), s};
 }
 
-// Σ f(p[i]) in f64 over eight interleaved partial sums (independent dependency chains, so the
-// loop is not bound by the adder's latency), combined in a fixed order.
-template <class T, class F>
-double sum_of(const T* p, int64_t n, F f) {
-  double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l) a[l] += f(double(p[i + l]));
-  double tail = 0;
-  for (; i < n; ++i) tail += f(double(p[i]));
-  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) + tail;
-}
-
-// Mean and biased variance of n values, in f64, two passes (0/0 = NaN for n = 0).
+// Mean and biased variance of a row, in f64, two passes (kernels/simd/norm.hpp).
 template <class T>
 std::pair<double, double> mean_var(const T* p, int64_t n) {
-  const double mean = sum_of(p, n, [](double v) { return v; }) / double(n);
-  const double sq = sum_of(p, n, [mean](double v) { return (v - mean) * (v - mean); });
-  return {mean, sq / double(n)};
+  double mean, var;
+  norm_runs<T>().mean_var(p, n, &mean, &var);
+  return {mean, var};
 }
 
 // A mean as two values of the dtype, hi + lo, so that x - mean is (x - hi) - lo: exact for x
@@ -80,7 +76,7 @@ struct Split {
 // y[i] = (x[i] - m)·a + b over one run.
 template <class T>
 void affine(const T* x, T* y, int64_t n, Split<T> m, T a, T b) {
-  for (int64_t i = 0; i < n; ++i) y[i] = ((x[i] - m.hi) - m.lo) * a + b;
+  norm_runs<T>().affine(x, y, n, m.hi, m.lo, a, b);
 }
 
 int64_t plane_grain(int64_t s) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, s)); }
@@ -195,11 +191,7 @@ void run_layer_norm(KernelContext& ctx) {
         ms[r] = float(mean);
         is[r] = float(inv);
         const Split<T> m(mean);
-        const T a = T(inv);
-        if (bs)
-          for (int64_t j = 0; j < cols; ++j) yr[j] = ((xr[j] - m.hi) - m.lo) * a * sc[j] + bs[j];
-        else
-          for (int64_t j = 0; j < cols; ++j) yr[j] = ((xr[j] - m.hi) - m.lo) * a * sc[j];
+        norm_runs<T>().scaled(xr, yr, cols, m.hi, m.lo, T(inv), sc, bs);
       }
     });
   });
