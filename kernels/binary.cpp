@@ -155,30 +155,25 @@ void run_elemwise_mul(KernelContext& ctx) {
   run_binary<MulOp>(ctx, kElemMul);
 }
 // The ops above whose functors name a SIMD run, by opcode: what run_binary_contiguous calls.
-simd::BinaryRun binary_small_run(Opcode op, DType dtype, simd::Splat splat) {
-  const int e = int(dtype);
-  if (e < 0 || e >= simd::kNumElems) return nullptr;  // bool: no arithmetic runs
-  auto run = [&](auto functor) {
-    return simd::ew_kernels().binary[int(decltype(functor)::kSimd)][e][int(splat)][0];
-  };
+std::optional<simd::BinaryOp> binary_simd_op(Opcode op) {
   switch (op) {
     case Opcode::add:
     case Opcode::elemwise_add:
-      return run(AddOp{});
+      return AddOp::kSimd;
     case Opcode::sub:
     case Opcode::elemwise_sub:
-      return run(SubOp{});
+      return SubOp::kSimd;
     case Opcode::mul:
     case Opcode::elemwise_mul:
-      return run(MulOp{});
+      return MulOp::kSimd;
     case Opcode::div:
-      return run(DivOp{});
+      return DivOp::kSimd;
     case Opcode::maximum:
-      return run(MaximumOp{});
+      return MaximumOp::kSimd;
     case Opcode::minimum:
-      return run(MinimumOp{});
+      return MinimumOp::kSimd;
     default:
-      return nullptr;
+      return std::nullopt;
   }
 }
 

@@ -10,6 +10,7 @@
 #include "kernels/parallel_items.hpp"
 #include "kernels/run_table.hpp"
 #include "tensor/copy.hpp"
+#include "tensor/views.hpp"
 
 namespace mlvm {
 
@@ -63,15 +64,6 @@ void concatenate_contiguous(const TensorArgs& in, const Tensor& y, int axis, con
     std::memcpy(out + std::size_t(p.o) * row_bytes + at[p.i] + p.off,
                 in[p.i].raw_data() + std::size_t(p.o) * block[p.i] + p.off, std::min(kPiece, block[p.i] - p.off));
   });
-}
-
-// a and b (of one shape) address the same elements: the same first element and the same
-// stride along every dim longer than 1.
-bool same_elements(const Tensor& a, const Tensor& b) {
-  if (a.raw_data() != b.raw_data() || !(a.shape() == b.shape())) return false;
-  for (int d = 0; d < a.rank(); ++d)
-    if (a.dim(d) > 1 && a.strides()[std::size_t(d)] != b.strides()[std::size_t(d)]) return false;
-  return true;
 }
 
 }  // namespace

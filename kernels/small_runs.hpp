@@ -1,23 +1,23 @@
-// The SIMD runs (kernels/simd/ew.hpp) that the elementwise kernels apply to contiguous
-// operands, looked up by op, for the planner's small steps (vm/small_steps.cpp): a step that
-// calls one of these instead of its kernel computes the same bits, because on those operands
-// the kernel would call the very same run.
-//
-// The runs are those of the SIMD level current when they are looked up (simd::level(), fixed
-// for the process after its first call; only tests change it).
+// Which SIMD run (kernels/simd/ew.hpp) an elementwise op's kernel applies to contiguous
+// operands, by opcode, for the planner's small steps (vm/small_steps.cpp): a step that calls
+// that run instead of its kernel computes the same bits, because on those operands the kernel
+// would call the very same run. The run itself is looked up in the table of the level current
+// when the step runs (simd::ew_kernels()), as the kernel does: a level chosen after planning
+// (tests switch levels) must reach small steps too.
 #pragma once
+
+#include <optional>
 
 #include "ir/opcode.hpp"
 #include "kernels/simd/ew.hpp"
-#include "tensor/dtype.hpp"
 
 namespace mlvm {
 
-// y = a op b over `dtype` operands laid out as `splat` (kernels/binary.cpp), or null when the
-// op's kernel has no such run (comparisons, integer div, bool, ops outside that file).
-simd::BinaryRun binary_small_run(Opcode op, DType dtype, simd::Splat splat);
+// The binary run of `op`'s functor (kernels/binary.cpp), or none (comparisons, logical ops,
+// ops outside that file). Integer div has an entry here but no run in the table.
+std::optional<simd::BinaryOp> binary_simd_op(Opcode op);
 
-// y = op(x) over `dtype` (kernels/unary.cpp), or null when the op's kernel has no such run.
-simd::UnaryRun unary_small_run(Opcode op, DType dtype);
+// The unary run of `op`'s functor (kernels/unary.cpp), or none.
+std::optional<simd::UnaryOp> unary_simd_op(Opcode op);
 
 }  // namespace mlvm

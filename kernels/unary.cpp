@@ -232,29 +232,24 @@ void run_sigmoid(KernelContext& ctx) {
 }
 
 // The ops above whose functors name a SIMD run, by opcode: what map_same_dtype calls.
-simd::UnaryRun unary_small_run(Opcode op, DType dtype) {
-  const int e = int(dtype);
-  if (e < 0 || e >= simd::kNumElems) return nullptr;  // bool: no arithmetic runs
-  auto run = [&](auto functor) {
-    return simd::ew_kernels().unary[int(decltype(functor)::kSimd)][e];
-  };
+std::optional<simd::UnaryOp> unary_simd_op(Opcode op) {
   switch (op) {
     case Opcode::abs:
-      return run(AbsOp{});
+      return AbsOp::kSimd;
     case Opcode::negative:
-      return run(NegativeOp{});
+      return NegativeOp::kSimd;
     case Opcode::relu:
-      return run(ReluOp{});
+      return ReluOp::kSimd;
     case Opcode::exp:
-      return run(ExpOp{});
+      return ExpOp::kSimd;
     case Opcode::sqrt:
-      return run(SqrtOp{});
+      return SqrtOp::kSimd;
     case Opcode::tanh:
-      return run(TanhOp{});
+      return TanhOp::kSimd;
     case Opcode::sigmoid:
-      return run(SigmoidOp{});
+      return SigmoidOp::kSimd;
     default:
-      return nullptr;
+      return std::nullopt;
   }
 }
 

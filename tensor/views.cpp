@@ -497,6 +497,13 @@ Tensor rot90(const Tensor& x, int64_t k, IntList axes) {
   return flip(transpose(x, perm.span()), a1);
 }
 
+bool same_elements(const Tensor& a, const Tensor& b) {
+  if (a.raw_data() != b.raw_data() || !(a.shape() == b.shape())) return false;
+  for (int d = 0; d < a.rank(); ++d)
+    if (a.dim(d) > 1 && a.strides()[d] != b.strides()[d]) return false;
+  return true;
+}
+
 Tensor zeros(DType dtype, const Dims& shape) {
   return constant_tensor(dtype, constant_shape("zeros", shape.span()), Scalar::from_int(0));
 }

@@ -96,6 +96,11 @@ Tensor flip(const Tensor& x, int64_t axis);
 // Rotates by 90 degrees k times (any k, taken mod 4) from axes[0] towards axes[1] (NumPy).
 Tensor rot90(const Tensor& x, int64_t k = 1, IntList axes = {});
 
+// Whether two tensors of one shape address the very same elements: the same first element
+// and the same stride along every dim of more than one element (a dim of one has no stride
+// that matters). A kernel that finds its input already in its output skips the copy.
+bool same_elements(const Tensor& a, const Tensor& b);
+
 // Constants: one stored element, every stride 0 (mode constant, read-only).
 Tensor zeros(DType dtype, const Dims& shape);
 Tensor ones(DType dtype, const Dims& shape);

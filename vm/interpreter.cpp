@@ -8,6 +8,7 @@
 
 #include "kernels/cancel.hpp"
 #include "tensor/copy.hpp"
+#include "tensor/views.hpp"
 #include "vm/input_check.hpp"
 #include "vm/render.hpp"
 
@@ -192,17 +193,22 @@ const Tensor* Interpreter::placed_destination(const Placement& role, ExecEnv& en
   return &slice_;
 }
 
-bool Interpreter::run_small(const SmallStep& s) {
+bool Interpreter::run_small(const SmallStep& s, const simd::EwTable& runs) {
   Tensor& donor = registers_[std::size_t(s.donor)];
   const Tensor& a = registers_[std::size_t(s.a)];
-  const Tensor* b = s.b >= 0 ? &registers_[std::size_t(s.b)] : nullptr;
+  const Tensor* b = s.unary ? nullptr : &registers_[std::size_t(s.b)];
   if (donor.storage().use_count() != 1 || !storage_reusable(donor) || !a.is_contiguous() ||
       (b && !b->is_contiguous()))
     return false;
-  if (b)
-    s.binary(donor.raw_data(), a.raw_data(), b->raw_data(), s.n);
-  else
-    s.unary(donor.raw_data(), a.raw_data(), s.n);
+  if (b) {
+    const simd::BinaryRun run = runs.binary[s.op][s.elem][s.splat][0];
+    if (!run) return false;
+    run(donor.raw_data(), a.raw_data(), b->raw_data(), s.n);
+  } else {
+    const simd::UnaryRun run = runs.unary[s.op][s.elem];
+    if (!run) return false;
+    run(donor.raw_data(), a.raw_data(), s.n);
+  }
   if (s.donor != s.result) registers_[std::size_t(s.result)] = std::move(donor);
   if (s.also_dying >= 0) drop(registers_[std::size_t(s.also_dying)]);
   return true;
@@ -210,8 +216,7 @@ bool Interpreter::run_small(const SmallStep& s) {
 
 Tensor Interpreter::deliver(const Tensor& value, const Tensor& destination,
                             const std::string& name) {
-  if (value.storage() == destination.storage() && value.raw_data() == destination.raw_data() &&
-      value.shape() == destination.shape() && value.strides() == destination.strides())
+  if (value.dtype() == destination.dtype() && same_elements(value, destination))
     return destination;  // the kernel wrote it in place
   if (value.dtype() != destination.dtype() || !(value.shape() == destination.shape()))
     throw Error(ErrorKind::usage,
@@ -260,11 +265,13 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   // (ExecPlan::small); a step it declines, and every other step, goes through the loop below,
   // which also reports the step limit and cancellation.
   const bool tight = !small.empty() && !any_bound_ && !config.profile;
+  // The runs of the level current now, as the kernels would use (kernels/small_runs.hpp).
+  const simd::EwTable* const runs = small.empty() ? nullptr : &simd::ew_kernels();
   while (pc < n) {
     if (tight) {
       const int64_t limit = config.max_steps > 0 ? config.max_steps : INT64_MAX;
       while (pc < n && small[pc].n > 0 && steps < limit && !env.cancelled() &&
-             run_small(small[pc])) {
+             run_small(small[pc], *runs)) {
         if (small[pc].releases) {
           const PlannedInstruction& p = code[pc];
           const int32_t* const release = p.release(pool);
@@ -287,7 +294,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
 
     switch (p.kind) {
       case StepKind::small:  // here when profiling, or when the tight loop above declined it
-        if (!any_bound_ && run_small(small[pc])) break;
+        if (!any_bound_ && run_small(small[pc], *runs)) break;
         [[fallthrough]];  // the kernel handles every other case
       case StepKind::kernel: {
         const std::size_t na = p.num_args, nr = p.num_results;

@@ -53,7 +53,7 @@ class Interpreter {
   const Tensor* placed_destination(const Placement& role, ExecEnv& env);
   // Runs small step `s` (vm/small_steps.cpp) in place when the registers allow it: true when
   // it did (its registers updated, its dying ones dropped), false when its kernel must run.
-  bool run_small(const SmallStep& s);
+  bool run_small(const SmallStep& s, const simd::EwTable& runs);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;

@@ -90,13 +90,13 @@ struct Placement {
 // else: on a program of one-element instructions, the bytes of plan a run reads are what its
 // time depends on once the host has used the caches in between. Two to a cache line.
 struct alignas(32) SmallStep {
-  union {
-    simd::BinaryRun binary = nullptr;  // y = a op b (b >= 0), or
-    simd::UnaryRun unary;              // y = op(a) (b < 0)
-  };
   int16_t n = 0;          // elements of the result (and of the donor); 0: not a small step
   bool releases = false;  // the step has registers to release (its PlannedInstruction's)
-  int32_t a = 0, b = -1;  // argument registers
+  bool unary = false;     // y = op(a), else y = a op b
+  uint8_t op = 0;         // simd::UnaryOp or simd::BinaryOp: its run in simd::ew_kernels()
+  uint8_t elem = 0;       // simd::Elem
+  uint8_t splat = 0;      // simd::Splat (binary)
+  int32_t a = 0, b = -1;  // argument registers (b: binary only)
   int32_t donor = 0;      // the argument register whose storage becomes the result
   int32_t result = 0;     // the result register
   // The other argument register whose value dies here (-1: none): all the step's dying

@@ -10,6 +10,7 @@
 // the kernel's, as the kernel calls that same run on such operands; when a run-time check
 // fails the step runs its kernel.
 #include <cstdint>
+#include <optional>
 
 #include "kernels/small_runs.hpp"
 #include "vm/plan.hpp"
@@ -81,6 +82,10 @@ void plan_small_steps(ExecPlan& plan, const VerifyResult& verified) {
       ++others;
     }
     if (others > 1) continue;
+    const int e = int(y.dtype);
+    if (e < 0 || e >= simd::kNumElems) continue;  // bool: no arithmetic runs
+    s.elem = uint8_t(e);
+    const simd::EwTable& table = simd::ew_kernels();  // the runs' existence, not the level's
     if (p.num_args == 2) {
       s.b = args[1];
       const TensorType &a = in[0], &b = in[1];
@@ -93,11 +98,15 @@ void plan_small_steps(ExecPlan& plan, const VerifyResult& verified) {
         splat = simd::Splat::sv;
       else
         continue;
-      s.binary = binary_small_run(p.op, y.dtype, splat);
-      if (!s.binary) continue;
+      const std::optional<simd::BinaryOp> op = binary_simd_op(p.op);
+      if (!op || !table.binary[int(*op)][e][int(splat)][0]) continue;
+      s.op = uint8_t(*op);
+      s.splat = uint8_t(splat);
     } else {
-      s.unary = unary_small_run(p.op, y.dtype);
-      if (!s.unary) continue;
+      const std::optional<simd::UnaryOp> op = unary_simd_op(p.op);
+      if (!op || !table.unary[int(*op)][e]) continue;
+      s.unary = true;
+      s.op = uint8_t(*op);
     }
     p.kind = StepKind::small;
     if (plan.small.empty()) plan.small.resize(plan.code.size());

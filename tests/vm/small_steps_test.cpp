@@ -13,6 +13,7 @@
 
 #include "common/tensor_helpers.hpp"
 #include "common/tensors.hpp"
+#include "kernels/simd/cpu_features.hpp"
 #include "vm/compiled.hpp"
 #include "vm/program_access.hpp"
 #include "vm/vm_test_util.hpp"
@@ -95,6 +96,19 @@ std::vector<double> numeric_reference(const Tensor& x, const Tensor& c, const Te
   return out;
 }
 
+// div, sqrt, exp, tanh (f32 only: f64 has no SIMD tanh) and sigmoid, whose runs differ
+// between levels by an ulp or so: x and c of `dt`[3, 5].
+std::string float_chain(DType dt) {
+  const std::string t = std::string(dtype_name(dt)) + "[3, 5]";
+  return ".input x : " + t + "\n.input c : " + t + "\n.output y : " + t + "\n" + R"(
+    a = abs x
+    a = add a, c
+    a = div a, c
+    a = sqrt a
+    a = exp a
+)" + (dt == DType::f32 ? "    a = tanh a\n" : "    a = negative a\n") + "    y = sigmoid a\n";
+}
+
 TensorMap chain_inputs(DType dt, const Dims& shape, uint64_t seed) {
   return {{"x", make_input(dt, shape, Layout::contiguous, Fill::small, seed)},
           {"c", make_input(dt, shape, Layout::contiguous, Fill::small, seed + 1)},
@@ -138,21 +152,41 @@ BOOST_AUTO_TEST_CASE(numeric_chains_give_the_kernels_bits_and_the_scalar_values)
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_level_chosen_after_planning_reaches_small_steps) {
+  // Each program is planned once; each level's run must then give that level's kernel bits
+  // (exp, tanh and sigmoid differ between levels by an ulp here and there), as the kernels
+  // take their runs from the level current when they run.
+  std::vector<double> xs, cs;
+  for (int k = 0; k < 1000; ++k) {
+    xs.push_back(-8 + 0.0161 * k);
+    cs.push_back(0.001 * (k % 7));
+  }
+  const TensorMap in = {{"x", make(DType::f32, {1000}, xs)}, {"c", make(DType::f32, {1000}, cs)}};
+  for (const char* op : {"exp", "tanh", "sigmoid"}) {
+    const Program p = program_from(std::string(".input x : f32[1000]\n.input c : f32[1000]\n"
+                                               ".output y : f32[1000]\n    a = add x, c\n    y = ") +
+                                   op + " a\n");
+    // Both steps may run in place; the add reads the host's x and c, so it runs its kernel.
+    BOOST_TEST(small_steps_of(p) == std::vector<bool>({true, true}), boost::test_tools::per_element());
+    const Program twin = kernel_twin(p);
+    const simd::Level saved = simd::level();
+    for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
+      simd::set_level_for_testing(level);  // the best the CPU has, if it lacks this one
+      BOOST_TEST_CONTEXT(op << " at " << simd::level_name(simd::level())) {
+        Session small(p, single_thread()), kernels(twin, single_thread());
+        BOOST_TEST(same_bits(small.run(in).at("y"), kernels.run(in).at("y")));
+      }
+    }
+    simd::set_level_for_testing(saved);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(float_ops_give_the_kernels_bits) {
   // div, sqrt, exp, tanh and sigmoid: within an ulp or so of the exact value, so the check is
   // against the kernels' bits (and loosely against libm).
   for (DType dt : {DType::f32, DType::f64}) {
-    const std::string t = std::string(dtype_name(dt)) + "[3, 5]";
     const bool has_tanh = dt == DType::f32;  // f64 tanh has no SIMD run: it stays a kernel step
-    const Program p = program_from(".input x : " + t + "\n.input c : " + t + "\n.output y : " + t +
-                                   "\n" + R"(
-    a = abs x
-    a = add a, c
-    a = div a, c
-    a = sqrt a
-    a = exp a
-)" + (has_tanh ? "    a = tanh a\n" : "    a = negative a\n") +
-                                   "    y = sigmoid a\n");
+    const Program p = program_from(float_chain(dt));
     // Even the first step may run in place (x dies there); at run time x is the host's, so
     // its kernel runs.
     BOOST_TEST(small_steps_of(p) == std::vector<bool>(7, true), boost::test_tools::per_element());
