@@ -214,6 +214,10 @@ bool Interpreter::run_small(const SmallStep& s, const simd::EwTable& runs) {
   return true;
 }
 
+void Interpreter::drop_all(const int32_t* first, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) drop(registers_[std::size_t(first[k])]);
+}
+
 Tensor Interpreter::deliver(const Tensor& value, const Tensor& destination,
                             const std::string& name) {
   if (value.dtype() == destination.dtype() && same_elements(value, destination))
@@ -272,11 +276,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
       const int64_t limit = config.max_steps > 0 ? config.max_steps : INT64_MAX;
       while (pc < n && small[pc].n > 0 && steps < limit && !env.cancelled() &&
              run_small(small[pc], *runs)) {
-        if (small[pc].releases) {
-          const PlannedInstruction& p = code[pc];
-          const int32_t* const release = p.release(pool);
-          for (uint32_t k = 0; k < p.num_release; ++k) drop(registers_[std::size_t(release[k])]);
-        }
+        if (small[pc].releases) drop_all(code[pc].release(pool), code[pc].num_release);
         ++steps;
         ++pc;
       }
@@ -341,8 +341,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         }
         // Dying arguments go before the results are stored: a result register may be one of
         // them (h = relu h), and its old value must not outlive this instruction.
-        const int32_t* const dying = p.dying(pool);
-        for (uint32_t k = 0; k < p.num_dying; ++k) drop(registers_[std::size_t(dying[k])]);
+        drop_all(p.dying(pool), p.num_dying);
         // Moving leaves each result slot undefined, ready for the next kernel.
         const int32_t* const results = p.results(pool);
         for (std::size_t k = 0; k < nr; ++k)
@@ -378,12 +377,8 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         }
         break;
     }
-    if (p.kind != StepKind::kernel && p.kind != StepKind::small) {
-      const int32_t* const dying = p.dying(pool);
-      for (uint32_t k = 0; k < p.num_dying; ++k) drop(registers_[std::size_t(dying[k])]);
-    }
-    const int32_t* const release = p.release(pool);
-    for (uint32_t k = 0; k < p.num_release; ++k) drop(registers_[std::size_t(release[k])]);
+    if (p.kind != StepKind::kernel && p.kind != StepKind::small) drop_all(p.dying(pool), p.num_dying);
+    drop_all(p.release(pool), p.num_release);
     if (config.profile) {
       const Clock::duration spent = Clock::now() - t0;
       counts[std::size_t(p.op)] += 1;

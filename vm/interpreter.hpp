@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/op_api.hpp"
+#include "kernels/simd/ew.hpp"
 #include "vm/compiled.hpp"
 #include "mlvm/session.hpp"
 
@@ -54,6 +55,8 @@ class Interpreter {
   // Runs small step `s` (vm/small_steps.cpp) in place when the registers allow it: true when
   // it did (its registers updated, its dying ones dropped), false when its kernel must run.
   bool run_small(const SmallStep& s, const simd::EwTable& runs);
+  // Drops the values of `count` registers listed from `first` (a step's dying or release list).
+  void drop_all(const int32_t* first, uint32_t count);
 
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<Tensor> registers_;

@@ -18,7 +18,6 @@
 #include "bytecode/verifier.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/op_api.hpp"
-#include "kernels/simd/ew.hpp"
 
 namespace mlvm {
 

@@ -25,18 +25,14 @@ static_assert(kSmallStepMaxElems <= INT16_MAX, "SmallStep::n holds it");
 
 // The element count of a type whose dims are all static, or -1.
 int64_t static_numel(const TensorType& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims) {
-    if (d == kDynamic) return -1;
-    n *= d;
-  }
-  return n;
+  return t.has_dynamic_dims() ? -1 : checked_numel(t.dims);
 }
 
 }  // namespace
 
 void plan_small_steps(ExecPlan& plan, const VerifyResult& verified) {
   const int32_t* const pool = plan.regs.data();
+  const simd::EwTable& table = simd::ew_kernels();  // which runs exist (at every level alike)
   for (std::size_t pc = 0; pc < plan.code.size(); ++pc) {
     PlannedInstruction& p = plan.code[pc];
     if (p.kind != StepKind::kernel || p.num_results != 1) continue;
@@ -85,7 +81,6 @@ void plan_small_steps(ExecPlan& plan, const VerifyResult& verified) {
     const int e = int(y.dtype);
     if (e < 0 || e >= simd::kNumElems) continue;  // bool: no arithmetic runs
     s.elem = uint8_t(e);
-    const simd::EwTable& table = simd::ew_kernels();  // the runs' existence, not the level's
     if (p.num_args == 2) {
       s.b = args[1];
       const TensorType &a = in[0], &b = in[1];

@@ -110,36 +110,34 @@ void binary_run(void* yv, const void* av, const void* bv, int64_t n) {
   constexpr bool a_splat = S == Splat::sv, b_splat = S == Splat::vs;
   const T sa = a[0], sb = b[0];
   if constexpr (Op::template kVector<T>) {
-    if (n < kLanes<T>) {  // fewer than a vector (the interpreter's scalars): the tail alone
-      for (int64_t k = 0; k < n; ++k) y[k] = Op::scalar(a_splat ? sa : a[k], b_splat ? sb : b[k]);
-      return;
-    }
-    const V<T> va(sa), vb(sb);
-    auto lhs = [&](int64_t k) { return a_splat ? va : load(a + k); };
-    auto rhs = [&](int64_t k) { return b_splat ? vb : load(b + k); };
-    auto put = [&](int64_t k, const V<T>& v) {
-      if constexpr (Stream)
-        stream(y + k, v);
-      else
-        store(y + k, v);
-    };
     constexpr int64_t W = kLanes<T>;
     int64_t k = 0;
-    if constexpr (Stream) {
-      for (const int64_t head = elements_before_aligned(y, n); k < head; ++k)
-        y[k] = Op::scalar(a_splat ? sa : a[k], b_splat ? sb : b[k]);
+    if (n >= W) {  // fewer (the interpreter's scalars) are the tail's alone: no vectors to set up
+      const V<T> va(sa), vb(sb);
+      auto lhs = [&](int64_t i) { return a_splat ? va : load(a + i); };
+      auto rhs = [&](int64_t i) { return b_splat ? vb : load(b + i); };
+      auto put = [&](int64_t i, const V<T>& v) {
+        if constexpr (Stream)
+          stream(y + i, v);
+        else
+          store(y + i, v);
+      };
+      if constexpr (Stream) {
+        for (const int64_t head = elements_before_aligned(y, n); k < head; ++k)
+          y[k] = Op::scalar(a_splat ? sa : a[k], b_splat ? sb : b[k]);
+      }
+      for (; k + 4 * W <= n; k += 4 * W) {
+        const V<T> r0 = Op::template vector<T>(lhs(k), rhs(k));
+        const V<T> r1 = Op::template vector<T>(lhs(k + W), rhs(k + W));
+        const V<T> r2 = Op::template vector<T>(lhs(k + 2 * W), rhs(k + 2 * W));
+        const V<T> r3 = Op::template vector<T>(lhs(k + 3 * W), rhs(k + 3 * W));
+        put(k, r0);
+        put(k + W, r1);
+        put(k + 2 * W, r2);
+        put(k + 3 * W, r3);
+      }
+      for (; k + W <= n; k += W) put(k, Op::template vector<T>(lhs(k), rhs(k)));
     }
-    for (; k + 4 * W <= n; k += 4 * W) {
-      const V<T> r0 = Op::template vector<T>(lhs(k), rhs(k));
-      const V<T> r1 = Op::template vector<T>(lhs(k + W), rhs(k + W));
-      const V<T> r2 = Op::template vector<T>(lhs(k + 2 * W), rhs(k + 2 * W));
-      const V<T> r3 = Op::template vector<T>(lhs(k + 3 * W), rhs(k + 3 * W));
-      put(k, r0);
-      put(k + W, r1);
-      put(k + 2 * W, r2);
-      put(k + 3 * W, r3);
-    }
-    for (; k + W <= n; k += W) put(k, Op::template vector<T>(lhs(k), rhs(k)));
     for (; k < n; ++k) y[k] = Op::scalar(a_splat ? sa : a[k], b_splat ? sb : b[k]);
     if constexpr (Stream) stream_fence();
   } else if constexpr (a_splat) {
