@@ -392,7 +392,8 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
                        ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
                        : 0;
   std::shared_ptr<PackedWeights> packed =
-      tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile) : std::make_shared<PackedWeights>();
+      tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile, r->dims[2], r->dims[3])
+           : std::make_shared<PackedWeights>();
   if (!packed) return nullptr;
   packed->data = w.raw_data();
   packed->dtype = w.dtype();

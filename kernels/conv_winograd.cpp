@@ -80,13 +80,40 @@ void transform_filters(const float* w, int64_t oc, int64_t c, int m, float* u) {
   else transform_filters_m<2>(w, oc, c, u);
 }
 
-GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi) {
+// Whether the position GEMMs run transposed, Mᵀ = Vᵀ Uᵀ with the tiles as the GEMM's rows:
+// the register tile pads M to whole MR and N to whole NR (8 and 32 at AVX-512), so a plane
+// of few tiles (ResNet's 14 x 14 and 7 x 7: 16 or 49) as N wastes up to half of every
+// multiply-add, where as M it wastes at most MR - 1 rows. Transposed only when that pads a
+// quarter less or better: the transposed GEMM packs V across its rows and its result needs
+// a transpose back, which cost more than they saved on 49 tiles (64 columns against 56 rows:
+// 14 x 14 by F(2x2), 28 x 28 by F(4x4)), and gained 1.5-2.5x on 16 (7 x 7 by F(2x2)).
+// Each element gets the same products in the same order either way (the K blocks depend on
+// K alone).
+bool swaps_operands(int64_t tiles, int64_t oc) {
+  const GemmTileShape t = gemm_tile_shape<float>();
+  auto up = [](int64_t v, int64_t r) { return (v + r - 1) / r * r; };
+  return 4 * up(tiles, t.mr) * up(oc, t.nr) <= 3 * up(oc, t.mr) * up(tiles, t.nr);
+}
+
+int64_t tile_count(int m, int64_t oh, int64_t ow) { return ((oh + m - 1) / m) * ((ow + m - 1) / m); }
+
+// Position xi's GEMM over the filters U[xi] (oc x c, or null when they come packed): U V
+// (oc x tiles), or with `swap` Vᵀ Uᵀ (tiles x oc). The caller sets the tiles' side.
+GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi, bool swap) {
   GemmArgs<float> g;
-  g.m = oc;
   g.k = c;
-  g.a = u ? u + xi * oc * c : nullptr;
-  g.rsa = c;
-  g.csa = 1;
+  const float* ux = u ? u + xi * oc * c : nullptr;
+  if (swap) {  // B element (i, o) = U[xi][o][i]
+    g.n = oc;
+    g.b = ux;
+    g.rsb = 1;
+    g.csb = c;
+  } else {
+    g.m = oc;
+    g.a = ux;
+    g.rsa = c;
+    g.csa = 1;
+  }
   return g;
 }
 
@@ -95,12 +122,13 @@ GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi) {
 int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh, int64_t ow) {
   if (kh != 3 || kw != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1 || p.groups != 1 || c < 16 || oc < 16)
     return 0;
-  if (((oh + 3) / 4) * ((ow + 3) / 4) >= 16) return 4;
+  if (((oh + 3) / 4) * ((ow + 3) / 4) >= 32) return 4;
   if (((oh + 1) / 2) * ((ow + 1) / 2) >= 16) return 2;
   return 0;
 }
 
-std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m) {
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m, int64_t oh,
+                                               int64_t ow) {
   // Every element is written by the transform: no zero fill first.
   std::unique_ptr<float[]> u(new float[std::size_t(positions(m) * oc * c)]);
   advise_huge_pages(u.get(), std::size_t(positions(m) * oc * c) * sizeof(float));
@@ -108,9 +136,10 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
   packed->winograd_tile = m;
+  packed->b_side = swaps_operands(tile_count(m, oh, ow), oc);
   std::vector<GemmArgs<float>> gemms;
-  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi));
-  packed->parts = gemm_prepack_a_together<float>(gemms);
+  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi, packed->b_side));
+  packed->parts = gemm_prepack_together<float>(gemms, !packed->b_side);
   if (packed->parts.empty()) return nullptr;
   return packed;
 }
@@ -122,8 +151,10 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
   const simd::WinogradTable& kern = simd::winograd_kernels();
   // The prepared filters when they were packed at this level for this tile (then the GEMM
   // takes them as they are), else transformed here for the GEMM to pack.
+  const bool swap = swaps_operands(tiles, a.oc);
   const bool packed = a.prepared && a.prepared->winograd_level == int(simd::level()) &&
-                      a.prepared->winograd_tile == m && int64_t(a.prepared->parts.size()) == npos;
+                      a.prepared->winograd_tile == m && a.prepared->b_side == swap &&
+                      int64_t(a.prepared->parts.size()) == npos;
   float* u = nullptr;
   if (!packed) {
     u = scratch(2, npos * a.oc * a.c);
@@ -144,15 +175,33 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     // summed the same way whatever the thread count. Channels and positions are claimed one
     // at a time (kernels/parallel_items.hpp).
     for_each_item(env.pool, npos, [&](int64_t xi) {
-      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi));
-      if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
-      g.n = tiles;
-      g.b = v + xi * a.c * ts;
-      g.rsb = ts;
-      g.csb = 1;
-      g.c = mm + xi * a.oc * ts;
-      g.ldc = ts;
+      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi), swap);
+      const float* vx = v + xi * a.c * ts;
+      float* mx = mm + xi * a.oc * ts;
+      if (!swap) {
+        if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+        g.n = tiles;
+        g.b = vx;
+        g.rsb = ts;
+        g.csb = 1;
+        g.c = mx;
+        g.ldc = ts;
+        gemm(g, nullptr);
+        return;
+      }
+      // Tiles x oc into this thread's work, then transposed into M's rows (oc x tiles).
+      if (packed) g.b_packed = a.prepared->parts[std::size_t(xi)].get();
+      g.m = tiles;
+      g.a = vx;
+      g.rsa = 1;
+      g.csa = ts;
+      float* mt = scratch(3, tiles * a.oc);
+      g.c = mt;
+      g.ldc = a.oc;
       gemm(g, nullptr);
+      for (int64_t o0 = 0; o0 < a.oc; o0 += 16)
+        for (int64_t t = 0; t < tiles; ++t)
+          for (int64_t o = o0; o < std::min(a.oc, o0 + 16); ++o) mx[o * ts + t] = mt[t * a.oc + o];
     });
     float* yn = a.y + n * a.oc * a.oh * a.ow;
     for_each_item(env.pool, a.oc, [&](int64_t o) {

@@ -4,7 +4,8 @@
 // instead of 36), as 36 (16) GEMMs, one per transformed position, with M = output channels,
 // N = tiles and K = input channels, between input and output transforms. ResNet's and
 // SqueezeNet's 3x3 convolutions take it: F(2x2) where a plane has too few 4 x 4 tiles to fill
-// the GEMM's column panels (ResNet's 7 x 7 planes).
+// the GEMM's column panels (ResNet's 14 x 14 and 7 x 7 planes). With very few tiles (16) the
+// GEMMs run transposed, tiles as rows (conv_winograd.cpp, swaps_operands).
 //
 // Results differ from the direct convolution's by rounding only: the transforms add and
 // scale by small integers and by G's sixths, so each output's error is a few times the
@@ -24,14 +25,18 @@ struct PackedWeights;
 
 // The Winograd tile a conv2d takes, 4 or 2, or 0 for none: f32, a 3x3 window, stride 1,
 // dilation 1, one group, at least 16 input and 16 output channels, and at least 16 tiles per
-// image (fewer would leave the GEMMs' column panels mostly empty): 4 x 4 tiles if there are
-// 16 of them, else 2 x 2 ones.
+// image (fewer would leave the GEMMs' panels mostly empty): 4 x 4 tiles if there are 32 of
+// them, else 2 x 2 ones. On 14 x 14 (16 tiles of 4 x 4, 49 of 2 x 2) F(2x2) took 0.69 ms
+// where F(4x4) took 0.87-1.27: F(4x4)'s 36 filter matrices (9.4 MB for 256 channels) were
+// read for 16 columns each, F(2x2)'s 16 (4.2 MB) for 49.
 int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh, int64_t ow);
 
 // The filters w (oc x c x 3 x 3, contiguous) transformed for tile m and packed for the GEMMs
-// at the current SIMD level, for the planner to keep (kernels/prepare.hpp); null if out of
-// memory.
-std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m);
+// of an oh x ow output at the current SIMD level (as the A operand, or as B when those GEMMs
+// run transposed: PackedWeights::b_side), for the planner to keep (kernels/prepare.hpp); null
+// if out of memory.
+std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m, int64_t oh,
+                                               int64_t ow);
 
 struct WinogradConv {
   int m;  // winograd_tile(...)

@@ -390,25 +390,31 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
 }
 
 template <class T>
-std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together(std::span<const GemmArgs<T>> gs) {
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a) {
   const Plan<T> plan = plan_for<T>();
   std::vector<GemmArgs<T>> only(gs.begin(), gs.end());
   std::vector<int64_t> offsets;
   int64_t total = 0;
   for (GemmArgs<T>& g : only) {
-    if (g.m <= 0 || g.k <= 0) return {};
-    g.n = 1;
+    if ((side_a ? g.m : g.n) <= 0 || g.k <= 0 || (!side_a && g.b_row_offsets)) return {};
+    (side_a ? g.n : g.m) = 1;
     g.bias = nullptr;
     offsets.push_back(total);
-    total += GemmRun<T>(g, plan).packed_bytes(true);
+    total += GemmRun<T>(g, plan).packed_bytes(side_a);
   }
   std::shared_ptr<char[]> raw(new char[std::size_t(total + 64)]);
   advise_huge_pages(raw.get(), std::size_t(total + 64));
   char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
   std::vector<std::shared_ptr<const PackedOperand>> packed;
   for (std::size_t i = 0; i < only.size(); ++i)
-    packed.push_back(GemmRun<T>(only[i], plan).prepack(true, raw, base + offsets[i]));
+    packed.push_back(GemmRun<T>(only[i], plan).prepack(side_a, raw, base + offsets[i]));
   return packed;
+}
+
+template <class T>
+GemmTileShape gemm_tile_shape() {
+  const Plan<T> plan = plan_for<T>();
+  return {plan.kern.mr, plan.kern.nr};
 }
 
 template <class T>
@@ -432,8 +438,9 @@ MLVM_GEMM_PREPACK(int16_t)
 MLVM_GEMM_PREPACK(int32_t)
 MLVM_GEMM_PREPACK(int64_t)
 #undef MLVM_GEMM_PREPACK
-template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together<float>(
-    std::span<const GemmArgs<float>>);
+template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together<float>(
+    std::span<const GemmArgs<float>>, bool);
+template GemmTileShape gemm_tile_shape<float>();
 
 template void gemm<float>(const GemmArgs<float>&, ThreadPool*);
 template void gemm<double>(const GemmArgs<double>&, ThreadPool*);

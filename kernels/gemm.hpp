@@ -80,10 +80,19 @@ template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g);
 template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
-// gemm_prepack_a of each GEMM, all packed into one allocation (large enough for huge pages,
-// tensor/huge_pages.hpp): a Winograd layer's per-position GEMMs. Empty when any A is empty.
-// Instantiated for float.
+// gemm_prepack_a (side_a) or gemm_prepack_b of each GEMM, all packed into one allocation
+// (large enough for huge pages, tensor/huge_pages.hpp): a Winograd layer's per-position GEMMs.
+// Empty when any operand is empty. Instantiated for float.
 template <class T>
-std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_a_together(std::span<const GemmArgs<T>> gs);
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a);
+
+// The current level's register tile for T: C is computed in MR x NR blocks, so a GEMM's M is
+// padded up to whole MR and its N to whole NR (what a caller weighs when it can choose which
+// operand is which). Instantiated for float.
+struct GemmTileShape {
+  int mr = 0, nr = 0;
+};
+template <class T>
+GemmTileShape gemm_tile_shape();
 
 }  // namespace mlvm

@@ -50,7 +50,8 @@ struct PackedWeights {
   int winograd_level = -1;
   int winograd_tile = 0;
   // conv2d's 1x1 convolutions with few output pixels and many channels run C^T = B^T A^T
-  // (kernels/conv.cpp, swaps_operands): parts pack the weights as the GEMM's B operand.
+  // (kernels/conv.cpp, swaps_operands), as do the Winograd GEMMs of planes with few tiles
+  // (kernels/conv_winograd.cpp): parts pack the weights as the GEMM's B operand.
   bool b_side = false;
 
   // The packed parts when `w` is the tensor they were packed from, else null.

@@ -34,20 +34,24 @@ struct WinoCase {
 
 const std::vector<WinoCase>& wino_cases() {
   static const std::vector<WinoCase> c = {
-      {{1, 16, 16, 16}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // 4 x 4 tiles exactly: the fewest 4 x 4 ones
-      {{2, 17, 19, 23}, {20, 17, 3, 3}, {1, 1, 1, 1}, 4},   // partial tiles on both edges, batch 2
-      {{1, 24, 30, 14}, {33, 24, 3, 3}, {0, 0, 0, 0}, 4},   // no padding, odd channel counts
-      {{1, 16, 15, 17}, {16, 16, 3, 3}, {2, 0, 1, 3}, 4},   // asymmetric padding
+      {{1, 16, 16, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // 4 x 4 tiles exactly: the fewest 4 x 4 ones (32)
+      {{2, 17, 19, 27}, {20, 17, 3, 3}, {1, 1, 1, 1}, 4},   // partial tiles on both edges, batch 2
+      {{1, 24, 30, 22}, {33, 24, 3, 3}, {0, 0, 0, 0}, 4},   // no padding, odd channel counts
+      {{1, 16, 15, 29}, {16, 16, 3, 3}, {2, 0, 1, 3}, 4},   // asymmetric padding
       {{1, 16, 14, 70}, {18, 16, 3, 3}, {1, 1, 1, 1}, 4},   // 18 tiles a row: more than one register
-      {{1, 16, 12, 12}, {16, 16, 3, 3}, {3, 3, 3, 3}, 4},   // padding wider than the window
+      {{1, 16, 12, 28}, {16, 16, 3, 3}, {3, 3, 3, 3}, 4},   // padding wider than the window
       {{1, 64, 27, 25}, {40, 64, 3, 3}, {1, 1, 1, 1}, 4},   // deeper K
-      {{1, 16, 10, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // rows of whole registers of tiles only
+      {{1, 16, 14, 32}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},   // rows of whole registers of tiles only
       {{1, 16, 13, 66}, {17, 16, 3, 3}, {0, 0, 0, 0}, 4},   // whole registers, then a partial one
       {{1, 16, 7, 7}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},     // ResNet's 7 x 7: 2 x 2 tiles
       {{1, 20, 9, 10}, {17, 20, 3, 3}, {0, 0, 0, 0}, 2},    // 7 x 8: a partial tile row
       {{2, 32, 8, 8}, {24, 32, 3, 3}, {1, 0, 1, 2}, 2},     // asymmetric padding, batch 2
       {{1, 16, 11, 11}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 9 4 x 4 tiles, 36 2 x 2 ones
       {{1, 48, 4, 40}, {16, 48, 3, 3}, {1, 1, 1, 1}, 2},    // 20 tiles a row: whole registers, then partial
+      {{1, 16, 13, 13}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 16 4 x 4 tiles (too few), 49 2 x 2 ones
+      // GEMMs transposed at AVX-512 (tiles as the 8-row side, channels as the 32-column one):
+      {{1, 24, 7, 7}, {64, 24, 3, 3}, {1, 1, 1, 1}, 2},     // 16 tiles, 64 output channels
+      {{2, 20, 9, 7}, {96, 20, 3, 3}, {1, 1, 1, 1}, 2},     // 20 tiles (a partial row panel), batch 2
   };
   return c;
 }
@@ -148,7 +152,8 @@ BOOST_AUTO_TEST_CASE(which_shapes_apply) {
     BOOST_TEST(winograd_tile(c.w[1], c.w[0], 3, 3, params(c.pad), oh, ow) == c.tile);
   }
   const auto p1 = params({1, 1, 1, 1});
-  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 13, 13) == 4);                  // 16 tiles, the last partial
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 13, 29) == 4);                  // 32 tiles, the last partial
+  BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 13, 13) == 2);                  // 16 of 4 x 4, 49 of 2 x 2
   BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 12, 12) == 2);                  // 9 of 4 x 4, 36 of 2 x 2
   BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 7, 7) == 2);                    // 16 of 2 x 2
   BOOST_TEST(winograd_tile(16, 16, 3, 3, p1, 6, 7) == 0);                    // 12 of 2 x 2

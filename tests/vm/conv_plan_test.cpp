@@ -25,18 +25,26 @@ using namespace mlvm::testing;
 
 namespace {
 
-constexpr int kOC = 20, kC = 16, kH = 18, kW = 21;  // 18 x 21 outputs: 5 x 6 tiles, partial edges
+// The two Winograd geometries: 18 x 26 outputs (5 x 7 tiles of 4 x 4, partial edges), and a
+// 7 x 7 plane (16 tiles of 2 x 2) with 64 output channels, whose GEMMs run transposed at
+// AVX-512 (8 x 32 register tile: 16 tiles as columns would pad to 32, as rows pad to none).
+struct Geometry {
+  int oc, c, h, w;
+  int tile;
+  bool transposed_at_avx512;
+};
+const Geometry kGeometries[] = {{20, 16, 18, 26, 4, false}, {64, 16, 7, 7, 2, true}};
 
 // Filter value k: a multiple of 1/64 in [-1, 1), exact in the text literal.
 float filter_value(int k) { return float((k * 37 + 11) % 128 - 64) / 64.f; }
 
-std::string filter_literal() {
+std::string filter_literal(const Geometry& g) {
   std::ostringstream s;
   int k = 0;
   s << "[";
-  for (int o = 0; o < kOC; ++o) {
+  for (int o = 0; o < g.oc; ++o) {
     s << (o ? ", [" : "[");
-    for (int c = 0; c < kC; ++c) {
+    for (int c = 0; c < g.c; ++c) {
       s << (c ? ", [" : "[");
       for (int i = 0; i < 3; ++i) {
         s << (i ? ", [" : "[");
@@ -51,24 +59,24 @@ std::string filter_literal() {
   return s.str();
 }
 
-Tensor filter_tensor() {
-  Tensor w = Tensor::empty(DType::f32, Dims{kOC, kC, 3, 3});
-  for (int k = 0; k < kOC * kC * 9; ++k) w.data<float>()[k] = filter_value(k);
+Tensor filter_tensor(const Geometry& g) {
+  Tensor w = Tensor::empty(DType::f32, Dims{g.oc, g.c, 3, 3});
+  for (int k = 0; k < g.oc * g.c * 9; ++k) w.data<float>()[k] = filter_value(k);
   return w;
 }
 
-const std::string kTypes = "f32[1, 16, 18, 21]";
-const std::string kOut = "f32[1, 20, 18, 21]";
-
-std::string program(bool constant_filters, bool clip, bool clip_hidden) {
-  std::string s = ".input x : " + kTypes + "\n.input b : f32[20]\n.output y : " + kOut + "\n";
-  s += constant_filters ? ".const w : f32[20, 16, 3, 3] = " + filter_literal() + "\n" : ".input w : f32[20, 16, 3, 3]\n";
-  if (clip && clip_hidden) s += ".output h : " + kOut + "\n";
+std::string program(const Geometry& g, bool constant_filters, bool clip, bool clip_hidden) {
+  const std::string plane = std::to_string(g.h) + ", " + std::to_string(g.w) + "]";
+  const std::string in = "f32[1, " + std::to_string(g.c) + ", " + plane;
+  const std::string out = "f32[1, " + std::to_string(g.oc) + ", " + plane;
+  const std::string wt = "f32[" + std::to_string(g.oc) + ", " + std::to_string(g.c) + ", 3, 3]";
+  std::string s = ".input x : " + in + "\n.input b : f32[" + std::to_string(g.oc) + "]\n.output y : " + out + "\n";
+  s += constant_filters ? ".const w : " + wt + " = " + filter_literal(g) + "\n" : ".input w : " + wt + "\n";
+  if (clip && clip_hidden) s += ".output h : " + out + "\n";
   if (clip) s += "    h = conv2d x, w, b, padding=(1, 1)\n    y = clip h, a_min=-0.5, a_max=0.75\n";
   else s += "    y = conv2d x, w, b, padding=(1, 1)\n";
   return s;
 }
-
 
 const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
   const ExecPlan& plan = ProgramAccess::compiled(p).plan;
@@ -81,44 +89,48 @@ const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
 BOOST_AUTO_TEST_SUITE(vm_conv_plan)
 
 BOOST_AUTO_TEST_CASE(prepared_filters_give_the_same_bits) {
-  const TensorMap in{{"x", make_input(DType::f32, {1, kC, kH, kW}, Layout::contiguous, Fill::specials, 7)},
-                     {"b", make_input(DType::f32, {kOC}, Layout::contiguous, Fill::small, 8)},
-                     {"w", filter_tensor()}};
-  TensorMap in_const = in;  // the programs with constant filters take no w
-  in_const.erase("w");
   const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
-    simd::set_level_for_testing(level);
-    // Planned at this level: the prepared filters are the Winograd ones, packed for it.
-    const Program constant = program_from(program(true, false, false));
-    const Program input = program_from(program(false, false, false));
-    const Program fused = program_from(program(true, true, false));
-    const Program unfused = program_from(program(true, true, true));
-    const PackedWeights* pw = prepared_at(constant, 0);
-    BOOST_REQUIRE(pw);
-    BOOST_TEST(pw->winograd_level == int(simd::level()));
-    BOOST_TEST(pw->parts.size() == 36u);
-    BOOST_TEST(!prepared_at(input, 0));
-    BOOST_TEST((ProgramAccess::compiled(fused).plan.code[1].kind == StepKind::fused));
-    for (int threads : {1, 2}) {
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
-        SessionOptions o;
-        o.threads = threads;
-        Session sc(constant, o), si(input, o), sf(fused, o), su(unfused, o);
-        const Tensor yc = sc.run(in_const).at("y"), yi = si.run(in).at("y");
-        BOOST_TEST(same_bits(yc, yi));
-        BOOST_TEST(same_bits(sf.run(in_const).at("y"), su.run(in_const).at("y")));
+  for (const Geometry& g : kGeometries) {
+    const TensorMap in{{"x", make_input(DType::f32, {1, g.c, g.h, g.w}, Layout::contiguous, Fill::specials, 7)},
+                       {"b", make_input(DType::f32, {g.oc}, Layout::contiguous, Fill::small, 8)},
+                       {"w", filter_tensor(g)}};
+    TensorMap in_const = in;  // the programs with constant filters take no w
+    in_const.erase("w");
+    for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
+      simd::set_level_for_testing(level);
+      // Planned at this level: the prepared filters are the Winograd ones, packed for it.
+      const Program constant = program_from(program(g, true, false, false));
+      const Program input = program_from(program(g, false, false, false));
+      const Program fused = program_from(program(g, true, true, false));
+      const Program unfused = program_from(program(g, true, true, true));
+      const PackedWeights* pw = prepared_at(constant, 0);
+      BOOST_REQUIRE(pw);
+      BOOST_TEST(pw->winograd_level == int(simd::level()));
+      BOOST_TEST(pw->winograd_tile == g.tile);
+      BOOST_TEST(pw->parts.size() == std::size_t((g.tile + 2) * (g.tile + 2)));
+      BOOST_TEST(pw->b_side == (g.transposed_at_avx512 && simd::level() == simd::Level::avx512));
+      BOOST_TEST(!prepared_at(input, 0));
+      BOOST_TEST((ProgramAccess::compiled(fused).plan.code[1].kind == StepKind::fused));
+      for (int threads : {1, 2}) {
+        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads << ", tile " << g.tile) {
+          SessionOptions o;
+          o.threads = threads;
+          Session sc(constant, o), si(input, o), sf(fused, o), su(unfused, o);
+          const Tensor yc = sc.run(in_const).at("y"), yi = si.run(in).at("y");
+          BOOST_TEST(same_bits(yc, yi));
+          BOOST_TEST(same_bits(sf.run(in_const).at("y"), su.run(in_const).at("y")));
+        }
       }
     }
+    // Planned at one level and run at another: the packed filters do not fit, and the kernel
+    // transforms them again, with the same bits as that level's own plan.
+    simd::set_level_for_testing(simd::Level::sse2);
+    const Program sse2_plan = program_from(program(g, true, false, false));
+    simd::set_level_for_testing(saved);
+    const Program own_plan = program_from(program(g, true, false, false));
+    Session a(sse2_plan, single_thread()), b(own_plan, single_thread());
+    BOOST_TEST(same_bits(a.run(in_const).at("y"), b.run(in_const).at("y")));
   }
-  // Planned at one level and run at another: the packed filters do not fit, and the kernel
-  // transforms them again, with the same bits as that level's own plan.
-  simd::set_level_for_testing(simd::Level::sse2);
-  const Program sse2_plan = program_from(program(true, false, false));
-  simd::set_level_for_testing(saved);
-  const Program own_plan = program_from(program(true, false, false));
-  Session a(sse2_plan, single_thread()), b(own_plan, single_thread());
-  BOOST_TEST(same_bits(a.run(in_const).at("y"), b.run(in_const).at("y")));
   simd::set_level_for_testing(saved);
 }
 
