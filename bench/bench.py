@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Close  # noqa: E402
 from mlvm_server import MlvmError, MlvmServer  # noqa: E402
-from results_file import replace_section  # noqa: E402
+from results_file import machine_kind, replace_section, section_name  # noqa: E402
 from report import RowResult, fmt_bytes, markdown_table, summary, text_table  # noqa: E402
 from rows import M16, MlvmPeer, Zeros, all_rows  # noqa: E402
 from targets import Measured  # noqa: E402
@@ -306,7 +306,9 @@ def main():
     print(text_table(results))
     print(summary(results))
     # Only this benchmark's section: bench/models/ keeps its own in the same file.
-    replace_section(args.out, "kernels", f"{header}\n\n{markdown_table(results)}\n\n{summary(results)}")
+    kind = machine_kind()
+    replace_section(args.out, section_name("kernels", kind),
+                    f"## Kernels, {kind}\n\n{header}\n\n{markdown_table(results)}\n\n{summary(results)}")
     print(f"written to {args.out}")
     return 1 if any(r.status in ("FAILED", "ERROR") for r in results) else 0
 

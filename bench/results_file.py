@@ -1,8 +1,11 @@
 """bench/results.md holds one section per benchmark (the kernel rows of bench.py, the whole
-models of bench/models/), each between `<!-- results:NAME -->` and `<!-- /results:NAME -->`,
-so each benchmark rewrites its own section and leaves the others as they are."""
+models of bench/models/) and kind of machine, each between `<!-- results:NAME -->` and
+`<!-- /results:NAME -->`, so each benchmark rewrites its own section for the machine it ran on
+and leaves the others as they are: figures from one kind of machine (an AVX2 CPU against an
+AVX-512 one) do not carry over to another, so each kind keeps its table."""
 
 import os
+import re
 
 TITLE = "# mlvm benchmark results\n"
 
@@ -21,3 +24,26 @@ def replace_section(path, name, body):
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(path, "w") as f:
         f.write(text)
+
+
+def machine_kind(cpuinfo="/proc/cpuinfo"):
+    """The kind of machine figures belong to: the CPU's model name and its widest SIMD level
+    (the level mlvm runs at by default), e.g. "AMD EPYC, AVX-512"."""
+    cpu, flags = "unknown CPU", set()
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("model name") and cpu == "unknown CPU":
+                    cpu = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    level = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags and "fma" in flags else "SSE2"
+    return f"{cpu}, {level}"
+
+
+def section_name(bench, kind):
+    """The results.md section of `bench` ("kernels", "models") measured on machines of `kind`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    return f"{bench}:{slug}"

@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 from bench import git_commit, machine_line  # noqa: E402
 from engines import ENGINES, EngineError, first_run_mlvm, first_run_ort  # noqa: E402
 from mlvm_server import MlvmError  # noqa: E402
-from results_file import replace_section  # noqa: E402
+from results_file import machine_kind, replace_section, section_name  # noqa: E402
 from table import ModelResult, markdown_section, text_report  # noqa: E402
 
 
@@ -236,7 +236,8 @@ def main(argv=None):
     print(header)
     print(text_report(by_threads))
     if not args.no_write:
-        replace_section(args.out, "models", markdown_section(header, by_threads))
+        kind = machine_kind()
+        replace_section(args.out, section_name("models", kind), markdown_section(header, by_threads, kind))
         print(f"written to {args.out}")
     bad = any(r.status != "ok" for rows in by_threads.values() for r in rows)
     return 1 if bad else 0

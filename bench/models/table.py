@@ -145,9 +145,10 @@ torch's before anything is timed (|got - torch| ≤ 1e-3·|torch| + 1e-3·max|to
 is the largest |got - torch| / max|torch|. A model that fails the check is not timed."""
 
 
-def markdown_section(header, by_threads):
-    """The "Whole models" section of results.md: `by_threads` maps a thread count to its rows."""
-    parts = ["## Whole models", "", header, ""]
+def markdown_section(header, by_threads, kind=""):
+    """The "Whole models" section of results.md for machines of `kind` (results_file.machine_kind):
+    `by_threads` maps a thread count to its rows."""
+    parts = ["## Whole models" + (f", {kind}" if kind else ""), "", header, ""]
     for threads, results in sorted(by_threads.items()):
         parts += [f"### {threads} thread{'s' if threads > 1 else ''}", "",
                   markdown_table(results), "", *verdict_lines(results), ""]

@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import table  # noqa: E402
-from results_file import replace_section  # noqa: E402
+from results_file import machine_kind, replace_section, section_name  # noqa: E402
 
 
 def row(model, mlvm_ms, ort_ms, torch_ms=None, rss=(100, 200, 300), first=None):
@@ -84,6 +84,30 @@ class TableTest(unittest.TestCase):
         self.assertIn("second", text)
         self.assertNotIn("first", text)
         self.assertLess(text.index("kernel table 2"), text.index("second"))
+
+
+    def test_sections_per_machine_kind(self):
+        with tempfile.TemporaryDirectory() as d:
+            avx2, avx512 = os.path.join(d, "avx2"), os.path.join(d, "avx512")
+            with open(avx2, "w") as f:
+                f.write("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: sse2 fma avx avx2\n")
+            with open(avx512, "w") as f:
+                f.write("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: sse2 fma avx2 avx512f avx512bw\n"
+                        "processor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: sse2 fma avx2 avx512f avx512bw\n")
+            self.assertEqual(machine_kind(avx2), "AMD EPYC, AVX2")
+            self.assertEqual(machine_kind(avx512), "AMD EPYC, AVX-512")
+            self.assertEqual(machine_kind(os.path.join(d, "missing")), "unknown CPU, SSE2")
+            path = os.path.join(d, "results.md")
+            replace_section(path, section_name("models", machine_kind(avx2)), "avx2 table")
+            replace_section(path, section_name("models", machine_kind(avx512)), "avx512 table")
+            replace_section(path, section_name("models", machine_kind(avx2)), "avx2 table again")
+            with open(path) as f:
+                text = f.read()
+        self.assertIn("<!-- results:models:amd-epyc-avx2 -->\navx2 table again\n", text)
+        self.assertIn("<!-- results:models:amd-epyc-avx-512 -->\navx512 table\n", text)
+        self.assertNotIn("avx2 table\n", text)
+        self.assertIn("## Whole models, AMD EPYC, AVX2\n",
+                      table.markdown_section("h", {1: [row("a", 10, 20)]}, "AMD EPYC, AVX2"))
 
 
 if __name__ == "__main__":
