@@ -104,6 +104,25 @@ inline T max_nan(T m, T v) {
   return (v > m || v != v) ? v : m;
 }
 
+// f32 max_pool2d without dilation with 3-wide windows at column stride 1 or 2 (ResNet's and
+// SqueezeNet's pools): each output row on the level's registers, straight from its window's
+// input rows (simd::MaxPoolRow). Rows from make_taps, so padding and ceil_mode are as in
+// pool_planes.
+void max_pool_planes_3_wide(const float* x, float* y, int64_t first, int64_t last, int64_t h, int64_t w, int64_t oh,
+                            int64_t ow, const PoolParams& p, const Taps& taps) {
+  const auto max3_rows = simd::conv_row_kernels().max3_rows_f32;
+  std::vector<const float*> rows(std::size_t(p.kh));
+  for (int64_t plane = first; plane < last; ++plane) {
+    const float* xp = x + plane * h * w;
+    for (int64_t i = 0; i < oh; ++i) {
+      const auto [h0, h1] = taps.h[i];
+      const int64_t hs = i * p.sh - p.top;
+      for (int64_t a = h0; a < h1; ++a) rows[std::size_t(a - h0)] = xp + (hs + a) * w;
+      max3_rows({rows.data(), h1 - h0, w, p.left, ow, p.sw, y + (plane * oh + i) * ow});
+    }
+  }
+}
+
 // max_pool2d without dilation, separably: for each output row, the element-wise max of its
 // window's valid input rows (contiguous, so it vectorizes) goes into a scratch row bordered
 // by the lowest value on both sides; each output is then the max of kw neighbours of that
@@ -112,13 +131,11 @@ inline T max_nan(T m, T v) {
 template <class T>
 void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, int64_t h, int64_t w,
                                int64_t oh, int64_t ow, const PoolParams& p, const Taps& taps) {
+  if constexpr (std::is_same_v<T, float>)
+    if (p.kw == 3 && (p.sw == 1 || p.sw == 2)) return max_pool_planes_3_wide(x, y, first, last, h, w, oh, ow, p, taps);
   // scratch[k] is input column k - left; wide enough for the last window (ceil_mode may take
   // it past the right padding).
   const int64_t width = std::max((ow - 1) * p.sw + p.kw, p.left + w);
-  // f32 rows on the level's registers (simd::ConvRowTable: the same max_nan, in the same
-  // order); 3-wide windows at stride 2 read one element past the last window (slack).
-  const auto& simd_rows = simd::conv_row_kernels();
-  const bool f32_rows = std::is_same_v<T, float> && p.kw == 3 && (p.sw == 1 || p.sw == 2);
   std::vector<T> scratch(std::size_t(width + 1), lowest_value<T>());
   T* row = scratch.data() + p.left;
   // Stride 2: the scratch row split into its even and odd columns, so that every tap of a
@@ -139,22 +156,12 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
         std::memcpy(row, xp + (hs + h0) * w, std::size_t(w) * sizeof(T));
         for (int64_t a = h0 + 1; a < h1; ++a) {
           const T* src = xp + (hs + a) * w;
-          if constexpr (std::is_same_v<T, float>)
-            if (f32_rows) {
-              simd_rows.max_rows_f32(row, src, w);
-              continue;
-            }
           for (int64_t k = 0; k < w; ++k) row[k] = max_nan(row[k], src[k]);
         }
       }
       T* out = yp + i * ow;
       const T* win = scratch.data();
       const int64_t sw = p.sw;
-      if constexpr (std::is_same_v<T, float>)
-        if (f32_rows) {
-          simd_rows.max3_f32(out, win, ow, sw);
-          continue;
-        }
       if (sw == 1) {
         std::memcpy(out, win, std::size_t(ow) * sizeof(T));
         for (int64_t b = 1; b < p.kw; ++b)

@@ -122,6 +122,17 @@ inline int64_t max_pool_blocked_work(int64_t lanes, int64_t h, int64_t w, int64_
   return lanes * (h * max_pool_blocked_cols(w, kw, ow, sw, left) + oh * ow);
 }
 
+// One output row of an f32 max_pool2d with 3-wide windows at column step 1 or 2 (no
+// dilation), NaN winning and ties keeping the earlier value (the pool's max_nan):
+//   out[j] = max over r < nrows (in order) of max(x_r[j·step - left + b] for b = 0, 1, 2),
+// j < ow, where x_r is the input row rows[r] (w columns; columns outside [0, w) are padding,
+// -inf), and -inf when nrows is 0 (a window wholly in padding rows).
+struct MaxPoolRow {
+  const float* const* rows;
+  int64_t nrows, w, left, ow, step;
+  float* out;
+};
+
 struct ConvRowTable {
   void (*depthwise_f32)(const DepthwiseRows<float>&) = nullptr;
   void (*depthwise_f64)(const DepthwiseRows<double>&) = nullptr;
@@ -129,11 +140,8 @@ struct ConvRowTable {
   void (*every_other_4)(void* dst, const void* src, int64_t n) = nullptr;
   void (*depthwise_blocked)(const DepthwiseBlocked&) = nullptr;
   int lanes = 0;  // f32 lanes: channels per depthwise_blocked call
-  // max_pool2d's f32 rows (kernels/pool.cpp), NaN winning and ties keeping the earlier value:
-  // row[k] = max(row[k], src[k]) for k < n, and out[j] = max(win[j·step + b] for b = 0, 1, 2),
-  // j < ow, step 1 or 2 (step 2 reads win[2·ow + 1]).
-  void (*max_rows_f32)(float* row, const float* src, int64_t n) = nullptr;
-  void (*max3_f32)(float* out, const float* win, int64_t ow, int64_t step) = nullptr;
+  // max_pool2d's f32 output rows of 3-wide windows (kernels/pool.cpp).
+  void (*max3_rows_f32)(const MaxPoolRow&) = nullptr;
   void (*max_pool_blocked)(const MaxPoolBlocked&) = nullptr;
 };
 

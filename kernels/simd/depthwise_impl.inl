@@ -119,50 +119,66 @@ inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V
 #endif
 }
 
-// row[k] = max_nan(row[k], src[k]), k < n. A last partial register is redone overlapping the
-// one before: max_nan(max_nan(m, v), v) is max_nan(m, v).
-void max_rows_f32(float* row, const float* src, int64_t n) {
-  constexpr int64_t L = kLanes<float>;
-  if (n < L) {
-    for (int64_t k = 0; k < n; ++k)
-      if (src[k] > row[k] || src[k] != src[k]) row[k] = src[k];
-    return;
-  }
-  for (int64_t k = 0;; k += L) {
-    if (k + L > n) k = n - L;
-    store(row + k, max_nan(load(row + k), load(src + k)));
-    if (k + L == n) break;
-  }
-}
+inline float max_nan(float m, float v) { return (v > m || v != v) ? v : m; }
 
-// out[j] = max_nan(max_nan(win[j·step], win[j·step + 1]), win[j·step + 2]), j < ow, step 1
-// or 2: a 3-wide window's row. With step 2 the last register reads win[2·ow + 1], one past
-// the last element used.
-void max3_f32(float* out, const float* win, int64_t ow, int64_t step) {
+// MaxPoolRow (conv_depthwise.hpp): registers of outputs read the input rows in place. Each
+// input column's maximum over the rows comes first (rows in order), then each output's over
+// its three columns: the order of the scratch-row path this replaced, so the same bits. A
+// stride-2 register deinterleaves the column maxima once (three permutes), not every row's
+// loads (twelve, which bound it: 64 x 111 x 111 -> 55 x 55 took 0.2 ms). Outputs whose
+// registers would read outside a row (padding, the last few columns) go one by one.
+void max3_rows_f32(const MaxPoolRow& a) {
   constexpr int64_t L = kLanes<float>;
-  if (ow < L) {
-    for (int64_t j = 0; j < ow; ++j) {
-      const float* w = win + j * step;
-      float m = w[0];
-      for (int b = 1; b < 3; ++b)
-        if (w[b] > m || w[b] != w[b]) m = w[b];
-      out[j] = m;
-    }
-    return;
-  }
-  for (int64_t j = 0;; j += L) {
-    if (j + L > ow) j = ow - L;
-    if (step == 1) {
-      const float* w = win + j;
-      store(out + j, max_nan(max_nan(load(w), load(w + 1)), load(w + 2)));
+  constexpr float lowest = -std::numeric_limits<float>::infinity();
+  const int64_t s = a.step;
+  // A register of outputs from j0 reads columns j0·s - left up to this many past it.
+  const int64_t reach = s == 2 ? 2 * L + 1 : L + 1;
+  auto in_row = [&](int64_t j0) {
+    const int64_t c = j0 * s - a.left;
+    return c >= 0 && c + reach <= a.w - 1;
+  };
+  auto column_max = [&](int64_t c) {
+    float m = lowest;
+    if (c < 0 || c >= a.w) return m;
+    for (int64_t r = 0; r < a.nrows; ++r) m = r == 0 ? a.rows[r][c] : max_nan(m, a.rows[r][c]);
+    return m;
+  };
+  auto one = [&](int64_t j) {
+    const int64_t c = j * s - a.left;
+    a.out[j] = max_nan(max_nan(column_max(c), column_max(c + 1)), column_max(c + 2));
+  };
+  // Column maxima of the registers at column offsets c + k·step... as one register each.
+  auto column_max_v = [&](int64_t c) {
+    V<float> m(lowest);
+    for (int64_t r = 0; r < a.nrows; ++r) m = r == 0 ? load(a.rows[r] + c) : max_nan(m, load(a.rows[r] + c));
+    return m;
+  };
+  auto block = [&](int64_t j0) {
+    const int64_t c = j0 * s - a.left;
+    V<float> x0, x1, x2;
+    if (s == 1) {
+      x0 = column_max_v(c);
+      x1 = column_max_v(c + 1);
+      x2 = column_max_v(c + 2);
     } else {
-      const float* w = win + 2 * j;
-      V<float> e0, o0, e1, o1;
-      deinterleave(load(w), load(w + L), e0, o0);
-      deinterleave(load(w + 2), load(w + 2 + L), e1, o1);
-      store(out + j, max_nan(max_nan(e0, o0), e1));
+      V<float> odd;
+      deinterleave(column_max_v(c), column_max_v(c + L), x0, x1);
+      deinterleave(column_max_v(c + 2), column_max_v(c + 2 + L), x2, odd);
     }
-    if (j + L == ow) break;
+    store(a.out + j0, max_nan(max_nan(x0, x1), x2));
+  };
+  int64_t j = 0;
+  while (j < a.ow && j * s - a.left < 0) one(j++);  // windows reaching into the left padding
+  for (; j + L <= a.ow && in_row(j); j += L) block(j);
+  if (j < a.ow) {
+    // A last register as far right as its reads stay in the row (it recomputes some outputs,
+    // with the same values), then the rest one by one.
+    const int64_t last = std::min(a.ow - L, (a.w - 1 - reach + a.left) / s);
+    if (last >= 0 && last + L > j && in_row(last)) {
+      block(last);
+      j = last + L;
+    }
+    for (; j < a.ow; ++j) one(j);
   }
 }
 
@@ -414,7 +430,7 @@ void max_pool_blocked(const MaxPoolBlocked& a) {
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
   static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
-                                  int(kLanes<float>), max_rows_f32, max3_f32, max_pool_blocked};
+                                  int(kLanes<float>), max3_rows_f32, max_pool_blocked};
   return table;
 }
 

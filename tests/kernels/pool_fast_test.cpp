@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(max_pool_random_configurations_match_the_reference) {
 }
 
 // f32 windows 3 wide at strides 1 and 2 run on the level's registers (simd::ConvRowTable's
-// max_rows_f32 and max3_f32): widths below, at and past a register of any level, partial last
+// max3_rows_f32): widths below, at and past a register of any level, partial last
 // registers, padding, ceil_mode and NaNs, at every level.
 BOOST_AUTO_TEST_CASE(max_pool_f32_3_wide_rows_at_every_level) {
   simd_test::LevelGuard guard;
