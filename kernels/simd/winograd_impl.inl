@@ -226,13 +226,52 @@ void winograd_output(const WinogradOutput& a) {
   }
 }
 
+// A plane whose tile rows are narrower than a register (13 x 13 and 14 x 14 by F(2x2): 7
+// tiles a row, 7 x 7: 4, at AVX-512's 16 lanes): the tiles in plane order, a register of them
+// at a time across tile rows, each lane's outputs then stored at its tile's place. By rows,
+// most lanes were empty and every row went through the staging copies. The same arithmetic
+// per tile, so the same bits.
+template <int M>
+void winograd_output_flat(const WinogradOutput& a) {
+  constexpr int N = M + 2;
+  constexpr int64_t W = kLanes<float>;
+  float* tmp = a.work;  // [M·M][W]: one register of each output position
+  const VF vb(a.bias), vlo(a.lo), vhi(a.hi);
+  const int64_t tiles = a.th * a.tw;
+  for (int64_t t0 = 0; t0 < tiles; t0 += W) {
+    VF t[M][N];  // t[r][s]: (Aᵀ m)[r] at column s
+    for (int s = 0; s < N; ++s) {
+      VF m[N], col[M];
+      // Lanes past the last tile read the zeroed slack after it (kWinogradSlack).
+      for (int r = 0; r < N; ++r) m[r] = load(a.m + (N * r + s) * a.m_stride + t0);
+      output_1d<M>(m, col);
+      for (int r = 0; r < M; ++r) t[r][s] = col[r];
+    }
+    for (int r = 0; r < M; ++r) {
+      VF y[M];
+      output_1d<M>(t[r], y);
+      for (int s = 0; s < M; ++s) {
+        const VF v = y[s] + vb;
+        store(tmp + (M * r + s) * W, xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v)));
+      }
+    }
+    for (int64_t l = 0; l < std::min(W, tiles - t0); ++l) {
+      const int64_t ti = (t0 + l) / a.tw, tj = (t0 + l) % a.tw;
+      const int64_t rows = std::min<int64_t>(M, a.oh - M * ti), cols = std::min<int64_t>(M, a.ow - M * tj);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t s = 0; s < cols; ++s) a.y[(M * ti + r) * a.ow + M * tj + s] = tmp[(M * r + s) * W + l];
+    }
+  }
+}
+
 void input_any(const WinogradInput& a) {
   if (a.m == 2) winograd_input<2>(a);
   else winograd_input<4>(a);
 }
 void output_any(const WinogradOutput& a) {
-  if (a.tile == 2) winograd_output<2>(a);
-  else winograd_output<4>(a);
+  const bool flat = a.tw < kLanes<float>;
+  if (a.tile == 2) flat ? winograd_output_flat<2>(a) : winograd_output<2>(a);
+  else flat ? winograd_output_flat<4>(a) : winograd_output<4>(a);
 }
 
 }  // namespace
