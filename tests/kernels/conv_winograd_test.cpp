@@ -49,6 +49,10 @@ const std::vector<WinoCase>& wino_cases() {
       {{1, 16, 11, 11}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 9 4 x 4 tiles, 36 2 x 2 ones
       {{1, 48, 4, 40}, {16, 48, 3, 3}, {1, 1, 1, 1}, 2},    // 20 tiles a row: whole registers, then partial
       {{1, 16, 13, 13}, {16, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 16 4 x 4 tiles (too few), 49 2 x 2 ones
+      // Tile rows filling at most half a register at every level (the output transform then
+      // takes registers of tiles across rows):
+      {{1, 16, 16, 4}, {24, 16, 3, 3}, {1, 1, 1, 1}, 2},    // 2 x 2 tiles, 2 a row, 8 rows
+      {{1, 16, 64, 8}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},    // 4 x 4 tiles, 2 a row, 16 rows
       // GEMMs transposed at AVX-512 (tiles as the 8-row side, channels as the 32-column one):
       {{1, 24, 7, 7}, {64, 24, 3, 3}, {1, 1, 1, 1}, 2},     // 16 tiles, 64 output channels
       {{2, 20, 9, 7}, {96, 20, 3, 3}, {1, 1, 1, 1}, 2},     // 20 tiles (a partial row panel), batch 2
