@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Close  # noqa: E402
 from mlvm_server import MlvmError, MlvmServer  # noqa: E402
-from results_file import machine_kind, replace_section, section_name  # noqa: E402
+from results_file import cpu_info, machine_kind, replace_section, section_name  # noqa: E402
 from report import RowResult, fmt_bytes, markdown_table, summary, text_table  # noqa: E402
 from rows import M16, MlvmPeer, Zeros, all_rows  # noqa: E402
 from targets import Measured  # noqa: E402
@@ -237,16 +237,7 @@ def numpy_blas():
 
 
 def machine_line():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+    return f"{cpu_info()[0]}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
 def git_commit(root):

@@ -26,9 +26,8 @@ def replace_section(path, name, body):
         f.write(text)
 
 
-def machine_kind(cpuinfo="/proc/cpuinfo"):
-    """The kind of machine figures belong to: the CPU's model name and its widest SIMD level
-    (the level mlvm runs at by default), e.g. "AMD EPYC, AVX-512"."""
+def cpu_info(cpuinfo="/proc/cpuinfo"):
+    """The first CPU's model name ("unknown CPU" if none is listed) and its feature flags."""
     cpu, flags = "unknown CPU", set()
     try:
         with open(cpuinfo) as f:
@@ -39,6 +38,13 @@ def machine_kind(cpuinfo="/proc/cpuinfo"):
                     flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
+    return cpu, flags
+
+
+def machine_kind(cpuinfo="/proc/cpuinfo"):
+    """The kind of machine figures belong to: the CPU's model name and its widest SIMD level
+    (the level mlvm runs at by default), e.g. "AMD EPYC, AVX-512"."""
+    cpu, flags = cpu_info(cpuinfo)
     level = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags and "fma" in flags else "SSE2"
     return f"{cpu}, {level}"
 

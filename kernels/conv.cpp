@@ -196,9 +196,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       // Back to channel planes, 16 channels at a time (the pool's threads share the groups):
       // each read a run, each written plane line kept in cache across the pixels.
       for_each_item(s.ocg * pixels >= 16384 ? pool : nullptr, (s.ocg + 15) / 16, [&](int64_t blk) {
-        const int64_t o0 = blk * 16, o1 = std::min(s.ocg, o0 + 16);
-        for (int64_t i = 0; i < pixels; ++i)
-          for (int64_t o = o0; o < o1; ++o) yg[o * pixels + i] = out[i * s.ocg + o];
+        transpose_columns(out, pixels, s.ocg, blk * 16, std::min(s.ocg, blk * 16 + 16), yg, pixels);
       });
       if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * pixels, pool);
       return;

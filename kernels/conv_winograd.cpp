@@ -199,9 +199,7 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
       g.c = mt;
       g.ldc = a.oc;
       gemm(g, nullptr);
-      for (int64_t o0 = 0; o0 < a.oc; o0 += 16)
-        for (int64_t t = 0; t < tiles; ++t)
-          for (int64_t o = o0; o < std::min(a.oc, o0 + 16); ++o) mx[o * ts + t] = mt[t * a.oc + o];
+      for (int64_t o0 = 0; o0 < a.oc; o0 += 16) transpose_columns(mt, tiles, a.oc, o0, std::min(a.oc, o0 + 16), mx, ts);
     });
     float* yn = a.y + n * a.oc * a.oh * a.ow;
     for_each_item(env.pool, a.oc, [&](int64_t o) {

@@ -95,4 +95,13 @@ struct GemmTileShape {
 template <class T>
 GemmTileShape gemm_tile_shape();
 
+// Columns [j0, j1) of a GEMM's row-major m x n result `c` written as rows of `dst`:
+// dst[j·ld + i] = c[i·n + j]. For a GEMM run transposed (Cᵀ = Bᵀ Aᵀ) to put its result back;
+// callers take 16 columns at a time, so each written line stays in cache while the rows go by.
+template <class T>
+void transpose_columns(const T* c, int64_t m, int64_t n, int64_t j0, int64_t j1, T* dst, int64_t ld) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = j0; j < j1; ++j) dst[j * ld + i] = c[i * n + j];
+}
+
 }  // namespace mlvm

@@ -42,18 +42,12 @@ Program kernel_twin(const Program& p) {
   return ProgramAccess::make(std::move(twin));
 }
 
-std::string shape_text(const Dims& d) {
-  std::string s = "[";
-  for (int i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
 // The ops every numeric dtype has, each written over a dying value: binary with equal
 // shapes, with a one-element b (vs) and a one-element a (sv), unary, and a result in another
 // register (its donor moves there). The first step reads the host's x, which must not be
 // written: it runs its kernel.
 std::string numeric_chain(DType dt, const Dims& shape) {
-  const std::string t = std::string(dtype_name(dt)) + shape_text(shape);
+  const std::string t = std::string(dtype_name(dt)) + dims_to_string(shape);
   const std::string one = std::string(dtype_name(dt)) + "[1]";
   return ".input x : " + t + "\n.input c : " + t + "\n.input s : " + one + "\n.output y : " + t +
          "\n" + R"(
@@ -123,7 +117,7 @@ BOOST_AUTO_TEST_CASE(numeric_chains_give_the_kernels_bits_and_the_scalar_values)
   for (DType dt : {DType::f32, DType::f64, DType::i8, DType::u8, DType::i16, DType::i32,
                    DType::i64}) {
     for (const Dims& shape : {Dims{1}, Dims{5}, Dims{2, 3}, Dims{17}, Dims{4, 8, 9}}) {
-      BOOST_TEST_CONTEXT(dtype_name(dt) << shape_text(shape)) {
+      BOOST_TEST_CONTEXT(dtype_name(dt) << dims_to_string(shape)) {
         const Program p = program_from(numeric_chain(dt, shape));
         // Every step but the first (x is the host's) may run in place.
         const std::vector<bool> want_small = {false, true, true, true, true,
