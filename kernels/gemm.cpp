@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -218,18 +219,37 @@ class GemmRun {
     k_.fn(tile_of(ir, jr, jr, kb, apanel, bpanel));
   }
 
-  // Row panel ir against the consecutive B panels jr0..jr1 (the first at bfirst, bpb bytes
-  // apart) in one k_.strip call: the tiles tile() would run one by one.
+  // Row panels against the consecutive B panels jr0..jr1 (the first at bfirst, bpb bytes
+  // apart), one k_.strip call per row panel: the tiles tile() would run one by one. Set up
+  // once per chunk and k block; each row panel then changes only its A panel, C rows, height
+  // and row bias — a small-k strip (Winograd's position GEMMs) is a few hundred cycles, and
+  // building the whole RowTile for each one took 8% of SqueezeNet.
   // With b_stride (elements), B is read in place: row k of panel jr0 at bfirst + k·b_stride.
-  void strip(int64_t ir, int64_t jr0, int64_t jr1, int64_t kb, const void* apanel, const char* bfirst,
-             int64_t bpb, int64_t b_stride = 0) const {
-    simd::RowTile rt;
-    rt.tile = tile_of(ir, jr0, jr1 - 1, kb, apanel, bfirst);
-    rt.tile.b_stride = b_stride;
-    rt.b_panel_bytes = bpb;
-    rt.panels = int(jr1 - jr0);
-    k_.strip(rt);
-  }
+  class Strips {
+   public:
+    Strips(const GemmRun& r, int64_t jr0, int64_t jr1, int64_t kb, const char* bfirst, int64_t bpb,
+           int64_t b_stride = 0)
+        : r_(r) {
+      rt_.tile = r.tile_of(0, jr0, jr1 - 1, kb, nullptr, bfirst);
+      rt_.tile.b_stride = b_stride;
+      rt_.b_panel_bytes = bpb;
+      rt_.panels = int(jr1 - jr0);
+      c0_ = static_cast<Out*>(rt_.tile.c);
+    }
+    void run(int64_t ir, const void* apanel) {
+      const int64_t i0 = ir * r_.mr_;
+      rt_.tile.a = apanel;
+      rt_.tile.c = c0_ + i0 * r_.g_.ldc;
+      rt_.tile.mr = int(std::min<int64_t>(r_.mr_, r_.g_.m - i0));
+      if (!r_.row_bias_.empty()) rt_.tile.row_bias = r_.row_bias_.data() + i0;
+      r_.k_.strip(rt_);
+    }
+
+   private:
+    const GemmRun& r_;
+    simd::RowTile rt_;
+    Out* c0_ = nullptr;
+  };
 
   // Row 0 against the consecutive B panels jr0..jr1 (M = 1): k_.row, which sums and stores
   // exactly as tile() would, panel by panel.
@@ -268,12 +288,16 @@ class GemmRun {
     // least four per thread: each row panel then writes C in runs of the chunk's width, so
     // the MR rows being written are few long streams the prefetcher follows, not a line
     // each in all M rows (the 1x1 convolutions of a large plane write megabytes of C).
-    // With few column panels a thread (7 x 7 planes run transposed: 10-20 panels of output
-    // channels) chunks narrow down to one panel, or two threads would split three chunks 2:1.
-    const int64_t min_chunk = npanels_ >= 16 * int64_t(threads_) ? 4 : 1;
+    // With few column panels a thread (Winograd's position GEMMs: 2-7 panels of tiles; 7 x 7
+    // planes run transposed: 10-20 panels of output channels) a thread's share is one chunk
+    // as far as its B stays in L1 (32 KiB): each strip call then runs all of them with one
+    // set-up, which a small-k strip (SqueezeNet's 16-channel Winograd GEMMs) cannot amortize
+    // over one panel; threads still split the panels evenly.
     const int64_t kChunkPanels =
         row ? 4
-            : std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), min_chunk, 64);
+        : npanels_ >= 16 * int64_t(threads_)
+            ? std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), 4, 64)
+            : std::clamp<int64_t>(std::min((int64_t(32) << 10) / bpb, (npanels_ + threads_ - 1) / threads_), 1, 64);
     const char* apack = pa_ ? pa_->data : nullptr;
     if (!apack && !row) {
       char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
@@ -292,10 +316,13 @@ class GemmRun {
         if (b_in_place_) {
           const char* bfirst = reinterpret_cast<const char*>(b_in_place_ + kb * kc_ * b_in_place_stride_ + jr0 * nr_);
           if (full1 < jr1) pack_b(full1, kb, bpack);
+          std::optional<Strips> whole, last;
+          if (full1 > jr0) whole.emplace(*this, jr0, full1, kb, bfirst, nr_ * int64_t(sizeof(T)), b_in_place_stride_);
+          if (full1 < jr1) last.emplace(*this, full1, jr1, kb, bpack, bpb);
           for (int64_t ir = 0; ir < mpanels_; ++ir) {
             const char* ap = apack + (kb * mpanels_ + ir) * apb;
-            if (full1 > jr0) strip(ir, jr0, full1, kb, ap, bfirst, nr_ * int64_t(sizeof(T)), b_in_place_stride_);
-            if (full1 < jr1) strip(ir, full1, jr1, kb, ap, bpack, bpb);
+            if (whole) whole->run(ir, ap);
+            if (last) last->run(ir, ap);
           }
           continue;
         }
@@ -310,14 +337,14 @@ class GemmRun {
         }
         // Row panel by row panel across the chunk: C is written in runs of the chunk's width
         // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
-        for (int64_t ir = 0; ir < mpanels_; ++ir) {
-          const char* ap = apack + (kb * mpanels_ + ir) * apb;
-          if (k_.strip) {
-            strip(ir, jr0, jr1, kb, ap, bfirst, bstride);
-            continue;
-          }
-          for (int64_t jr = jr0; jr < jr1; ++jr) tile(ir, jr, kb, ap, bfirst + (jr - jr0) * bstride);
+        if (k_.strip) {
+          Strips strips(*this, jr0, jr1, kb, bfirst, bstride);
+          for (int64_t ir = 0; ir < mpanels_; ++ir) strips.run(ir, apack + (kb * mpanels_ + ir) * apb);
+          continue;
         }
+        for (int64_t ir = 0; ir < mpanels_; ++ir)
+          for (int64_t jr = jr0; jr < jr1; ++jr)
+            tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bfirst + (jr - jr0) * bstride);
       }
     });
   }
