@@ -133,8 +133,26 @@ template <class Vec, int MR, int NV, bool InPlace = false>
   update_tile<Vec, MR, NV>(t, acc);
 }
 
+// A tile at most one vector wide (the last column panel of an N just past a multiple of NR:
+// SqueezeNet's 13 x 13 = 169 pixels leave 9 of 32) runs on one vector column, reading the first
+// L columns of each B row (a packed panel's rows are NR apart): the same products in the same
+// order, without the other NV - 1 vectors of FMAs on padding.
+template <class Vec, int MR, int NV>
+[[gnu::always_inline]] inline bool fma_narrow_tile(const MicroTile& t) {
+  if constexpr (NV > 1) {
+    if (t.nr <= Vec::L) {
+      MicroTile n = t;
+      if (!n.b_stride) n.b_stride = NV * Vec::L;
+      fma_tile<Vec, MR, 1, true>(n);
+      return true;
+    }
+  }
+  return false;
+}
+
 template <class Vec, int MR, int NV>
 void fma_kernel(const MicroTile& t) {
+  if (fma_narrow_tile<Vec, MR, NV>(t)) return;
   if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
   else fma_tile<Vec, MR, NV>(t);
 }
@@ -150,6 +168,7 @@ void fma_strip_kernel(const RowTile& rt) {
   const int last_nr = t.nr;
   for (int p = 0; p < rt.panels; ++p) {
     t.nr = p + 1 < rt.panels ? NR : last_nr;
+    if (fma_narrow_tile<Vec, MR, NV>(t)) break;  // only the last panel can be narrow
     if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
     else fma_tile<Vec, MR, NV>(t);
     t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
