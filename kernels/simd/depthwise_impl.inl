@@ -125,14 +125,20 @@ inline float max_nan(float m, float v) { return (v > m || v != v) ? v : m; }
 // input column's maximum over the rows comes first (rows in order), then each output's over
 // its three columns: the order of the scratch-row path this replaced, so the same bits. A
 // stride-2 register deinterleaves the column maxima once (three permutes), not every row's
-// loads (twelve, which bound it: 64 x 111 x 111 -> 55 x 55 took 0.2 ms). Outputs whose
-// registers would read outside a row (padding, the last few columns) go one by one.
-void max3_rows_f32(const MaxPoolRow& a) {
+// loads (twelve, which bound it: 64 x 111 x 111 -> 55 x 55 took 0.2 ms). A register reads
+// just its windows' columns, so a row's last one ends at the row's end; only outputs whose
+// windows reach past the row (padding, ceil_mode) go one by one. kRows: the window's rows
+// when 3 (unrolled: an interior row of a 3 x 3 pool), else 0 (a.nrows of them, at a padded
+// edge). SqueezeNet's first pool: 0.172 -> 0.118 ms, one output of each row having gone
+// through the scalar path and the runtime row loop having cost a third.
+template <int kRows>
+void max3_rows(const MaxPoolRow& a) {
   constexpr int64_t L = kLanes<float>;
   constexpr float lowest = -std::numeric_limits<float>::infinity();
-  const int64_t s = a.step;
-  // A register of outputs from j0 reads columns j0·s - left up to this many past it.
-  const int64_t reach = s == 2 ? 2 * L + 1 : L + 1;
+  const int64_t s = a.step, nrows = kRows ? kRows : a.nrows;
+  // A register of outputs from j0 reads columns j0·s - left up to this many past it: exactly
+  // its windows' columns, so a row's last register needs no column past the row.
+  const int64_t reach = (L - 1) * s + 2;
   auto in_row = [&](int64_t j0) {
     const int64_t c = j0 * s - a.left;
     return c >= 0 && c + reach <= a.w - 1;
@@ -140,7 +146,7 @@ void max3_rows_f32(const MaxPoolRow& a) {
   auto column_max = [&](int64_t c) {
     float m = lowest;
     if (c < 0 || c >= a.w) return m;
-    for (int64_t r = 0; r < a.nrows; ++r) m = r == 0 ? a.rows[r][c] : max_nan(m, a.rows[r][c]);
+    for (int64_t r = 0; r < nrows; ++r) m = r == 0 ? a.rows[r][c] : max_nan(m, a.rows[r][c]);
     return m;
   };
   auto one = [&](int64_t j) {
@@ -149,9 +155,13 @@ void max3_rows_f32(const MaxPoolRow& a) {
   };
   // Column maxima of the registers at column offsets c + k·step... as one register each.
   auto column_max_v = [&](int64_t c) {
-    V<float> m(lowest);
-    for (int64_t r = 0; r < a.nrows; ++r) m = r == 0 ? load(a.rows[r] + c) : max_nan(m, load(a.rows[r] + c));
-    return m;
+    if constexpr (kRows == 3) {
+      return max_nan(max_nan(load(a.rows[0] + c), load(a.rows[1] + c)), load(a.rows[2] + c));
+    } else {
+      V<float> m(lowest);
+      for (int64_t r = 0; r < nrows; ++r) m = r == 0 ? load(a.rows[r] + c) : max_nan(m, load(a.rows[r] + c));
+      return m;
+    }
   };
   auto block = [&](int64_t j0) {
     const int64_t c = j0 * s - a.left;
@@ -161,9 +171,11 @@ void max3_rows_f32(const MaxPoolRow& a) {
       x1 = column_max_v(c + 1);
       x2 = column_max_v(c + 2);
     } else {
-      V<float> odd;
+      // Output k's columns c + 2k, c + 2k + 1 (the even and odd lanes from c) and c + 2k + 2
+      // (the odd lanes from c + 1, which read no further than the last window).
+      V<float> even;
       deinterleave(column_max_v(c), column_max_v(c + L), x0, x1);
-      deinterleave(column_max_v(c + 2), column_max_v(c + 2 + L), x2, odd);
+      deinterleave(column_max_v(c + 1), column_max_v(c + 1 + L), even, x2);
     }
     store(a.out + j0, max_nan(max_nan(x0, x1), x2));
   };
@@ -172,7 +184,7 @@ void max3_rows_f32(const MaxPoolRow& a) {
   for (; j + L <= a.ow && in_row(j); j += L) block(j);
   if (j < a.ow) {
     // A last register as far right as its reads stay in the row (it recomputes some outputs,
-    // with the same values), then the rest one by one.
+    // with the same values), then the rest one by one (windows past the row: padding, ceil_mode).
     const int64_t last = std::min(a.ow - L, (a.w - 1 - reach + a.left) / s);
     if (last >= 0 && last + L > j && in_row(last)) {
       block(last);
@@ -180,6 +192,11 @@ void max3_rows_f32(const MaxPoolRow& a) {
     }
     for (; j < a.ow; ++j) one(j);
   }
+}
+
+void max3_rows_f32(const MaxPoolRow& a) {
+  if (a.nrows == 3) max3_rows<3>(a);
+  else max3_rows<0>(a);
 }
 
 // Transposes the L x L block r[i][j] (row i = register i) in place: r[j] becomes what was
