@@ -34,32 +34,6 @@ bool spin_until(Pred pred) {
   }
 }
 
-// Pins each worker to its own CPU of the process's affinity mask when the mask has a CPU for
-// every thread of the pool. Left to the scheduler, a worker woken by the caller was often
-// queued behind it on the caller's CPU on a busy 2-core machine (wake-affine placement), and
-// each fork-join then waited a time slice: beside ONNX Runtime's processes, 2-thread
-// MobileNet-V2 ran at a median of 14.2 ms unpinned and 12.0 ms pinned (minimum 10.3 ms),
-// ShuffleNet-V2 12.7 and 7.7 ms. The caller stays unpinned (it is the host's thread); the
-// pools of a process start at successive CPUs, so concurrent sessions spread their workers.
-// MLVM_PIN_THREADS=0 in the environment turns it off.
-void pin_workers(std::vector<std::thread>& workers) {
-  const char* env = std::getenv("MLVM_PIN_THREADS");
-  if (workers.empty() || (env && env[0] == '0' && env[1] == 0)) return;
-  cpu_set_t mask;
-  if (sched_getaffinity(0, sizeof(mask), &mask) != 0 || CPU_COUNT(&mask) < int(workers.size()) + 1) return;
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
-  static std::atomic<std::size_t> next_pool{0};
-  const std::size_t first = 1 + next_pool.fetch_add(workers.size()) % cpus.size();
-  for (std::size_t i = 0; i < workers.size(); ++i) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpus[(first + i) % cpus.size()], &one);
-    pthread_setaffinity_np(workers[i].native_handle(), sizeof(one), &one);  // a refusal leaves it unpinned
-  }
-}
-
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -68,7 +42,61 @@ ThreadPool::ThreadPool(int threads) {
   // Workers start from epoch 0 even if they first run after a job (or the destructor) has
   // bumped it, so they never sleep through it.
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
-  pin_workers(workers_);
+  pin_workers();
+}
+
+// Pins each worker to its own CPU of the process's affinity mask when the mask has a CPU for
+// every thread of the pool. Left to the scheduler, a worker woken by the caller was often
+// queued behind it on the caller's CPU on a busy 2-core machine (wake-affine placement), and
+// each fork-join then waited a time slice: beside ONNX Runtime's processes, 2-thread
+// MobileNet-V2 ran at a median of 14.2 ms unpinned and 12.0 ms pinned (minimum 10.3 ms),
+// ShuffleNet-V2 12.7 and 7.7 ms. The caller stays unpinned (it is the host's thread); the
+// pools of a process start at successive CPUs, so concurrent sessions spread their workers.
+// MLVM_PIN_THREADS=0 in the environment turns it off.
+void ThreadPool::pin_workers() {
+  const char* env = std::getenv("MLVM_PIN_THREADS");
+  if (workers_.empty() || (env && env[0] == '0' && env[1] == 0)) return;
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0 || CPU_COUNT(&mask) < int(workers_.size()) + 1) return;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+  static std::atomic<std::size_t> next_pool{0};
+  const std::size_t first = 1 + next_pool.fetch_add(workers_.size()) % cpus.size();
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const int cpu = cpus[(first + i) % cpus.size()];
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    // A refusal stops here: the workers pinned so far stay, and no CPU is kept free for the caller.
+    if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof(one), &one) != 0) return;
+    worker_cpu_.push_back(cpu);
+  }
+  cpus_ = std::move(cpus);
+}
+
+// The caller is not pinned, and the scheduler may move it onto a worker's CPU (a host thread
+// woken from a pause, e.g. by the pipe of bench/models' server, is placed where its waker
+// ran). Caller and worker then share one CPU while the other idles, and every fork-join
+// runs at half speed: 2-thread ResNet-18 took 13.6 ms against 14.6 at 1 thread. So when
+// the caller's CPU (sched_getcpu: no system call) has changed since the last job and a
+// worker is pinned there, that worker moves to a CPU no thread of the pool is on.
+void ThreadPool::keep_off_caller_cpu() {
+  if (cpus_.empty()) return;
+  const int here = sched_getcpu();
+  if (here == caller_cpu_) return;
+  caller_cpu_ = here;
+  for (std::size_t i = 0; i < worker_cpu_.size(); ++i) {
+    if (worker_cpu_[i] != here) continue;
+    for (const int cpu : cpus_) {
+      if (cpu == here || std::find(worker_cpu_.begin(), worker_cpu_.end(), cpu) != worker_cpu_.end()) continue;
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof(one), &one) == 0) worker_cpu_[i] = cpu;
+      break;
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -131,6 +159,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
     return;
   }
   std::lock_guard<std::mutex> serial(serial_);
+  keep_off_caller_cpu();
   // Publish: the job fields, then the counters, then the epoch that wakes the workers.
   fn_ = &fn;
   n_ = n;

@@ -41,8 +41,15 @@ class ThreadPool {
   void worker_loop();
   // Claims and runs chunks of the current job until none is left.
   void run_chunks();
+  // Pins each worker to a CPU of its own (see thread_pool.cpp), and moves a worker off the
+  // calling thread's current CPU when the caller has landed there.
+  void pin_workers();
+  void keep_off_caller_cpu();
 
   std::vector<std::thread> workers_;
+  std::vector<int> cpus_;        // the process's CPUs when workers are pinned, else empty
+  std::vector<int> worker_cpu_;  // each worker's CPU (pinned)
+  int caller_cpu_ = -1;          // the caller's CPU at the last parallel_for
 
   // The current job; written by the caller before it publishes the job's claim state, and
   // not again until every chunk has finished.

@@ -164,4 +164,38 @@ BOOST_AUTO_TEST_CASE(workers_pinned_to_their_own_cpu) {
   }
 }
 
+// A caller the scheduler has put on its worker's CPU: the worker moves to another, so that the
+// two do not share one CPU while the other idles. The caller is pinned to each CPU in turn
+// (and given its mask back after); the worker's one CPU is read from inside its chunk.
+BOOST_AUTO_TEST_CASE(worker_moves_off_the_callers_cpu) {
+  cpu_set_t mask;
+  BOOST_REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
+  if (CPU_COUNT(&mask) < 2) return;  // nothing to move to
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0);
+    std::atomic<int> worker_cpu{-1};
+    for (int attempt = 0; attempt < 200 && worker_cpu.load() < 0; ++attempt)
+      pool.parallel_for(2, 1, [&](int64_t, int64_t) {
+        if (std::this_thread::get_id() == caller) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          return;
+        }
+        cpu_set_t set;
+        if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0 && CPU_COUNT(&set) == 1)
+          for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) worker_cpu.store(c);
+      });
+    BOOST_TEST_INFO("caller on CPU " << cpu);
+    BOOST_TEST(worker_cpu.load() >= 0);
+    BOOST_TEST(worker_cpu.load() != cpu);
+  }
+  BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
