@@ -124,22 +124,26 @@ BOOST_AUTO_TEST_CASE(create_and_destroy_quickly) {
   }
 }
 
-// The number of CPUs a pool's worker may run on, seen from inside a chunk the worker ran (the
-// caller's chunk sleeps a little so that the worker claims the other), or -1 if the worker
-// never took one.
-int worker_cpu_count(ThreadPool& pool) {
+// The CPUs a pool's worker may run on, seen from inside a chunk the worker ran (the caller's
+// chunk sleeps a little so that the worker claims the other); false if the worker never took one.
+bool worker_affinity(ThreadPool& pool, cpu_set_t& cpus) {
   const std::thread::id caller = std::this_thread::get_id();
-  std::atomic<int> seen{-1};
-  for (int attempt = 0; attempt < 200 && seen.load() < 0; ++attempt)
+  std::atomic<bool> seen{false};
+  for (int attempt = 0; attempt < 200 && !seen.load(); ++attempt)
     pool.parallel_for(2, 1, [&](int64_t, int64_t) {
       if (std::this_thread::get_id() == caller) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
         return;
       }
-      cpu_set_t set;
-      if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0) seen.store(CPU_COUNT(&set));
+      if (pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0) seen.store(true);
     });
   return seen.load();
+}
+
+// The number of those CPUs, or -1 if the worker never took a chunk.
+int worker_cpu_count(ThreadPool& pool) {
+  cpu_set_t cpus;
+  return worker_affinity(pool, cpus) ? CPU_COUNT(&cpus) : -1;
 }
 
 BOOST_AUTO_TEST_CASE(workers_pinned_to_their_own_cpu) {
@@ -172,28 +176,18 @@ BOOST_AUTO_TEST_CASE(worker_moves_off_the_callers_cpu) {
   BOOST_REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
   if (CPU_COUNT(&mask) < 2) return;  // nothing to move to
   ThreadPool pool(2);
-  const std::thread::id caller = std::this_thread::get_id();
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &mask)) continue;
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0);
-    std::atomic<int> worker_cpu{-1};
-    for (int attempt = 0; attempt < 200 && worker_cpu.load() < 0; ++attempt)
-      pool.parallel_for(2, 1, [&](int64_t, int64_t) {
-        if (std::this_thread::get_id() == caller) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-          return;
-        }
-        cpu_set_t set;
-        if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0 && CPU_COUNT(&set) == 1)
-          for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) worker_cpu.store(c);
-      });
-    BOOST_TEST_INFO("caller on CPU " << cpu);
-    BOOST_TEST(worker_cpu.load() >= 0);
-    BOOST_TEST(worker_cpu.load() != cpu);
+    BOOST_TEST_CONTEXT("caller on CPU " << cpu) {
+      cpu_set_t worker;
+      BOOST_REQUIRE(worker_affinity(pool, worker));
+      BOOST_TEST(CPU_COUNT(&worker) == 1);
+      BOOST_TEST(!CPU_ISSET(cpu, &worker));
+    }
   }
   BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
 }
