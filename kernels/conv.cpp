@@ -215,6 +215,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     const int64_t block_rows =
         std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * l.wq), 1, s.oh);
     const int64_t blocks = (s.oh + block_rows - 1) / block_rows;
+    const auto copy_rows = simd::conv_row_kernels().copy_rows_4;
     auto block = [&](int64_t bi, ThreadPool* inner) {
       Out* out = conv_scratch<Out>(1, s.ocg * block_rows * l.wq);
       const int64_t r0 = bi * block_rows, rows = std::min(block_rows, s.oh - r0), wide = (rows - 1) * l.wq + s.ow;
@@ -224,9 +225,13 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
-      for (int64_t o = 0; o < s.ocg; ++o)
-        for (int64_t r = 0; r < rows; ++r)
-          std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
+      for (int64_t o = 0; o < s.ocg; ++o) {
+        if constexpr (sizeof(Out) == 4)
+          copy_rows(yg + (o * s.oh + r0) * s.ow, s.ow, out + o * wide, l.wq, rows, s.ow);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
+      }
     };
     if (pool && blocks >= 2 * int64_t(pool->size()))
       for_each_item(pool, blocks, [&](int64_t bi) { block(bi, nullptr); });

@@ -143,6 +143,11 @@ struct ConvRowTable {
   // max_pool2d's f32 output rows of 3-wide windows (kernels/pool.cpp).
   void (*max3_rows_f32)(const MaxPoolRow&) = nullptr;
   void (*max_pool_blocked)(const MaxPoolBlocked&) = nullptr;
+  // dst[r·dst_stride + j] = src[r·src_stride + j] for r < rows, j < width, 4-byte elements
+  // (f32, i32): the implicit-GEMM convolution's output rows out of its wide rows, which cost
+  // a library call per row of 56.
+  void (*copy_rows_4)(void* dst, int64_t dst_stride, const void* src, int64_t src_stride, int64_t rows,
+                      int64_t width) = nullptr;
 };
 
 // The current level's table.

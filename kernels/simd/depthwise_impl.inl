@@ -95,6 +95,27 @@ void every_other_4(void* dst_v, const void* src_v, int64_t n) {
   for (; j < n; ++j) dst[j] = src[2 * j];
 }
 
+// copy_rows_4 (conv_depthwise.hpp): a row at a time, whole registers and then the last few
+// elements (masked at AVX-512, where a row of 56 is 3 registers and a masked one).
+void copy_rows_4(void* dst_v, int64_t dst_stride, const void* src_v, int64_t src_stride, int64_t rows,
+                 int64_t width) {
+  constexpr int64_t L = kLanes<float>;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* dst = static_cast<float*>(dst_v) + r * dst_stride;
+    const float* src = static_cast<const float*>(src_v) + r * src_stride;
+    int64_t j = 0;
+    for (; j + L <= width; j += L) store(dst + j, load(src + j));
+#if MLVM_SIMD_BYTES == 64
+    if (j < width) {
+      const __mmask16 m = __mmask16((1u << (width - j)) - 1);
+      _mm512_mask_storeu_ps(dst + j, m, _mm512_maskz_loadu_ps(m, src + j));
+    }
+#else
+    for (; j < width; ++j) dst[j] = src[j];
+#endif
+  }
+}
+
 // max_pool2d's rows (kernels/pool.cpp), f32: m or v, whichever is larger, v when it is NaN and
 // m on ties (the pool's max_nan), a register at a time.
 inline V<float> max_nan(const V<float>& m, const V<float>& v) {
@@ -447,7 +468,7 @@ void max_pool_blocked(const MaxPoolBlocked& a) {
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
   static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
-                                  int(kLanes<float>), max3_rows_f32, max_pool_blocked};
+                                  int(kLanes<float>), max3_rows_f32, max_pool_blocked, copy_rows_4};
   return table;
 }
 
