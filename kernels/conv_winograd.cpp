@@ -144,6 +144,58 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
   return packed;
 }
 
+namespace {
+
+// Tile rows [r0, r1) of image n, the whole pipeline on the calling thread in its own scratch
+// (V and M of just these tiles): input transform of every channel over the rows' part of the
+// plane, the position GEMMs over these tiles, the output transform of their output rows. No
+// thread reads what another wrote. Each tile gets the same values as in conv_winograd's
+// positions-across-the-pool order (the transforms work tile by tile and the GEMMs column by
+// column), so the bits do not depend on the split. Not the transposed GEMMs, nor a fused
+// SiLU (its runs would then end at the split; the caller applies it per plane).
+void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1, const float* u, bool packed,
+                        const std::array<float, 2>& bounds) {
+  const int m = a.m, npos = positions(m);
+  const int64_t tw = (a.ow + m - 1) / m, rows = r1 - r0, tiles = rows * tw;
+  const int64_t ts = tiles + simd::kWinogradSlack;
+  const simd::WinogradTable& kern = simd::winograd_kernels();
+  float* v = scratch(0, npos * a.c * ts);
+  float* mm = scratch(1, npos * a.oc * ts);
+  for (int64_t row = 0; row < npos * a.oc; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
+  // The input rows from the first tile row's on (past the top padding unless r0 is 0).
+  const int64_t skip = r0 == 0 ? 0 : r0 * m - a.top, top = r0 == 0 ? a.top : 0;
+  for (int64_t i = 0; i < a.c; ++i) {
+    float* work = scratch(3, simd::winograd_input_work(m, rows, tw));
+    kern.input({m, a.x + ((n * a.c + i) * a.h + skip) * a.w, a.h - skip, a.w, top, a.left, rows, tw, v + i * ts,
+                a.c * ts, work});
+  }
+  for (int xi = 0; xi < npos; ++xi) {
+    GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, false);
+    if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+    g.n = tiles;
+    g.b = v + xi * a.c * ts;
+    g.rsb = ts;
+    g.csb = 1;
+    g.c = mm + xi * a.oc * ts;
+    g.ldc = ts;
+    gemm(g, nullptr);
+  }
+  const int64_t y0 = r0 * m, oh = std::min(a.oh - y0, rows * m);
+  float* yn = a.y + n * a.oc * a.oh * a.ow;
+  for (int64_t o = 0; o < a.oc; ++o) {
+    float* work = scratch(3, simd::winograd_output_work(m, tw));
+    const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
+    kern.output({m, mm + o * ts, a.oc * ts, rows, tw, oh, a.ow, b, bounds[0], bounds[1],
+                 yn + (o * a.oh + y0) * a.ow, work});
+  }
+}
+
+// Filters this large are read from memory by every thread of a tile-row split; beyond it the
+// positions stay split across the pool (ResNet's 128-512-channel layers: 2.4-16 MB).
+constexpr int64_t kTileSplitMaxFilterBytes = int64_t(1) << 20;
+
+}  // namespace
+
 void conv_winograd(const WinogradConv& a, ExecEnv& env) {
   const int m = a.m, npos = positions(m);
   const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m, tiles = th * tw;
@@ -160,11 +212,30 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     u = scratch(2, npos * a.oc * a.c);
     transform_filters(a.filt, a.oc, a.c, m, u);
   }
+  const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
+  // With a pool and tile rows enough for two a thread, each thread takes a band of tile rows
+  // through the whole pipeline (winograd_tile_rows). Split by position, the two threads of
+  // a 2-core VM exchanged V and M (1.8 MB for SqueezeNet's 55 x 55 layers) through memory
+  // when the host ran them on cores that share no cache, and these convolutions then took
+  // 1.7x their 1-thread time (bench/models' 2-thread SqueezeNet: 4.3 ms against 2.5).
+  const int64_t threads = env.pool ? env.pool->size() : 1;
+  const int64_t filter_bytes = npos * a.oc * a.c * int64_t(sizeof(float));
+  if (threads > 1 && !swap && th >= 2 * threads && a.top <= m && filter_bytes <= kTileSplitMaxFilterBytes) {
+    for (int64_t n = 0; n < a.n; ++n) {
+      env.check_cancelled();
+      for_each_item(env.pool, threads, [&](int64_t t) {
+        winograd_tile_rows(a, n, th * t / threads, th * (t + 1) / threads, u, packed, bounds);
+      });
+      float* yn = a.y + n * a.oc * a.oh * a.ow;
+      if (a.act && a.act->kind == FusedActivation::Kind::silu)
+        for_each_item(env.pool, a.oc, [&](int64_t o) { apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow); });
+    }
+    return;
+  }
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
   // The slack past each row of M is read (into lanes that are dropped), never written.
   for (int64_t row = 0; row < npos * a.oc; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
-  const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
   for (int64_t n = 0; n < a.n; ++n) {
     env.check_cancelled();
     for_each_item(env.pool, a.c, [&](int64_t i) {
