@@ -146,6 +146,28 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
 
 namespace {
 
+// Position xi's GEMM as U[xi] V[xi] (oc x tiles), V's and M's rows ts apart, the filters as
+// prepared when `packed` (else u's): conv_winograd's positions across the pool and
+// winograd_tile_rows' band of tiles alike.
+GemmArgs<float> tiles_gemm(const WinogradConv& a, const float* u, bool packed, int xi, const float* v, float* mm,
+                           int64_t tiles, int64_t ts) {
+  GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, false);
+  if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+  g.n = tiles;
+  g.b = v + xi * a.c * ts;
+  g.rsb = ts;
+  g.csb = 1;
+  g.c = mm + xi * a.oc * ts;
+  g.ldc = ts;
+  return g;
+}
+
+// The slack past each of M's `rows` rows (ts apart, `tiles` used) is read by the output
+// transform (into lanes that are dropped), never written: zeros.
+void zero_slack(float* mm, int64_t rows, int64_t tiles, int64_t ts) {
+  for (int64_t row = 0; row < rows; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
+}
+
 // Tile rows [r0, r1) of image n, the whole pipeline on the calling thread in its own scratch
 // (V and M of just these tiles): input transform of every channel over the rows' part of the
 // plane, the position GEMMs over these tiles, the output transform of their output rows. No
@@ -161,7 +183,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
   const simd::WinogradTable& kern = simd::winograd_kernels();
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
-  for (int64_t row = 0; row < npos * a.oc; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
+  zero_slack(mm, npos * a.oc, tiles, ts);
   // The input rows from the first tile row's on (past the top padding unless r0 is 0).
   const int64_t skip = r0 == 0 ? 0 : r0 * m - a.top, top = r0 == 0 ? a.top : 0;
   for (int64_t i = 0; i < a.c; ++i) {
@@ -169,17 +191,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
     kern.input({m, a.x + ((n * a.c + i) * a.h + skip) * a.w, a.h - skip, a.w, top, a.left, rows, tw, v + i * ts,
                 a.c * ts, work});
   }
-  for (int xi = 0; xi < npos; ++xi) {
-    GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, false);
-    if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
-    g.n = tiles;
-    g.b = v + xi * a.c * ts;
-    g.rsb = ts;
-    g.csb = 1;
-    g.c = mm + xi * a.oc * ts;
-    g.ldc = ts;
-    gemm(g, nullptr);
-  }
+  for (int xi = 0; xi < npos; ++xi) gemm(tiles_gemm(a, u, packed, xi, v, mm, tiles, ts), nullptr);
   const int64_t y0 = r0 * m, oh = std::min(a.oh - y0, rows * m);
   float* yn = a.y + n * a.oc * a.oh * a.ow;
   for (int64_t o = 0; o < a.oc; ++o) {
@@ -234,8 +246,7 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
   }
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
-  // The slack past each row of M is read (into lanes that are dropped), never written.
-  for (int64_t row = 0; row < npos * a.oc; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
+  zero_slack(mm, npos * a.oc, tiles, ts);
   for (int64_t n = 0; n < a.n; ++n) {
     env.check_cancelled();
     for_each_item(env.pool, a.c, [&](int64_t i) {
@@ -246,21 +257,14 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     // summed the same way whatever the thread count. Channels and positions are claimed one
     // at a time (kernels/parallel_items.hpp).
     for_each_item(env.pool, npos, [&](int64_t xi) {
-      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi), swap);
-      const float* vx = v + xi * a.c * ts;
-      float* mx = mm + xi * a.oc * ts;
       if (!swap) {
-        if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
-        g.n = tiles;
-        g.b = vx;
-        g.rsb = ts;
-        g.csb = 1;
-        g.c = mx;
-        g.ldc = ts;
-        gemm(g, nullptr);
+        gemm(tiles_gemm(a, u, packed, int(xi), v, mm, tiles, ts), nullptr);
         return;
       }
       // Tiles x oc into this thread's work, then transposed into M's rows (oc x tiles).
+      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi), true);
+      const float* vx = v + xi * a.c * ts;
+      float* mx = mm + xi * a.oc * ts;
       if (packed) g.b_packed = a.prepared->parts[std::size_t(xi)].get();
       g.m = tiles;
       g.a = vx;

@@ -34,6 +34,14 @@ bool spin_until(Pred pred) {
   }
 }
 
+// Pins `t` to CPU `cpu` alone; false when the OS refuses.
+bool pin_to_cpu(std::thread& t, int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_setaffinity_np(t.native_handle(), sizeof(one), &one) == 0;
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -65,11 +73,8 @@ void ThreadPool::pin_workers() {
   const std::size_t first = 1 + next_pool.fetch_add(workers_.size()) % cpus.size();
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     const int cpu = cpus[(first + i) % cpus.size()];
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
     // A refusal stops here: the workers pinned so far stay, and no CPU is kept free for the caller.
-    if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof(one), &one) != 0) return;
+    if (!pin_to_cpu(workers_[i], cpu)) return;
     worker_cpu_.push_back(cpu);
   }
   cpus_ = std::move(cpus);
@@ -90,10 +95,7 @@ void ThreadPool::keep_off_caller_cpu() {
     if (worker_cpu_[i] != here) continue;
     for (const int cpu : cpus_) {
       if (cpu == here || std::find(worker_cpu_.begin(), worker_cpu_.end(), cpu) != worker_cpu_.end()) continue;
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(cpu, &one);
-      if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof(one), &one) == 0) worker_cpu_[i] = cpu;
+      if (pin_to_cpu(workers_[i], cpu)) worker_cpu_[i] = cpu;
       break;
     }
   }
