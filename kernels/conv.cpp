@@ -2,7 +2,9 @@
 // y[n, g] (OCg x OH·OW) = w[g] (OCg x Cg·KH·KW) · col (Cg·KH·KW x OH·OW) + b, where col is the
 // im2col matrix of x[n, g]. col is never built: the GEMM packs its B panels straight from the
 // zero-padded input split by stride phase (conv_group_implicit), where every column of col
-// is a unit-stride run. One input channel per group (depthwise) has direct kernels
+// is a unit-stride run — or, at stride 1 where the level can (i8 with VNNI), straight from the
+// unpadded input seen as a window (kernels/simd/conv_window.hpp), the padding masked off and
+// the output rows written in place. One input channel per group (depthwise) has direct kernels
 // (kernels/simd/conv_depthwise.hpp): f32 with one output per input channel a register of
 // channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An
 // f32 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
@@ -155,6 +157,17 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
   // Stride 1 and no padding: the input is its own only phase.
   const bool as_is = p.sh == 1 && p.sw == 1 && l.hq == s.h && l.wq == s.w;
+  Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
+  std::array<Out, 2> bounds{};
+  const Out* clamp = fused_clamp(d, bounds);
+  // Stride 1 with padding or wide rows, where the level packs B from a window over the
+  // unpadded input (i8 with VNNI): no planes, and the GEMM writes y's rows directly.
+  if (p.sh == 1 && p.sw == 1 && !(as_is && l.wq == s.ow) && gemm_reads_windows<T>()) {
+    const simd::ConvWindow win{s.h, s.w, s.kh, s.kw, p.dh, p.dw, p.top, p.left, s.ow};
+    GemmArgs<T> a = planes_gemm(s, d, g, xg, nullptr, s.oh * s.ow, yg, s.oh * s.ow, clamp);
+    a.b_window = &win;
+    return gemm(a, pool);
+  }
   if (l.shifted && conv_stem_bands(s, p, l, d, n, g, pool)) return;
   const T* planes = xg;
   if (!as_is) {
@@ -164,10 +177,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   }
   const std::vector<int64_t> koff = tap_offsets(s, p, l, s.cg);
   const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
-  Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
-  std::array<Out, 2> bounds{};
-  const Out* clamp = fused_clamp(d, bounds);
   if constexpr (std::is_floating_point_v<T>) {
     if (swaps_operands(true, s.kh, s.kw, p, s.ocg, s.oh, s.ow) && direct_out && (!d.packed || d.packed->b_side)) {
       // yᵀ (pixels x channels) = planesᵀ · wᵀ: A element (pixel i, channel k) is

@@ -38,6 +38,7 @@ struct Plan {
   GemmKernel kern;
   PackFormat fa = PackFormat::plain, fb = PackFormat::plain;
   simd::PanelPacker<T> pack_a = nullptr, pack_b = nullptr;
+  simd::WindowPacker pack_window = nullptr;  // B panels from a conv2d window (int8_t only)
 };
 
 template <class T>
@@ -50,8 +51,8 @@ Plan<T> plan_for() {
   else {
     if constexpr (std::is_same_v<T, int8_t>)
       if (t.u8s8_quads.fn)
-        return {t.u8s8_quads, PackFormat::quads_u8_offset, PackFormat::quads_s8_sums, t.pack_quads_u8_offset,
-                t.pack_quads_s8_sums};
+        return {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
+                t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
     return {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
   }
 }
@@ -143,7 +144,7 @@ class GemmRun {
     if (g_.m <= 0 || g_.n <= 0) return;
     // Operands packed ahead are used when they were packed for this very GEMM.
     pa_ = fits(g_.a_packed, g_.m) ? g_.a_packed : nullptr;
-    pb_ = fits(g_.b_packed, g_.n) && !g_.b_row_offsets ? g_.b_packed : nullptr;
+    pb_ = fits(g_.b_packed, g_.n) && !g_.b_row_offsets && !g_.b_window ? g_.b_packed : nullptr;
     if (g_.k <= 0) return fill_bias_only();
     if (!pb_) find_b_in_place();
     if (double(g_.m) * double(g_.n) * double(g_.k) < kParallelMinMacs) pool = nullptr;
@@ -189,10 +190,12 @@ class GemmRun {
   }
   void pack_b(int64_t jr, int64_t kb, void* dst) const {
     const int64_t j0 = jr * nr_, k0 = kb * kc_;
+    const int rvalid = int(std::min<int64_t>(nr_, g_.n - j0));
+    if constexpr (std::is_same_v<T, int8_t>)
+      if (g_.b_window) return p_.pack_window(g_.b, *g_.b_window, j0, rvalid, nr_, k0, kc_of(kb), dst);
     const T* src = g_.b + j0 * g_.csb;
     const int64_t* koff = g_.b_row_offsets ? g_.b_row_offsets + k0 : nullptr;
     if (!koff) src += k0 * g_.rsb;
-    const int rvalid = int(std::min<int64_t>(nr_, g_.n - j0));
     if (p_.pack_b) p_.pack_b(src, g_.csb, g_.rsb, koff, rvalid, nr_, kc_of(kb), dst);
     else simd::pack_panel<T>(p_.fb, src, g_.csb, g_.rsb, koff, rvalid, nr_, kc_of(kb), dst);
   }
@@ -439,6 +442,11 @@ std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::spa
 }
 
 template <class T>
+bool gemm_reads_windows() {
+  return plan_for<T>().pack_window != nullptr;
+}
+
+template <class T>
 GemmTileShape gemm_tile_shape() {
   const Plan<T> plan = plan_for<T>();
   return {plan.kern.mr, plan.kern.nr};
@@ -468,6 +476,13 @@ MLVM_GEMM_PREPACK(int64_t)
 template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together<float>(
     std::span<const GemmArgs<float>>, bool);
 template GemmTileShape gemm_tile_shape<float>();
+template bool gemm_reads_windows<float>();
+template bool gemm_reads_windows<double>();
+template bool gemm_reads_windows<int8_t>();
+template bool gemm_reads_windows<uint8_t>();
+template bool gemm_reads_windows<int16_t>();
+template bool gemm_reads_windows<int32_t>();
+template bool gemm_reads_windows<int64_t>();
 
 template void gemm<float>(const GemmArgs<float>&, ThreadPool*);
 template void gemm<double>(const GemmArgs<double>&, ThreadPool*);

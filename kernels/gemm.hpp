@@ -26,6 +26,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/simd/conv_window.hpp"
+
 namespace mlvm {
 
 class ThreadPool;
@@ -57,6 +59,9 @@ struct GemmArgs {
   const T* b = nullptr;
   int64_t rsb = 0, csb = 0;
   const int64_t* b_row_offsets = nullptr;  // K entries, or null
+  // Or B is this window over b (conv2d's stride-1 im2col of the unpadded input; rsb, csb
+  // and b_row_offsets unused), packed straight from it. Only where gemm_reads_windows<T>().
+  const simd::ConvWindow* b_window = nullptr;
   gemm_out_t<T>* c = nullptr;
   int64_t ldc = 0;
   const gemm_out_t<T>* bias = nullptr;
@@ -85,6 +90,11 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
 // Empty when any operand is empty. Instantiated for float.
 template <class T>
 std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a);
+
+// Whether the current level packs B from a GemmArgs::b_window for T (int8_t with AVX-512
+// VNNI); elsewhere a caller builds the padded planes itself. Instantiated for every T gemm is.
+template <class T>
+bool gemm_reads_windows();
 
 // The current level's register tile for T: C is computed in MR x NR blocks, so a GEMM's M is
 // padded up to whole MR and its N to whole NR (what a caller weighs when it can choose which

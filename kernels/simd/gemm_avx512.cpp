@@ -132,6 +132,7 @@ GemmKernelTable make_table(bool vnni) {
   if (vnni) {
     t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
     t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;
+    t.pack_window_s8_sums = &pack_window_s8_sums_panel;
   }
   t.i64 = fma_entry<VI64, 8, 2>(256, 64, 1024);
   return t;

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/simd/conv_window.hpp"
+
 namespace mlvm::simd {
 
 // One call of a micro-kernel. Accumulation happens in the output type (float, double, or
@@ -85,6 +87,11 @@ template <class T>
 using PanelPacker = void (*)(const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets, int rvalid,
                              int R, int64_t kc, void* dst);
 
+// A level's packer of quads_s8_sums B panels (R columns from j0, k from k0) from a conv2d
+// window over x (kernels/simd/conv_window.hpp); R is the u8·s8 kernel's NR, 32.
+using WindowPacker = void (*)(const int8_t* x, const ConvWindow& win, int64_t j0, int rvalid, int R, int64_t k0,
+                              int64_t kc, void* dst);
+
 // Which arithmetic a kernel does on its packed operands (the element types of the panels).
 struct GemmKernelTable {
   GemmKernel f32;        // float panels, KU 1
@@ -97,6 +104,8 @@ struct GemmKernelTable {
   PanelPacker<float> pack_f32 = nullptr;
   PanelPacker<int8_t> pack_quads_u8_offset = nullptr;
   PanelPacker<int8_t> pack_quads_s8_sums = nullptr;
+  // Set with u8s8_quads: its B panels from a conv2d window (GemmArgs::b_window).
+  WindowPacker pack_window_s8_sums = nullptr;
 };
 
 // The table of the current level (simd::level()); u8s8_quads.fn is null unless the level is
@@ -114,6 +123,8 @@ void pack_quads_u8_offset_panel(const int8_t* data, int64_t sr, int64_t sk, cons
                                 int64_t kc, void* dst);
 void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                               int64_t kc, void* dst);
+void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j0, int rvalid, int R, int64_t k0,
+                               int64_t kc, void* dst);
 }
 namespace avx2 {
 const GemmKernelTable& gemm_table();

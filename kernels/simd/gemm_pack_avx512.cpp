@@ -9,7 +9,9 @@
 //     eight rows at a time transposed in registers.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
@@ -99,6 +101,42 @@ void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc
   }
 }
 
+// Quads panels of 32 columns with their column sums (quads_s8_sums): group g's four k rows
+// of 32 bytes become 32 4-byte column groups, and each column's sum is kept on the way.
+class Quads32 {
+ public:
+  Quads32(void* dst, int64_t groups)
+      : d_(static_cast<char*>(dst)), sums_(reinterpret_cast<__m256i*>(d_ + groups * 32 * 4)) {}
+  // The unpacks work inside 128-bit lanes, so the halves are put back in column order with
+  // permute2x128.
+  void store(int64_t g, const __m256i (&row)[4]) {
+    const __m256i ab_lo = _mm256_unpacklo_epi8(row[0], row[1]), ab_hi = _mm256_unpackhi_epi8(row[0], row[1]);
+    const __m256i cd_lo = _mm256_unpacklo_epi8(row[2], row[3]), cd_hi = _mm256_unpackhi_epi8(row[2], row[3]);
+    const __m256i q0 = _mm256_unpacklo_epi16(ab_lo, cd_lo);  // columns 0-3 | 16-19
+    const __m256i q1 = _mm256_unpackhi_epi16(ab_lo, cd_lo);  // 4-7 | 20-23
+    const __m256i q2 = _mm256_unpacklo_epi16(ab_hi, cd_hi);  // 8-11 | 24-27
+    const __m256i q3 = _mm256_unpackhi_epi16(ab_hi, cd_hi);  // 12-15 | 28-31
+    const __m256i o[4] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
+                          _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31)};
+    __m256i* out = reinterpret_cast<__m256i*>(d_ + g * 128);
+    for (int v = 0; v < 4; ++v) {
+      _mm256_store_si256(out + v, o[v]);
+      // 4-byte sums per column, 1·x over each quad in one vpdpbusd: this format is packed
+      // only for the VNNI kernel, so the CPU has it (it replaced vpmaddubsw + vpmaddwd + vpaddd).
+      s_[v] = _mm256_dpbusd_epi32(s_[v], _mm256_set1_epi8(1), o[v]);
+    }
+  }
+  // The corrections after the groups: 128 · each column's sum.
+  void store_sums() {
+    for (int v = 0; v < 4; ++v) _mm256_storeu_si256(sums_ + v, _mm256_slli_epi32(s_[v], 7));
+  }
+
+ private:
+  char* d_;
+  __m256i* sums_;
+  __m256i s_[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+};
+
 }  // namespace
 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
@@ -136,42 +174,122 @@ void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const 
   // column groups. The unpacks work inside 128-bit lanes, so the halves are put back in
   // column order with permute2x128.
   const __mmask32 m = rvalid >= 32 ? ~__mmask32(0) : __mmask32((1u << rvalid) - 1);
-  const __m256i ones8 = _mm256_set1_epi8(1);
-  __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-  char* d = static_cast<char*>(dst);
+  Quads32 q(dst, groups);
   for (int64_t g = 0; g < groups; ++g) {
     __m256i row[4];
     for (int u = 0; u < 4; ++u) {
       const int64_t k = 4 * g + u;
       row[u] = k < kc ? _mm256_maskz_loadu_epi8(m, row_at(data, 1, k, sk, koff)) : _mm256_setzero_si256();
     }
-    const __m256i ab_lo = _mm256_unpacklo_epi8(row[0], row[1]), ab_hi = _mm256_unpackhi_epi8(row[0], row[1]);
-    const __m256i cd_lo = _mm256_unpacklo_epi8(row[2], row[3]), cd_hi = _mm256_unpackhi_epi8(row[2], row[3]);
-    const __m256i q0 = _mm256_unpacklo_epi16(ab_lo, cd_lo);  // columns 0-3 | 16-19
-    const __m256i q1 = _mm256_unpackhi_epi16(ab_lo, cd_lo);  // 4-7 | 20-23
-    const __m256i q2 = _mm256_unpacklo_epi16(ab_hi, cd_hi);  // 8-11 | 24-27
-    const __m256i q3 = _mm256_unpackhi_epi16(ab_hi, cd_hi);  // 12-15 | 28-31
-    const __m256i o0 = _mm256_permute2x128_si256(q0, q1, 0x20);  // 0-7
-    const __m256i o1 = _mm256_permute2x128_si256(q2, q3, 0x20);  // 8-15
-    const __m256i o2 = _mm256_permute2x128_si256(q0, q1, 0x31);  // 16-23
-    const __m256i o3 = _mm256_permute2x128_si256(q2, q3, 0x31);  // 24-31
-    __m256i* out = reinterpret_cast<__m256i*>(d + g * 128);
-    _mm256_store_si256(out + 0, o0);
-    _mm256_store_si256(out + 1, o1);
-    _mm256_store_si256(out + 2, o2);
-    _mm256_store_si256(out + 3, o3);
-    // 4-byte sums per column, 1·x over each quad in one vpdpbusd: this format is packed only
-    // for the VNNI kernel, so the CPU has it (it replaced vpmaddubsw + vpmaddwd + vpaddd).
-    s0 = _mm256_dpbusd_epi32(s0, ones8, o0);
-    s1 = _mm256_dpbusd_epi32(s1, ones8, o1);
-    s2 = _mm256_dpbusd_epi32(s2, ones8, o2);
-    s3 = _mm256_dpbusd_epi32(s3, ones8, o3);
+    q.store(g, row);
   }
-  __m256i* out = reinterpret_cast<__m256i*>(sums);
-  _mm256_storeu_si256(out + 0, _mm256_slli_epi32(s0, 7));
-  _mm256_storeu_si256(out + 1, _mm256_slli_epi32(s1, 7));
-  _mm256_storeu_si256(out + 2, _mm256_slli_epi32(s2, 7));
-  _mm256_storeu_si256(out + 3, _mm256_slli_epi32(s3, 7));
+  q.store_sums();
+}
+
+namespace {
+
+// One k row's load for one segment of a window panel: lane l of the row reads the channel's
+// element off + l where `mask` has bit l (off may lie outside the channel; masked-off lanes
+// are not read).
+struct WindowLoad {
+  int64_t off;
+  __mmask32 mask;
+};
+
+// The panel's rows k0 .. k0 + kc - 1, k = c·taps + t: row k is the OR of the masked loads
+// tab[t·S .. t·S + S - 1] from channel c. S: segments a row (0: `segs`, known only at run time).
+template <int S>
+void window_rows(std::uintptr_t x, int64_t plane, const WindowLoad* tab, int segs, int64_t taps, int64_t k0,
+                 int64_t kc, void* dst) {
+  const int ns = S ? S : segs;
+  const int64_t groups = (kc + 3) / 4;
+  int64_t t = k0 % taps;
+  std::uintptr_t chan = x + std::uintptr_t(k0 / taps * plane);
+  auto row = [&] {
+    const WindowLoad* e = tab + t * ns;
+    __m256i r = _mm256_maskz_loadu_epi8(e[0].mask, reinterpret_cast<const void*>(chan + std::uintptr_t(e[0].off)));
+    for (int i = 1; i < ns; ++i)
+      r = _mm256_mask_loadu_epi8(r, e[i].mask, reinterpret_cast<const void*>(chan + std::uintptr_t(e[i].off)));
+    if (++t == taps) t = 0, chan += std::uintptr_t(plane);
+    return r;
+  };
+  Quads32 q(dst, groups);
+  const int64_t full = kc / 4;
+  for (int64_t g = 0; g < full; ++g) {
+    const __m256i rows[4] = {row(), row(), row(), row()};
+    q.store(g, rows);
+  }
+  if (full < groups) {
+    __m256i rows[4];
+    for (int u = 0; u < 4; ++u) rows[u] = 4 * full + u < kc ? row() : _mm256_setzero_si256();
+    q.store(full, rows);
+  }
+  q.store_sums();
+}
+
+}  // namespace
+
+// Packs B panels of 32 columns (the VNNI kernel's NR) from a conv2d window over the unpadded
+// input (kernels/simd/conv_window.hpp): each k row of the panel is one masked load per output
+// row the panel's columns span (a segment), the padding being the masked-off lanes, so no
+// zero-padded planes are built and no column is computed for a wide row's padding. A tap's
+// load for a segment is the same for every channel, so the loads are worked out once per
+// panel: a table of taps x segments.
+void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j0, int rvalid, int R, int64_t k0,
+                               int64_t kc, void* dst) {
+  (void)R;  // always 32: the u8·s8 kernel's NR, which sets this packer in its table
+  struct Segment {
+    int l0, n;        // lanes [l0, l0 + n)
+    int64_t oh, ow0;  // the output pixel of lane l0
+  };
+  Segment segs[32];
+  int ns = 0;
+  for (int l = 0; l < rvalid; ++ns) {
+    const int64_t j = j0 + l, oh = j / win.ow_n, ow0 = j % win.ow_n;
+    const int n = int(std::min<int64_t>(rvalid - l, win.ow_n - ow0));
+    segs[ns] = {l, n, oh, ow0};
+    l += n;
+  }
+  const int64_t taps = win.kh * win.kw;
+  thread_local std::vector<WindowLoad> table;  // kept by the thread: no allocation per panel
+  table.resize(std::size_t(taps * ns));
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t di = t / win.kw * win.dh - win.top, dj = t % win.kw * win.dw - win.left;
+    for (int i = 0; i < ns; ++i) {
+      const Segment& sg = segs[i];
+      const int64_t r = sg.oh + di, c0 = sg.ow0 + dj;  // input row, and the column of lane l0
+      const int64_t lo = std::max<int64_t>(0, -c0), hi = std::min<int64_t>(sg.n, win.w - c0);
+      uint32_t bits = 0;
+      if (r >= 0 && r < win.h && lo < hi) bits = uint32_t((uint64_t(1) << hi) - (uint64_t(1) << lo)) << sg.l0;
+      table[std::size_t(t * ns + i)] = {bits ? r * win.w + c0 - sg.l0 : 0, __mmask32(bits)};
+    }
+  }
+  // With the output as wide as the input ("same" padding), a segment's loads continue the
+  // last one's (input rows are consecutive in memory): one load of the joined mask a row.
+  bool joins = ns > 1;
+  for (int64_t t = 0; t < taps && joins; ++t) {
+    const WindowLoad* e = &table[std::size_t(t * ns)];
+    const WindowLoad* read = nullptr;  // the tap's first load that reads anything
+    for (int i = 0; i < ns && joins; ++i)
+      if (e[i].mask) {
+        joins = !read || e[i].off == read->off;
+        if (!read) read = &e[i];
+      }
+  }
+  if (joins) {
+    for (int64_t t = 0; t < taps; ++t) {
+      WindowLoad one{0, 0};
+      for (int i = 0; i < ns; ++i)
+        if (table[std::size_t(t * ns + i)].mask) one = {table[std::size_t(t * ns + i)].off, __mmask32(one.mask | table[std::size_t(t * ns + i)].mask)};
+      table[std::size_t(t)] = one;
+    }
+    ns = 1;
+  }
+  const auto xa = reinterpret_cast<std::uintptr_t>(x);
+  const int64_t plane = win.h * win.w;
+  if (ns == 1) return window_rows<1>(xa, plane, table.data(), ns, taps, k0, kc, dst);
+  if (ns == 2) return window_rows<2>(xa, plane, table.data(), ns, taps, k0, kc, dst);
+  window_rows<0>(xa, plane, table.data(), ns, taps, k0, kc, dst);
 }
 
 }  // namespace mlvm::simd::avx512

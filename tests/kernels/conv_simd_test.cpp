@@ -77,6 +77,12 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 3, 23, 31}, {700, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // stride 2: 3 bands, each GEMM on both threads
       // Bands taken whole by the two threads, each on its own planes.
       {{1, 3, 80, 80}, {200, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},    // 6 bands of 7 rows
+      // Stride 1 read through a window over the unpadded input where the level has it (i8 with
+      // AVX-512 VNNI: kernels/simd/conv_window.hpp): B panels of 32 columns spanning output rows.
+      {{1, 7, 12, 40}, {9, 7, 3, 3}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},      // rows 38 of 40: two loads a k row; K 63
+      {{1, 4, 9, 3}, {6, 4, 3, 3}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},        // one output column: a load per pixel
+      {{1, 115, 6, 7}, {10, 115, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},   // K 1035: a k block starts mid-channel
+      {{1, 100, 5, 6}, {512, 100, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},  // weights past L2: the blocked GEMM
   };
   return c;
 }
