@@ -215,7 +215,7 @@ def main(argv=None):
         for model in args.model_names:
             print(f"[{threads} thread{'s' if threads > 1 else ''}] {model} ...", end=" ", flush=True)
             result = serve_model(config, model, threads, args)
-            if result.status != "ERROR":
+            if result.status != "ERROR" and args.first_runs > 0:
                 first_runs(result, config, args)
             rows.append(result)
             ratio = result.ratio("ORT")

@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -100,6 +101,15 @@ void sprinkle_nans(Tensor& x, std::mt19937_64& rng) {
   });
 }
 
+// +inf, -inf and the largest finite values (whose sums overflow to +-inf) in f32 x: the
+// 3-wide rows' NaN check sums the values it reads, and must not take their NaN for an input's.
+void sprinkle_infinities(Tensor& x, std::mt19937_64& rng) {
+  if (x.dtype() != DType::f32 || x.numel() == 0) return;
+  float* p = x.template data<float>();
+  const float values[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_MAX};
+  for (int k = 0; k < 8; ++k) p[std::uniform_int_distribution<int64_t>(0, x.numel() - 1)(rng)] = values[k % 4];
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(pool_fast_paths)
@@ -155,6 +165,7 @@ BOOST_AUTO_TEST_CASE(max_pool_f32_3_wide_rows_at_every_level) {
                                   << p.bottom << "," << p.right << " ceil " << p.ceil_mode) {
         Tensor x = random_tensor(DType::f32, Dims{1, 2, H, W}, rng);
         if (trial % 2 == 0) sprinkle_nans(x, rng);
+        if (trial % 3 == 0) sprinkle_infinities(x, rng);
         Dims shape;
         const Expected want = ref_max_pool(x, p, &shape);
         expect_values(run_op(Opcode::max_pool2d, {x}, attrs_of(p)), shape, want, 0);
