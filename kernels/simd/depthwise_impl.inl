@@ -1,6 +1,7 @@
 // The float depthwise rows and the stride-2 row split of one SIMD level: the body of depthwise_avx512.cpp,
 // depthwise_avx2.cpp and depthwise_sse2.cpp (interface: kernels/simd/conv_depthwise.hpp;
-// inclusion rules: kernels/simd/ew_vec.inl).
+// inclusion rules: kernels/simd/ew_vec.inl), with max_pool2d's kernels (max_pool_impl.inl)
+// and the pixel-major layout both use (pixel_major.inl).
 //
 // Four registers of adjacent outputs are summed at once, so each broadcast weight serves four
 // fused multiply-adds and the four dependency chains overlap; a row's last partial register
@@ -8,10 +9,13 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/simd/ew_vec.inl"
+#include "kernels/simd/max_pool_impl.inl"
+#include "kernels/simd/pixel_major.inl"
 
 namespace mlvm::simd::MLVM_SIMD_NS {
 namespace {
@@ -115,254 +119,6 @@ void copy_rows_4(void* dst_v, int64_t dst_stride, const void* src_v, int64_t src
 #endif
   }
 }
-
-// max_pool2d's rows (kernels/pool.cpp), f32: m or v, whichever is larger, v when it is NaN and
-// m on ties (the pool's max_nan), a register at a time.
-inline V<float> max_nan(const V<float>& m, const V<float>& v) {
-  return xsimd::select((v > m) | xsimd::isnan(v), v, m);
-}
-
-// The even and the odd lanes of the 2L floats a:b, as one register each.
-inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V<float>& odd) {
-#if MLVM_SIMD_BYTES == 64
-  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  even = _mm512_permutex2var_ps(a, ie, b);
-  odd = _mm512_permutex2var_ps(a, io, b);
-#elif MLVM_SIMD_BYTES == 32
-  const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
-  const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
-  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
-#else
-  even = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-  odd = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-#endif
-}
-
-inline float max_nan(float m, float v) { return (v > m || v != v) ? v : m; }
-
-// max_nan for inputs without NaN, in one instruction: (MAX)PS returns its first operand when
-// it is greater, else its second — m on ties, as max_nan. A NaN may be lost: callers check.
-inline V<float> max_no_nan(const V<float>& m, const V<float>& v) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_max_ps(v, m);
-#elif MLVM_SIMD_BYTES == 32
-  return _mm256_max_ps(v, m);
-#else
-  return _mm_max_ps(v, m);
-#endif
-}
-
-// MaxPoolRow (conv_depthwise.hpp): registers of outputs read the input rows in place. Each
-// input column's maximum over the rows comes first (rows in order), then each output's over
-// its three columns: the order of the scratch-row path this replaced, so the same bits. A
-// stride-2 register deinterleaves the column maxima once (three permutes), not every row's
-// loads (twelve, which bound it: 64 x 111 x 111 -> 55 x 55 took 0.2 ms). A register reads
-// just its windows' columns, so a row's last one ends at the row's end; only outputs whose
-// windows reach past the row (padding, ceil_mode) go one by one. kRows: the window's rows
-// when 3 (unrolled: an interior row of a 3 x 3 pool), else 0 (a.nrows of them, at a padded
-// edge). SqueezeNet's first pool: 0.172 -> 0.118 ms, one output of each row having gone
-// through the scalar path and the runtime row loop having cost a third.
-template <int kRows>
-void max3_rows(const MaxPoolRow& a) {
-  constexpr int64_t L = kLanes<float>;
-  constexpr float lowest = -std::numeric_limits<float>::infinity();
-  const int64_t s = a.step, nrows = kRows ? kRows : a.nrows;
-  // A register of outputs from j0 reads columns j0·s - left up to this many past it: exactly
-  // its windows' columns, so a row's last register needs no column past the row.
-  const int64_t reach = (L - 1) * s + 2;
-  auto in_row = [&](int64_t j0) {
-    const int64_t c = j0 * s - a.left;
-    return c >= 0 && c + reach <= a.w - 1;
-  };
-  auto column_max = [&](int64_t c) {
-    float m = lowest;
-    if (c < 0 || c >= a.w) return m;
-    for (int64_t r = 0; r < nrows; ++r) m = r == 0 ? a.rows[r][c] : max_nan(m, a.rows[r][c]);
-    return m;
-  };
-  auto one = [&](int64_t j) {
-    const int64_t c = j * s - a.left;
-    a.out[j] = max_nan(max_nan(column_max(c), column_max(c + 1)), column_max(c + 2));
-  };
-  // Column maxima of the registers at column offsets c + k·step... as one register each.
-  auto column_max_v = [&](int64_t c) {
-    if constexpr (kRows == 3) {
-      return max_nan(max_nan(load(a.rows[0] + c), load(a.rows[1] + c)), load(a.rows[2] + c));
-    } else {
-      V<float> m(lowest);
-      for (int64_t r = 0; r < nrows; ++r) m = r == 0 ? load(a.rows[r] + c) : max_nan(m, load(a.rows[r] + c));
-      return m;
-    }
-  };
-  // An interior row (three window rows) by max_no_nan, with the sum of every value read
-  // beside it: NaN when any value was NaN (or when +inf and -inf meet), and then false, for
-  // the max_nan path to do the register again. max_nan's compare, mask or and blend went
-  // through the mask registers, which bound the loop (64 x 111 x 111 -> 55 x 55: 0.12 ms).
-  auto block_no_nan = [&](int64_t j0) __attribute__((always_inline)) {
-    const int64_t c0 = j0 * s - a.left;
-    // Each column's sum on its own, added as a tree (a chain of twelve adds would be a
-    // latency as long as the register's work).
-    auto column = [&](int64_t c, V<float>& sum) __attribute__((always_inline)) {
-      const V<float> r0 = load(a.rows[0] + c), r1 = load(a.rows[1] + c), r2 = load(a.rows[2] + c);
-      sum = (r0 + r1) + r2;
-      return max_no_nan(max_no_nan(r0, r1), r2);
-    };
-    V<float> x0, x1, x2, s0, s1, s2, s3;
-    if (s == 1) {
-      x0 = column(c0, s0);
-      x1 = column(c0 + 1, s1);
-      x2 = column(c0 + 2, s2);
-      s3 = s2;
-    } else {
-      V<float> even;
-      deinterleave(column(c0, s0), column(c0 + L, s1), x0, x1);
-      deinterleave(column(c0 + 1, s2), column(c0 + 1 + L, s3), even, x2);
-    }
-    if (xsimd::any(xsimd::isnan((s0 + s1) + (s2 + s3)))) return false;
-    store(a.out + j0, max_no_nan(max_no_nan(x0, x1), x2));
-    return true;
-  };
-  auto block = [&](int64_t j0) __attribute__((always_inline)) {
-    if constexpr (kRows == 3)
-      if (block_no_nan(j0)) return;
-    const int64_t c = j0 * s - a.left;
-    V<float> x0, x1, x2;
-    if (s == 1) {
-      x0 = column_max_v(c);
-      x1 = column_max_v(c + 1);
-      x2 = column_max_v(c + 2);
-    } else {
-      // Output k's columns c + 2k, c + 2k + 1 (the even and odd lanes from c) and c + 2k + 2
-      // (the odd lanes from c + 1, which read no further than the last window).
-      V<float> even;
-      deinterleave(column_max_v(c), column_max_v(c + L), x0, x1);
-      deinterleave(column_max_v(c + 1), column_max_v(c + 1 + L), even, x2);
-    }
-    store(a.out + j0, max_nan(max_nan(x0, x1), x2));
-  };
-  int64_t j = 0;
-  while (j < a.ow && j * s - a.left < 0) one(j++);  // windows reaching into the left padding
-  for (; j + L <= a.ow && in_row(j); j += L) block(j);
-  if (j < a.ow) {
-    // A last register as far right as its reads stay in the row (it recomputes some outputs,
-    // with the same values), then the rest one by one (windows past the row: padding, ceil_mode).
-    const int64_t last = std::min(a.ow - L, (a.w - 1 - reach + a.left) / s);
-    if (last >= 0 && last + L > j && in_row(last)) {
-      block(last);
-      j = last + L;
-    }
-    for (; j < a.ow; ++j) one(j);
-  }
-}
-
-void max3_rows_f32(const MaxPoolRow& a) {
-  if (a.nrows == 3) max3_rows<3>(a);
-  else max3_rows<0>(a);
-}
-
-// Transposes the L x L block r[i][j] (row i = register i) in place: r[j] becomes what was
-// column j.
-inline void transpose_block(V<float> (&r)[kLanes<float>]) {
-#if MLVM_SIMD_BYTES == 32
-  __m256 t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i].data, r[i + 1].data);
-    t[i + 1] = _mm256_unpackhi_ps(r[i].data, r[i + 1].data);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);      // column 0 | 4 of rows i .. i + 3
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);  // column 1 | 5
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int c = 0; c < 4; ++c) {
-    r[c] = _mm256_permute2f128_ps(u[c], u[c + 4], 0x20);
-    r[c + 4] = _mm256_permute2f128_ps(u[c], u[c + 4], 0x31);
-  }
-#elif MLVM_SIMD_BYTES == 16
-  _MM_TRANSPOSE4_PS(r[0].data, r[1].data, r[2].data, r[3].data);
-#elif MLVM_SIMD_BYTES == 64
-  // As the 8 x 8 one in each 128-bit block (unpack, then shuffle: u[4g + c] holds in block k
-  // column 4k + c of rows 4g .. 4g + 3), then the blocks gathered across the four row groups
-  // in two rounds of shuffle_f32x4. (Through memory it was 256 scalar moves: the blocked
-  // depthwise convolution ran slower at AVX-512 than at AVX2.)
-  __m512 t[16], u[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i].data, r[i + 1].data);
-    t[i + 1] = _mm512_unpackhi_ps(r[i].data, r[i + 1].data);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    u[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
-    u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
-    u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int c = 0; c < 4; ++c) {
-    const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
-    const __m512 w0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
-    const __m512 w1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
-    r[c] = _mm512_shuffle_f32x4(v0, w0, 0x88);
-    r[4 + c] = _mm512_shuffle_f32x4(v1, w1, 0x88);
-    r[8 + c] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
-    r[12 + c] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
-  }
-#else
-  constexpr int64_t L = kLanes<float>;
-  alignas(64) float m[L][L];
-  for (int64_t i = 0; i < L; ++i) r[i].store_aligned(m[i]);
-  for (int64_t i = 0; i < L; ++i) {
-    alignas(64) float col[L];
-    for (int64_t j = 0; j < L; ++j) col[j] = m[j][i];
-    r[i] = V<float>::load_aligned(col);
-  }
-#endif
-}
-
-// One row of `channels` planes (`plane` floats apart) into the pixel-major row `row` of `cols`
-// columns, lane c of column col being src[c·plane + col]: columns [c_lo, c_hi) are the input's,
-// the others `pad`, and lanes past `channels` 0. The layout depthwise_blocked and
-// max_pool_blocked compute on.
-inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t channels, int64_t cols, int64_t c_lo,
-                            int64_t c_hi, const V<float>& pad) {
-  constexpr int64_t L = kLanes<float>;
-  for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, pad);
-  for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, pad);
-  int64_t col = c_lo;
-  if (channels == L)
-    for (; col + L <= c_hi; col += L) {
-      V<float> blk[L];
-      for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
-      transpose_block(blk);
-      for (int64_t q = 0; q < L; ++q) store(row + (col + q) * L, blk[q]);
-    }
-  for (; col < c_hi; ++col)
-    for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? src[c * plane + col] : 0.f;
-}
-
-// The pixel-major results out[p·L + c], p < pixels, back into channel planes: y[c·oplane + p]
-// for c < channels.
-inline void pixel_major_to_planes(float* y, const float* out, int64_t oplane, int64_t pixels, int64_t channels) {
-  constexpr int64_t L = kLanes<float>;
-  int64_t p = 0;
-  if (channels == L)
-    for (; p + L <= pixels; p += L) {
-      V<float> blk[L];
-      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
-      transpose_block(blk);
-      for (int64_t c = 0; c < L; ++c) store(y + c * oplane + p, blk[c]);
-    }
-  for (; p < pixels; ++p)
-    for (int64_t c = 0; c < channels; ++c) y[c * oplane + p] = out[p * L + c];
-}
-
-// The output grid of depthwise_blocked, in floats of its pixel-major buffers: an output
-// row's first input pixel is sh_step apart, a column's sw_step; tap (i, j) is at
-// i·dh_step + j·dw_step from it.
-struct DepthwiseGrid {
-  int64_t kh, kw, oh, ow, sh_step, sw_step, dh_step, dw_step;
-};
 
 // out[r·ow + q] = finish(sum over taps t = (i, j) in order of w[t] · in[r·sh_step + q·sw_step
 // + i·dh_step + j·dw_step]), registers of L channels. KH, KW > 0: that window, its weights
@@ -468,41 +224,6 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
     // Back to planes: the strip's pixels are y[c·oplane + r0·ow + p], p < orows·ow.
     pixel_major_to_planes(y + r0 * a.ow, out, oplane, orows * a.ow, channels);
   }
-}
-
-// MaxPoolBlocked: the plane block transposed whole into `in` (-inf past the input's columns),
-// each output's window reduced in the row path's order, and the results transposed back.
-void max_pool_blocked(const MaxPoolBlocked& a) {
-  constexpr int64_t L = kLanes<float>;
-  using VF = V<float>;
-  const int64_t cols = max_pool_blocked_cols(a.w, a.kw, a.ow, a.sw, a.left);
-  const int64_t plane = a.h * a.w, oplane = a.oh * a.ow;
-  float* in = a.work;               // [h][cols][L]
-  float* out = in + a.h * cols * L;  // [oh·ow][L]
-  const VF lowest(-std::numeric_limits<float>::infinity());
-  const int64_t c_lo = std::min(cols, a.left), c_hi = std::min(cols, a.left + a.w);
-  for (int64_t r = 0; r < a.h; ++r)
-    pixel_major_row(in + r * cols * L, a.x + r * a.w - a.left, plane, a.channels, cols, c_lo, c_hi, lowest);
-  for (int64_t i = 0; i < a.oh; ++i) {
-    const int64_t a0 = a.row_taps[2 * i], a1 = a.row_taps[2 * i + 1], hs = i * a.sh - a.top;
-    float* orow = out + i * a.ow * L;
-    if (a0 >= a1) {
-      for (int64_t j = 0; j < a.ow; ++j) store(orow + j * L, lowest);
-      continue;
-    }
-    const float* first = in + (hs + a0) * cols * L;
-    for (int64_t j = 0; j < a.ow; ++j) {
-      const float* p = first + j * a.sw * L;
-      VF m;
-      for (int64_t b = 0; b < a.kw; ++b) {
-        VF v = load(p + b * L);
-        for (int64_t r = 1; r < a1 - a0; ++r) v = max_nan(v, load(p + r * cols * L + b * L));
-        m = b == 0 ? v : max_nan(m, v);
-      }
-      store(orow + j * L, m);
-    }
-  }
-  pixel_major_to_planes(a.y, out, oplane, oplane, a.channels);
 }
 
 }  // namespace
