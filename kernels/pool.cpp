@@ -186,18 +186,19 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
   }
 }
 
-// f32 max_pool2d without dilation whose output rows are at most two registers wide (SqueezeNet's
+// f32 max_pool2d without dilation whose output rows are at most a register wide (SqueezeNet's
 // 27 x 27 planes): a register of channels at a time (simd::MaxPoolBlocked), the same values as
 // the row path, which paid a call per row and per window row there (256 x 27 x 27 -> 13 x 13:
-// 0.155 -> 0.08-0.12 ms; at 55 x 55 -> 27 x 27 the transposes cost what the calls did). False
-// when the shape is not one for it.
+// 0.155 -> 0.08-0.12 ms). Rows two registers wide went here too until the row path's NaN-free
+// registers: SqueezeNet's 128 x 55 x 55 -> 27 x 27 takes 0.055 ms by rows, 0.07 by channel
+// blocks (the transposes). False when the shape is not one for it.
 struct PoolScratch;  // thread_scratch's tag for the blocked pool's pixel-major planes
 bool max_pool_blocked_f32(const float* x, float* y, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow,
                           const PoolParams& p, const Taps& taps, ExecEnv& env) {
   const simd::ConvRowTable& table = simd::conv_row_kernels();
   const int64_t lanes = table.lanes;
   const int64_t work = simd::max_pool_blocked_work(lanes, h, w, p.kw, oh, ow, p.sw, p.left);
-  if (!table.max_pool_blocked || ow > 2 * lanes || work > (int64_t(1) << 18)) return false;
+  if (!table.max_pool_blocked || ow > lanes || work > (int64_t(1) << 18)) return false;
   std::vector<int64_t> row_taps;
   for (const auto& [a0, a1] : taps.h) {
     row_taps.push_back(a0);

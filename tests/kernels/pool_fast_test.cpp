@@ -174,7 +174,7 @@ BOOST_AUTO_TEST_CASE(max_pool_f32_3_wide_rows_at_every_level) {
   }
 }
 
-// f32 planes whose output rows are at most two registers wide go a register of channels at a
+// f32 planes whose output rows are at most a register wide go a register of channels at a
 // time (simd::MaxPoolBlocked): whole and partial channel blocks, every window size up to 5,
 // strides, padding, ceil_mode, NaNs, at every level and on two threads, against the reference.
 BOOST_AUTO_TEST_CASE(max_pool_f32_channel_blocks_at_every_level) {
