@@ -161,7 +161,8 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   std::array<Out, 2> bounds{};
   const Out* clamp = fused_clamp(d, bounds);
   // Stride 1 with padding or wide rows, where the level packs B from a window over the
-  // unpadded input (i8 with VNNI): no planes, and the GEMM writes y's rows directly.
+  // unpadded input (i8 with VNNI): no planes, and the GEMM writes y's rows directly. (Integers
+  // only: a float window packer would need the fused SiLU applied here too, as below.)
   if (p.sh == 1 && p.sw == 1 && !(as_is && l.wq == s.ow) && gemm_reads_windows<T>()) {
     const simd::ConvWindow win{s.h, s.w, s.kh, s.kw, p.dh, p.dw, p.top, p.left, s.ow};
     GemmArgs<T> a = planes_gemm(s, d, g, xg, nullptr, s.oh * s.ow, yg, s.oh * s.ow, clamp);

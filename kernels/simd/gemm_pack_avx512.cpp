@@ -170,9 +170,7 @@ void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const 
     return quads_along_k(data, sr, rvalid, R, kc, 0u, static_cast<uint32_t*>(dst), sums);
   if (sr != 1 || R != 32)
     return pack_panel<int8_t>(PackFormat::quads_s8_sums, data, sr, sk, koff, rvalid, R, kc, dst);
-  // Along r, 32 columns: per group of 4 k, rows a, b, c, d of 32 bytes become 32 4-byte
-  // column groups. The unpacks work inside 128-bit lanes, so the halves are put back in
-  // column order with permute2x128.
+  // Along r, 32 columns: per group of 4 k, four masked row loads into Quads32.
   const __mmask32 m = rvalid >= 32 ? ~__mmask32(0) : __mmask32((1u << rvalid) - 1);
   Quads32 q(dst, groups);
   for (int64_t g = 0; g < groups; ++g) {
