@@ -232,7 +232,7 @@ void window_rows(std::uintptr_t x, int64_t plane, const WindowLoad* tab, int seg
 // row the panel's columns span (a segment), the padding being the masked-off lanes, so no
 // zero-padded planes are built and no column is computed for a wide row's padding. A tap's
 // load for a segment is the same for every channel, so the loads are worked out once per
-// panel: a table of taps x segments.
+// panel: a table of taps x segments (x 1 when the segments join).
 void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j0, int rvalid, int R, int64_t k0,
                                int64_t kc, void* dst) {
   (void)R;  // always 32: the u8·s8 kernel's NR, which sets this packer in its table
@@ -248,46 +248,30 @@ void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j
     segs[ns] = {l, n, oh, ow0};
     l += n;
   }
+  // Segment i + 1's loads start w - ow_n further on than segment i's, so with the output as
+  // wide as the input ("same" padding) they continue one another (input rows are consecutive
+  // in memory): then a tap's segments are one load of their joined masks.
+  const int per_tap = win.w == win.ow_n ? 1 : ns;
   const int64_t taps = win.kh * win.kw;
   thread_local std::vector<WindowLoad> table;  // kept by the thread: no allocation per panel
-  table.resize(std::size_t(taps * ns));
+  table.assign(std::size_t(taps * per_tap), WindowLoad{0, 0});
   for (int64_t t = 0; t < taps; ++t) {
     const int64_t di = t / win.kw * win.dh - win.top, dj = t % win.kw * win.dw - win.left;
     for (int i = 0; i < ns; ++i) {
       const Segment& sg = segs[i];
       const int64_t r = sg.oh + di, c0 = sg.ow0 + dj;  // input row, and the column of lane l0
       const int64_t lo = std::max<int64_t>(0, -c0), hi = std::min<int64_t>(sg.n, win.w - c0);
-      uint32_t bits = 0;
-      if (r >= 0 && r < win.h && lo < hi) bits = uint32_t((uint64_t(1) << hi) - (uint64_t(1) << lo)) << sg.l0;
-      table[std::size_t(t * ns + i)] = {bits ? r * win.w + c0 - sg.l0 : 0, __mmask32(bits)};
+      if (r < 0 || r >= win.h || lo >= hi) continue;  // reads nothing: its lanes stay 0
+      WindowLoad& e = table[std::size_t(t * per_tap + (per_tap == 1 ? 0 : i))];
+      e.off = r * win.w + c0 - sg.l0;
+      e.mask = __mmask32(e.mask | (uint32_t((uint64_t(1) << hi) - (uint64_t(1) << lo)) << sg.l0));
     }
-  }
-  // With the output as wide as the input ("same" padding), a segment's loads continue the
-  // last one's (input rows are consecutive in memory): one load of the joined mask a row.
-  bool joins = ns > 1;
-  for (int64_t t = 0; t < taps && joins; ++t) {
-    const WindowLoad* e = &table[std::size_t(t * ns)];
-    const WindowLoad* read = nullptr;  // the tap's first load that reads anything
-    for (int i = 0; i < ns && joins; ++i)
-      if (e[i].mask) {
-        joins = !read || e[i].off == read->off;
-        if (!read) read = &e[i];
-      }
-  }
-  if (joins) {
-    for (int64_t t = 0; t < taps; ++t) {
-      WindowLoad one{0, 0};
-      for (int i = 0; i < ns; ++i)
-        if (table[std::size_t(t * ns + i)].mask) one = {table[std::size_t(t * ns + i)].off, __mmask32(one.mask | table[std::size_t(t * ns + i)].mask)};
-      table[std::size_t(t)] = one;
-    }
-    ns = 1;
   }
   const auto xa = reinterpret_cast<std::uintptr_t>(x);
   const int64_t plane = win.h * win.w;
-  if (ns == 1) return window_rows<1>(xa, plane, table.data(), ns, taps, k0, kc, dst);
-  if (ns == 2) return window_rows<2>(xa, plane, table.data(), ns, taps, k0, kc, dst);
-  window_rows<0>(xa, plane, table.data(), ns, taps, k0, kc, dst);
+  if (per_tap == 1) return window_rows<1>(xa, plane, table.data(), per_tap, taps, k0, kc, dst);
+  if (per_tap == 2) return window_rows<2>(xa, plane, table.data(), per_tap, taps, k0, kc, dst);
+  window_rows<0>(xa, plane, table.data(), per_tap, taps, k0, kc, dst);
 }
 
 }  // namespace mlvm::simd::avx512
