@@ -127,6 +127,25 @@ inline void stream(T* p, const V<T>& v) {
   stream_register(p, v.data);
 }
 
+// The even and the odd lanes of the 2L floats a:b, as one register each (max_pool2d's
+// stride-2 rows, Winograd's deinterleaved tile loads).
+inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V<float>& odd) {
+#if MLVM_SIMD_BYTES == 64
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  even = _mm512_permutex2var_ps(a, ie, b);
+  odd = _mm512_permutex2var_ps(a, io, b);
+#elif MLVM_SIMD_BYTES == 32
+  const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+  const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+#else
+  even = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  odd = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+#endif
+}
+
 // Non-temporal stores are weakly ordered: fence them before anyone else may read the output.
 inline void stream_fence() {
   _mm_sfence();

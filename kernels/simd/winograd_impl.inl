@@ -66,13 +66,6 @@ inline __m512 zip_lo(__m512 a, __m512 b) {
 inline __m512 zip_hi(__m512 a, __m512 b) {
   return _mm512_permutex2var_ps(a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
 }
-// The even (odd) lanes of the 32 floats a:b.
-inline __m512 even_of(__m512 a, __m512 b) {
-  return _mm512_permutex2var_ps(a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
-}
-inline __m512 odd_of(__m512 a, __m512 b) {
-  return _mm512_permutex2var_ps(a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
-}
 #endif
 
 template <int M>
@@ -136,17 +129,17 @@ inline void store_interleaved(const VF (&y)[M], float* out) {
 template <int M>
 inline void load_deinterleaved(const float* in, float* p, int64_t stride) {
 #if MLVM_SIMD_BYTES == 64
-  const __m512 r0 = _mm512_loadu_ps(in), r1 = _mm512_loadu_ps(in + 16);
+  VF e01, o01;
+  deinterleave(load(in), load(in + 16), e01, o01);
   if constexpr (M == 4) {
-    const __m512 r2 = _mm512_loadu_ps(in + 32), r3 = _mm512_loadu_ps(in + 48);
-    const __m512 e01 = even_of(r0, r1), o01 = odd_of(r0, r1), e23 = even_of(r2, r3), o23 = odd_of(r2, r3);
-    _mm512_storeu_ps(p, even_of(e01, e23));               // in[4l]
-    _mm512_storeu_ps(p + stride, even_of(o01, o23));      // in[4l + 1]
-    _mm512_storeu_ps(p + 2 * stride, odd_of(e01, e23));   // in[4l + 2]
-    _mm512_storeu_ps(p + 3 * stride, odd_of(o01, o23));   // in[4l + 3]
+    VF e23, o23, q[4];
+    deinterleave(load(in + 32), load(in + 48), e23, o23);
+    deinterleave(e01, e23, q[0], q[2]);  // in[4l], in[4l + 2]
+    deinterleave(o01, o23, q[1], q[3]);  // in[4l + 1], in[4l + 3]
+    for (int u = 0; u < 4; ++u) store(p + u * stride, q[u]);
   } else {
-    _mm512_storeu_ps(p, even_of(r0, r1));
-    _mm512_storeu_ps(p + stride, odd_of(r0, r1));
+    store(p, e01);
+    store(p + stride, o01);
   }
   return;
 #elif MLVM_SIMD_BYTES == 32
