@@ -149,8 +149,12 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   for (int64_t r = 0; r < g.oh; ++r) {
     const float* base = in + r * g.sh_step;
     float* orow = out + r * g.ow * L;
-    int64_t q = 0;
-    for (; q + 4 <= g.ow; q += 4) {
+    // Groups of four outputs; a row of at least four whose width is not a multiple of four
+    // ends with a group moved back to end at the row's end (its first outputs are computed
+    // twice, to the same bits), not with outputs one at a time at a quarter of the rate.
+    const int64_t grouped = g.ow >= 4 ? g.ow : 0;
+    for (int64_t q0 = 0; q0 < grouped; q0 += 4) {
+      const int64_t q = std::min(q0, g.ow - 4);
       VF s0 = zero, s1 = zero, s2 = zero, s3 = zero;
       const float* b = base + q * sw;
       for (int64_t i = 0; i < kh; ++i)
@@ -167,7 +171,7 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
       store(orow + (q + 2) * L, finish(s2));
       store(orow + (q + 3) * L, finish(s3));
     }
-    for (; q < g.ow; ++q) {
+    for (int64_t q = grouped; q < g.ow; ++q) {
       VF s = zero;
       const float* b = base + q * sw;
       for (int64_t t = 0; t < taps; ++t) s = xsimd::fma(weight(t), load(b + (t / kw) * dh + (t % kw) * dw), s);
@@ -218,6 +222,8 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
     if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 1) blocked_rows<3, 3, 1>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 3 && a.kw == 3 && a.dw == 1 && a.sw == 2) blocked_rows<3, 3, 2>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 3 && a.kw == 3) blocked_rows<3, 3>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 5 && a.kw == 5 && a.dw == 1 && a.sw == 1) blocked_rows<5, 5, 1>(in, wv, vb, vlo, vhi, g, out);
+    else if (a.kh == 5 && a.kw == 5 && a.dw == 1 && a.sw == 2) blocked_rows<5, 5, 2>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
     else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
 

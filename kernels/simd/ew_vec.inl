@@ -15,9 +15,11 @@
 #endif
 
 // GCC 12's AVX-512 intrinsics (e.g. _mm512_sqrt_ps) pass _mm512_undefined_ps() as the
-// ignored merge source, which -Wmaybe-uninitialized reports once inlined (GCC bug 105593).
+// ignored merge source, which -Wmaybe-uninitialized (or -Wuninitialized, as for the integer
+// max in max_pool_impl.inl's no_nan) reports once inlined (GCC bug 105593).
 #if defined(__GNUC__) && !defined(__clang__) && MLVM_SIMD_BYTES == 64
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include <immintrin.h>

@@ -81,13 +81,33 @@ inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t
   for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, pad);
   for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, pad);
   int64_t col = c_lo;
-  if (channels == L)
+  if (channels == L) {
     for (; col + L <= c_hi; col += L) {
       V<float> blk[L];
       for (int64_t c = 0; c < L; ++c) blk[c] = load(src + c * plane + col);
       transpose_block(blk);
       for (int64_t q = 0; q < L; ++q) store(row + (col + q) * L, blk[q]);
     }
+#if MLVM_SIMD_BYTES != 16
+    // The row's last columns as one block of masked loads (lanes past c_hi read nothing): a
+    // row narrower than a register (14 or 7 pixels) or not a multiple of one (28, 56) would
+    // otherwise go element by element, which took as long as the sums on 14 x 14 planes.
+    if (col < c_hi) {
+      const int64_t n = c_hi - col;
+      V<float> blk[L];
+#if MLVM_SIMD_BYTES == 64
+      const __mmask16 m = __mmask16((1u << n) - 1);
+      for (int64_t c = 0; c < L; ++c) blk[c] = _mm512_maskz_loadu_ps(m, src + c * plane + col);
+#else
+      const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      for (int64_t c = 0; c < L; ++c) blk[c] = _mm256_maskload_ps(src + c * plane + col, m);
+#endif
+      transpose_block(blk);
+      for (int64_t q = 0; q < n; ++q) store(row + (col + q) * L, blk[q]);
+      col = c_hi;
+    }
+#endif
+  }
   for (; col < c_hi; ++col)
     for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? src[c * plane + col] : 0.f;
 }
