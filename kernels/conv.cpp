@@ -58,11 +58,14 @@ E* conv_scratch(int slot, int64_t count) {
 // A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
 // column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
 // transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
+// So does one of a single pixel (a squeeze-and-excitation block's 1152 -> 48), whatever its
+// channels: as one GEMM row it takes the row kernel, where as one column it was padded to a
+// whole panel (32 columns at AVX-512, 32 times the multiply-adds).
 // Floats only. Each element gets the same sum, bias and clamp either way.
 bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, int64_t ocg, int64_t oh,
                     int64_t ow) {
   return is_float && kh == 1 && kw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
-         ocg >= 96 && oh * ow < 96;
+         ((ocg >= 96 && oh * ow < 96) || oh * ow == 1);
 }
 
 // The fused relu/clip the GEMM applies as it stores (bounds filled), or null: none fused, or

@@ -58,6 +58,7 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 9, 40, 100}, {9, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 9},     // 3x3 stride 1
       {{1, 16, 61, 150}, {16, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {1, 1}, 16},  // stride 2
       {{1, 8, 50, 90}, {8, 1, 5, 5}, {2, 3, 1, 2}, {1, 1}, {2, 1}, 8},      // 5x5 dilated: a halo of 8 rows
+      {{1, 35, 13, 17}, {35, 1, 5, 5}, {2, 2, 2, 2}, {2, 2}, {1, 1}, 35},   // 5x5 stride 2: rows of 7 and 9
       // Column-shifted planes, one per tap column and as wide as the output (kernels/conv.cpp,
       // implicit_layout): few input channels, many outputs. (The 600-, 700- and 200-channel
       // cases below take them too.)
@@ -71,6 +72,8 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 40, 7, 7}, {100, 40, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},    // 49 pixels, 100 channels
       {{1, 32, 9, 9}, {192, 16, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 2},    // grouped: 96 channels a group
       {{2, 24, 13, 13}, {130, 24, 1, 1}, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},  // stride 2: one phase plane
+      {{1, 200, 1, 1}, {40, 200, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},   // one pixel (a squeeze), few channels
+      {{2, 12, 1, 1}, {5, 12, 1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},      // one pixel, two images
       // Results too big for L2 in one piece, written straight into y from shifted planes built
       // band by band (kernels/conv.cpp, conv_stem_bands), the last band partial.
       {{1, 2, 20, 30}, {600, 2, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},    // stride 1: 5 bands of 4 rows
