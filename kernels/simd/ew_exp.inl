@@ -47,11 +47,18 @@ struct ExpConstants<double> {
   static constexpr int degree = 13;
 };
 
-// Round-to-nearest of an integer-valued-range float (|x| < 2^22 for f32).
+// Round-to-nearest of an integer-valued-range float (|x| < 2^22 for f32). AVX-512 has it as
+// one instruction with the same rounding (to nearest, ties to even) as the magic-number pair.
 template <class T>
 inline V<T> round_to_integer(const V<T>& x) {
+#if MLVM_SIMD_BYTES == 64
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  if constexpr (sizeof(T) == 4) return V<T>(_mm512_roundscale_ps(x, kNearest));
+  else return V<T>(_mm512_roundscale_pd(x, kNearest));
+#else
   const V<T> magic(ExpConstants<T>::round_magic);
   return (x + magic) - magic;
+#endif
 }
 
 // 2^k for integer-valued k with k + bias in [1, 2 * bias]: the biased exponent is read off
@@ -64,6 +71,18 @@ inline V<T> power_of_two(const V<T>& k) {
   const V<T> t = k + V<T>(T(C::bias) + C::round_magic);
   const V<I> bits = xsimd::bitwise_cast<V<I>>(t) << C::mantissa_bits;
   return xsimd::bitwise_cast<V<T>>(bits);
+}
+
+// p·2^k for integer-valued k as power_of_two allows: p times that power, or at AVX-512 one
+// scalef, which rounds the same exact product the same way (once, to nearest).
+template <class T>
+inline V<T> times_power_of_two(const V<T>& p, const V<T>& k) {
+#if MLVM_SIMD_BYTES == 64
+  if constexpr (sizeof(T) == 4) return V<T>(_mm512_scalef_ps(p, k));
+  else return V<T>(_mm512_scalef_pd(p, k));
+#else
+  return p * power_of_two<T>(k);
+#endif
 }
 
 // exp(x) = p·2^n with n = round(x / ln2) (returned in n) and p = exp(x - n·ln2) by its Taylor
@@ -94,7 +113,7 @@ inline V<T> exp_vector(const V<T>& x) {
   const V<T> p = exp_reduced<T>(xc, n);
   const V<T> n1 = round_to_integer<T>(n * V<T>(T(0.5)));
   const V<T> n2 = n - n1;
-  const V<T> y = (p * power_of_two<T>(n1)) * power_of_two<T>(n2);
+  const V<T> y = times_power_of_two<T>(times_power_of_two<T>(p, n1), n2);
   return xsimd::select(xsimd::isnan(x), x + x, y);  // x + x: a quiet NaN, as libm returns
 }
 
@@ -108,7 +127,7 @@ template <class T>
 inline V<T> exp_normal_nonpositive(const V<T>& x) {
   V<T> n;
   const V<T> p = exp_reduced<T>(x, n);
-  return p * power_of_two<T>(n);
+  return times_power_of_two<T>(p, n);
 }
 
 template <class T>

@@ -239,7 +239,7 @@ struct SigmoidOp {
   // same bits (kernels/simd/ew_exp.inl).
   template <class T>
   static V<T> vector(const V<T>& x) {
-    const V<T> a = -xsimd::abs(x);
+    const V<T> a = x | V<T>(T(-0.0));  // -|x|
     const V<T> z = xsimd::all(a >= V<T>(kExpNormalLo<T>)) ? exp_normal_nonpositive<T>(a) : exp_vector<T>(a);
     const V<T> r = V<T>(T(1)) / (V<T>(T(1)) + z);
     return xsimd::select(x < V<T>(T(0)), z * r, r);

@@ -132,6 +132,42 @@ BOOST_AUTO_TEST_CASE(sigmoid_f64_every_level_and_no_f64_tanh) {
   }
 }
 
+// exp and sigmoid give the same bits at AVX2 and AVX-512 (AVX-512 rounds n and scales by 2^n
+// with roundscale and scalef, AVX2 by a magic-number sum and an exponent-field multiply): over
+// the f32 sweep and a spread of f64 values, including the subnormal results. (SSE2 has no
+// fused multiply-add: its polynomial rounds twice per step, and its bits differ.)
+template <class T>
+void expect_same_bits_at_every_level(simd::UnaryOp op, const std::vector<T>& x, const char* name) {
+  std::vector<T> first, y(x.size());
+  simd::Level first_level{};
+  for (simd::Level l : levels()) {
+    if (l == simd::Level::sse2) continue;
+    simd::set_level_for_testing(l);
+    simd::ew_kernels().unary[int(op)][int(dtype_of<T>::value)](y.data(), x.data(), int64_t(x.size()));
+    if (first.empty()) {
+      first = y;
+      first_level = l;
+      continue;
+    }
+    int64_t differ = 0;
+    for (std::size_t k = 0; k < x.size(); ++k) differ += !same_bits(first[k], y[k]);
+    BOOST_TEST(differ == 0, name << ": " << differ << " results differ between " << simd::level_name(first_level)
+                                 << " and " << simd::level_name(l));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(exp_and_sigmoid_same_bits_at_every_level) {
+  LevelGuard guard;
+  const std::vector<float> x = f32_sweep();
+  expect_same_bits_at_every_level<float>(simd::UnaryOp::exp, x, "exp f32");
+  expect_same_bits_at_every_level<float>(simd::UnaryOp::sigmoid, x, "sigmoid f32");
+  Rng rng{5};
+  std::vector<double> d;
+  for (int k = 0; k < 100000; ++k) d.push_back(rng.uniform(-760, 720) * (k % 3 == 0 ? 0.01 : 1.0));
+  expect_same_bits_at_every_level<double>(simd::UnaryOp::exp, d, "exp f64");
+  expect_same_bits_at_every_level<double>(simd::UnaryOp::sigmoid, d, "sigmoid f64");
+}
+
 // Through the kernels: a flipped and a broadcast view give the values of the contiguous run.
 BOOST_AUTO_TEST_CASE(kernels_on_views_match_the_run) {
   using mlvm::testing::run_op;
