@@ -13,23 +13,17 @@ bool accepts_fused_activation(Opcode op) {
 
 void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
   if (!a || a->kind != FusedActivation::Kind::silu || n <= 0) return;
-  // The runs the sigmoid and mul kernels take on contiguous f32 (every level has both), over
-  // chunks at multiples of kChunk from y: every element lands where the unfused ops' runs put
-  // it (a run's last partial register is computed differently: which of two NaNs a mul
-  // returns depends on it), whichever thread takes the chunk.
-  const simd::EwTable& k = simd::ew_kernels();
-  const simd::UnaryRun sigmoid = k.unary[int(simd::UnaryOp::sigmoid)][int(simd::Elem::f32)];
-  const simd::BinaryRun mul = k.binary[int(simd::BinaryOp::mul)][int(simd::Elem::f32)][int(simd::Splat::vv)][0];
+  // The run that is the sigmoid and mul kernels' runs on contiguous f32 in one pass (every
+  // level has it), over chunks at multiples of kChunk from y: every element lands where the
+  // unfused ops' runs put it (a run's last partial register is computed differently: which
+  // of two NaNs a mul returns depends on it), whichever thread takes the chunk.
+  const simd::UnaryRun silu = simd::ew_kernels().silu_f32[a->sigmoid_first ? 1 : 0];
   constexpr int64_t kChunk = 2048, kChunksPerItem = 8;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   auto item = [&](int64_t t) {
-    alignas(64) float s[kChunk];
     for (int64_t c = t * kChunksPerItem; c < std::min(chunks, (t + 1) * kChunksPerItem); ++c) {
-      const int64_t k0 = c * kChunk, m = std::min(kChunk, n - k0);
-      float* h = y + k0;
-      sigmoid(s, h, m);
-      if (a->sigmoid_first) mul(h, s, h, m);
-      else mul(h, h, s, m);
+      const int64_t k0 = c * kChunk;
+      silu(y + k0, y + k0, std::min(kChunk, n - k0));
     }
   };
   for_each_item(pool, (chunks + kChunksPerItem - 1) / kChunksPerItem, item);

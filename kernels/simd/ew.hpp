@@ -58,6 +58,9 @@ struct EwTable {
   BinaryRun binary[kNumBinaryOps][kNumElems][kNumSplats][2] = {};
   UnaryRun unary[kNumUnaryOps][kNumElems] = {};
   ClipRun clip[kNumElems] = {};
+  // [sigmoid_first]: y = x·sigmoid(x), or sigmoid(x)·x, over contiguous f32 (y may be x):
+  // the bits of the sigmoid run followed by the vv mul run, in one pass.
+  UnaryRun silu_f32[2] = {};
 };
 
 // Outputs of at least this many bytes are written with streaming stores.

@@ -236,13 +236,19 @@ struct SigmoidOp {
   static constexpr bool kVector = true;
   static constexpr bool kVectorTail = true;
   // Registers whose every exp(-|x|) is normal (|x| <= 86 for f32) take the shorter exp: the
-  // same bits (kernels/simd/ew_exp.inl).
+  // same bits (kernels/simd/ew_exp.inl). The others (those with a NaN among them) return a
+  // NaN x itself, quieted, rather than the NaN of -|x| with its sign flipped: then a silu's
+  // x·sigmoid(x) multiplies two equal NaNs and is the same whichever operand the compiler
+  // puts first (x86 returns the first one's).
   template <class T>
   static V<T> vector(const V<T>& x) {
     const V<T> a = x | V<T>(T(-0.0));  // -|x|
-    const V<T> z = xsimd::all(a >= V<T>(kExpNormalLo<T>)) ? exp_normal_nonpositive<T>(a) : exp_vector<T>(a);
-    const V<T> r = V<T>(T(1)) / (V<T>(T(1)) + z);
-    return xsimd::select(x < V<T>(T(0)), z * r, r);
+    auto from = [&](const V<T>& z) {
+      const V<T> r = V<T>(T(1)) / (V<T>(T(1)) + z);
+      return xsimd::select(x < V<T>(T(0)), z * r, r);
+    };
+    if (xsimd::all(a >= V<T>(kExpNormalLo<T>))) return from(exp_normal_nonpositive<T>(a));
+    return xsimd::select(xsimd::isnan(x), x + x, from(exp_vector<T>(a)));
   }
 };
 // f32 only (f64 keeps the scalar std::tanh). On a = |x|: below 0.55 the odd Taylor series to
@@ -385,6 +391,35 @@ constexpr Elem elem_of() {
   return Elem::i64;
 }
 
+// y = x·sigmoid(x) (SigmoidFirst: sigmoid(x)·x) over contiguous f32, y == x allowed: the
+// sigmoid run followed by the mul run in one pass, with the same bits — whole registers as
+// both compute them, and the last partial register's sigmoid through a buffer (the sigmoid
+// run's vector tail) and its products one by one (the mul run's scalar tail). The separate
+// mul pass was a fifth of a fused silu.
+template <bool SigmoidFirst>
+void silu_run(void* yv, const void* xv, int64_t n) {
+  using T = float;
+  constexpr int64_t W = kLanes<T>;
+  T* y = static_cast<T*>(yv);
+  const T* x = static_cast<const T*>(xv);
+  auto silu = [](const V<T>& v) {
+    const V<T> s = SigmoidOp::vector<T>(v);
+    return SigmoidFirst ? s * v : v * s;
+  };
+  int64_t k = 0;
+  for (; k + 2 * W <= n; k += 2 * W) {
+    const V<T> r0 = silu(load(x + k)), r1 = silu(load(x + k + W));
+    store(y + k, r0);
+    store(y + k + W, r1);
+  }
+  for (; k + W <= n; k += W) store(y + k, silu(load(x + k)));
+  if (k == n) return;
+  T buf[W] = {};
+  for (int64_t j = 0; j < n - k; ++j) buf[j] = x[k + j];
+  store(buf, SigmoidOp::vector<T>(load(buf)));
+  for (int64_t j = 0; j < n - k; ++j) y[k + j] = SigmoidFirst ? MulOp::scalar(buf[j], x[k + j]) : MulOp::scalar(x[k + j], buf[j]);
+}
+
 template <class T, class Op>
 void set_binary(EwTable& t, BinaryOp op) {
   BinaryRun(&runs)[kNumSplats][2] = t.binary[int(op)][int(elem_of<T>())];
@@ -432,6 +467,8 @@ EwTable make_table() {
   set_all_types<int16_t>(t);
   set_all_types<int32_t>(t);
   set_all_types<int64_t>(t);
+  t.silu_f32[0] = silu_run<false>;
+  t.silu_f32[1] = silu_run<true>;
   return t;
 }
 
