@@ -54,10 +54,10 @@ void depthwise_rows(const DepthwiseRows<T>& a) {
     for (int64_t t = 0; t < a.taps; ++t) {
       const V<T> wv(a.w[t]);
       const int64_t off = a.tap_off[t];
-      s0 = xsimd::fma(wv, load(p0 + off), s0);
-      s1 = xsimd::fma(wv, load(p1 + off), s1);
-      s2 = xsimd::fma(wv, load(p2 + off), s2);
-      s3 = xsimd::fma(wv, load(p3 + off), s3);
+      s0 = fused_mul_add(wv, load(p0 + off), s0);
+      s1 = fused_mul_add(wv, load(p1 + off), s1);
+      s2 = fused_mul_add(wv, load(p2 + off), s2);
+      s3 = fused_mul_add(wv, load(p3 + off), s3);
     }
     put(q, s0);
     put(q + 1, s1);
@@ -67,7 +67,7 @@ void depthwise_rows(const DepthwiseRows<T>& a) {
   for (; q < pairs; ++q) {
     const T* p = src(q);
     V<T> s = zero;
-    for (int64_t t = 0; t < a.taps; ++t) s = xsimd::fma(V<T>(a.w[t]), load(p + a.tap_off[t]), s);
+    for (int64_t t = 0; t < a.taps; ++t) s = fused_mul_add(V<T>(a.w[t]), load(p + a.tap_off[t]), s);
     put(q, s);
   }
 }
@@ -161,10 +161,10 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
         for (int64_t j = 0; j < kw; ++j) {
           const VF w = weight(i * kw + j);
           const float* p = b + i * dh + j * dw;
-          s0 = xsimd::fma(w, load(p), s0);
-          s1 = xsimd::fma(w, load(p + sw), s1);
-          s2 = xsimd::fma(w, load(p + 2 * sw), s2);
-          s3 = xsimd::fma(w, load(p + 3 * sw), s3);
+          s0 = fused_mul_add(w, load(p), s0);
+          s1 = fused_mul_add(w, load(p + sw), s1);
+          s2 = fused_mul_add(w, load(p + 2 * sw), s2);
+          s3 = fused_mul_add(w, load(p + 3 * sw), s3);
         }
       store(orow + q * L, finish(s0));
       store(orow + (q + 1) * L, finish(s1));
@@ -174,7 +174,7 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
     for (int64_t q = grouped; q < g.ow; ++q) {
       VF s = zero;
       const float* b = base + q * sw;
-      for (int64_t t = 0; t < taps; ++t) s = xsimd::fma(weight(t), load(b + (t / kw) * dh + (t % kw) * dw), s);
+      for (int64_t t = 0; t < taps; ++t) s = fused_mul_add(weight(t), load(b + (t / kw) * dh + (t % kw) * dw), s);
       store(orow + q * L, finish(s));
     }
   }

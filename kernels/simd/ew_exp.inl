@@ -91,8 +91,8 @@ template <class T>
 inline V<T> exp_reduced(const V<T>& x, V<T>& n) {
   using C = ExpConstants<T>;
   n = round_to_integer<T>(x * V<T>(C::log2e));
-  V<T> r = xsimd::fma(-n, V<T>(C::ln2_hi), x);
-  r = xsimd::fma(-n, V<T>(C::ln2_lo), r);
+  V<T> r = fused_mul_add(-n, V<T>(C::ln2_hi), x);
+  r = fused_mul_add(-n, V<T>(C::ln2_lo), r);
   // Taylor coefficients 1/k!, highest first.
   T coef[C::degree + 1];
   T factorial = 1;
@@ -101,7 +101,7 @@ inline V<T> exp_reduced(const V<T>& x, V<T>& n) {
     coef[C::degree - k] = T(1) / factorial;
   }
   V<T> p(coef[0]);
-  for (int k = 1; k <= C::degree; ++k) p = xsimd::fma(p, r, V<T>(coef[k]));
+  for (int k = 1; k <= C::degree; ++k) p = fused_mul_add(p, r, V<T>(coef[k]));
   return p;
 }
 

@@ -269,8 +269,8 @@ struct TanhOp {
     const V<T> a = xsimd::abs(x);
     const V<T> a2 = a * a;
     V<T> p(kTaylor[0]);
-    for (std::size_t k = 1; k < std::size(kTaylor); ++k) p = xsimd::fma(p, a2, V<T>(kTaylor[k]));
-    const V<T> small = xsimd::fma(a * a2, p, a);
+    for (std::size_t k = 1; k < std::size(kTaylor); ++k) p = fused_mul_add(p, a2, V<T>(kTaylor[k]));
+    const V<T> small = fused_mul_add(a * a2, p, a);
     const V<T> big = V<T>(T(1)) - V<T>(T(2)) / (exp_vector<T>(a + a) + V<T>(T(1)));
     return xsimd::select(a < V<T>(T(0.55)), small, big) | (x & V<T>(T(-0.0)));
   }
@@ -298,13 +298,13 @@ struct ErfOp {
     const V<T> a = xsimd::abs(x);
     const V<T> a2 = a * a;
     V<T> p(kP[0]);
-    for (std::size_t k = 1; k < std::size(kP); ++k) p = xsimd::fma(p, a2, V<T>(kP[k]));
-    const V<T> small = xsimd::fma(a, p, a);
+    for (std::size_t k = 1; k < std::size(kP); ++k) p = fused_mul_add(p, a2, V<T>(kP[k]));
+    const V<T> small = fused_mul_add(a, p, a);
     const V<T> c = xsimd::min(xsimd::max(a, V<T>(T(1))), V<T>(T(4)));  // NaN: some value in [1, 4]
     const V<T> r = V<T>(T(1)) / c;
     V<T> q(kQ[0]);
-    for (std::size_t k = 1; k < std::size(kQ); ++k) q = xsimd::fma(q, r, V<T>(kQ[k]));
-    const V<T> big = xsimd::fnma(exp_vector<T>(-(c * c)), q, V<T>(T(1)));
+    for (std::size_t k = 1; k < std::size(kQ); ++k) q = fused_mul_add(q, r, V<T>(kQ[k]));
+    const V<T> big = fused_neg_mul_add(exp_vector<T>(-(c * c)), q, V<T>(T(1)));
     const V<T> y = xsimd::select(a < V<T>(T(1)), small, big) | (x & V<T>(T(-0.0)));
     return xsimd::select(xsimd::isnan(x), x + x, y);
   }

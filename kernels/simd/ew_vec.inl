@@ -148,6 +148,29 @@ inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V
 #endif
 }
 
+// a·b + c and c - a·b, floats. At AVX2 and AVX-512 rounded once, by the fused instruction:
+// xsimd's AVX-512 arch has no fma of its own, and its generic x * y + z was fused only where
+// the compiler contracted it (GCC at -O2, not at the sanitizer builds' -O1), so exp's bits
+// there differed from AVX2's. SSE2 has no fused multiply-add: two roundings.
+template <class T>
+inline V<T> fused_mul_add(const V<T>& a, const V<T>& b, const V<T>& c) {
+#if MLVM_SIMD_BYTES == 64
+  if constexpr (std::is_same_v<T, float>) return V<T>(_mm512_fmadd_ps(a, b, c));
+  else return V<T>(_mm512_fmadd_pd(a, b, c));
+#else
+  return xsimd::fma(a, b, c);
+#endif
+}
+template <class T>
+inline V<T> fused_neg_mul_add(const V<T>& a, const V<T>& b, const V<T>& c) {
+#if MLVM_SIMD_BYTES == 64
+  if constexpr (std::is_same_v<T, float>) return V<T>(_mm512_fnmadd_ps(a, b, c));
+  else return V<T>(_mm512_fnmadd_pd(a, b, c));
+#else
+  return xsimd::fnma(a, b, c);
+#endif
+}
+
 // Non-temporal stores are weakly ordered: fence them before anyone else may read the output.
 inline void stream_fence() {
   _mm_sfence();

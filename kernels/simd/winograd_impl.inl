@@ -25,14 +25,14 @@ template <int M>
 inline void input_1d(const VF (&d)[M + 2], VF (&t)[M + 2]) {
   if constexpr (M == 4) {
     const VF four(4.f), five(5.f), two(2.f);
-    t[0] = xsimd::fma(four, d[0], d[4]) - five * d[2];
+    t[0] = fused_mul_add(four, d[0], d[4]) - five * d[2];
     const VF a = d[4] - four * d[2], b = d[3] - four * d[1];
     t[1] = a + b;
     t[2] = a - b;
     const VF c = d[4] - d[2], e = two * (d[3] - d[1]);
     t[3] = c + e;
     t[4] = c - e;
-    t[5] = xsimd::fma(four, d[1], d[5]) - five * d[3];
+    t[5] = fused_mul_add(four, d[1], d[5]) - five * d[3];
   } else {
     t[0] = d[0] - d[2];
     t[1] = d[1] + d[2];
@@ -47,9 +47,9 @@ inline void output_1d(const VF (&m)[M + 2], VF (&y)[M]) {
     const VF two(2.f), four(4.f), eight(8.f);
     const VF s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
     y[0] = m[0] + s12 + s34;
-    y[1] = xsimd::fma(two, d34, d12);
-    y[2] = xsimd::fma(four, s34, s12);
-    y[3] = xsimd::fma(eight, d34, d12) + m[5];
+    y[1] = fused_mul_add(two, d34, d12);
+    y[2] = fused_mul_add(four, s34, s12);
+    y[3] = fused_mul_add(eight, d34, d12) + m[5];
   } else {
     y[0] = m[0] + m[1] + m[2];
     y[1] = m[1] - m[2] - m[3];
