@@ -414,10 +414,9 @@ void silu_run(void* yv, const void* xv, int64_t n) {
   }
   for (; k + W <= n; k += W) store(y + k, silu(load(x + k)));
   if (k == n) return;
-  T buf[W] = {};
-  for (int64_t j = 0; j < n - k; ++j) buf[j] = x[k + j];
-  store(buf, SigmoidOp::vector<T>(load(buf)));
-  for (int64_t j = 0; j < n - k; ++j) y[k + j] = SigmoidFirst ? MulOp::scalar(buf[j], x[k + j]) : MulOp::scalar(x[k + j], buf[j]);
+  T s[W];
+  unary_run<T, SigmoidOp>(s, x + k, n - k);  // fewer than W: the sigmoid run's own tail
+  for (int64_t j = 0; j < n - k; ++j) y[k + j] = SigmoidFirst ? MulOp::scalar(s[j], x[k + j]) : MulOp::scalar(x[k + j], s[j]);
 }
 
 template <class T, class Op>
