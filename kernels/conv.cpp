@@ -275,13 +275,40 @@ void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvD
   });
 }
 
+// f32 depthwise with one output channel per input channel, a plane at a time with pixels in
+// lanes (simd::DepthwisePlane): no transposes, where the level has it and rows fill most of
+// their registers. Narrower rows (7 x 7 at AVX-512) take a register of channels at a time.
+bool depthwise_by_planes(const ConvShape& s, const ConvParams& p) {
+  const auto& table = simd::conv_row_kernels();
+  const int64_t lanes = table.lanes, regs = (s.ow + lanes - 1) / lanes;
+  return table.depthwise_plane && simd::depthwise_plane_fits(s.kh, s.kw, p.sh, p.sw, p.dh, p.dw, s.oh) &&
+         4 * s.ow >= 3 * regs * lanes;
+}
+
+void conv_depthwise_planes(const ConvShape& s, const ConvParams& p, const ConvData<float>& d, ExecEnv& env) {
+  const auto& table = simd::conv_row_kernels();
+  const std::array<float, 2> bounds = clamp_bounds<float>(d.act);
+  const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
+  for_each_item(env.pool, s.n * s.c, [&](int64_t t) {
+    env.check_cancelled();
+    const int64_t c = t % s.c;
+    float* y = d.y + t * oplane;
+    table.depthwise_plane({d.x + t * plane, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw,
+                           d.w + c * s.kh * s.kw, d.bias ? d.bias[c * d.bias_stride] : 0.f, bounds[0], bounds[1], y});
+    apply_fused_silu(d.act, y, oplane);
+  });
+}
+
 // Float depthwise: each input plane zero-padded and split by stride phase once (consecutive
 // output channels of a channel multiplier share it), then every output row is a sum of
 // unit-stride runs in SIMD registers (simd::DepthwiseRows).
 template <class T>
 void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
   if constexpr (std::is_same_v<T, float>)
-    if (s.ocg == 1) return conv_depthwise_blocked(s, p, d, env);
+    if (s.ocg == 1) {
+      if (depthwise_by_planes(s, p)) return conv_depthwise_planes(s, p, d, env);
+      return conv_depthwise_blocked(s, p, d, env);
+    }
   ConvShape one = s;
   one.cg = 1;
   const PhaseLayout l = phase_layout(one, p);

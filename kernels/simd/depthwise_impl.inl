@@ -14,6 +14,7 @@
 
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/simd/ew_vec.inl"
+#include "kernels/simd/depthwise_plane.inl"
 #include "kernels/simd/max_pool_impl.inl"
 #include "kernels/simd/pixel_major.inl"
 
@@ -236,7 +237,10 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
 
 const ConvRowTable& conv_row_table() {
   static_assert(kLanes<float> <= kDepthwiseSlack, "the source slack must cover one register");
-  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked,
+#if MLVM_SIMD_BYTES == 16
+  constexpr void (*depthwise_plane)(const DepthwisePlane&) = nullptr;
+#endif
+  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked, depthwise_plane,
                                   int(kLanes<float>), max3_rows_f32, max_pool_blocked, copy_rows_4};
   return table;
 }

@@ -86,6 +86,9 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 4, 9, 3}, {6, 4, 3, 3}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},        // one output column: a load per pixel
       {{1, 115, 6, 7}, {10, 115, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},   // K 1035: a k block starts mid-channel
       {{1, 100, 5, 6}, {512, 100, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},  // weights past L2: the blocked GEMM
+      // Depthwise a plane at a time, pixels in lanes (AVX2, AVX-512: simd::DepthwisePlane).
+      {{1, 6, 23, 45}, {6, 1, 3, 3}, {2, 1, 0, 1}, {1, 1}, {1, 1}, 6},     // asymmetric pads, rows of 45
+      {{2, 4, 20, 79}, {4, 1, 3, 3}, {1, 1, 1, 1}, {1, 2}, {1, 1}, 4},     // column stride 2 only, two images
   };
   return c;
 }
