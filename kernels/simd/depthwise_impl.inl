@@ -32,7 +32,7 @@ void depthwise_rows(const DepthwiseRows<T>& a) {
   const V<T> vb(a.bias), vlo(a.lo), vhi(a.hi), zero(T(0));
   auto finish = [&](const V<T>& sum) {
     const V<T> v = sum + vb;
-    return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+    return clip_lanes(v, vlo, vhi);
   };
   const int64_t per_row = (a.ow + W - 1) / W, pairs = a.oh * per_row;
   auto put = [&](int64_t pair, const V<T>& sum) {
@@ -112,8 +112,8 @@ void copy_rows_4(void* dst_v, int64_t dst_stride, const void* src_v, int64_t src
     for (; j + L <= width; j += L) store(dst + j, load(src + j));
 #if MLVM_SIMD_BYTES == 64
     if (j < width) {
-      const __mmask16 m = __mmask16((1u << (width - j)) - 1);
-      _mm512_mask_storeu_ps(dst + j, m, _mm512_maskz_loadu_ps(m, src + j));
+      const LaneMask m = lanes_between(0, width - j);
+      masked_store(m, dst + j, masked_load(m, src + j));
     }
 #else
     for (; j < width; ++j) dst[j] = src[j];
@@ -136,7 +136,7 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
   const int64_t sw = SW ? SW * L : g.sw_step, dh = g.dh_step, dw = SW ? L : g.dw_step;
   auto finish = [&](const VF& s) {
     const VF v = s + vb;
-    return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+    return clip_lanes(v, vlo, vhi);
   };
   constexpr int kHeld = KH * KW;
   VF held[kHeld > 0 ? kHeld : 1];

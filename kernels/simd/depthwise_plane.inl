@@ -21,29 +21,6 @@
 namespace mlvm::simd::MLVM_SIMD_NS {
 namespace {
 
-// The lanes of a load that lie inside the input row: lanes l with lo <= l < hi.
-#if MLVM_SIMD_BYTES == 64
-using LaneMask = __mmask16;
-inline LaneMask lanes_between(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, 16);
-  hi = std::clamp<int64_t>(hi, lo, 16);
-  return LaneMask(((1u << hi) - 1) & ~((1u << lo) - 1));
-}
-inline V<float> masked_load(LaneMask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
-inline void masked_store(LaneMask m, float* p, const V<float>& v) { _mm512_mask_storeu_ps(p, m, v); }
-#else
-using LaneMask = __m256i;
-inline LaneMask lanes_between(int64_t lo, int64_t hi) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  lo = std::clamp<int64_t>(lo, 0, 8);
-  hi = std::clamp<int64_t>(hi, lo, 8);
-  return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(lo)), lane),
-                             _mm256_cmpgt_epi32(_mm256_set1_epi32(int(hi)), lane));
-}
-inline V<float> masked_load(LaneMask m, const float* p) { return _mm256_maskload_ps(p, m); }
-inline void masked_store(LaneMask m, float* p, const V<float>& v) { _mm256_maskstore_ps(p, m, v); }
-#endif
-
 // A block of RB output rows of one column register: rows rb .. rb + RB - 1, lanes
 // y[r][q·L + l] for l < n. Load u of an input row (u < loads) starts at column
 // first + u·SW... : at column stride 1 it is tap column j = u; at stride 2 load u is 2L columns
@@ -60,9 +37,9 @@ struct Block {
   int64_t n;
 };
 
-// The sums of NB blocks (column_sums runs one: two at once spilled sums to the stack and
-// were slower; so, at 56 x 56, was this very body with its block passed by reference, 0.104
-// against 0.087 ms, from GCC's register allocation).
+// The sums of NB blocks. column_sums runs one: two at once spilled sums to the stack and were
+// slower. The NB loop stays because GCC 12 schedules this body best inside it: written for one
+// block (by pointer or by reference), the same sums ran at 0.104 against 0.087 ms on 56 x 56.
 template <int KH, int KW, int SH, int SW, int RB, int NB>
 void block_sums(const DepthwisePlane& a, const Block<KW, SW>* b, const V<float>* w) {
   constexpr int64_t L = kLanes<float>;
@@ -107,7 +84,7 @@ void block_sums(const DepthwisePlane& a, const Block<KW, SW>* b, const V<float>*
     const LaneMask out_mask = lanes_between(0, b[k].n);
     for (int rr = 0; rr < RB; ++rr) {
       const VF v = acc[k][rr] + vb;
-      const VF out = xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+      const VF out = clip_lanes(v, vlo, vhi);
       float* dst = b[k].out + rr * a.ow;
       if (b[k].n == L) store(dst, out);
       else masked_store(out_mask, dst, out);
@@ -133,7 +110,7 @@ void column_sums(const DepthwisePlane& a) {
     for (int u = 0; u < Block<KW, SW>::kLoads; ++u)
       for (int k = 0; k < SW; ++k) {
         const int64_t c = first + SW * u + k * L;  // column of the register's lane 0
-        b.m[u][k] = lanes_between(-c, a.w - c);
+        b.m[u][k] = lanes_between(-c, a.w - c);  // the lanes inside the input row
       }
     b.out = a.y + rb * a.ow + q * L;
     b.n = std::min(L, a.ow - q * L);

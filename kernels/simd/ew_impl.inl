@@ -363,9 +363,7 @@ void clip_run(void* yv, const void* xv, int64_t n, const void* lov, const void* 
   if constexpr (kIsFloat<T>) {
     constexpr int64_t W = kLanes<T>;
     const V<T> vlo(lo), vhi(hi);
-    auto clip = [&](const V<T>& v) {
-      return xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
-    };
+    auto clip = [&](const V<T>& v) { return clip_lanes(v, vlo, vhi); };
     for (; k + 2 * W <= n; k += 2 * W) {
       const V<T> r0 = clip(load(x + k));
       const V<T> r1 = clip(load(x + k + W));

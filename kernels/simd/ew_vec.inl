@@ -24,6 +24,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -170,6 +171,40 @@ inline V<T> fused_neg_mul_add(const V<T>& a, const V<T>& b, const V<T>& c) {
   return xsimd::fnma(a, b, c);
 #endif
 }
+
+// v < lo ? lo : v > hi ? hi : v in each lane (NaN fails both compares and passes): clip, and
+// the fused relu/clip the conv kernels apply as they store their sums.
+template <class T>
+inline V<T> clip_lanes(const V<T>& v, const V<T>& lo, const V<T>& hi) {
+  return xsimd::select(v < lo, lo, xsimd::select(v > hi, hi, v));
+}
+
+#if MLVM_SIMD_BYTES != 16
+// Masked float loads and stores (AVX-512, AVX2; SSE2 has none): lanes outside the mask are
+// neither read (a load gives 0 there) nor written, and raise no fault.
+#if MLVM_SIMD_BYTES == 64
+using LaneMask = __mmask16;
+// Lanes l with lo <= l < hi.
+inline LaneMask lanes_between(int64_t lo, int64_t hi) {
+  lo = std::clamp<int64_t>(lo, 0, 16);
+  hi = std::clamp<int64_t>(hi, lo, 16);
+  return LaneMask(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+inline V<float> masked_load(LaneMask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+inline void masked_store(LaneMask m, float* p, const V<float>& v) { _mm512_mask_storeu_ps(p, m, v); }
+#else
+using LaneMask = __m256i;
+inline LaneMask lanes_between(int64_t lo, int64_t hi) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  lo = std::clamp<int64_t>(lo, 0, 8);
+  hi = std::clamp<int64_t>(hi, lo, 8);
+  return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(lo)), lane),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32(int(hi)), lane));
+}
+inline V<float> masked_load(LaneMask m, const float* p) { return _mm256_maskload_ps(p, m); }
+inline void masked_store(LaneMask m, float* p, const V<float>& v) { _mm256_maskstore_ps(p, m, v); }
+#endif
+#endif
 
 // Non-temporal stores are weakly ordered: fence them before anyone else may read the output.
 inline void stream_fence() {

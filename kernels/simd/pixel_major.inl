@@ -95,13 +95,8 @@ inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t
     if (col < c_hi) {
       const int64_t n = c_hi - col;
       V<float> blk[L];
-#if MLVM_SIMD_BYTES == 64
-      const __mmask16 m = __mmask16((1u << n) - 1);
-      for (int64_t c = 0; c < L; ++c) blk[c] = _mm512_maskz_loadu_ps(m, src + c * plane + col);
-#else
-      const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-      for (int64_t c = 0; c < L; ++c) blk[c] = _mm256_maskload_ps(src + c * plane + col, m);
-#endif
+      const LaneMask m = lanes_between(0, n);
+      for (int64_t c = 0; c < L; ++c) blk[c] = masked_load(m, src + c * plane + col);
       transpose_block(blk);
       for (int64_t q = 0; q < n; ++q) store(row + (col + q) * L, blk[q]);
       col = c_hi;

@@ -235,7 +235,7 @@ inline void tile_outputs(const float* m, int64_t m_stride, const VF& vb, const V
     output_1d<M>(t[r], y[r]);
     for (int s = 0; s < M; ++s) {
       const VF v = y[r][s] + vb;
-      y[r][s] = xsimd::select(v < vlo, vlo, xsimd::select(v > vhi, vhi, v));
+      y[r][s] = clip_lanes(v, vlo, vhi);
     }
   }
 }
