@@ -12,7 +12,7 @@ Level detect_best() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("fma"))
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))  // avx2: the f32 packer
     return Level::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::avx2;
 #endif

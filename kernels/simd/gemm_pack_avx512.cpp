@@ -2,7 +2,7 @@
 // dense/matmul hit on their hot paths. Anything else goes to the generic simd::pack_panel.
 //
 //   * plain f32 B panels read along r (row-major B, conv2d's padded input): two (masked)
-//     vector copies per k;
+//     vector copies per k (other f32 panels: the AVX2 packer's paths);
 //   * u8·s8 quads B panels read along r: four source rows interleaved byte-wise into
 //     4-byte column groups, the column sums taken on the way (vpdpbusd);
 //   * quads read along k (row-major A, dense's w): 4-byte groups copied as 32-bit words,
@@ -141,8 +141,11 @@ class Quads32 {
 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst) {
-  if (sr != 1 || R % 16 != 0)
-    return pack_panel<float>(PackFormat::plain, data, sr, sk, koff, rvalid, R, kc, dst);
+  // Other layouts take the AVX2 packer's paths (every AVX-512 CPU has AVX2; cpu_features.cpp
+  // checks): A panels of 8 rows read along r (a transposed 1x1 convolution's pixels: 7% of
+  // such a GEMM in the generic packer) and panels read along k (row-major A) in 8 x 8
+  // transposes; what it has no path for goes on to the generic packer.
+  if (sr != 1 || R % 16 != 0) return avx2::pack_f32_panel(data, sr, sk, koff, rvalid, R, kc, dst);
   float* d = static_cast<float*>(dst);
   const int vecs = R / 16;
   for (int64_t k = 0; k < kc; ++k) {
