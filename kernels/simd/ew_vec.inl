@@ -149,6 +149,20 @@ inline void deinterleave(const V<float>& a, const V<float>& b, V<float>& even, V
 #endif
 }
 
+// Lanes 1.. of a followed by lane 0 of b: a row's values moved one lane down, the next value
+// shifted in (max_pool2d's third window column at stride 2, from the first's).
+inline V<float> shift_in(const V<float>& a, const V<float>& b) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 1));
+#elif MLVM_SIMD_BYTES == 32
+  const __m256 down = _mm256_permutevar8x32_ps(a, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7));
+  return _mm256_blend_ps(down, _mm256_permutevar8x32_ps(b, _mm256_setzero_si256()), 0x80);
+#else
+  const __m128 t = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 3));  // a3 a3 b0 b0
+  return _mm_shuffle_ps(a, t, _MM_SHUFFLE(2, 0, 2, 1));            // a1 a2 a3 b0
+#endif
+}
+
 // a·b + c and c - a·b, floats. At AVX2 and AVX-512 rounded once, by the fused instruction:
 // xsimd's AVX-512 arch has no fma of its own, and its generic x * y + z was fused only where
 // the compiler contracted it (GCC at -O2, not at the sanitizer builds' -O1), so exp's bits

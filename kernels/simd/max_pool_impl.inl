@@ -89,18 +89,20 @@ void max3_rows(const MaxPoolRow& a) {
       sum = (r0 + r1) + r2;
       return max_no_nan(max_no_nan(r0, r1), r2);
     };
-    V<float> x0, x1, x2, s0, s1, s2, s3;
+    V<float> x0, x1, x2, s0, s1, s2;
     if (s == 1) {
       x0 = column(c0, s0);
       x1 = column(c0 + 1, s1);
       x2 = column(c0 + 2, s2);
-      s3 = s2;
     } else {
-      V<float> even;
+      // The third columns (c0 + 2k + 2) are the first ones (x0) a lane down, with column
+      // c0 + 2L's maximum, from three broadcasts, shifted in.
       deinterleave(column(c0, s0), column(c0 + L, s1), x0, x1);
-      deinterleave(column(c0 + 1, s2), column(c0 + 1 + L, s3), even, x2);
+      const V<float> b0(a.rows[0][c0 + 2 * L]), b1(a.rows[1][c0 + 2 * L]), b2(a.rows[2][c0 + 2 * L]);
+      s2 = (b0 + b1) + b2;
+      x2 = shift_in(x0, max_no_nan(max_no_nan(b0, b1), b2));
     }
-    if (xsimd::any(xsimd::isnan((s0 + s1) + (s2 + s3)))) return false;
+    if (xsimd::any(xsimd::isnan((s0 + s1) + s2))) return false;
     store(a.out + j0, max_no_nan(max_no_nan(x0, x1), x2));
     return true;
   };
@@ -117,10 +119,9 @@ void max3_rows(const MaxPoolRow& a) {
       x2 = column_max_v(c + 2);
     } else {
       // Output k's columns c + 2k, c + 2k + 1 (the even and odd lanes from c) and c + 2k + 2
-      // (the odd lanes from c + 1, which read no further than the last window).
-      V<float> even;
+      // (the even lanes a lane down, column c + 2L shifted in: the last window's last column).
       deinterleave(column_max_v(c), column_max_v(c + L), x0, x1);
-      deinterleave(column_max_v(c + 1), column_max_v(c + 1 + L), even, x2);
+      x2 = shift_in(x0, V<float>(column_max(c + 2 * L)));
     }
     store(a.out + j0, max_nan(max_nan(x0, x1), x2));
   };
