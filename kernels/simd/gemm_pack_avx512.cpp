@@ -1,5 +1,6 @@
 // AVX-512 fast paths of GEMM packing (compiled with the avx512 flags): the layouts conv2d and
-// dense/matmul hit on their hot paths. Anything else goes to the generic simd::pack_panel.
+// dense/matmul hit on their hot paths. Anything else goes to the generic simd::pack_panel
+// (f32 first to the AVX2 packer's paths).
 //
 //   * plain f32 B panels read along r (row-major B, conv2d's padded input): two (masked)
 //     vector copies per k (other f32 panels: the AVX2 packer's paths);

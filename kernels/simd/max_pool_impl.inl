@@ -86,10 +86,13 @@ void max3_rows(const MaxPoolRow& a) {
     const int64_t c0 = j0 * s - a.left;
     // Each column's sum on its own, added as a tree (a chain of twelve adds would be a
     // latency as long as the register's work).
-    auto column = [&](int64_t c, V<float>& sum) __attribute__((always_inline)) {
-      const V<float> r0 = load(a.rows[0] + c), r1 = load(a.rows[1] + c), r2 = load(a.rows[2] + c);
+    auto rows_max = [](const V<float>& r0, const V<float>& r1, const V<float>& r2, V<float>& sum)
+                        __attribute__((always_inline)) {
       sum = (r0 + r1) + r2;
       return max_no_nan(max_no_nan(r0, r1), r2);
+    };
+    auto column = [&](int64_t c, V<float>& sum) __attribute__((always_inline)) {
+      return rows_max(load(a.rows[0] + c), load(a.rows[1] + c), load(a.rows[2] + c), sum);
     };
     V<float> x0, x1, x2, s0, s1, s2;
     if (s == 1) {
@@ -100,9 +103,8 @@ void max3_rows(const MaxPoolRow& a) {
       // The third columns (c0 + 2k + 2) are the first ones (x0) a lane down, with column
       // c0 + 2L's maximum, from three broadcasts, shifted in.
       deinterleave(column(c0, s0), column(c0 + L, s1), x0, x1);
-      const V<float> b0(a.rows[0][c0 + 2 * L]), b1(a.rows[1][c0 + 2 * L]), b2(a.rows[2][c0 + 2 * L]);
-      s2 = (b0 + b1) + b2;
-      x2 = shift_in(x0, max_no_nan(max_no_nan(b0, b1), b2));
+      const int64_t c = c0 + 2 * L;
+      x2 = shift_in(x0, rows_max(V<float>(a.rows[0][c]), V<float>(a.rows[1][c]), V<float>(a.rows[2][c]), s2));
     }
     if (xsimd::any(xsimd::isnan((s0 + s1) + s2))) return false;
     store(a.out + j0, max_no_nan(max_no_nan(x0, x1), x2));
