@@ -33,6 +33,9 @@ struct MicroTile {
   // Floats only: B read in place, row k of the panel at b + k·b_stride elements (NR valid
   // columns each); 0: a packed panel (rows NR apart).
   int64_t b_stride = 0;
+  // Floats only, instead of b_stride: B read in place with row k at b + b_rows[k] elements
+  // (an implicit-GEMM convolution's taps, which are not equally spaced).
+  const int64_t* b_rows = nullptr;
   void* c = nullptr;         // C(0, 0) of the tile; row i starts at c + i·ldc elements
   int64_t ldc = 0;
   int mr = 0, nr = 0;        // valid rows and columns of the tile (<= MR, NR)

@@ -104,8 +104,9 @@ inline void update_tile(const MicroTile& t, typename Vec::V (&acc)[MR][NV]) {
 // Float kernel (f32, f64): per k, NV vectors of B, MR broadcasts of A, MR·NV FMAs. Each
 // output element sums its products in k order, one rounding per step (FMA where the level
 // has it).
-// In place (t.b_stride set), B's rows are loaded unaligned, b_stride apart.
-template <class Vec, int MR, int NV, bool InPlace = false>
+// In place (t.b_stride set), B's rows are loaded unaligned, b_stride apart; with Rows, row k
+// at b + t.b_rows[k].
+template <class Vec, int MR, int NV, bool InPlace = false, bool Rows = false>
 [[gnu::always_inline]] inline void fma_tile(const MicroTile& t) {
   using T = typename Vec::T;
   using V = typename Vec::V;
@@ -118,11 +119,13 @@ template <class Vec, int MR, int NV, bool InPlace = false>
     for (int v = 0; v < NV; ++v) acc[i][v] = Vec::zero();
   const T* a = static_cast<const T*>(t.a);
   const T* b = static_cast<const T*>(t.b);
-  const int64_t bs = InPlace ? t.b_stride : NV * L;
+  const int64_t bs = Rows ? 0 : InPlace ? t.b_stride : NV * L;
+  const int64_t* rows = t.b_rows;
   for (int64_t k = 0; k < t.kc; ++k, a += MR, b += bs) {
+    const T* bk = Rows ? b + rows[k] : b;
     V bv[NV];
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) bv[v] = InPlace ? Vec::loadu(b + v * L) : Vec::load(b + v * L);
+    for (int v = 0; v < NV; ++v) bv[v] = InPlace || Rows ? Vec::loadu(bk + v * L) : Vec::load(bk + v * L);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const V ai = Vec::bcast(a + i);
@@ -141,6 +144,10 @@ template <class Vec, int MR, int NV>
 [[gnu::always_inline]] inline bool fma_narrow_tile(const MicroTile& t) {
   if constexpr (NV > 1) {
     if (t.nr <= Vec::L) {
+      if (t.b_rows) {
+        fma_tile<Vec, MR, 1, true, true>(t);
+        return true;
+      }
       MicroTile n = t;
       if (!n.b_stride) n.b_stride = NV * Vec::L;
       fma_tile<Vec, MR, 1, true>(n);
@@ -153,7 +160,8 @@ template <class Vec, int MR, int NV>
 template <class Vec, int MR, int NV>
 void fma_kernel(const MicroTile& t) {
   if (fma_narrow_tile<Vec, MR, NV>(t)) return;
-  if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
+  if (t.b_rows) fma_tile<Vec, MR, NV, true, true>(t);
+  else if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
   else fma_tile<Vec, MR, NV>(t);
 }
 
@@ -169,7 +177,8 @@ void fma_strip_kernel(const RowTile& rt) {
   for (int p = 0; p < rt.panels; ++p) {
     t.nr = p + 1 < rt.panels ? NR : last_nr;
     if (fma_narrow_tile<Vec, MR, NV>(t)) break;  // only the last panel can be narrow
-    if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
+    if (t.b_rows) fma_tile<Vec, MR, NV, true, true>(t);
+    else if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
     else fma_tile<Vec, MR, NV>(t);
     t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
     t.c = static_cast<T*>(t.c) + NR;

@@ -373,11 +373,13 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
     simd::set_level_for_testing(level);
     BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
       std::mt19937_64 rng(10);
-      const int64_t m = 13, n = 70, k = 37;
-      // Scattered rows (packed), and equally spaced ones after an offset, which the GEMM
-      // reads in place when M is small (kernels/gemm.cpp, find_b_in_place).
+      const int64_t n = 70, k = 37;
+      // Scattered rows, and equally spaced ones after an offset. With few row panels (M 13)
+      // the GEMM reads float B in place either way, through the row offsets or the stride
+      // (kernels/gemm.cpp, find_b_in_place); with more (M 75) it packs B.
+      for (const int64_t m : {13, 75})
       for (bool linear : {false, true})
-      BOOST_TEST_CONTEXT((linear ? "equally spaced rows" : "scattered rows")) {
+      BOOST_TEST_CONTEXT((linear ? "equally spaced rows" : "scattered rows") << ", M " << m) {
       const int64_t span = linear ? 5 + (k - 1) * 83 + n : 400;
       std::vector<int64_t> koff(k);
       for (int64_t kk = 0; kk < k; ++kk) koff[std::size_t(kk)] = linear ? 5 + kk * 83 : int64_t(rng() % (span - n));
