@@ -1,6 +1,6 @@
-// ThreadPool: every index covered exactly once, chunking rules, exceptions, nested calls,
-// concurrent callers, many back-to-back jobs across the spin/sleep boundary, and workers
-// pinned to their own CPU (or not, with MLVM_PIN_THREADS=0).
+// ThreadPool: every index covered exactly once (for_each_item's items too), chunking rules,
+// exceptions, nested calls, concurrent callers, many back-to-back jobs across the spin/sleep
+// boundary, and workers pinned to their own CPU (or not, with MLVM_PIN_THREADS=0).
 #include <boost/test/unit_test.hpp>
 
 #include <pthread.h>
@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/parallel_items.hpp"
 #include "kernels/thread_pool.hpp"
 
 using namespace mlvm;
@@ -46,6 +47,21 @@ BOOST_AUTO_TEST_CASE(covers_every_index_once) {
     BOOST_TEST(pool.size() == threads);
     for (int64_t n : {0, 1, 2, 3, 7, 100, 1001})
       for (int64_t grain : {1, 2, 16, 1000}) check_cover(pool, n, grain, threads);
+  }
+}
+
+// for_each_item (kernels/parallel_items.hpp) claims items one by one when they are few and in
+// runs when they are many: each index exactly once either way, whatever the pool.
+BOOST_AUTO_TEST_CASE(for_each_item_covers_every_item_once) {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    for (int64_t n : {0, 1, 2, 5, 15, 16, 17, 47, 48, 49, 100, 997, 4096}) {
+      std::vector<std::atomic<int>> hits(std::size_t(std::max<int64_t>(n, 1)));
+      for_each_item(&pool, n, [&](int64_t i) { hits[std::size_t(i)].fetch_add(1); });
+      int64_t bad = 0;
+      for (int64_t i = 0; i < n; ++i) bad += hits[std::size_t(i)].load() != 1;
+      BOOST_TEST(bad == 0, "threads " << threads << ", n " << n);
+    }
   }
 }
 
