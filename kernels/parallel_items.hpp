@@ -1,8 +1,9 @@
 // Items [0, n) claimed from an atomic counter, one at a time or in short runs, by the calling
-// thread and the pool's workers. ThreadPool::parallel_for splits a range into one contiguous chunk per
-// thread; when the items are few and heavy (a GEMM's column chunk or row block, a depthwise
-// channel block, one Winograd GEMM), a worker that starts late or is preempted mid-chunk then
-// holds up half the work. Claimed one by one, the others take over what it has not started.
+// thread and the pool's workers. ThreadPool::parallel_for splits a range into one contiguous
+// chunk per thread; when the items are few and heavy (a GEMM's column chunk or row block, a
+// depthwise channel block, one Winograd GEMM), a worker that starts late or is preempted
+// mid-chunk then holds up half the work. Claimed one by one, the others take over what it has
+// not started.
 // Each item is computed the same way whichever thread runs it.
 #pragma once
 

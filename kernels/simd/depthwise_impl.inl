@@ -240,8 +240,9 @@ const ConvRowTable& conv_row_table() {
 #if MLVM_SIMD_BYTES == 16
   constexpr void (*depthwise_plane)(const DepthwisePlane&) = nullptr;
 #endif
-  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4, depthwise_blocked, depthwise_plane,
-                                  int(kLanes<float>), max3_rows_f32, max_pool_blocked, copy_rows_4};
+  static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4,
+                                  depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
+                                  max3_rows_f32,         max_pool_blocked,       copy_rows_4};
   return table;
 }
 

@@ -414,7 +414,8 @@ void silu_run(void* yv, const void* xv, int64_t n) {
   if (k == n) return;
   T s[W];
   unary_run<T, SigmoidOp>(s, x + k, n - k);  // fewer than W: the sigmoid run's own tail
-  for (int64_t j = 0; j < n - k; ++j) y[k + j] = SigmoidFirst ? MulOp::scalar(s[j], x[k + j]) : MulOp::scalar(x[k + j], s[j]);
+  for (int64_t j = 0; j < n - k; ++j)
+    y[k + j] = SigmoidFirst ? MulOp::scalar(s[j], x[k + j]) : MulOp::scalar(x[k + j], s[j]);
 }
 
 template <class T, class Op>
