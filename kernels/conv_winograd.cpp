@@ -97,22 +97,25 @@ bool swaps_operands(int64_t tiles, int64_t oc) {
 
 int64_t tile_count(int m, int64_t oh, int64_t ow) { return ((oh + m - 1) / m) * ((ow + m - 1) / m); }
 
-// Position xi's GEMM over the filters U[xi] (oc x c, or null when they come packed): U V
-// (oc x tiles), or with `swap` Vᵀ Uᵀ (tiles x oc). The caller sets the tiles' side.
-GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi, bool swap) {
+// Position xi's GEMM over output channels [o0, o1) of the filters U[xi] (oc x c, or null
+// when they come packed): U V (channels x tiles), or with `swap` Vᵀ Uᵀ (tiles x channels).
+// The caller sets the tiles' side.
+GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi, bool swap, int64_t o0, int64_t o1) {
   GemmArgs<float> g;
   g.k = c;
-  const float* ux = u ? u + xi * oc * c : nullptr;
+  const float* ux = u ? u + (xi * oc + o0) * c : nullptr;
   if (swap) {  // B element (i, o) = U[xi][o][i]
-    g.n = oc;
+    g.n = o1 - o0;
     g.b = ux;
     g.rsb = 1;
     g.csb = c;
+    g.b_packed_col0 = o0;
   } else {
-    g.m = oc;
+    g.m = o1 - o0;
     g.a = ux;
     g.rsa = c;
     g.csa = 1;
+    g.a_packed_row0 = o0;
   }
   return g;
 }
@@ -138,7 +141,7 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
   packed->winograd_tile = m;
   packed->b_side = swaps_operands(tile_count(m, oh, ow), oc);
   std::vector<GemmArgs<float>> gemms;
-  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi, packed->b_side));
+  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi, packed->b_side, 0, oc));
   packed->parts = gemm_prepack_together<float>(gemms, !packed->b_side);
   if (packed->parts.empty()) return nullptr;
   return packed;
@@ -146,20 +149,36 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
 
 namespace {
 
-// Position xi's GEMM as U[xi] V[xi] (oc x tiles), V's and M's rows ts apart, the filters as
-// prepared when `packed` (else u's): conv_winograd's positions across the pool and
-// winograd_tile_rows' band of tiles alike.
-GemmArgs<float> tiles_gemm(const WinogradConv& a, const float* u, bool packed, int xi, const float* v, float* mm,
-                           int64_t tiles, int64_t ts) {
-  GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, false);
-  if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
-  g.n = tiles;
-  g.b = v + xi * a.c * ts;
-  g.rsb = ts;
-  g.csb = 1;
-  g.c = mm + xi * a.oc * ts;
-  g.ldc = ts;
-  return g;
+// Position xi's GEMM for output channels [o0, o1): M[xi] = U[xi] V[xi], or with `swap` Mᵀ =
+// Vᵀ Uᵀ through this thread's work and transposed back into M. V's and M's rows are ts apart
+// (`tiles` used), M holds the channels' rows only, and the filters are the prepared ones when
+// `packed` (else u's): for the positions across the pool, one thread's output channels and one
+// thread's band of tiles alike.
+void position_run(const WinogradConv& a, const float* u, bool packed, bool swap, int xi, int64_t o0, int64_t o1,
+                  const float* v, float* mm, int64_t tiles, int64_t ts) {
+  GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, swap, o0, o1);
+  const float* vx = v + xi * a.c * ts;
+  float* mx = mm + xi * (o1 - o0) * ts;
+  if (!swap) {
+    if (packed) g.a_packed = a.prepared->parts[std::size_t(xi)].get();
+    g.n = tiles;
+    g.b = vx;
+    g.rsb = ts;
+    g.csb = 1;
+    g.c = mx;
+    g.ldc = ts;
+    return gemm(g, nullptr);
+  }
+  if (packed) g.b_packed = a.prepared->parts[std::size_t(xi)].get();
+  g.m = tiles;
+  g.a = vx;
+  g.rsa = 1;
+  g.csa = ts;
+  float* mt = scratch(3, tiles * g.n);
+  g.c = mt;
+  g.ldc = g.n;
+  gemm(g, nullptr);
+  for (int64_t j = 0; j < g.n; j += 16) transpose_columns(mt, tiles, g.n, j, std::min(g.n, j + 16), mx, ts);
 }
 
 // The slack past each of M's `rows` rows (ts apart, `tiles` used) is read by the output
@@ -191,7 +210,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
     kern.input({m, a.x + ((n * a.c + i) * a.h + skip) * a.w, a.h - skip, a.w, top, a.left, rows, tw, v + i * ts,
                 a.c * ts, work});
   }
-  for (int xi = 0; xi < npos; ++xi) gemm(tiles_gemm(a, u, packed, xi, v, mm, tiles, ts), nullptr);
+  for (int xi = 0; xi < npos; ++xi) position_run(a, u, packed, false, xi, 0, a.oc, v, mm, tiles, ts);
   const int64_t y0 = r0 * m, oh = std::min(a.oh - y0, rows * m);
   float* yn = a.y + n * a.oc * a.oh * a.ow;
   for (int64_t o = 0; o < a.oc; ++o) {
@@ -202,8 +221,39 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
   }
 }
 
+// Output channels [o0, o1) of image n, the whole pipeline on the calling thread in its own
+// scratch: the input transform of every channel (each thread computes all of V: it costs a
+// few percent of the GEMMs), the position GEMMs of these channels' rows (o0 and o1 at whole
+// panels of the packed filters), the output transform of these channels. As in
+// winograd_tile_rows no thread reads what another wrote, and each output gets the same values
+// whatever the split (a GEMM's element does not depend on the other rows or columns of its tile).
+void winograd_channels(const WinogradConv& a, int64_t n, int64_t o0, int64_t o1, const float* u, bool packed,
+                       bool swap, const std::array<float, 2>& bounds) {
+  const int m = a.m, npos = positions(m);
+  const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m, tiles = th * tw;
+  const int64_t ts = tiles + simd::kWinogradSlack;
+  const simd::WinogradTable& kern = simd::winograd_kernels();
+  float* mm = scratch(1, npos * (o1 - o0) * ts);
+  zero_slack(mm, npos * (o1 - o0), tiles, ts);
+  float* v = scratch(0, npos * a.c * ts);
+  for (int64_t i = 0; i < a.c; ++i) {
+    float* work = scratch(3, simd::winograd_input_work(m, th, tw));
+    kern.input({m, a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
+  }
+  for (int xi = 0; xi < npos; ++xi) position_run(a, u, packed, swap, xi, o0, o1, v, mm, tiles, ts);
+  float* yn = a.y + n * a.oc * a.oh * a.ow;
+  for (int64_t o = o0; o < o1; ++o) {
+    float* work = scratch(3, simd::winograd_output_work(m, tw));
+    const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
+    kern.output({m, mm + (o - o0) * ts, (o1 - o0) * ts, th, tw, a.oh, a.ow, b, bounds[0], bounds[1],
+                 yn + o * a.oh * a.ow, work});
+    apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow);
+  }
+}
+
 // Filters this large are read from memory by every thread of a tile-row split; beyond it the
-// positions stay split across the pool (ResNet's 128-512-channel layers: 2.4-16 MB).
+// positions or the output channels are split across the pool (ResNet's 128-512-channel
+// layers: 2.4-16 MB).
 constexpr int64_t kTileSplitMaxFilterBytes = int64_t(1) << 20;
 
 }  // namespace
@@ -225,11 +275,13 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     transform_filters(a.filt, a.oc, a.c, m, u);
   }
   const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
-  // With a pool and tile rows enough for two a thread, each thread takes a band of tile rows
-  // through the whole pipeline (winograd_tile_rows). Split by position, the two threads of
-  // a 2-core VM exchanged V and M (1.8 MB for SqueezeNet's 55 x 55 layers) through memory
-  // when the host ran them on cores that share no cache, and these convolutions then took
-  // 1.7x their 1-thread time (bench/models' 2-thread SqueezeNet: 4.3 ms against 2.5).
+  // On a 2-core VM whose host from time to time runs the two threads on cores that share no
+  // cache (a 370 ns cache-line round trip between them instead of 90), V and M exchanged
+  // between the threads go through memory. With tile rows enough for two a thread and small
+  // filters, each thread takes a band of tile rows through the whole pipeline
+  // (winograd_tile_rows), and no thread reads what another wrote: split by position,
+  // SqueezeNet's 55 x 55 layers took 1.7x their 1-thread time (2-thread SqueezeNet 4.3 ms
+  // against 2.5).
   const int64_t threads = env.pool ? env.pool->size() : 1;
   const int64_t filter_bytes = npos * a.oc * a.c * int64_t(sizeof(float));
   if (threads > 1 && !swap && th >= 2 * threads && a.top <= m && filter_bytes <= kTileSplitMaxFilterBytes) {
@@ -244,6 +296,24 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     }
     return;
   }
+  // Else, while the pool's threads run on cores that share no cache (ThreadPool::far_apart),
+  // each thread takes whole panels of output channels through the whole pipeline
+  // (winograd_channels), computing all of V itself: ResNet-18's 28 x 28 layers then take
+  // 0.36 ms at 2 threads instead of 0.29 when the cores share a cache, but V and M no longer
+  // cross between cores. 1 thread takes all of them.
+  const GemmTileShape shape = gemm_tile_shape<float>();
+  const int64_t height = swap ? shape.nr : shape.mr, panels = (a.oc + height - 1) / height;
+  if (threads == 1 || (panels >= threads && env.pool->far_apart())) {
+    for (int64_t n = 0; n < a.n; ++n) {
+      env.check_cancelled();
+      for_each_item(env.pool, threads, [&](int64_t t) {
+        const int64_t o0 = panels * t / threads * height, o1 = std::min(a.oc, panels * (t + 1) / threads * height);
+        winograd_channels(a, n, o0, o1, u, packed, swap, bounds);
+      });
+    }
+    return;
+  }
+  // Else the positions are split across the pool, V and M shared.
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
   zero_slack(mm, npos * a.oc, tiles, ts);
@@ -254,28 +324,9 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
       kern.input({m, a.x + (n * a.c + i) * a.h * a.w, a.h, a.w, a.top, a.left, th, tw, v + i * ts, a.c * ts, work});
     });
     // The GEMMs each on one thread, the positions across the pool: every output element is
-    // summed the same way whatever the thread count. Channels and positions are claimed one
-    // at a time (kernels/parallel_items.hpp).
-    for_each_item(env.pool, npos, [&](int64_t xi) {
-      if (!swap) {
-        gemm(tiles_gemm(a, u, packed, int(xi), v, mm, tiles, ts), nullptr);
-        return;
-      }
-      // Tiles x oc into this thread's work, then transposed into M's rows (oc x tiles).
-      GemmArgs<float> g = position_gemm(a.oc, a.c, u, int(xi), true);
-      const float* vx = v + xi * a.c * ts;
-      float* mx = mm + xi * a.oc * ts;
-      if (packed) g.b_packed = a.prepared->parts[std::size_t(xi)].get();
-      g.m = tiles;
-      g.a = vx;
-      g.rsa = 1;
-      g.csa = ts;
-      float* mt = scratch(3, tiles * a.oc);
-      g.c = mt;
-      g.ldc = a.oc;
-      gemm(g, nullptr);
-      for (int64_t o0 = 0; o0 < a.oc; o0 += 16) transpose_columns(mt, tiles, a.oc, o0, std::min(a.oc, o0 + 16), mx, ts);
-    });
+    // summed the same way whatever the thread count.
+    for_each_item(env.pool, npos,
+                  [&](int64_t xi) { position_run(a, u, packed, swap, int(xi), 0, a.oc, v, mm, tiles, ts); });
     float* yn = a.y + n * a.oc * a.oh * a.ow;
     for_each_item(env.pool, a.oc, [&](int64_t o) {
       float* work = scratch(3, simd::winograd_output_work(m, tw));

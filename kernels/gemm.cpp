@@ -95,6 +95,7 @@ class GemmRun {
       kc_ = ((g.k + kblocks_ - 1) / kblocks_ + 3) / 4 * 4;
       kblocks_ = (g.k + kc_ - 1) / kc_;
     }
+    apb_ = a_panel_bytes(kc_);
     if (g.bias) {
       // Contiguous and padded to whole panels, as the kernels read them.
       if (g.bias_per_row) {
@@ -143,8 +144,10 @@ class GemmRun {
   void run(ThreadPool* pool) {
     if (g_.m <= 0 || g_.n <= 0) return;
     // Operands packed ahead are used when they were packed for this very GEMM.
-    pa_ = fits(g_.a_packed, g_.m) ? g_.a_packed : nullptr;
-    pb_ = fits(g_.b_packed, g_.n) && !g_.b_row_offsets && !g_.b_window ? g_.b_packed : nullptr;
+    pa_ = fits(g_.a_packed, g_.m, g_.a_packed_row0, mr_) ? g_.a_packed : nullptr;
+    pb_ = fits(g_.b_packed, g_.n, g_.b_packed_col0, nr_) && !g_.b_row_offsets && !g_.b_window ? g_.b_packed : nullptr;
+    if (pa_) pa0_ = g_.a_packed_row0 / mr_;
+    if (pb_) pb0_ = g_.b_packed_col0 / nr_;
     if (g_.k <= 0) return fill_bias_only();
     if (!pb_) find_b_in_place();
     if (double(g_.m) * double(g_.n) * double(g_.k) < kParallelMinMacs) pool = nullptr;
@@ -154,8 +157,10 @@ class GemmRun {
   }
 
  private:
-  bool fits(const PackedOperand* p, int64_t rows) const {
-    return p && p->kernel == reinterpret_cast<const void*>(k_.fn) && p->rows == rows && p->k == g_.k;
+  // Rows [first, first + rows) of p, whole panels of `height`.
+  bool fits(const PackedOperand* p, int64_t rows, int64_t first, int64_t height) const {
+    return p && p->kernel == reinterpret_cast<const void*>(k_.fn) && p->k == g_.k && first >= 0 &&
+           first % height == 0 && first + rows <= p->rows;
   }
   // Few row panels (a 1x1 convolution to few channels: MobileNet's projections) reuse each
   // packed B panel only that many times, and packing B cost a third of such a GEMM: f32 B whose
@@ -182,6 +187,10 @@ class GemmRun {
       b_in_place_ = g_.b + first;
       b_in_place_stride_ = g_.k > 1 ? stride : nr_;
     }
+  }
+  // Row panel ir of A over k block kb: in pa_, or in `apack` (all of A packed, k block by k block).
+  const char* a_panel(const char* apack, int64_t kb, int64_t ir) const {
+    return pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (kb * mpanels_ + ir) * apb_;
   }
   int64_t kc_of(int64_t kb) const { return std::min(kc_, g_.k - kb * kc_); }
   int64_t a_panel_bytes(int64_t kc) const { return simd::packed_panel_bytes(p_.fa, sizeof(T), mr_, kc); }
@@ -309,8 +318,8 @@ class GemmRun {
         : npanels_ >= 16 * int64_t(threads_)
             ? std::clamp<int64_t>(std::min((int64_t(64) << 10) / bpb, npanels_ / (4 * int64_t(threads_))), 4, 64)
             : std::clamp<int64_t>(std::min((int64_t(32) << 10) / bpb, (npanels_ + threads_ - 1) / threads_), 1, 64);
-    const char* apack = pa_ ? pa_->data : nullptr;
-    if (!apack && !row) {
+    const char* apack = nullptr;
+    if (!pa_ && !row) {
       char* buf = static_cast<char*>(scratch(kSlotShared, apb * mpanels_ * kblocks_));
       parallel_for(pool, mpanels_ * kblocks_, 8, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) pack_a(t % mpanels_, t / mpanels_, buf + t * apb);
@@ -333,7 +342,7 @@ class GemmRun {
             whole.emplace(*this, jr0, full1, kb, bfirst, nr_ * int64_t(sizeof(T)), b_in_place_stride_, rows);
           if (full1 < jr1) last.emplace(*this, full1, jr1, kb, bpack, bpb);
           for (int64_t ir = 0; ir < mpanels_; ++ir) {
-            const char* ap = apack + (kb * mpanels_ + ir) * apb;
+            const char* ap = a_panel(apack, kb, ir);
             if (whole) whole->run(ir, ap);
             if (last) last->run(ir, ap);
           }
@@ -341,10 +350,10 @@ class GemmRun {
         }
         if (!pb_)
           for (int64_t jr = jr0; jr < jr1; ++jr) pack_b(jr, kb, bpack + (jr - jr0) * bpb);
-        const char* bfirst = pb_ ? pb_->panel(kb, jr0) : bpack;
+        const char* bfirst = pb_ ? pb_->panel(kb, pb0_ + jr0) : bpack;
         const int64_t bstride = pb_ ? pb_->panel_bytes : bpb;
         if (row) {
-          if (apack) row_tiles(jr0, jr1, kb, apack + kb * mpanels_ * apb, mr_, bfirst, bstride);
+          if (pa_) row_tiles(jr0, jr1, kb, a_panel(apack, kb, 0), mr_, bfirst, bstride);
           else row_tiles(jr0, jr1, kb, g_.a + kb * kc_ * g_.csa, g_.csa, bfirst, bstride);
           continue;
         }
@@ -352,12 +361,12 @@ class GemmRun {
         // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
         if (k_.strip) {
           Strips strips(*this, jr0, jr1, kb, bfirst, bstride);
-          for (int64_t ir = 0; ir < mpanels_; ++ir) strips.run(ir, apack + (kb * mpanels_ + ir) * apb);
+          for (int64_t ir = 0; ir < mpanels_; ++ir) strips.run(ir, a_panel(apack, kb, ir));
           continue;
         }
         for (int64_t ir = 0; ir < mpanels_; ++ir)
           for (int64_t jr = jr0; jr < jr1; ++jr)
-            tile(ir, jr, kb, apack + (kb * mpanels_ + ir) * apb, bfirst + (jr - jr0) * bstride);
+            tile(ir, jr, kb, a_panel(apack, kb, ir), bfirst + (jr - jr0) * bstride);
       }
     });
   }
@@ -389,9 +398,9 @@ class GemmRun {
             for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
           const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
           for (int64_t q = q0; q < q1; ++q) {
-            const char* bp = pb_ ? pb_->panel(kb, jp0 + q) : bpack + q * bpb;
+            const char* bp = pb_ ? pb_->panel(kb, pb0_ + jp0 + q) : bpack + q * bpb;
             for (int64_t ir = ir0; ir < ir1; ++ir)
-              tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, ir) : apack + (ir - ir0) * apb, bp);
+              tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (ir - ir0) * apb, bp);
           }
         });
       }
@@ -406,6 +415,8 @@ class GemmRun {
   int threads_ = 1;
   const PackedOperand* pa_ = nullptr;
   const PackedOperand* pb_ = nullptr;
+  int64_t pa0_ = 0, pb0_ = 0;  // the panels of pa_ and pb_ that are this GEMM's first
+  int64_t apb_ = 0;            // bytes of one packed A panel
   const T* b_in_place_ = nullptr;  // B's first row when read in place (find_b_in_place), else null
   int64_t b_in_place_stride_ = 0;
   const int64_t* b_in_place_rows_ = nullptr;  // or B's row offsets (b_in_place_ is then B itself)

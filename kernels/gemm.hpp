@@ -72,6 +72,10 @@ struct GemmArgs {
   const gemm_out_t<T>* clamp = nullptr;
   const PackedOperand* a_packed = nullptr;  // A packed ahead (gemm_prepack_a), or null
   const PackedOperand* b_packed = nullptr;  // B packed ahead (gemm_prepack_b), or null
+  // A is rows [a_packed_row0, a_packed_row0 + m) of a_packed, B columns [b_packed_col0,
+  // b_packed_col0 + n) of b_packed: whole panels (multiples of gemm_tile_shape's MR and NR),
+  // so that threads can each take their own part of one packed operand.
+  int64_t a_packed_row0 = 0, b_packed_col0 = 0;
 };
 
 // Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t.

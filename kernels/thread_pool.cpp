@@ -193,6 +193,82 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
   if (err) std::rethrow_exception(err);
 }
 
+namespace {
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A cache line bounced between two threads: each round trip one store by either side.
+struct alignas(64) PingLine {
+  std::atomic<int> value{0};
+  std::atomic<bool> gave_up{false};
+  // Spins until value == want (true), or the other side gave up or `limit_ns` passed (false).
+  bool await(int want, int64_t limit_ns) {
+    const int64_t deadline = steady_ns() + limit_ns;
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (value.load(std::memory_order_acquire) == want) return true;
+        cpu_relax();
+      }
+      if (gave_up.load(std::memory_order_relaxed)) return false;
+      if (steady_ns() >= deadline) {
+        gave_up.store(true);
+        return false;
+      }
+    }
+  }
+};
+
+// Round trips timed, after a first handshake that may wait for a sleeping worker to wake.
+constexpr int kRoundTrips = 32;
+constexpr int64_t kHandshakeNs = 2'000'000, kRoundTripLimitNs = 100'000;
+// Between the 70-120 ns of cores sharing a cache and the ~370 ns of cores that do not.
+constexpr double kFarRoundTripNs = 200;
+
+}  // namespace
+
+bool ThreadPool::far_apart() {
+  if (const int assumed = assumed_far_.load(); assumed >= 0) return assumed == 1;
+  if (workers_.empty() || tl_serving == this) return far_.load(std::memory_order_relaxed);
+  const int64_t now = steady_ns();
+  if (now - distance_checked_at_.load(std::memory_order_relaxed) < int64_t(kDistanceRecheckMillis) * 1'000'000)
+    return far_.load(std::memory_order_relaxed);
+  distance_checked_at_.store(now, std::memory_order_relaxed);
+  // Without an answer the last one stands.
+  if (const double ns = measure_round_trip_ns(); ns > 0) far_.store(ns > kFarRoundTripNs, std::memory_order_relaxed);
+  return far_.load(std::memory_order_relaxed);
+}
+
+double ThreadPool::measure_round_trip_ns() {
+  // Chunk 0 pings and times, chunk 1 answers; whichever threads claim them. When one thread
+  // runs both (no worker came), the first gives up after the handshake wait and the second
+  // at once.
+  PingLine line;
+  double ns = -1;
+  parallel_for(2, 1, [&](int64_t b, int64_t) {
+    if (b == 0) {
+      line.value.store(1, std::memory_order_release);
+      if (!line.await(2, kHandshakeNs)) return;
+      const int64_t t0 = steady_ns();
+      for (int i = 0; i < kRoundTrips; ++i) {
+        line.value.store(2 * i + 3, std::memory_order_release);
+        if (!line.await(2 * i + 4, kRoundTripLimitNs)) return;
+      }
+      ns = double(steady_ns() - t0) / kRoundTrips;
+    } else {
+      if (!line.await(1, kHandshakeNs)) return;
+      line.value.store(2, std::memory_order_release);
+      for (int i = 0; i < kRoundTrips; ++i) {
+        if (!line.await(2 * i + 3, kRoundTripLimitNs)) return;
+        line.value.store(2 * i + 4, std::memory_order_release);
+      }
+    }
+  });
+  return ns;
+}
+
 void parallel_for(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (pool) pool->parallel_for(n, grain, fn);
   else if (n > 0) fn(0, n);

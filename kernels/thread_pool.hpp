@@ -37,6 +37,21 @@ class ThreadPool {
   // How long an idle worker spins before sleeping.
   static constexpr int kSpinMicros = 300;
 
+  // Whether the pool's threads now run on cores that share no cache. The host of a 2-core VM
+  // from time to time places its two vCPUs so (a cache-line round trip between them of about
+  // 370 ns instead of 70-120, for seconds to minutes), and data one thread wrote then reaches
+  // the other through memory: kernels whose threads exchange data within an op lose much of
+  // their second thread (conv_winograd.cpp chooses its split by it). Measured by a short
+  // cache-line ping-pong between the caller and a worker, again when the last measurement is
+  // older than kDistanceRecheckMillis; false without workers or when called from a chunk.
+  bool far_apart();
+  static constexpr int kDistanceRecheckMillis = 200;
+  // far_apart's measurement: the mean cache-line round trip between the two threads that ran
+  // its two chunks, in nanoseconds, or -1 when no second thread joined within 2 ms.
+  double measure_round_trip_ns();
+  // Tests: 1 or 0 makes every pool's far_apart() answer so without measuring; -1 measures.
+  static void assume_far_apart_for_testing(int far) { assumed_far_.store(far); }
+
  private:
   void worker_loop();
   // Claims and runs chunks of the current job until none is left.
@@ -67,6 +82,11 @@ class ThreadPool {
   // Sleeping after the spin (not std::atomic::wait: libstdc++ 12's can miss a notify).
   std::mutex sleep_mu_;
   std::condition_variable work_cv_, done_cv_;
+
+  // far_apart(): the last answer and when it was measured (steady_clock nanoseconds).
+  std::atomic<bool> far_{false};
+  std::atomic<int64_t> distance_checked_at_{INT64_MIN / 2};
+  static inline std::atomic<int> assumed_far_{-1};
 
   std::mutex error_mu_;
   std::exception_ptr error_;

@@ -124,62 +124,49 @@ inline void store_interleaved(const VF (&y)[M], float* out) {
     for (int s = 0; s < M; ++s) out[M * l + s] = lanes[s][l];
 }
 
-// p[u][l] = in[M·l + u] for u < M, l < W (p[u] at p + u·stride): the inverse of
-// store_interleaved.
-template <int M>
-inline void load_deinterleaved(const float* in, float* p, int64_t stride) {
+// p[u][l] = in[M·l + u] for u < M, l < W (p[u] at p + u·stride), where in[q·W + i] is lane i
+// of ld(q), q < M: the inverse of store_interleaved.
+template <int M, class Load>
+inline void load_deinterleaved(const Load& ld, float* p, int64_t stride) {
+  if constexpr (M == 2) {
+    VF e, o;
+    deinterleave(ld(0), ld(1), e, o);
+    store(p, e);
+    store(p + stride, o);
+    return;
+  }
 #if MLVM_SIMD_BYTES == 64
-  VF e01, o01;
-  deinterleave(load(in), load(in + 16), e01, o01);
-  if constexpr (M == 4) {
-    VF e23, o23, q[4];
-    deinterleave(load(in + 32), load(in + 48), e23, o23);
-    deinterleave(e01, e23, q[0], q[2]);  // in[4l], in[4l + 2]
-    deinterleave(o01, o23, q[1], q[3]);  // in[4l + 1], in[4l + 3]
-    for (int u = 0; u < 4; ++u) store(p + u * stride, q[u]);
-  } else {
-    store(p, e01);
-    store(p + stride, o01);
-  }
-  return;
+  VF e01, o01, e23, o23, q[4];
+  deinterleave(ld(0), ld(1), e01, o01);
+  deinterleave(ld(2), ld(3), e23, o23);
+  deinterleave(e01, e23, q[0], q[2]);  // in[4l], in[4l + 2]
+  deinterleave(o01, o23, q[1], q[3]);  // in[4l + 1], in[4l + 3]
+  for (int u = 0; u < 4; ++u) store(p + u * stride, q[u]);
 #elif MLVM_SIMD_BYTES == 32
-  if constexpr (M == 4) {
-    const __m256 r0 = _mm256_loadu_ps(in), r1 = _mm256_loadu_ps(in + 8);
-    const __m256 r2 = _mm256_loadu_ps(in + 16), r3 = _mm256_loadu_ps(in + 24);
-    const __m256 a = _mm256_permute2f128_ps(r0, r2, 0x20), c = _mm256_permute2f128_ps(r0, r2, 0x31);  // tiles 0|4, 1|5
-    const __m256 b = _mm256_permute2f128_ps(r1, r3, 0x20), d = _mm256_permute2f128_ps(r1, r3, 0x31);  // tiles 2|6, 3|7
-    const __m256 t0 = _mm256_unpacklo_ps(a, c), t1 = _mm256_unpackhi_ps(a, c);
-    const __m256 t2 = _mm256_unpacklo_ps(b, d), t3 = _mm256_unpackhi_ps(b, d);
-    _mm256_storeu_ps(p, _mm256_shuffle_ps(t0, t2, 0x44));
-    _mm256_storeu_ps(p + stride, _mm256_shuffle_ps(t0, t2, 0xEE));
-    _mm256_storeu_ps(p + 2 * stride, _mm256_shuffle_ps(t1, t3, 0x44));
-    _mm256_storeu_ps(p + 3 * stride, _mm256_shuffle_ps(t1, t3, 0xEE));
-    return;
-  }
-#elif MLVM_SIMD_BYTES == 16
-  if constexpr (M == 4) {
-    __m128 r0 = _mm_loadu_ps(in), r1 = _mm_loadu_ps(in + 4), r2 = _mm_loadu_ps(in + 8), r3 = _mm_loadu_ps(in + 12);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    _mm_storeu_ps(p, r0);
-    _mm_storeu_ps(p + stride, r1);
-    _mm_storeu_ps(p + 2 * stride, r2);
-    _mm_storeu_ps(p + 3 * stride, r3);
-    return;
-  }
+  const __m256 r0 = ld(0).data, r1 = ld(1).data, r2 = ld(2).data, r3 = ld(3).data;
+  const __m256 a = _mm256_permute2f128_ps(r0, r2, 0x20), c = _mm256_permute2f128_ps(r0, r2, 0x31);  // tiles 0|4, 1|5
+  const __m256 b = _mm256_permute2f128_ps(r1, r3, 0x20), d = _mm256_permute2f128_ps(r1, r3, 0x31);  // tiles 2|6, 3|7
+  const __m256 t0 = _mm256_unpacklo_ps(a, c), t1 = _mm256_unpackhi_ps(a, c);
+  const __m256 t2 = _mm256_unpacklo_ps(b, d), t3 = _mm256_unpackhi_ps(b, d);
+  _mm256_storeu_ps(p, _mm256_shuffle_ps(t0, t2, 0x44));
+  _mm256_storeu_ps(p + stride, _mm256_shuffle_ps(t0, t2, 0xEE));
+  _mm256_storeu_ps(p + 2 * stride, _mm256_shuffle_ps(t1, t3, 0x44));
+  _mm256_storeu_ps(p + 3 * stride, _mm256_shuffle_ps(t1, t3, 0xEE));
+#else
+  __m128 r0 = ld(0).data, r1 = ld(1).data, r2 = ld(2).data, r3 = ld(3).data;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  _mm_storeu_ps(p, r0);
+  _mm_storeu_ps(p + stride, r1);
+  _mm_storeu_ps(p + 2 * stride, r2);
+  _mm_storeu_ps(p + 3 * stride, r3);
 #endif
-  for (int64_t l = 0; l < kLanes<float>; ++l)
-    for (int u = 0; u < M; ++u) p[u * stride + l] = in[M * l + u];
 }
 
+// The padded input rows of one channel split by column phase: split row R, phase u,
+// position j is padded input column M·j + u of padded row R ([rows][M][sc] at `split`).
 template <int M>
-void winograd_input(const WinogradInput& a) {
-  constexpr int N = M + 2;
+void split_rows(const WinogradInput& a, float* split, int64_t rows, int64_t cols, int64_t sc) {
   constexpr int64_t W = kLanes<float>;
-  const int64_t cols = winograd_tile_cols(a.tw), rows = M * a.th + 2;
-  const int64_t sc = cols + kWinogradSlack;  // one phase of a split row
-  float* split = a.work;                     // [rows][M][sc]
-  float* prow = a.work + rows * M * sc;      // one padded input row
-  const int64_t plen = M * sc;
   for (int64_t r = 0; r < rows; ++r) {
     float* q = split + r * M * sc;
     const int64_t ih = r - a.top;
@@ -188,32 +175,66 @@ void winograd_input(const WinogradInput& a) {
       continue;
     }
     const float* xr = a.x + ih * a.w;
+    // Positions 0 .. cols: the tiles, and one more for the last one's columns M and M + 1.
+#if MLVM_SIMD_BYTES != 16
+    // Masked loads straight from the row, the columns outside it read as zeros. Through a
+    // zero-padded copy of the row, the loads waited for the copy's stores (a stall on every
+    // register) and the input transform took a fifth of ResNet's 28 x 28 convolutions.
+    for (int64_t j = 0; j <= cols; j += W) {
+      const int64_t c0 = M * j - a.left;
+      load_deinterleaved<M>(
+          [&](int k) {
+            const int64_t c = c0 + k * W;
+            return VF(masked_load(lanes_between(-c, a.w - c), xr + c));
+          },
+          q + j, sc);
+    }
+#else
+    float* prow = split + rows * M * sc;  // one padded input row
+    const int64_t plen = M * sc;
     const int64_t c0 = std::min(a.left, plen), c1 = std::min(a.left + a.w, plen);
     std::fill(prow, prow + c0, 0.f);
     std::copy(xr, xr + (c1 - c0), prow + c0);
     std::fill(prow + c1, prow + plen, 0.f);
-    // Positions 0 .. cols: the tiles, and one more for the last one's columns M and M + 1.
-    for (int64_t j = 0; j <= cols; j += W) load_deinterleaved<M>(prow + M * j, q + j, sc);
+    for (int64_t j = 0; j <= cols; j += W)
+      load_deinterleaved<M>([&](int k) { return load(prow + M * j + k * W); }, q + j, sc);
+#endif
   }
+}
+
+// V of a register of tiles, Bᵀ d B, stored at out + ξ·stride: d[r][s] (row r, column s of
+// each lane's patch) is ld(r, s).
+template <int M, class Load>
+inline void transform_tiles(const Load& ld, float* out, int64_t stride) {
+  constexpr int N = M + 2;
+  VF t[N][N];  // t[r][s]: (Bᵀ d)[r] at column s
+  for (int s = 0; s < N; ++s) {
+    VF d[N], col[N];
+    for (int r = 0; r < N; ++r) d[r] = ld(r, s);
+    input_1d<M>(d, col);
+    for (int r = 0; r < N; ++r) t[r][s] = col[r];
+  }
+  for (int r = 0; r < N; ++r) {
+    VF o[N];
+    input_1d<M>(t[r], o);
+    for (int s = 0; s < N; ++s) store(out + (N * r + s) * stride, o[s]);
+  }
+}
+
+template <int M>
+void winograd_input(const WinogradInput& a) {
+  constexpr int64_t W = kLanes<float>;
+  const int64_t cols = winograd_tile_cols(a.tw), rows = M * a.th + 2;
+  const int64_t sc = cols + kWinogradSlack;  // one phase of a split row
+  const int64_t srow = M * sc;               // one split row
+  float* split = a.work;
+  split_rows<M>(a, split, rows, cols, sc);
   for (int64_t ti = 0; ti < a.th; ++ti) {
-    const float* base = split + M * ti * M * sc;  // split rows of input rows M·ti .. M·ti + M + 1
-    float* vt = a.v + ti * a.tw;
-    for (int64_t j = 0; j < a.tw; j += W) {
-      VF t[N][N];  // t[r][s]: (Bᵀ d)[r] at column s
-      for (int s = 0; s < N; ++s) {
-        // Columns M and M + 1 of tile j are columns 0 and 1 of tile j + 1.
-        const float* col0 = base + (s % M) * sc + j + s / M;
-        VF d[N], col[N];
-        for (int r = 0; r < N; ++r) d[r] = load(col0 + r * M * sc);
-        input_1d<M>(d, col);
-        for (int r = 0; r < N; ++r) t[r][s] = col[r];
-      }
-      for (int r = 0; r < N; ++r) {
-        VF out[N];
-        input_1d<M>(t[r], out);
-        for (int s = 0; s < N; ++s) store(vt + (N * r + s) * a.v_stride + j, out[s]);
-      }
-    }
+    const float* base = split + M * ti * srow;  // split rows of input rows M·ti .. M·ti + M + 1
+    for (int64_t j = 0; j < a.tw; j += W)
+      // Columns M and M + 1 of tile j are columns 0 and 1 of tile j + 1.
+      transform_tiles<M>([&](int r, int s) { return load(base + r * srow + (s % M) * sc + j + s / M); },
+                         a.v + ti * a.tw + j, a.v_stride);
   }
 }
 

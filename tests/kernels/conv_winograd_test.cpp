@@ -1,9 +1,10 @@
-// conv2d's Winograd F(4x4, 3x3) and F(2x2, 3x3) paths (kernels/conv_winograd.hpp) against a naive long-double
-// loop written from conv2d's definition: partial edge tiles, asymmetric and wide padding,
-// tile rows wider than a register, batches, bias, strided views, every SIMD
-// level; one and two threads give the same bits (tests/vm/conv_plan_test.cpp: filters
-// prepared at plan time, a fused clamp). Which shapes take the path is checked too
-// (winograd_tile), since a wrong rule would silently send them elsewhere.
+// conv2d's Winograd F(4x4, 3x3) and F(2x2, 3x3) paths (kernels/conv_winograd.hpp) against a
+// naive long-double loop written from conv2d's definition: partial edge tiles, asymmetric
+// and wide padding, tile rows wider than a register, batches, bias, strided views, every SIMD
+// level; one and two threads (on cores near or far apart: ThreadPool::far_apart) give the
+// same bits (tests/vm/conv_plan_test.cpp: filters prepared at plan time, a fused clamp).
+// Which shapes take the path is checked too (winograd_tile), since a wrong rule would
+// silently send them elsewhere.
 //
 // The bound: Winograd sums the same products as the direct convolution, but through the
 // transforms, whose coefficients (up to 8 in Aᵀ, 5 in Bᵀ, sixths in G) scale the rounding
@@ -56,6 +57,9 @@ const std::vector<WinoCase>& wino_cases() {
       // GEMMs transposed at AVX-512 (tiles as the 8-row side, channels as the 32-column one):
       {{1, 24, 7, 7}, {64, 24, 3, 3}, {1, 1, 1, 1}, 2},     // 16 tiles, 64 output channels
       {{2, 20, 9, 7}, {96, 20, 3, 3}, {1, 1, 1, 1}, 2},     // 20 tiles (a partial row panel), batch 2
+      // Too few tile rows to split between 2 threads: far apart, they split the output
+      // channels in whole register panels at every level (40 = 5 panels of 8, 6 2/3 of 6, 10 of 4).
+      {{1, 16, 6, 34}, {40, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 3 tile rows of 17
   };
   return c;
 }
@@ -186,7 +190,12 @@ BOOST_AUTO_TEST_CASE(every_level_every_case) {
         if (bias) in.push_back(b);
         const Tensor y1 = run_op(Opcode::conv2d, in, attrs_of(c));
         expect_near(y1, naive(x, w, bias, c));
-        BOOST_TEST(same_bits(y1, run_op(Opcode::conv2d, in, attrs_of(c), &pool)));
+        // 2 threads on cores near and far apart (the positions or the output channels split).
+        for (int far : {0, 1}) {
+          ThreadPool::assume_far_apart_for_testing(far);
+          BOOST_TEST(same_bits(y1, run_op(Opcode::conv2d, in, attrs_of(c), &pool)), "far apart " << far);
+        }
+        ThreadPool::assume_far_apart_for_testing(-1);
       }
     }
   }

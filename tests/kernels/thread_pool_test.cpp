@@ -1,6 +1,7 @@
 // ThreadPool: every index covered exactly once (for_each_item's items too), chunking rules,
 // exceptions, nested calls, concurrent callers, many back-to-back jobs across the spin/sleep
-// boundary, and workers pinned to their own CPU (or not, with MLVM_PIN_THREADS=0).
+// boundary, workers pinned to their own CPU (or not, with MLVM_PIN_THREADS=0), and the
+// measured distance between the pool's threads (far_apart).
 #include <boost/test/unit_test.hpp>
 
 #include <pthread.h>
@@ -206,6 +207,34 @@ BOOST_AUTO_TEST_CASE(worker_moves_off_the_callers_cpu) {
     }
   }
   BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
+}
+
+
+// far_apart's ping-pong between two threads of the pool gives a round trip (under a millisecond:
+// tens to hundreds of nanoseconds on real cores) at least once in a few tries (a try fails
+// only when no worker joins within 2 ms); the pool works on after it, a call from inside a
+// chunk answers at once without measuring, and without workers nothing is far apart.
+BOOST_AUTO_TEST_CASE(far_apart_measures_a_round_trip) {
+  ThreadPool pool(2);
+  double ns = -1;
+  for (int i = 0; i < 10 && ns <= 0; ++i) ns = pool.measure_round_trip_ns();
+  BOOST_TEST(ns > 0);
+  BOOST_TEST(ns < 1e6);
+  check_cover(pool, 1000, 1, 2);
+  pool.parallel_for(2, 1, [&](int64_t, int64_t) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.far_apart();
+    const bool quick = std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1);
+    BOOST_TEST(quick);
+  });
+  ThreadPool one(1);
+  BOOST_TEST(!one.far_apart());
+  BOOST_TEST(one.measure_round_trip_ns() < 0);
+  ThreadPool::assume_far_apart_for_testing(1);
+  BOOST_TEST(pool.far_apart());
+  ThreadPool::assume_far_apart_for_testing(0);
+  BOOST_TEST(!pool.far_apart());
+  ThreadPool::assume_far_apart_for_testing(-1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

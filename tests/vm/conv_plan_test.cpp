@@ -10,11 +10,13 @@
 
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "common/tensor_helpers.hpp"
 #include "common/tensors.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/simd/cpu_features.hpp"
+#include "kernels/thread_pool.hpp"
 #include "vm/compiled.hpp"
 #include "vm/program_access.hpp"
 #include "vm/vm_test_util.hpp"
@@ -25,18 +27,21 @@ using namespace mlvm::testing;
 
 namespace {
 
-// The two Winograd geometries: 18 x 26 outputs (5 x 7 tiles of 4 x 4, partial edges), and a
-// 7 x 7 plane (16 tiles of 2 x 2) with 64 output channels, whose GEMMs run transposed at
-// AVX-512 (8 x 32 register tile: 16 tiles as columns would pad to 32, as rows pad to none).
+// The Winograd geometries: 18 x 26 outputs (5 x 7 tiles of 4 x 4, partial edges); a 7 x 7
+// plane (16 tiles of 2 x 2) with 64 output channels, whose GEMMs run transposed at AVX-512
+// (8 x 32 register tile: 16 tiles as columns would pad to 32, as rows pad to none); and 6 x 64
+// outputs (2 rows of 16 tiles of 4 x 4), too few tile rows to split between 2 threads, which
+// then split the 24 output channels, each taking its rows of the packed filters.
 struct Geometry {
   int oc, c, h, w;
   int tile;
   bool transposed_at_avx512;
 };
-const Geometry kGeometries[] = {{20, 16, 18, 26, 4, false}, {64, 16, 7, 7, 2, true}};
+const Geometry kGeometries[] = {{20, 16, 18, 26, 4, false}, {64, 16, 7, 7, 2, true}, {24, 16, 6, 64, 4, false}};
 
-// Filter value k: a multiple of 1/64 in [-1, 1), exact in the text literal.
-float filter_value(int k) { return float((k * 37 + 11) % 128 - 64) / 64.f; }
+// Filter value k: a multiple of 1/64 in (-1, 1), exact in the text literal. Its period, 127,
+// is prime, so no two output channels' filters are the same (a wrong panel of them is seen).
+float filter_value(int k) { return float((k * 37 + 11) % 127 - 63) / 64.f; }
 
 std::string filter_literal(const Geometry& g) {
   std::ostringstream s;
@@ -111,16 +116,24 @@ BOOST_AUTO_TEST_CASE(prepared_filters_give_the_same_bits) {
       BOOST_TEST(pw->b_side == (g.transposed_at_avx512 && simd::level() == simd::Level::avx512));
       BOOST_TEST(!prepared_at(input, 0));
       BOOST_TEST((ProgramAccess::compiled(fused).plan.code[1].kind == StepKind::fused));
-      for (int threads : {1, 2}) {
-        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads << ", tile " << g.tile) {
+      // 1 thread; 2 threads on cores near and far apart (ThreadPool::far_apart: the positions or
+      // the output channels split between them), all with the 1-thread bits.
+      Tensor y1;
+      for (const auto& [threads, far] : {std::pair{1, 0}, std::pair{2, 0}, std::pair{2, 1}}) {
+        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads << ", far apart " << far
+                                                           << ", tile " << g.tile) {
+          ThreadPool::assume_far_apart_for_testing(far);
           SessionOptions o;
           o.threads = threads;
           Session sc(constant, o), si(input, o), sf(fused, o), su(unfused, o);
           const Tensor yc = sc.run(in_const).at("y"), yi = si.run(in).at("y");
+          if (threads == 1) y1 = yc;
+          BOOST_TEST(same_bits(yc, y1));
           BOOST_TEST(same_bits(yc, yi));
           BOOST_TEST(same_bits(sf.run(in_const).at("y"), su.run(in_const).at("y")));
         }
       }
+      ThreadPool::assume_far_apart_for_testing(-1);
     }
     // Planned at one level and run at another: the packed filters do not fit, and the kernel
     // transforms them again, with the same bits as that level's own plan.
