@@ -28,6 +28,13 @@ void for_each_item(ThreadPool* pool, int64_t n, const F& f) {
     for (int64_t i = 0; i < n; ++i) f(i);
     return;
   }
+  // An item a thread: item i to thread i first (ThreadPool::parallel_for's chunk affinity).
+  if (n <= pool->size()) {
+    parallel_for(pool, n, 1, [&](int64_t b, int64_t e) {
+      for (; b < e; ++b) f(b);
+    });
+    return;
+  }
   const int64_t run = std::max<int64_t>(1, n / (kRunsPerThread * pool->size()));
   struct alignas(64) Counter {  // a cache line of its own: the caller's stack shares no other
     std::atomic<int64_t> next{0};

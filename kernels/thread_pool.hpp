@@ -32,6 +32,11 @@ class ThreadPool {
   // `grain` items; the calling thread takes chunks too. Returns when all are done. If a chunk
   // throws, the first exception is rethrown here after every chunk has finished. One call at
   // a time per pool (other callers wait); a call from inside a chunk of this pool runs inline.
+  // Chunk i goes to thread i (the caller 0, worker k k) unless another thread finds it
+  // unclaimed first (up to 16 chunks), so that from op to op and run to run the same thread
+  // writes and reads the same part of a tensor: its lines stay in that core's cache, where
+  // chunks claimed in the order threads arrived moved them between cores (through memory,
+  // when the cores share no cache).
   void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
   // How long an idle worker spins before sleeping.
@@ -46,14 +51,15 @@ class ThreadPool {
   // older than kDistanceRecheckMillis; false without workers or when called from a chunk.
   bool far_apart();
   static constexpr int kDistanceRecheckMillis = 200;
-  // far_apart's measurement: the mean cache-line round trip between the two threads that ran
-  // its two chunks, in nanoseconds, or -1 when no second thread joined within 2 ms.
+  // far_apart's measurement: the cache-line round trip between the two threads that ran its
+  // two chunks (the mean of the fastest of a few groups), in nanoseconds, or -1 when no second
+  // thread joined within 2 ms.
   double measure_round_trip_ns();
   // Tests: 1 or 0 makes every pool's far_apart() answer so without measuring; -1 measures.
   static void assume_far_apart_for_testing(int far) { assumed_far_.store(far); }
 
  private:
-  void worker_loop();
+  void worker_loop(int index);
   // Claims and runs chunks of the current job until none is left.
   void run_chunks();
   // Pins each worker to a CPU of its own (see thread_pool.cpp), and moves a worker off the

@@ -195,6 +195,16 @@ void check_problem(const Problem& p, const Options& o, Fill fill, ThreadPool* po
   gemm(g, pool3);
   BOOST_TEST(same_bits(c1, c2), "2 threads differ from 1");
   BOOST_TEST(same_bits(c1, c3), "3 threads differ from 1");
+  // Threads on cores far apart (ThreadPool::far_apart): each packs what it reads itself.
+  ThreadPool::assume_far_apart_for_testing(1);
+  for (ThreadPool* pool : {pool2, pool3}) {
+    std::vector<Out<T>> cf(c1.size(), Out<T>(7));
+    g.c = cf.data();
+    gemm(g, pool);
+    BOOST_TEST(same_bits(c1, cf), pool->size() << " threads far apart differ from 1");
+  }
+  ThreadPool::assume_far_apart_for_testing(-1);
+  g.c = c1.data();
   // Operands packed ahead (constant weights at plan time) give the same bits, alone or both,
   // on one thread and on a pool; one packed for another shape is ignored.
   const auto pa = gemm_prepack_a(g), pb = gemm_prepack_b(g);
@@ -237,6 +247,7 @@ std::vector<Problem> problems() {
   }
   v.push_back({9, 20, 1100});   // several KC blocks (f32 avx512 KC 512, VNNI 1024)
   v.push_back({300, 70, 600});  // the blocked (non-resident A) loop nest, several MC blocks
+  v.push_back({40, 300, 2500});  // blocked, one MC block: far apart, threads split the columns
   v.push_back({3, 2100, 40});   // past NC = 2048
   // M = 1 (the float row kernel): chunks of 4 panels and a short last one, several KC blocks.
   v.push_back({1, 200, 600});

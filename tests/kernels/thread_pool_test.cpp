@@ -237,4 +237,33 @@ BOOST_AUTO_TEST_CASE(far_apart_measures_a_round_trip) {
   ThreadPool::assume_far_apart_for_testing(-1);
 }
 
+// Chunk i runs on thread i (the caller 0, the worker 1) whenever both threads take part: over
+// many back-to-back jobs of two chunks that wait for each other, the worker ran chunk 1 in
+// nearly all (a caller preempted between publishing and claiming may lose chunk 0).
+BOOST_AUTO_TEST_CASE(chunk_i_runs_on_thread_i) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  int both = 0, own = 0;
+  for (int job = 0; job < 400; ++job) {
+    std::atomic<int> arrived{0};
+    std::thread::id ran[2];
+    std::atomic<bool> met{true};
+    pool.parallel_for(2, 1, [&](int64_t b, int64_t) {
+      ran[b] = std::this_thread::get_id();
+      arrived.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+      while (arrived.load() < 2)
+        if (std::chrono::steady_clock::now() > deadline) {
+          met.store(false);
+          return;
+        }
+    });
+    if (!met || ran[0] == ran[1]) continue;
+    ++both;
+    own += ran[0] == caller;
+  }
+  BOOST_TEST(both >= 50);
+  BOOST_TEST(own >= both * 95 / 100);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
