@@ -1,7 +1,7 @@
 // The GEMM micro-kernels of each SIMD level, behind plain function-pointer tables.
 //
 // A micro-kernel multiplies one packed A panel (MR rows) by one packed B panel (NR columns)
-// over a block of k and updates an MR x NR tile of C. The driver (kernels/gemm.cpp) does the
+// over a block of k and updates an MR x NR tile of C. The driver (kernels/gemm_run.hpp) does the
 // blocking, packing (kernels/simd/gemm_pack.hpp) and threading; each level only provides
 // register-blocked inner loops, compiled in its own translation unit with that level's flags
 // (gemm_avx512.cpp, gemm_avx2.cpp, gemm_sse2.cpp, all built from gemm_microkernels.inl).

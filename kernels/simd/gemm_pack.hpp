@@ -27,7 +27,7 @@ int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc);
 // Packs rows [0, rvalid) x k [0, kc) of the source into a panel of width R (rows past rvalid
 // and k past kc are zero: x + 128 = 128 for quads_u8_offset). `dst` must be 64-byte aligned.
 // Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t with the formats
-// gemm.cpp uses for them.
+// kernels/gemm_run.hpp uses for them.
 template <class T>
 void pack_panel(PackFormat f, const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets,
                 int rvalid, int R, int64_t kc, void* dst);
