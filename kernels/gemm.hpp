@@ -35,7 +35,8 @@ class ThreadPool;
 // A GEMM operand packed once, ahead of time, into the current SIMD level's panels: constant
 // weights packed when a program is planned, so its runs (in every session) skip packing them.
 // Opaque; made by gemm_prepack_a / gemm_prepack_b. A GEMM uses it only when it fits (same
-// element type, SIMD level, rows and depth), and packs as usual otherwise, so a stale one is
+// element type, SIMD level and depth, and rows enough for the part it takes: GemmArgs::
+// a_packed_row0), and packs as usual otherwise, so one packed for another depth or level is
 // never wrong, only unused. The packed panels are the ones the GEMM would pack itself, so
 // results are bit-identical either way.
 struct PackedOperand;
