@@ -379,13 +379,27 @@ class GemmRun {
     });
   }
 
+  // Row block mb (MC rows) against the column panels jp0 + [q0, q1) over k block kb, for the
+  // blocked loops: A's block packed into apack first (unless packed ahead), B's panel q at
+  // bpack + q·bpb (unless packed ahead).
+  void block_tiles(int64_t mb, int64_t jp0, int64_t q0, int64_t q1, int64_t kb, char* apack, const char* bpack) const {
+    const int64_t mc_panels = k_.mc / mr_, bpb = b_panel_bytes(kc_);
+    const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
+    if (!pa_)
+      for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb_);
+    for (int64_t q = q0; q < q1; ++q) {
+      const char* bp = pb_ ? pb_->panel(kb, pb0_ + jp0 + q) : bpack + q * bpb;
+      for (int64_t ir = ir0; ir < ir1; ++ir)
+        tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (ir - ir0) * apb_, bp);
+    }
+  }
+
   // The GotoBLAS loop nest: per NC column block and KC k block, the threads pack the B block
   // together (shared), then claim MC-row blocks of A (packed per thread, kept in L2). With
   // fewer than two row blocks per thread, row blocks are split into column groups too (each
   // group packs its A block again) so that every thread has work.
   void run_blocked(ThreadPool* pool) {
-    const int64_t nc_panels = k_.nc / nr_, mc_panels = k_.mc / mr_;
-    const int64_t apb = a_panel_bytes(kc_), bpb = b_panel_bytes(kc_);
+    const int64_t nc_panels = k_.nc / nr_, mc_panels = k_.mc / mr_, bpb = b_panel_bytes(kc_);
     char* bpack = static_cast<char*>(scratch(kSlotShared, bpb * nc_panels));
     const int64_t mblocks = (mpanels_ + mc_panels - 1) / mc_panels;
     for (int64_t jp0 = 0; jp0 < npanels_; jp0 += nc_panels) {
@@ -399,17 +413,9 @@ class GemmRun {
           });
         const int64_t tasks = mblocks * groups;
         for_each_item(pool, tasks, [&](int64_t t) {
-          char* apack = static_cast<char*>(scratch(kSlotA, apb * mc_panels));
-          const int64_t mb = t / groups, grp = t % groups;
-          const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
-          if (!pa_)
-            for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
-          const int64_t q0 = npan * grp / groups, q1 = npan * (grp + 1) / groups;
-          for (int64_t q = q0; q < q1; ++q) {
-            const char* bp = pb_ ? pb_->panel(kb, pb0_ + jp0 + q) : bpack + q * bpb;
-            for (int64_t ir = ir0; ir < ir1; ++ir)
-              tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (ir - ir0) * apb, bp);
-          }
+          char* apack = static_cast<char*>(scratch(kSlotA, apb_ * mc_panels));
+          const int64_t grp = t % groups;
+          block_tiles(t / groups, jp0, npan * grp / groups, npan * (grp + 1) / groups, kb, apack, bpack);
         });
       }
     }
@@ -421,12 +427,11 @@ class GemmRun {
   // 1.70-1.78x its 1-thread speed against 1.97x near). The share: whole row blocks, or with
   // fewer row blocks than threads, every row block against a part of each column block.
   void run_blocked_apart(ThreadPool* pool) {
-    const int64_t nc_panels = k_.nc / nr_, mc_panels = k_.mc / mr_;
-    const int64_t apb = a_panel_bytes(kc_), bpb = b_panel_bytes(kc_);
+    const int64_t nc_panels = k_.nc / nr_, mc_panels = k_.mc / mr_, bpb = b_panel_bytes(kc_);
     const int64_t mblocks = (mpanels_ + mc_panels - 1) / mc_panels, threads = threads_;
     const bool by_rows = mblocks >= threads;
     for_each_item(pool, threads, [&](int64_t t) {
-      char* apack = static_cast<char*>(scratch(kSlotA, apb * mc_panels));
+      char* apack = static_cast<char*>(scratch(kSlotA, apb_ * mc_panels));
       char* bpack = static_cast<char*>(scratch(kSlotB, bpb * nc_panels));
       const int64_t mb0 = by_rows ? mblocks * t / threads : 0, mb1 = by_rows ? mblocks * (t + 1) / threads : mblocks;
       for (int64_t jp0 = 0; jp0 < npanels_; jp0 += nc_panels) {
@@ -435,16 +440,7 @@ class GemmRun {
         for (int64_t kb = 0; kb < kblocks_; ++kb) {
           if (!pb_)
             for (int64_t q = q0; q < q1; ++q) pack_b(jp0 + q, kb, bpack + q * bpb);
-          for (int64_t mb = mb0; mb < mb1 && q0 < q1; ++mb) {
-            const int64_t ir0 = mb * mc_panels, ir1 = std::min(mpanels_, ir0 + mc_panels);
-            if (!pa_)
-              for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb);
-            for (int64_t q = q0; q < q1; ++q) {
-              const char* bp = pb_ ? pb_->panel(kb, pb0_ + jp0 + q) : bpack + q * bpb;
-              for (int64_t ir = ir0; ir < ir1; ++ir)
-                tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (ir - ir0) * apb, bp);
-            }
-          }
+          for (int64_t mb = mb0; mb < mb1 && q0 < q1; ++mb) block_tiles(mb, jp0, q0, q1, kb, apack, bpack);
         }
       }
     });

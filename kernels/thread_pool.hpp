@@ -46,9 +46,10 @@ class ThreadPool {
   // from time to time places its two vCPUs so (a cache-line round trip between them of about
   // 370 ns instead of 70-120, for seconds to minutes), and data one thread wrote then reaches
   // the other through memory: kernels whose threads exchange data within an op lose much of
-  // their second thread (conv_winograd.cpp chooses its split by it). Measured by a short
-  // cache-line ping-pong between the caller and a worker, again when the last measurement is
-  // older than kDistanceRecheckMillis; false without workers or when called from a chunk.
+  // their second thread (conv_winograd.cpp and gemm_run.hpp choose their splits by it).
+  // Measured by a short cache-line ping-pong between the caller and a worker, again when the
+  // last measurement is older than kDistanceRecheckMillis; false without workers or when
+  // called from a chunk.
   bool far_apart();
   static constexpr int kDistanceRecheckMillis = 200;
   // far_apart's measurement: the cache-line round trip between the two threads that ran its
