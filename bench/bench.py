@@ -198,7 +198,8 @@ def run_row(row, server, data_dir, args, torch, copy_bw):
             except MlvmError:
                 pass  # never loaded, or the server is gone
     measured = Measured(statistics.median(result.mlvm), statistics.median(result.peer),
-                        result.peak_bytes, copy_bw, result.allocated_bytes)
+                        result.peak_bytes, copy_bw, result.allocated_bytes, result.mlvm,
+                        result.peer)
     result.ratio = measured.ratio
     if not result.status:
         result.status = "met" if row.target.met(measured) else "NOT MET"
