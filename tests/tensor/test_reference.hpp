@@ -1,6 +1,7 @@
 // Naive index-by-index reference for the view tests: a dense row-major array of doubles and
-// each view op written straight from the seed's definitions (docs/ops.md), sharing no
-// code with tensor/views.cpp. Each op maps every output index to an input index.
+// each view op written straight from the seed's definitions (docs/ops.md), sharing no code
+// with tensor/views.cpp or tensor/view_shapes.cpp. Each op maps every output index to an
+// input index.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
