@@ -244,11 +244,12 @@ void output_channel(const WinogradConv& a, int64_t n, int64_t o, const float* mr
 }
 
 // Output channels [o0, o1) of image n, the whole pipeline on the calling thread in its own
-// scratch: the input transform of every channel (each thread computes all of V: a fifth of
-// a 28 x 28 layer's time at 1 thread), the position GEMMs of these channels' rows (o0 and o1 at whole
-// panels of the packed filters), the output transform of these channels. As in
+// scratch: the input transform of every channel (each thread computes all of V: a fifth of a
+// 28 x 28 layer's time at 1 thread), the position GEMMs of these channels' rows (o0 and o1 at
+// whole panels of the packed filters), the output transform of these channels. As in
 // winograd_tile_rows no thread reads what another wrote, and each output gets the same values
-// whatever the split (a GEMM's element does not depend on the other rows or columns of its tile).
+// whatever the split (a GEMM's element does not depend on the other rows or columns of its
+// tile).
 void winograd_channels(const WinogradConv& a, int64_t n, int64_t o0, int64_t o1, const float* u, bool packed,
                        bool swap, const std::array<float, 2>& bounds) {
   const int npos = positions(a.m);

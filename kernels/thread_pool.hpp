@@ -48,8 +48,9 @@ class ThreadPool {
   // the other through memory: kernels whose threads exchange data within an op lose much of
   // their second thread (conv_winograd.cpp and gemm_run.hpp choose their splits by it).
   // Measured by a short cache-line ping-pong between the caller and a worker, again when the
-  // last measurement is older than kDistanceRecheckMillis; false without workers or when
-  // called from a chunk.
+  // last measurement is older than kDistanceRecheckMillis; false without workers, and the
+  // last answer when called from a chunk of this pool (which cannot measure: it would wait
+  // for itself).
   bool far_apart();
   static constexpr int kDistanceRecheckMillis = 200;
   // far_apart's measurement: the cache-line round trip between the two threads that ran its

@@ -157,12 +157,18 @@ template <class Vec, int MR, int NV>
   return false;
 }
 
+// A tile of full width: B at its row offsets, in place, or packed.
 template <class Vec, int MR, int NV>
-void fma_kernel(const MicroTile& t) {
-  if (fma_narrow_tile<Vec, MR, NV>(t)) return;
+[[gnu::always_inline]] inline void fma_wide_tile(const MicroTile& t) {
   if (t.b_rows) fma_tile<Vec, MR, NV, true, true>(t);
   else if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
   else fma_tile<Vec, MR, NV>(t);
+}
+
+template <class Vec, int MR, int NV>
+void fma_kernel(const MicroTile& t) {
+  if (fma_narrow_tile<Vec, MR, NV>(t)) return;
+  fma_wide_tile<Vec, MR, NV>(t);
 }
 
 // fma_kernel over rt.panels consecutive B panels with one A panel (StripKernel): the tiles a
@@ -177,9 +183,7 @@ void fma_strip_kernel(const RowTile& rt) {
   for (int p = 0; p < rt.panels; ++p) {
     t.nr = p + 1 < rt.panels ? NR : last_nr;
     if (fma_narrow_tile<Vec, MR, NV>(t)) break;  // only the last panel can be narrow
-    if (t.b_rows) fma_tile<Vec, MR, NV, true, true>(t);
-    else if (t.b_stride) fma_tile<Vec, MR, NV, true>(t);
-    else fma_tile<Vec, MR, NV>(t);
+    fma_wide_tile<Vec, MR, NV>(t);
     t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
     t.c = static_cast<T*>(t.c) + NR;
     if (t.col_bias) t.col_bias = static_cast<const T*>(t.col_bias) + NR;
