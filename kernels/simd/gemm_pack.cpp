@@ -115,7 +115,8 @@ void pack_panel(PackFormat f, const T* data, int64_t sr, int64_t sk, const int64
       }
     }
   }
-  // A format gemm.cpp never asks for this type: a bug, reported rather than crashing.
+  // A format the GEMM core (kernels/gemm_run.hpp) never asks for this type: a bug, reported
+  // rather than crashing.
   fail(ErrorKind::trap, "internal error: gemm: no packing of this element type into this panel format");
 }
 

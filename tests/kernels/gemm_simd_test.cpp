@@ -387,7 +387,7 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
       const int64_t n = 70, k = 37;
       // Scattered rows, and equally spaced ones after an offset. With few row panels (M 13)
       // the GEMM reads float B in place either way, through the row offsets or the stride
-      // (kernels/gemm.cpp, find_b_in_place); with more (M 75) it packs B.
+      // (kernels/gemm_run.hpp, find_b_in_place); with more (M 75) it packs B.
       for (const int64_t m : {13, 75})
       for (bool linear : {false, true})
       BOOST_TEST_CONTEXT((linear ? "equally spaced rows" : "scattered rows") << ", M " << m) {

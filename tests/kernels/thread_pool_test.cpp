@@ -209,7 +209,6 @@ BOOST_AUTO_TEST_CASE(worker_moves_off_the_callers_cpu) {
   BOOST_REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask) == 0);
 }
 
-
 // far_apart's ping-pong between two threads of the pool gives a round trip (under a millisecond:
 // tens to hundreds of nanoseconds on real cores) at least once in a few tries (a try fails
 // only when no worker joins within 2 ms); the pool works on after it, a call from inside a
