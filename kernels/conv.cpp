@@ -158,8 +158,11 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   const PhaseLayout l = implicit_layout(s, p);
   const int64_t kg = s.cg * s.kh * s.kw;
   const T* xg = d.x + (n * s.c + g * s.cg) * s.h * s.w;
-  // Stride 1 and no padding: the input is its own only phase.
-  const bool as_is = p.sh == 1 && p.sw == 1 && l.hq == s.h && l.wq == s.w;
+  // Stride 1 and no padding: the input is its own only phase. Not a column-shifted layout,
+  // whose planes are as wide as the output: with left + right = KW - 1 that width is the
+  // input's, but the planes still hold padding and shifted columns the input does not.
+  const bool as_is = p.sh == 1 && p.sw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
+                     !l.shifted;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   std::array<Out, 2> bounds{};
   const Out* clamp = fused_clamp(d, bounds);

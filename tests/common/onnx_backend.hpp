@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guard_pages.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/storage.hpp"
@@ -24,7 +25,6 @@ namespace mlvm::testing {
 
 namespace fs = std::filesystem;
 
-
 inline const char* kBackendDataRoot = "/usr/share/libonnx-testdata/data";
 inline const char* kBackendSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 
@@ -34,9 +34,6 @@ struct BackendResult {
   BackendOutcome outcome = BackendOutcome::fail;
   std::string reason;  // why it failed, or why it is out of scope
 };
-
-// The test folders of every suite that exist on this machine, as "suite/test_name".
-
 
 namespace backend_detail {
 
@@ -97,6 +94,7 @@ inline OnnxTensor read_pb(const fs::path& p) {
 
 }  // namespace backend_detail
 
+// The test folders of every suite that exist on this machine, as "suite/test_name".
 inline std::vector<std::string> backend_tests() {
   std::vector<std::string> out;
   for (const char* suite : kBackendSuites) {
@@ -142,12 +140,13 @@ inline BackendResult run_backend_test(const std::string& folder, double rtol = 1
       for (std::size_t k = 0;; ++k) {
         fs::path p = set / ("input_" + std::to_string(k) + ".pb");
         if (!fs::exists(p)) break;
-        args.push_back(backend_detail::read_pb(p).value);
+        // Lent as a host lends an array: flush against a guard page (common/guard_pages.hpp).
+        args.push_back(guarded_copy(backend_detail::read_pb(p).value));
       }
       // A model whose initializers double as inputs takes only its true inputs.
       if (args.size() > inputs.size()) args.resize(inputs.size());
       SessionOptions so;
-      so.threads = 1;
+      so.threads = test_threads();
       so.max_memory = int64_t(4) << 30;
       so.max_steps = 50'000'000;
       Session session(program, so);

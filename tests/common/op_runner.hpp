@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/guard_pages.hpp"
 #include "ir/attr_check.hpp"
 #include "ir/infer.hpp"
 #include "ir/op_table.hpp"
 #include "kernels/op_api.hpp"
 #include "kernels/run_table.hpp"
+#include "kernels/thread_pool.hpp"
 
 namespace mlvm::testing {
 
@@ -41,11 +43,20 @@ inline std::vector<TensorType> infer_all(Opcode op, std::vector<TensorType> in, 
   return ctx.out;
 }
 
-// The op's kernel on `in`; every result.
+// The pool MLVM_TEST_THREADS asks for, shared by the suite's kernel runs; null for 1 thread.
+inline ThreadPool* test_pool() {
+  static ThreadPool* pool = test_threads() > 1 ? new ThreadPool(test_threads()) : nullptr;
+  return pool;
+}
+
+// The op's kernel on `in`; every result. Each input is lent from memory flush against a guard
+// page (common/guard_pages.hpp), so a kernel touching a byte outside its views faults; without
+// a pool of the caller's, the kernel runs on test_pool().
 inline std::vector<Tensor> run_all(Opcode op, std::vector<Tensor> in, const Attrs& attrs,
                                    ThreadPool* pool = nullptr, uint32_t donatable = 0) {
+  for (Tensor& t : in) t = guarded_copy(t);
   ExecEnv env;
-  env.pool = pool;
+  env.pool = pool ? pool : test_pool();
   std::vector<Tensor> out(std::size_t(op_info(op).num_results));
   KernelContext ctx{in, out, attrs, env, donatable};
   kernel_fn(op)(ctx);

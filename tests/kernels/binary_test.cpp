@@ -170,7 +170,7 @@ BOOST_AUTO_TEST_CASE(wrapping_and_nan) {
 }
 
 BOOST_AUTO_TEST_CASE(donation_and_threads) {
-  Tensor a = make_input(DType::f32, Dims{1, 92, 86, 93}, Layout::contiguous, Fill::full, 1);
+  Tensor a = guarded_copy(make_input(DType::f32, Dims{1, 92, 86, 93}, Layout::contiguous, Fill::full, 1));
   Tensor b = make_input(DType::f32, Dims{86, 1}, Layout::contiguous, Fill::full, 2);
   Tensor a_copy = Tensor::empty(DType::f32, a.shape());
   std::memcpy(a_copy.raw_data(), a.raw_data(), size_t(a.numel()) * 4);

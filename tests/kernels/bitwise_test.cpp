@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(precision) {
 }
 
 BOOST_AUTO_TEST_CASE(threads_simd_levels_and_reuse) {
-  Tensor a = make_input(DType::i16, Dims{1000}, Layout::contiguous, Fill::full, 3);
+  Tensor a = guarded_copy(make_input(DType::i16, Dims{1000}, Layout::contiguous, Fill::full, 3));
   Tensor b = make(DType::i16, Dims{1}, {0x0F0F});
   BOOST_TEST(run_op(Opcode::bitwise_and, {a, b}, attrs_for(Opcode::bitwise_and), nullptr, 1u).storage() ==
              a.storage());

@@ -88,6 +88,9 @@ const std::vector<Case>& cases() {
       {{1, 1, 3, 3}, {1, 1, 3, 3}, {{0, 0, 0, 0}, {1, 1}, {1, 1}, 1}},       // window == input
       {{1, 2, 1, 8}, {3, 2, 1, 4}, {{0, 3, 0, 3}, {1, 3}, {1, 2}, 1}},       // H = 1, wide padding
       {{3, 8, 9, 9}, {8, 2, 3, 3}, {{1, 1, 1, 1}, {1, 1}, {1, 1}, 4}},
+      // Column-shifted planes exactly as wide as the input (left + right = KW - 1, no top or
+      // bottom padding): not the input itself (openWakeWord's embedding model read past it).
+      {{2, 1, 9, 8}, {6, 1, 3, 3}, {{0, 1, 0, 1}, {1, 1}, {1, 1}, 1}},
   };
   return c;
 }

@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_SUITE(kernels_dynamic_shape)
 BOOST_AUTO_TEST_CASE(reshape_dyn_copies_zeros_and_infers_minus_one) {
   for (Layout lay : kViewLayouts) {
     const Tensor base = iota(DType::f32, Dims{2, 3, 4});
-    const Tensor x = relayout(base, lay);
+    const Tensor x = guarded_copy(relayout(base, lay));
     const std::vector<double> want = values(base);
     struct Case {
       std::vector<int64_t> shape;
@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(slice_dyn_matches_onnx_clamping) {
   const std::vector<int64_t> steps = {1, 2, 3, -1, -2, kMax, kMin};
   for (Layout lay : kViewLayouts) {
     const Tensor base = iota(DType::i32, Dims{4, 3});
-    const Tensor x = relayout(base, lay);
+    const Tensor x = guarded_copy(relayout(base, lay));
     int64_t bad = 0;
     for (int64_t axis : {0, 1, -1})
       for (int64_t s : points)
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(slice_dyn_traps_and_static_rule) {
 BOOST_AUTO_TEST_CASE(broadcast_dyn_broadcasts_both_ways) {
   for (Layout lay : kViewLayouts) {
     const Tensor base = iota(DType::f32, Dims{3, 1});
-    const Tensor x = relayout(base, lay);
+    const Tensor x = guarded_copy(relayout(base, lay));
     const Tensor y = run1(Opcode::broadcast_dyn, {x, vec({2, 1, 6})});
     BOOST_REQUIRE(dims_to_string(y.shape()) == "[2, 3, 6]");
     int64_t bad = 0;
@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(broadcast_dyn_broadcasts_both_ways) {
 BOOST_AUTO_TEST_CASE(squeeze_dyn_and_expand_dims_dyn) {
   for (Layout lay : kViewLayouts) {
     const Tensor base = iota(DType::f64, Dims{1, 3, 1, 2});
-    const Tensor x = relayout(base, lay);
+    const Tensor x = guarded_copy(relayout(base, lay));
     const std::vector<double> want = values(base);
     Tensor y = run1(Opcode::squeeze_dyn, {x, vec({-2})});
     BOOST_TEST(dims_to_string(y.shape()) == "[1, 3, 2]");

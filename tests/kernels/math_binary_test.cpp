@@ -273,7 +273,7 @@ BOOST_AUTO_TEST_CASE(precision) {
 
 BOOST_AUTO_TEST_CASE(reuse_threads_and_simd_levels) {
   // A donated a of the result's dtype is reused; pow's b of another dtype never is.
-  Tensor a = make_input(DType::i32, Dims{1000}, Layout::contiguous, Fill::small, 3);
+  Tensor a = guarded_copy(make_input(DType::i32, Dims{1000}, Layout::contiguous, Fill::small, 3));
   Tensor b = make(DType::i32, Dims{1}, {7});
   BOOST_TEST(run_op(Opcode::mod, {a, b}, attrs_for(Opcode::mod), nullptr, 1u).storage() == a.storage());
   Tensor fa = make_input(DType::f32, Dims{1000}, Layout::contiguous, Fill::small, 3);

@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(cast_semantics) {
 
 BOOST_AUTO_TEST_CASE(donated_input_is_reused_and_threads_agree) {
   const UnaryCase c = unary_cases()[0];  // abs
-  Tensor x = make_input(DType::i32, Dims{1, 92, 86, 93}, Layout::contiguous, Fill::full, 77);
+  Tensor x = guarded_copy(make_input(DType::i32, Dims{1, 92, 86, 93}, Layout::contiguous, Fill::full, 77));
   Tensor copy = Tensor::empty(DType::i32, x.shape());
   std::memcpy(copy.raw_data(), x.raw_data(), size_t(x.numel() * 4));
   Tensor y = run_op(c.op, {x}, c.attrs, nullptr, 1u);
