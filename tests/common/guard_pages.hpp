@@ -24,6 +24,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "tensor/storage.hpp"
 #include "tensor/tensor.hpp"
@@ -97,6 +99,50 @@ class GuardedBytes {
   std::byte* data_ = nullptr;
   std::size_t span_ = 0, bytes_ = 0;
 };
+
+// A std::allocator whose every allocation is GuardedBytes of exactly n elements on the run's
+// side: a guarded_vector hands a raw-pointer kernel (the GEMM core, a micro-kernel) memory
+// whose neighbours fault.
+template <class T>
+struct GuardAllocator {
+  using value_type = T;
+  GuardAllocator() = default;
+  template <class U>
+  GuardAllocator(const GuardAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    auto mem = std::make_unique<GuardedBytes>(n * sizeof(T), guard_side());
+    T* p = reinterpret_cast<T*>(mem->data());
+    std::lock_guard lock(owners().mu);
+    owners().by_data.emplace(p, std::move(mem));
+    return p;
+  }
+  void deallocate(T* p, std::size_t) {
+    std::unique_ptr<GuardedBytes> mem;
+    {
+      std::lock_guard lock(owners().mu);
+      auto it = owners().by_data.find(p);
+      if (it == owners().by_data.end()) return;
+      mem = std::move(it->second);
+      owners().by_data.erase(it);
+    }
+  }
+  template <class U>
+  bool operator==(const GuardAllocator<U>&) const {
+    return true;
+  }
+
+ private:
+  struct Owners {
+    std::mutex mu;
+    std::unordered_map<const void*, std::unique_ptr<GuardedBytes>> by_data;
+  };
+  static Owners& owners() {
+    static Owners o;
+    return o;
+  }
+};
+template <class T>
+using guarded_vector = std::vector<T, GuardAllocator<T>>;
 
 // The lowest and one-past-highest element offsets (relative to element (0, ..., 0)) a layout
 // reaches; {0, 0} for an empty one.

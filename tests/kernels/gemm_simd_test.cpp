@@ -12,11 +12,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/guard_pages.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/thread_pool.hpp"
 
 using namespace mlvm;
+using mlvm::testing::guarded_vector;
 
 namespace {
 
@@ -31,7 +33,7 @@ struct LevelGuard {
 // A strided matrix view over its own storage: element (r, c) = data[origin + r*rs + c*cs].
 template <class T>
 struct Mat {
-  std::vector<T> store;
+  guarded_vector<T> store;  // flush against a guard page: the GEMM must not read past it
   int64_t origin = 0, rs = 0, cs = 0;
   const T* ptr() const { return store.data() + origin; }
   T at(int64_t r, int64_t c) const { return store[std::size_t(origin + r * rs + c * cs)]; }
@@ -74,8 +76,8 @@ template <class T>
 using Out = gemm_out_t<T>;
 
 // Bit-for-bit equality (floats included: -0 and +0 differ).
-template <class E>
-bool same_bits(const std::vector<E>& x, const std::vector<E>& y) {
+template <class E, class A1, class A2>
+bool same_bits(const std::vector<E, A1>& x, const std::vector<E, A2>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(E)) == 0);
 }
 
@@ -127,8 +129,8 @@ Reference<T> naive(const Problem& p, const Mat<T>& a, const Mat<T>& b, const std
   return r;
 }
 
-template <class T>
-void expect_matches(const Reference<T>& ref, const std::vector<Out<T>>& c, const Problem& p) {
+template <class T, class A>
+void expect_matches(const Reference<T>& ref, const std::vector<Out<T>, A>& c, const Problem& p) {
   int bad = 0;
   for (std::size_t e = 0; e < std::size_t(p.m * p.n); ++e) {
     bool ok;
@@ -185,7 +187,7 @@ void check_problem(const Problem& p, const Options& o, Fill fill, ThreadPool* po
     g.bias_stride = o.bias_stride;
     g.bias_per_row = o.bias == 2;
   }
-  std::vector<Out<T>> c1(std::size_t(p.m * p.n), Out<T>(7)), c2 = c1, c3 = c1;
+  guarded_vector<Out<T>> c1(std::size_t(p.m * p.n), Out<T>(7)), c2 = c1, c3 = c1;
   g.c = c1.data();
   gemm(g, nullptr);
   expect_matches<T>(ref, c1, p);
@@ -396,11 +398,12 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
       for (int64_t kk = 0; kk < k; ++kk) koff[std::size_t(kk)] = linear ? 5 + kk * 83 : int64_t(rng() % (span - n));
       auto run = [&](auto tag) {
         using T = decltype(tag);
-        std::vector<T> a(static_cast<std::size_t>(m * k)), pool_b(static_cast<std::size_t>(span));
+        guarded_vector<T> a(static_cast<std::size_t>(m * k));
+        guarded_vector<T> pool_b(static_cast<std::size_t>(span));
         for (auto& x : a) x = random_value<T>(rng);
         for (auto& x : pool_b) x = random_value<T>(rng);
         Mat<T> am;
-        am.store = a, am.rs = k, am.cs = 1;
+        am.store.assign(a.begin(), a.end()), am.rs = k, am.cs = 1;
         Mat<T> bm;  // the same B, materialized for the reference
         bm.store.resize(std::size_t(k * n));
         bm.rs = n, bm.cs = 1;
@@ -438,10 +441,10 @@ BOOST_AUTO_TEST_CASE(output_row_stride) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(11);
     const int64_t m = 20, n = 35, k = 19, ldc = 50;
-    std::vector<int8_t> a(m * k), b(k * n);
+    guarded_vector<int8_t> a(m * k), b(k * n);
     for (auto& x : a) x = random_value<int8_t>(rng);
     for (auto& x : b) x = random_value<int8_t>(rng);
-    std::vector<int32_t> c(std::size_t(m * ldc), -5);
+    guarded_vector<int32_t> c(std::size_t(m * ldc), -5);
     GemmArgs<int8_t> g;
     g.m = m, g.n = n, g.k = k, g.a = a.data(), g.rsa = k, g.csa = 1, g.b = b.data(), g.rsb = n, g.csb = 1;
     g.c = c.data(), g.ldc = ldc;

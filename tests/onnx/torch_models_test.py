@@ -4,8 +4,11 @@ random weights, nothing downloaded) run through `mlvm-run MODEL.onnx` and compar
 torch's own outputs (rtol 1e-3). Batch-norm statistics and affine parameters are set to
 non-default random values, so folding them wrong shows.
 
-Usage: torch_models_test.py MLVM_RUN [--only NAME,...] [--keep DIR]
-Prints one line per model. Exit 0 when every model matches except those listed in
+Usage: torch_models_test.py MLVM_RUN [--only NAME,...] [--keep DIR] [--guarded PYTHONPATH]
+Prints one line per model. With --guarded (the folder holding the built mlvm package), every
+model that matched runs again from the Python package with its input lent flush against an
+unreadable page (tests/common/guard_pages.py), after and before it, on 1 and 2 threads, at
+every SIMD level (guarded_models.py, one process per level). Exit 0 when every model matches except those listed in
 torch_models_failures.txt (beside this script, "name<TAB>reason"); a listed model that now
 matches is an error too (delete its line: the list only shrinks).
 """
@@ -30,6 +33,7 @@ def run_one(name, mlvm_run, work):
     path = os.path.join(work, name + ".onnx")
     torch_models.export(model, x, path)
     np.save(os.path.join(work, name + "_x.npy"), x.numpy())
+    np.save(os.path.join(work, name + "_want.npy"), want)
     out = os.path.join(work, name + "_y.npy")
     r = subprocess.run([mlvm_run, path, "--input", "x=" + name + "_x.npy", "--output", "y=" + out],
                        cwd=work, capture_output=True, text=True, timeout=600)
@@ -50,6 +54,7 @@ def main():
     ap.add_argument("mlvm_run")
     ap.add_argument("--only", default="")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--guarded", default="", help="PYTHONPATH of the built mlvm package")
     args = ap.parse_args()
     torch.set_num_threads(1)
     names = args.only.split(",") if args.only else list(torch_models.models())
@@ -62,6 +67,7 @@ def main():
             if line.strip() and not line.startswith("#"):
                 listed[line.split("\t")[0].strip()] = line
     failed = 0
+    matched = []
     for name in names:
         try:
             ok, detail = run_one(name, os.path.abspath(args.mlvm_run), work)
@@ -74,6 +80,17 @@ def main():
             detail += " (listed)"
         failed += ok == expected_fail
         print("%-20s %s  %s" % (name, "ok  " if ok else "FAIL", detail), flush=True)
+        if ok:
+            matched.append(name)
+    if args.guarded and matched:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guarded_models.py")
+        for level in ("sse2", "avx2", "avx512"):
+            env = dict(os.environ, MLVM_SIMD=level, PYTHONPATH=args.guarded)
+            r = subprocess.run([sys.executable, script, work] + matched, env=env, text=True,
+                               capture_output=True, timeout=1200)
+            print("guarded at %-6s exit %d  %s" % (level, r.returncode, (r.stdout + r.stderr).strip()[-800:]),
+                  flush=True)
+            failed += r.returncode != 0
     return 1 if failed else 0
 
 
