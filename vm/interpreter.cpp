@@ -243,43 +243,50 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const auto& placements = program_->plan.placements;
   const auto& small = program_->plan.small;
   const std::string_view kNoName;
-  std::array<int64_t, kNumOpcodes> counts{};
-  std::array<int64_t, kNumOpcodes> bytes{};
-  std::array<Clock::duration, kNumOpcodes> times{};
-  // Per instruction, only when profiling (a run does not allocate otherwise).
-  std::vector<std::pair<int64_t, Clock::duration>> per_pc;
-  if (config.profile) per_pc.assign(n, {0, Clock::duration{}});
+  StepProfile* const prof = config.profile ? &profile_ : nullptr;
+  if (prof) prof->start(n);
   const auto run_start = Clock::now();
+  const uint64_t tick_start = prof ? profile_ticks() : 0;
   int64_t steps = 0;
   std::size_t pc = 0;
-  // Steps and time are reported however the run ends (a trap, a limit, cancellation).
+  // Steps and time are reported however the run ends (a trap, a limit, cancellation); on a
+  // normal end, before the profile's tables are built, which is not the run's time.
   struct Progress {
     RunStats* stats;
     const int64_t& steps;
     Clock::time_point start;
-    ~Progress() {
-      if (!stats) return;
-      stats->steps = steps;
-      stats->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    bool reported = false;
+    double report() {
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (stats && !reported) {
+        stats->steps = steps;
+        stats->seconds = seconds;
+      }
+      reported = true;
+      return seconds;
     }
+    ~Progress() { report(); }
   } progress{stats, steps, run_start};
   const CancelScope cancel_scope(env.cancel);  // long kernels poll it between blocks
 
   // Stretches of small steps run in a loop of their own that reads only their entries
   // (ExecPlan::small); a step it declines, and every other step, goes through the loop below,
   // which also reports the step limit and cancellation.
-  const bool tight = !small.empty() && !any_bound_ && !config.profile;
+  const bool tight = !small.empty() && !any_bound_;
   // The runs of the level current now, as the kernels would use (kernels/small_runs.hpp).
   const simd::EwTable* const runs = small.empty() ? nullptr : &simd::ew_kernels();
   while (pc < n) {
     if (tight) {
       const int64_t limit = config.max_steps > 0 ? config.max_steps : INT64_MAX;
+      const std::size_t first = pc;
+      const uint64_t t0 = prof ? profile_ticks() : 0;
       while (pc < n && small[pc].n > 0 && steps < limit && !env.cancelled() &&
              run_small(small[pc], *runs)) {
         if (small[pc].releases) drop_all(code[pc].release(pool), code[pc].num_release);
         ++steps;
         ++pc;
       }
+      if (prof && pc > first) prof->stretch(first, pc, profile_ticks() - t0);
       if (pc >= n) break;
     }
     const PlannedInstruction& p = code[pc];
@@ -288,12 +295,12 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
       fail_at(p, pc, ErrorKind::limit,
               "step limit of " + std::to_string(config.max_steps) + " instructions reached");
     ++steps;
-    const Clock::time_point t0 = config.profile ? Clock::now() : Clock::time_point{};
-    const int64_t reserved0 = config.profile && env.budget ? env.budget->reserved_total() : 0;
+    const uint64_t t0 = prof ? profile_ticks() : 0;
+    const int64_t reserved0 = prof && env.budget ? env.budget->reserved_total() : 0;
     std::size_t next = pc + 1;
 
     switch (p.kind) {
-      case StepKind::small:  // here when profiling, or when the tight loop above declined it
+      case StepKind::small:  // here when the tight loop above declined it
         if (!any_bound_ && run_small(small[pc], *runs)) break;
         [[fallthrough]];  // the kernel handles every other case
       case StepKind::kernel: {
@@ -379,43 +386,16 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
     }
     if (p.kind != StepKind::kernel && p.kind != StepKind::small) drop_all(p.dying(pool), p.num_dying);
     drop_all(p.release(pool), p.num_release);
-    if (config.profile) {
-      const Clock::duration spent = Clock::now() - t0;
-      counts[std::size_t(p.op)] += 1;
-      times[std::size_t(p.op)] += spent;
-      per_pc[pc].first += 1;
-      per_pc[pc].second += spent;
-      if (env.budget) bytes[std::size_t(p.op)] += env.budget->reserved_total() - reserved0;
-    }
+    if (prof) prof->step(pc, profile_ticks() - t0, env.budget ? env.budget->reserved_total() - reserved0 : 0);
     pc = next;
   }
 
+  const uint64_t ticks = prof ? profile_ticks() - tick_start : 0;
+  const double seconds = progress.report();
   if (stats) {
     stats->ops.clear();
     stats->instructions.clear();
-    if (config.profile) {
-      for (int k = 0; k < kNumOpcodes; ++k)
-        if (counts[std::size_t(k)])
-          stats->ops.push_back({op_info(Opcode(k)).name, counts[std::size_t(k)],
-                                std::chrono::duration<double>(times[std::size_t(k)]).count(),
-                                bytes[std::size_t(k)]});
-      std::stable_sort(
-          stats->ops.begin(), stats->ops.end(),
-          [](const OpTiming& a, const OpTiming& b) { return a.seconds > b.seconds; });
-      for (std::size_t k = 0; k < n; ++k) {
-        const PlannedInstruction& p = code[k];
-        if (!per_pc[k].first || (p.kind != StepKind::kernel && p.kind != StepKind::small)) continue;
-        std::string where = p.origin && *p.origin ? std::string(p.origin)
-                            : p.line                ? "line " + std::to_string(p.line)
-                                                    : std::string();
-        stats->instructions.push_back({int64_t(k), p.name(), std::move(where), per_pc[k].first,
-                                       std::chrono::duration<double>(per_pc[k].second).count()});
-      }
-      std::stable_sort(stats->instructions.begin(), stats->instructions.end(),
-                       [](const InstructionTiming& a, const InstructionTiming& b) {
-                         return a.seconds > b.seconds;
-                       });
-    }
+    if (prof) prof->report(program_->plan, ticks ? seconds / double(ticks) : 0.0, *stats);
   }
 }
 

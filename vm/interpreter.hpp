@@ -13,6 +13,7 @@
 #include "kernels/op_api.hpp"
 #include "kernels/simd/ew.hpp"
 #include "vm/compiled.hpp"
+#include "vm/profile.hpp"
 #include "mlvm/session.hpp"
 
 namespace mlvm {
@@ -20,7 +21,7 @@ namespace mlvm {
 struct RunConfig {
   int64_t max_steps = 0;          // instructions executed; 0: no limit
   std::ostream* print = nullptr;  // where `print` writes; null: nowhere
-  bool profile = false;           // time every instruction by op kind
+  bool profile = false;           // time every instruction (vm/profile.hpp)
   // Per Module::outputs entry: where that output must end up (Session::bind_output), or an
   // undefined tensor. Empty: nothing is bound.
   std::span<const Tensor> bound;
@@ -75,6 +76,8 @@ class Interpreter {
   // (undefined otherwise), and the slice handed to the step running now.
   std::vector<Tensor> concat_results_;
   Tensor slice_;
+  // A profiled run's counters, kept between runs so that profiling allocates once.
+  StepProfile profile_;
 };
 
 }  // namespace mlvm
