@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cancel.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/parallel_items.hpp"
 #include "kernels/simd/gemm_kernels.hpp"
@@ -336,11 +337,13 @@ class GemmRun {
     }
     const int64_t chunks = (npanels_ + kChunkPanels - 1) / kChunkPanels;
     for_each_item(pool, chunks, [&](int64_t ch) {
+      poll_cancel();  // a chunk is at most 64 column panels against a resident A, per k block
       char* bpack = static_cast<char*>(scratch(kSlotB, bpb * kChunkPanels));
       const int64_t jr0 = ch * kChunkPanels, jr1 = std::min(npanels_, jr0 + kChunkPanels);
       // In place: the chunk's full panels, and a last partial one packed.
       const int64_t full1 = b_in_place_ && g_.n % nr_ && jr1 == npanels_ ? jr1 - 1 : jr1;
       for (int64_t kb = 0; kb < kblocks_; ++kb) {
+        if (kb > 0) poll_cancel();
         if (b_in_place_) {
           const char* bfirst = reinterpret_cast<const char*>(b_in_place_ + kb * kc_ * b_in_place_stride_ + jr0 * nr_);
           const int64_t* rows = b_in_place_rows_ ? b_in_place_rows_ + kb * kc_ : nullptr;
@@ -388,6 +391,7 @@ class GemmRun {
     if (!pa_)
       for (int64_t ir = ir0; ir < ir1; ++ir) pack_a(ir, kb, apack + (ir - ir0) * apb_);
     for (int64_t q = q0; q < q1; ++q) {
+      poll_cancel();  // a column panel against MC rows: tens of microseconds
       const char* bp = pb_ ? pb_->panel(kb, pb0_ + jp0 + q) : bpack + q * bpb;
       for (int64_t ir = ir0; ir < ir1; ++ir)
         tile(ir, jp0 + q, kb, pa_ ? pa_->panel(kb, pa0_ + ir) : apack + (ir - ir0) * apb_, bp);

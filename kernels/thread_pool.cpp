@@ -1,5 +1,7 @@
 #include "kernels/thread_pool.hpp"
 
+#include "kernels/cancel.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -159,6 +161,7 @@ void ThreadPool::run_chunks() {
     if (!claims_.compare_exchange_weak(s, claimed, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
     // The claimed chunk keeps its job alive (pending_ > 0), so fn_ and n_ are that job's.
     const int64_t n = n_;
+    const CancelScope cancel_scope(cancel_);
     try {
       (*fn_)(n * chunk / parts, n * (chunk + 1) / parts);
     } catch (...) {
@@ -187,6 +190,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
   // Publish: the job fields, then the counters, then the epoch that wakes the workers.
   fn_ = &fn;
   n_ = n;
+  cancel_ = detail::current_cancel_flag;
   error_ = nullptr;
   pending_.store(parts);
   const uint64_t job = (claims_.load(std::memory_order_relaxed) >> 32) + 1;

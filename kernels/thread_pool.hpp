@@ -78,6 +78,9 @@ class ThreadPool {
   // not again until every chunk has finished.
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
+  // The caller's cancel flag (kernels/cancel.hpp), installed on every thread running one of
+  // the job's chunks: a long kernel polls it from inside its chunks, on whichever thread.
+  const std::atomic<bool>* cancel_ = nullptr;
   // Claim state: job number (32 bits) | chunk count (16) | next chunk (16). Claiming is a CAS
   // on the whole word, so a worker waking late can never claim a chunk of a newer job against
   // an older job's count.

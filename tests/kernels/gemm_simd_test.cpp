@@ -5,6 +5,7 @@
 // im2col row offsets, extreme integer values, and thread counts giving identical bits.
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/guard_pages.hpp"
+#include "kernels/cancel.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/thread_pool.hpp"
@@ -461,6 +463,38 @@ BOOST_AUTO_TEST_CASE(output_row_stride) {
       }
     BOOST_TEST(bad == 0, simd::level_name(simd::level()));
   }
+}
+
+// A host's cancel reaches inside one GEMM, on the calling thread and on the pool's: both
+// loops (A resident, and blocked) poll between column panels, so a cancelled 1024^3 matmul
+// stops within a panel's work rather than at its end. Uncancelled, the same call completes
+// with the same bits.
+BOOST_AUTO_TEST_CASE(cancel_is_seen_inside) {
+  ThreadPool pool2(2);
+  std::mt19937_64 rng(12);
+  for (const Problem p : {Problem{8, 4096, 64}, Problem{512, 512, 512}})
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2}) {
+      guarded_vector<float> a(std::size_t(p.m * p.k)), b(std::size_t(p.k * p.n));
+      for (auto& x : a) x = random_value<float>(rng);
+      for (auto& x : b) x = random_value<float>(rng);
+      guarded_vector<float> c(std::size_t(p.m * p.n)), want(c.size());
+      GemmArgs<float> g;
+      g.m = p.m, g.n = p.n, g.k = p.k, g.a = a.data(), g.rsa = p.k, g.csa = 1, g.b = b.data(), g.rsb = p.n, g.csb = 1;
+      g.ldc = p.n;
+      g.c = want.data();
+      gemm(g, nullptr);
+      std::atomic<bool> flag{true};
+      {
+        const CancelScope scope(&flag);
+        g.c = c.data();
+        BOOST_CHECK_EXCEPTION(gemm(g, pool), Error, [](const Error& e) {
+          return e.kind() == ErrorKind::limit && std::string(e.what()).find("cancelled") != std::string::npos;
+        });
+        flag = false;
+        gemm(g, pool);
+      }
+      BOOST_TEST(same_bits(c, want), "M " << p.m << (pool ? ", 2 threads" : ", 1 thread"));
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

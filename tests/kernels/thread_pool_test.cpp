@@ -14,8 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/cancel.hpp"
 #include "kernels/parallel_items.hpp"
 #include "kernels/thread_pool.hpp"
+#include "tensor/error.hpp"
 
 using namespace mlvm;
 
@@ -95,6 +97,32 @@ BOOST_AUTO_TEST_CASE(exceptions_propagate_after_all_chunks) {
   BOOST_TEST(finished.load() == 2);
   // The pool still works afterwards.
   check_cover(pool, 50, 1, 3);
+}
+
+// Every chunk runs under its caller's cancel flag, whichever thread takes it: a kernel's
+// poll_cancel() inside a chunk on a worker sees the host's cancel. Outside the caller's scope
+// the workers see none.
+BOOST_AUTO_TEST_CASE(chunks_see_the_callers_cancel_flag) {
+  ThreadPool pool(3);
+  std::atomic<bool> flag{false};
+  std::atomic<int> saw{0};
+  {
+    const CancelScope scope(&flag);
+    pool.parallel_for(3, 1, [&](int64_t, int64_t) { saw.fetch_add(detail::current_cancel_flag == &flag); });
+    BOOST_TEST(saw.load() == 3);
+    flag = true;
+    std::atomic<int> polled{0};
+    BOOST_CHECK_THROW(pool.parallel_for(3, 1,
+                                        [&](int64_t, int64_t) {
+                                          polled.fetch_add(1);
+                                          poll_cancel();
+                                        }),
+                      Error);
+    BOOST_TEST(polled.load() == 3);
+  }
+  saw = 0;
+  pool.parallel_for(3, 1, [&](int64_t, int64_t) { saw.fetch_add(detail::current_cancel_flag == nullptr); });
+  BOOST_TEST(saw.load() == 3);
 }
 
 BOOST_AUTO_TEST_CASE(nested_call_runs_inline) {
