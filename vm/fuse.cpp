@@ -124,8 +124,7 @@ class Fuser {
       q.run = nullptr;
       plan_.regs.insert(plan_.regs.end(), lists.begin(), lists.end());
     }
-    if (plan_.activations.empty()) plan_.activations.resize(plan_.code.size());
-    plan_.activations[pc] = a;
+    plan_.extras_for(pc).activation = a;
   }
 
   ExecPlan& plan_;

@@ -238,9 +238,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const int32_t* const pool = program_->plan.regs.data();
   const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
-  const auto& prepared = program_->plan.prepared;
-  const auto& activations = program_->plan.activations;
-  const auto& placements = program_->plan.placements;
+  const StepExtras* const extras = program_->plan.extras.data();
   const auto& small = program_->plan.small;
   const std::string_view kNoName;
   StepProfile* const prof = config.profile ? &profile_ : nullptr;
@@ -320,16 +318,16 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         // Every member given (none left to value-initialization): GCC would otherwise clear
         // the whole context with `rep stos` first, a measurable part of a small instruction.
         const Tensor* destination = any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr;
-        if (!destination && !placements.empty() && placements[pc].group >= 0)
-          destination = placed_destination(placements[pc], env);
+        const StepExtras* const x = p.extra >= 0 ? &extras[p.extra] : nullptr;
+        if (!destination && x && x->placement.group >= 0) destination = placed_destination(x->placement, env);
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr),
                           *p.attrs,
                           env,
                           donatable,
                           destination,
-                          prepared.empty() ? nullptr : prepared[pc].get(),
-                          !activations.empty() && activations[pc] ? &*activations[pc] : nullptr};
+                          x ? x->prepared.get() : nullptr,
+                          x && x->activation ? &*x->activation : nullptr};
         try {
           p.run(ctx);
         } catch (const Error& e) {
@@ -353,9 +351,9 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         const int32_t* const results = p.results(pool);
         for (std::size_t k = 0; k < nr; ++k)
           registers_[std::size_t(results[k])] = std::move(results_[k]);
-        if (!placements.empty() && placements[pc].group >= 0) {
+        if (x && x->placement.group >= 0) {
           slice_.release();
-          if (placements[pc].part < 0) concat_results_[std::size_t(placements[pc].group)].release();
+          if (x->placement.part < 0) concat_results_[std::size_t(x->placement.group)].release();
         }
         break;
       }

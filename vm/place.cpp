@@ -86,17 +86,16 @@ class Placer {
       for (int d = 0; d < int(yt->dims.size()); ++d)  // the verifier's rule; checked, not assumed
         if (d != axis && pt->dims[std::size_t(d)] != yt->dims[std::size_t(d)]) return;
       // A step that already has a role keeps it (a part of two concatenations cannot be).
-      if (!plan_.placements.empty() && plan_.placements[p].group >= 0) return;
+      if (const StepExtras* x = plan_.extras_of(p); x && x->placement.group >= 0) return;
       producers.push_back(p);
       group.parts.push_back(pt->dims);
       group.at.push_back(at * inner);
       at += pt->dims[std::size_t(axis)];
     }
     if (at != yt->dims[std::size_t(axis)]) return;
-    if (plan_.placements.empty()) plan_.placements.resize(plan_.code.size());
     const int32_t id = int32_t(plan_.concats.size());
-    for (std::size_t k = 0; k < producers.size(); ++k) plan_.placements[producers[k]] = {id, int32_t(k)};
-    plan_.placements[c] = {id, -1};
+    for (std::size_t k = 0; k < producers.size(); ++k) plan_.extras_for(producers[k]).placement = {id, int32_t(k)};
+    plan_.extras_for(c).placement = {id, -1};
     plan_.concats.push_back(std::move(group));
   }
 

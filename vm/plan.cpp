@@ -152,8 +152,7 @@ void prepare_constants(ExecPlan& plan, const Module& module, const std::vector<T
       made = nullptr;  // out of memory, or a preparer's own refusal: run unprepared
     }
     if (!made) continue;
-    if (plan.prepared.empty()) plan.prepared.resize(plan.code.size());
-    plan.prepared[pc] = std::move(made);
+    plan.extras_for(pc).prepared = std::move(made);
   }
 }
 

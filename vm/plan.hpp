@@ -52,6 +52,10 @@ struct alignas(64) PlannedInstruction {  // one cache line each
   const char* origin = nullptr;
   Opcode op = Opcode::halt;
   StepKind kind = StepKind::halt;
+  // This step's entry in ExecPlan::extras (what the passes after planning gave it: prepared
+  // constants, a fused activation, a placement), or -1: the run loop reads a side table only
+  // for the steps that have something there.
+  int32_t extra = -1;
 
   const int32_t* args(const int32_t* pool) const { return pool + regs; }
   const int32_t* results(const int32_t* pool) const { return args(pool) + num_args; }
@@ -104,22 +108,40 @@ struct alignas(32) SmallStep {
 };
 static_assert(sizeof(SmallStep) == 32, "two small steps to a cache line");
 
+// What the passes after planning give a kernel step, beyond its PlannedInstruction.
+struct StepExtras {
+  // What its kernel prepared from constant inputs (kernels/prepare.hpp: packed weights),
+  // shared by every session of the program; null when nothing was.
+  std::shared_ptr<const void> prepared;
+  std::optional<FusedActivation> activation;  // fused into it (vm/fuse.cpp)
+  Placement placement;                        // its role in a placed concatenation (vm/place.cpp)
+};
+
 struct ExecPlan {
   std::vector<PlannedInstruction> code;
   std::vector<int32_t> regs;      // every instruction's register lists
   std::vector<TensorType> types;  // distinct result types (precision dropped: not checked)
   int32_t num_registers = 0;
   int max_args = 0, max_results = 0;
-  // Per instruction, what its kernel prepared from constant inputs (kernels/prepare.hpp:
-  // packed weights), shared by every session of the program; empty when nothing was.
-  std::vector<std::shared_ptr<const void>> prepared;
-  // Per instruction, the activation fused into it (vm/fuse.cpp); empty when none was.
-  std::vector<std::optional<FusedActivation>> activations;
-  // Per instruction, its role in a placed concatenation (vm/place.cpp); empty when there is none.
-  std::vector<Placement> placements;
+  // The steps' extras, each step's at its PlannedInstruction::extra.
+  std::vector<StepExtras> extras;
   std::vector<PlacedConcat> concats;
-  // Per instruction, its small step (n = 0 for the others); empty when there is none.
+  // Per instruction, its small step (n = 0 for the others); empty when there is none. A table
+  // of its own, not an extra: a stretch of small steps reads only these 32-byte entries.
   std::vector<SmallStep> small;
+
+  // Step pc's extras, or null when it has none.
+  const StepExtras* extras_of(std::size_t pc) const {
+    return code[pc].extra >= 0 ? &extras[std::size_t(code[pc].extra)] : nullptr;
+  }
+  // Step pc's extras, made empty when it had none.
+  StepExtras& extras_for(std::size_t pc) {
+    if (code[pc].extra < 0) {
+      code[pc].extra = int32_t(extras.size());
+      extras.emplace_back();
+    }
+    return extras[std::size_t(code[pc].extra)];
+  }
 };
 
 // Builds the plan of a module that verify_module accepted (`verified` is its result). The plan
@@ -142,8 +164,8 @@ inline bool lists_register(const int32_t* first, uint32_t count, int32_t r) {
 // matmul's float result into that instruction (vm/fuse.cpp); build_plan calls it last.
 void fuse_activations(ExecPlan& plan, const Module& module);
 
-// Finds the concatenations whose parts can be written in place (vm/place.cpp) and fills
-// plan.placements and plan.concats; build_plan calls it after fuse_activations.
+// Finds the concatenations whose parts can be written in place (vm/place.cpp) and fills the
+// steps' placements (StepExtras) and plan.concats; build_plan calls it after fuse_activations.
 void place_concatenations(ExecPlan& plan, const Module& module);
 
 // Turns the elementwise kernel steps that may run in place on a few elements into small
@@ -151,8 +173,8 @@ void place_concatenations(ExecPlan& plan, const Module& module);
 void plan_small_steps(ExecPlan& plan, const VerifyResult& verified);
 
 // Runs the preparers of the plan's instructions over their constant inputs (`constants`, one
-// per module constant) and fills plan.prepared. A preparer that fails leaves its instruction
-// unprepared: preparing only saves work.
+// per module constant) and fills the steps' StepExtras::prepared. A preparer that fails leaves
+// its instruction unprepared: preparing only saves work.
 void prepare_constants(ExecPlan& plan, const Module& module, const std::vector<Tensor>& constants);
 
 // "instruction 4 (line 9)" or "instruction 4" when the line is unknown; with an origin,

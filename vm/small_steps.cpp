@@ -37,8 +37,7 @@ void plan_small_steps(ExecPlan& plan, const VerifyResult& verified) {
     PlannedInstruction& p = plan.code[pc];
     if (p.kind != StepKind::kernel || p.num_results != 1) continue;
     // Steps other passes gave a role keep their kernel (a fused activation, a placed part).
-    if (!plan.activations.empty() && plan.activations[pc]) continue;
-    if (!plan.placements.empty() && plan.placements[pc].group >= 0) continue;
+    if (const StepExtras* x = plan.extras_of(pc); x && (x->activation || x->placement.group >= 0)) continue;
     if (pc >= verified.arg_types.size() || pc >= verified.result_types.size()) continue;
     const std::vector<TensorType>& in = verified.arg_types[pc];
     const std::vector<TensorType>& out = verified.result_types[pc];

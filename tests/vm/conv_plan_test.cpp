@@ -85,8 +85,8 @@ std::string program(const Geometry& g, bool constant_filters, bool clip, bool cl
 
 const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
   const ExecPlan& plan = ProgramAccess::compiled(p).plan;
-  if (plan.prepared.size() <= pc) return nullptr;
-  return static_cast<const PackedWeights*>(plan.prepared[pc].get());
+  const StepExtras* x = pc < plan.code.size() ? plan.extras_of(pc) : nullptr;
+  return x ? static_cast<const PackedWeights*>(x->prepared.get()) : nullptr;
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ FusionShape fusion_of(const Program& p) {
   FusionShape f;
   for (std::size_t pc = 0; pc < plan.code.size(); ++pc) {
     f.fused.push_back(plan.code[pc].kind == StepKind::fused);
-    f.clamped.push_back(!plan.activations.empty() && plan.activations[pc].has_value());
+    f.clamped.push_back(plan.extras_of(pc) && plan.extras_of(pc)->activation.has_value());
   }
   return f;
 }

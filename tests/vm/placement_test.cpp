@@ -23,9 +23,8 @@ namespace {
 std::vector<int> roles_of(const Program& p) {
   const ExecPlan& plan = ProgramAccess::compiled(p).plan;
   std::vector<int> roles(plan.code.size(), -2);
-  if (!plan.placements.empty())
-    for (std::size_t pc = 0; pc < plan.code.size(); ++pc)
-      if (plan.placements[pc].group >= 0) roles[pc] = plan.placements[pc].part;
+  for (std::size_t pc = 0; pc < plan.code.size(); ++pc)
+    if (const StepExtras* x = plan.extras_of(pc); x && x->placement.group >= 0) roles[pc] = x->placement.part;
   return roles;
 }
 
