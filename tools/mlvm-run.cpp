@@ -13,7 +13,7 @@
 
 #include "mlvm/mlvm.hpp"
 #include "tensor/npz.hpp"
-#include "vm/program_access.hpp"
+#include "api/open.hpp"
 #include "vm/session_access.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/run_support.hpp"
@@ -32,11 +32,6 @@ struct UsageError {
 int report(const std::string& where, const mlvm::Error& e) {
   std::cerr << "mlvm-run: " << (where.empty() ? "" : where + ": ") << e.describe() << "\n";
   return exit_code_of(e.kind());
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "NAME=FILE" -> (NAME, FILE)
@@ -182,8 +177,8 @@ int run_main(int argc, char** argv) {
      "--profile=json writes the same as a JSON document")
     ("list-ops", "list every op with its inputs and attributes, and exit")
     ("cvm", "PROGRAM is a CVM model: SYMBOL.json PARAMS (docs/cvm.md); its input is `data`")
-    ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, Integer precision)")
-    ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
+    ("no-precision-check", "(.mlasm, .mlbc) verify without integer precision checks (docs/ops.md, Integer precision)")
+    ("strict-precision", "(.mlasm, .mlbc) reject integer arithmetic on values of unknown precision");
   // clang-format on
   po::options_description hidden;
   std::string program_path, params_path;
@@ -238,29 +233,18 @@ int run_main(int argc, char** argv) {
   for (const auto& s : output_specs) outputs.push_back(split_binding(s, "output"));
 
   // --- load the program ---
+  mlvm::LoadOptions load_options;
+  load_options.precision_check = !vm.count("no-precision-check");
+  load_options.strict_precision = vm.count("strict-precision") > 0;
   mlvm::Program program;
+  std::vector<mlvm::Diagnostic> diagnostics;
   try {
-    if (cvm) {
-      program = mlvm::Program::from_cvm(program_path, params_path);
-    } else if (ends_with(program_path, ".mlasm")) {
-      mlvm::AssembleOptions aopt;
-      aopt.verify.precision_check = !vm.count("no-precision-check");
-      aopt.verify.strict_precision = vm.count("strict-precision") > 0;
-      mlvm::AssembleResult r = mlvm::assemble_file(program_path, aopt);
-      // Every diagnostic on its own lines, as mlvm-asm prints them.
-      if (!r.ok()) {
-        for (const auto& d : r.diagnostics) std::cerr << d.render() << "\n";
-        if (r.diagnostics.empty())
-          std::cerr << "mlvm-run: " << program_path << ": assembly failed\n";
-        return kExitInvalid;
-      }
-      program = mlvm::program_from_assembly(std::move(r), program_path);
-    } else if (ends_with(program_path, ".onnx")) {
-      program = mlvm::Program::from_onnx(program_path);
-    } else {
-      program = mlvm::Program::load_file(program_path);
-    }
+    program = cvm ? mlvm::Program::from_cvm(program_path, params_path)
+                  : mlvm::open_program_file(program_path, load_options, &diagnostics);
   } catch (const mlvm::Error& e) {
+    // Every assembler diagnostic on its own lines, as mlvm-asm prints them.
+    for (const auto& d : diagnostics) std::cerr << d.render() << "\n";
+    if (!diagnostics.empty()) return kExitInvalid;
     // load_file's locations already name the file.
     bool named = e.location().rfind(program_path, 0) == 0 ||
                  (!params_path.empty() && e.location().rfind(params_path, 0) == 0);

@@ -22,8 +22,8 @@ struct CompiledProgram {
   // Verifies `module` (Error(invalid) with the instruction location on failure) and plans it.
   static std::shared_ptr<const CompiledProgram> compile(Module module,
                                                         const VerifyOptions& options = {});
-  // For a module verify_module accepted, with its result (the assembler's, which verified it
-  // with the same options): plans it without verifying again.
+  // For a module verify_module accepted, with its result (from the front end that made it,
+  // which verified it with the options it is meant for): plans it without verifying again.
   static std::shared_ptr<const CompiledProgram> from_verified(Module module, VerifyResult verified);
 };
 
