@@ -80,16 +80,14 @@ int64_t physical_memory() {
   return int64_t(pages) * int64_t(page);
 }
 
-std::string type_list(const std::vector<mlvm::ValueInfo>& v) {
-  std::string s;
-  for (const auto& i : v) s += (s.empty() ? "" : ", ") + i.to_string();
-  return s.empty() ? "none" : s;
-}
-
-const mlvm::ValueInfo* find_value(const std::vector<mlvm::ValueInfo>& v, const std::string& name) {
-  for (const auto& i : v)
-    if (i.name == name) return &i;
-  return nullptr;
+// The program signature's error for a wrong or missing name (it names the program and lists
+// what it declares) as mlvm-run's usage error: after the option that gave the name, and
+// naming the program file when the message does not already.
+UsageError signature_error(const std::string& given_by, const mlvm::Error& e,
+                           const std::string& program_path) {
+  std::string message = (given_by.empty() ? "" : given_by + ": ") + e.message();
+  if (message.find(program_path) == std::string::npos) message += " (" + program_path + ")";
+  return UsageError{message};
 }
 
 void print_profile(const std::vector<mlvm::RunStats>& runs) {
@@ -251,14 +249,15 @@ int run_main(int argc, char** argv) {
     return report(named ? "" : program_path, e);
   }
 
-  const auto in_decls = program.inputs(), out_decls = program.outputs();
-  const std::string declared = program_path + " declares the inputs " + type_list(in_decls);
+  const mlvm::Signature& signature = program.signature();
+  auto check_input = [&](const std::string& given_by, const std::string& name) {
+    if (!signature.find_input(name))
+      throw signature_error(given_by, signature.unknown_input(name), program_path);
+  };
   std::map<std::string, std::string> input_files;
   int stdin_uses = 0;
   for (const auto& [name, file] : inputs) {
-    if (!find_value(in_decls, name))
-      throw UsageError{"--input " + name + ": the program has no input named " + name + "; " +
-                       declared};
+    check_input("--input " + name, name);
     if (!input_files.emplace(name, file).second)
       throw UsageError{"--input " + name + " given twice"};
     stdin_uses += file == "-";
@@ -267,9 +266,8 @@ int run_main(int argc, char** argv) {
     throw UsageError{"standard input ('-') can be read for one input only"};
   std::map<std::string, std::string> output_files;
   for (const auto& [name, file] : outputs) {
-    if (!find_value(out_decls, name))
-      throw UsageError{"--output " + name + ": the program has no output named " + name +
-                       " (its outputs: " + type_list(out_decls) + ")"};
+    if (!signature.find_output(name))
+      throw signature_error("--output " + name, signature.unknown_output(name), program_path);
     if (!output_files.emplace(name, file).second)
       throw UsageError{"--output " + name + " given twice"};
   }
@@ -289,23 +287,22 @@ int run_main(int argc, char** argv) {
       return report(named ? "" : inputs_npz, e);
     }
     for (auto& [name, t] : arrays) {
-      if (!find_value(in_decls, name))
-        throw UsageError{inputs_npz + ": member " + name + ".npy: the program has no input named " +
-                         name + "; " + declared};
+      check_input(inputs_npz + ": member " + name + ".npy", name);
       if (input_files.count(name))
         throw UsageError{"input " + name + " is given both by --input and in " + inputs_npz};
       sources[name] = inputs_npz + ": member " + name + ".npy";
       values.emplace(name, std::move(t));
     }
   }
-  std::string missing;
-  for (const auto& d : in_decls)
-    if (!input_files.count(d.name) && !values.count(d.name))
-      missing += (missing.empty() ? "" : ", ") + d.to_string();
-  if (!missing.empty()) throw UsageError{"missing --input for: " + missing + "; " + declared};
+  if (auto missing = signature.missing_inputs([&](std::size_t k) {
+        const std::string& name = signature.inputs()[k].name;
+        return input_files.count(name) || values.count(name);
+      }))
+    throw signature_error("", *missing, program_path);
   for (const auto& [name, file] : input_files) {
     try {
-      if (auto v = scalar_input(name, file, find_value(in_decls, name)->dtype)) {
+      const mlvm::DType declared = signature.inputs()[*signature.find_input(name)].dtype;
+      if (auto v = scalar_input(name, file, declared)) {
         sources[name] = "--input " + name + "=" + file;
         values.emplace(name, std::move(*v));
         continue;
@@ -355,7 +352,7 @@ int run_main(int argc, char** argv) {
   std::cout.flush();
   const bool print_all = vm.count("print") > 0 || (output_files.empty() && outputs_npz.empty());
   mlvm::NamedTensors archive;
-  for (const auto& d : out_decls) {
+  for (const auto& d : signature.outputs()) {
     const mlvm::Tensor& t = results.at(d.name);
     auto f = output_files.find(d.name);
     if (f != output_files.end()) {

@@ -6,6 +6,7 @@
 
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
+#include "mlvm/signature.hpp"
 #include "vm/plan.hpp"
 
 namespace mlvm {
@@ -13,6 +14,9 @@ namespace mlvm {
 struct CompiledProgram {
   Module module;
   VerifyResult verified;
+  // The inputs as declared and the outputs as the verifier typed them, made once for every
+  // host face (Program::signature).
+  Signature signature;
   ExecPlan plan;
   // Per constant: its value as a read-only tensor over the module's own bytes (no copy), so
   // that neither a kernel nor a host holding an output that aliases it can write into the

@@ -35,31 +35,10 @@ const std::string& Program::name() const { return impl().module.name; }
 
 std::vector<uint8_t> Program::to_bytes() const { return encode_module(impl().module); }
 
-std::vector<ValueInfo> Program::inputs() const {
-  std::vector<ValueInfo> v;
-  for (const InputDecl& d : impl().module.inputs) v.push_back({d.name, d.type.dtype, d.type.dims, d.type.precision});
-  return v;
-}
+const Signature& Program::signature() const { return impl().signature; }
 
-std::vector<ValueInfo> Program::outputs() const {
-  const CompiledProgram& p = impl();
-  std::vector<ValueInfo> v;
-  for (std::size_t k = 0; k < p.module.outputs.size(); ++k) {
-    const OutputDecl& d = p.module.outputs[k];
-    const TensorType& t = k < p.verified.output_types.size() ? p.verified.output_types[k] : d.type;
-    v.push_back({d.name, t.dtype, t.dims, t.precision});
-  }
-  return v;
-}
+std::vector<ValueInfo> Program::inputs() const { return signature().inputs(); }
 
-std::string ValueInfo::type_string() const {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = shape;
-  t.precision = precision;
-  return t.to_string();
-}
-
-std::string ValueInfo::to_string() const { return name + " : " + type_string(); }
+std::vector<ValueInfo> Program::outputs() const { return signature().outputs(); }
 
 }  // namespace mlvm
