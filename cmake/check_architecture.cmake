@@ -9,8 +9,9 @@
 #    ONNX and CVM importers are front ends side by side, and onnx/ may run kernels to fold
 #    constants. vm/ is the runtime below them: it plans and runs verified modules and knows no
 #    front end. api/ opens a program by its kind (text, ONNX, CVM, module) over the front ends
-#    and vm/, and defines the public Program's loaders. quantize/ runs float programs on
-#    calibration data, so it sits on vm/, and only the tools use it).
+#    and vm/, and defines the public Program's loaders; the tools reach the front ends through
+#    it (api/front_ends.hpp for the converters), never directly. quantize/ runs float programs
+#    on calibration data, so it sits on vm/, and only the tools use it).
 #    include/mlvm/ ("mlvm/...") is the public API: it includes nothing but its own headers and
 #    the standard library, and every layer may include it. capi/ (the C API) uses the public
 #    C++ API only.
@@ -37,7 +38,7 @@ set(allowed_vm        mlvm tensor ir kernels bytecode vm)
 set(allowed_api       mlvm tensor ir kernels bytecode assembler onnx cvm vm api)
 set(allowed_quantize  mlvm tensor ir kernels bytecode vm quantize)
 set(allowed_capi      mlvm capi)
-set(allowed_tools     mlvm tensor ir kernels bytecode assembler onnx cvm vm api quantize tools)
+set(allowed_tools     mlvm tensor ir bytecode vm api quantize tools)
 set(modules tensor ir kernels bytecode assembler onnx cvm vm api quantize capi tools)
 set(all_modules tensor ir kernels bytecode assembler onnx cvm vm api quantize capi tools mlvm)
 # What a module may link beyond what it may include.

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "assembler/assembler.hpp"
+#include "api/front_ends.hpp"
 #include "bytecode/codec.hpp"
 #include "bytecode/disassembler.hpp"
 #include "tools/exit_codes.hpp"

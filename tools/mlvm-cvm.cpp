@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "cvm/importer.hpp"
+#include "api/front_ends.hpp"
 #include "mlvm/version.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/parse_args.hpp"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "onnx/importer.hpp"
+#include "api/front_ends.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
