@@ -32,6 +32,12 @@ inline void require(const T* p, const char* call, const char* what) {
   if (!p) usage(std::string(call) + ": " + what + " is NULL");
 }
 
+// An error of the C++ API with the C call's name in front of its message, as the C API's
+// own messages have (and `hint` after it, when given).
+inline Error in_call(const char* call, const Error& e, const std::string& hint = {}) {
+  return Error(e.kind(), std::string(call) + ": " + e.message() + hint, e.location());
+}
+
 mlvm_status status_of(ErrorKind kind);
 
 // Runs `body` (returning void) and maps whatever it throws. `cancelled`, when given, is set by

@@ -11,22 +11,10 @@
 #include "mlvm/session.hpp"
 #include "mlvm/tensor.hpp"
 
-namespace mlvm::capi {
-
-// A program and its signature, read once: Program::inputs()/outputs() build fresh vectors on
-// every call, and the C API hands out pointers into names and shapes that must stay put for
-// the handle's life. Immutable after it is made, so any number of threads may share it.
-struct ProgramInfo {
-  Program program;
-  std::vector<ValueInfo> inputs;
-  std::vector<ValueInfo> outputs;
-};
-
-}  // namespace mlvm::capi
-
 struct mlvm_program {
-  // Shared with every session made from it: a session may outlive its program handle.
-  std::shared_ptr<const mlvm::capi::ProgramInfo> info;
+  // Immutable, so any number of threads may share it. The names and shapes the C API hands
+  // out point into program.signature(), which stays put as long as the program does.
+  mlvm::Program program;
 };
 
 struct mlvm_tensor {
@@ -34,11 +22,11 @@ struct mlvm_tensor {
 };
 
 struct mlvm_session {
-  std::shared_ptr<const mlvm::capi::ProgramInfo> info;
   // The session's own cancel token, passed to mlvm::Session as SessionOptions::cancel: the C
   // API can then tell a cancelled run from a step or memory limit (both are Error(limit)) by
   // asking the token, and it resets the token itself after each run.
   std::shared_ptr<mlvm::CancelToken> cancel;
+  // Holds its own copy of the Program (copies share it): a session may outlive its handle.
   std::unique_ptr<mlvm::Session> session;
   std::vector<mlvm::Tensor> inputs;  // by input position; undefined until set_input
   std::vector<mlvm_tensor> outputs;  // the last successful run's, by output position

@@ -13,28 +13,20 @@ using namespace mlvm::capi;
 
 namespace {
 
-// Wraps a loaded program in a handle, reading its signature once.
-mlvm_program* make_handle(Program program) {
-  auto info = std::make_shared<ProgramInfo>();
-  info->inputs = program.inputs();
-  info->outputs = program.outputs();
-  info->program = std::move(program);
-  return new mlvm_program{std::move(info)};
-}
-
 // The loaders share one shape: check `out`, clear it, load, hand the handle over.
 template <class Load>
 mlvm_status load(const char* call, mlvm_program** out, mlvm_error** err, Load&& load_program) {
   if (out) *out = nullptr;
   return guard(err, [&] {
     require(out, call, "out");
-    *out = make_handle(load_program());
+    *out = new mlvm_program{load_program()};
   });
 }
 
 const ValueInfo* value_at(const mlvm_program* p, bool input, size_t index) {
   if (!p) return nullptr;
-  const std::vector<ValueInfo>& values = input ? p->info->inputs : p->info->outputs;
+  const Signature& signature = p->program.signature();
+  const std::vector<ValueInfo>& values = input ? signature.inputs() : signature.outputs();
   return index < values.size() ? &values[index] : nullptr;
 }
 
@@ -70,7 +62,7 @@ void mlvm_program_free(mlvm_program* program) { delete program; }
 
 const char* mlvm_program_name(const mlvm_program* program) {
   if (!program) return "";
-  return program->info->program.name().c_str();
+  return program->program.name().c_str();
 }
 
 mlvm_status mlvm_program_to_bytes(const mlvm_program* program, void* buffer, size_t capacity,
@@ -81,7 +73,7 @@ mlvm_status mlvm_program_to_bytes(const mlvm_program* program, void* buffer, siz
     require(size, "mlvm_program_to_bytes", "size");
     // Encoding is deterministic and cheap next to loading; a cached copy would double the
     // memory of every handle for a call hosts make once.
-    const std::vector<uint8_t> bytes = program->info->program.to_bytes();
+    const std::vector<uint8_t> bytes = program->program.to_bytes();
     *size = bytes.size();
     if (!buffer) return;  // the host asks for the size
     if (capacity < bytes.size())
@@ -92,11 +84,11 @@ mlvm_status mlvm_program_to_bytes(const mlvm_program* program, void* buffer, siz
 }
 
 size_t mlvm_program_input_count(const mlvm_program* program) {
-  return program ? program->info->inputs.size() : 0;
+  return program ? program->program.signature().inputs().size() : 0;
 }
 
 size_t mlvm_program_output_count(const mlvm_program* program) {
-  return program ? program->info->outputs.size() : 0;
+  return program ? program->program.signature().outputs().size() : 0;
 }
 
 const char* mlvm_program_input_name(const mlvm_program* program, size_t index) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "boundary.hpp"
@@ -29,20 +30,18 @@ struct InUse {
   }
 };
 
-std::string declared(const std::vector<ValueInfo>& values) {
-  std::string s;
-  for (const ValueInfo& v : values) s += (s.empty() ? "" : ", ") + v.to_string();
-  return s.empty() ? "none" : s;
+const Signature& signature(const mlvm_session* s) { return s->session->program().signature(); }
+
+// The program's own lookup by name; its error (an unknown name, and what the program declares)
+// is the C++ API's, named by the call.
+std::size_t input_index(const mlvm_session* s, const char* name, const char* call) {
+  if (auto k = signature(s).find_input(name)) return *k;
+  throw in_call(call, signature(s).unknown_input(name));
 }
 
-std::size_t find(const std::vector<ValueInfo>& values, const char* name, const char* call,
-                 const char* kind) {
-  for (std::size_t k = 0; k < values.size(); ++k)
-    if (values[k].name == name) return k;
-  throw Error(ErrorKind::usage,
-              std::string(call) + ": unknown " + kind + " " + name + ": the program declares the " +
-                  kind + "s " + declared(values),
-              std::string(kind) + " " + name);
+std::size_t output_index(const mlvm_session* s, const char* name, const char* call) {
+  if (auto k = signature(s).find_output(name)) return *k;
+  throw in_call(call, signature(s).unknown_output(name));
 }
 
 // A host tensor as Tensor::borrow sees it, after the C-only checks (NULLs, rank, dtype).
@@ -72,10 +71,7 @@ HostLayout host_layout(const char* call, int dtype, size_t rank, const int64_t* 
 // The program's declaration must admit the host's tensor: dtype, rank and every fixed dim.
 void check_declared(const char* call, const char* kind, const ValueInfo& decl,
                     const HostLayout& h) {
-  bool ok = decl.dtype == h.dtype && decl.shape.rank() == h.shape.rank();
-  for (int i = 0; ok && i < h.shape.rank(); ++i)
-    ok = decl.shape[i] == kDynamic || decl.shape[i] == h.shape[i];
-  if (!ok)
+  if (!decl.admits(h.dtype, h.shape))
     throw Error(ErrorKind::usage,
                 std::string(call) + ": " + kind + " " + decl.name + " is declared " +
                     decl.type_string() + ", the host gave " + std::string(dtype_name(h.dtype)) +
@@ -94,7 +90,6 @@ mlvm_status mlvm_session_new(const mlvm_program* program, const mlvm_session_opt
     require(program, "mlvm_session_new", "program");
     require(out, "mlvm_session_new", "out");
     auto s = std::make_unique<mlvm_session>();
-    s->info = program->info;
     s->cancel = std::make_shared<CancelToken>();
     SessionOptions o;
     if (options) {
@@ -103,8 +98,8 @@ mlvm_status mlvm_session_new(const mlvm_program* program, const mlvm_session_opt
       o.max_steps = clamp_limit(options->max_steps, 0);
     }
     o.cancel = s->cancel;
-    s->session = std::make_unique<Session>(s->info->program, o);
-    s->inputs.resize(s->info->inputs.size());
+    s->session = std::make_unique<Session>(program->program, o);
+    s->inputs.resize(signature(s.get()).inputs().size());
     *out = s.release();
   });
 }
@@ -120,10 +115,10 @@ mlvm_status mlvm_session_set_input(mlvm_session* session, const char* name, mlvm
     require(session, kCall, "session");
     require(name, kCall, "name");
     InUse in_use(session, kCall);
-    const std::size_t k = find(session->info->inputs, name, kCall, "input");
+    const std::size_t k = input_index(session, name, kCall);
     const HostLayout h = host_layout(kCall, raw_value(dtype), rank, shape, strides, buffer,
                                      buffer_bytes, offset_bytes);
-    check_declared(kCall, "input", session->info->inputs[k], h);
+    check_declared(kCall, "input", signature(session).inputs()[k], h);
     // Read-only: mlvm never writes an input; the const_cast only fits borrow's signature.
     session->inputs[k] =
         Tensor::borrow(h.dtype, h.shape, h.strides, const_cast<void*>(buffer),
@@ -141,10 +136,10 @@ mlvm_status mlvm_session_bind_output(mlvm_session* session, const char* name, ml
     require(session, kCall, "session");
     require(name, kCall, "name");
     InUse in_use(session, kCall);
-    const std::size_t k = find(session->info->outputs, name, kCall, "output");
+    const std::size_t k = output_index(session, name, kCall);
     const HostLayout h = host_layout(kCall, raw_value(dtype), rank, shape, strides, buffer,
                                      buffer_bytes, offset_bytes);
-    check_declared(kCall, "output", session->info->outputs[k], h);
+    check_declared(kCall, "output", signature(session).outputs()[k], h);
     session->session->bind_output(
         name, Tensor::borrow(h.dtype, h.shape, h.strides, buffer, int64_t(buffer_bytes),
                              int64_t(offset_bytes), /*writable=*/true));
@@ -159,13 +154,9 @@ mlvm_status mlvm_session_run(mlvm_session* session, mlvm_error** err) {
       err,
       [&] {
         InUse in_use(session, kCall);
-        const std::vector<ValueInfo>& decls = session->info->inputs;
-        for (std::size_t k = 0; k < decls.size(); ++k)
-          if (!session->inputs[k].defined())
-            throw Error(ErrorKind::usage,
-                        std::string(kCall) + ": missing input " + decls[k].to_string() +
-                            " (give it with mlvm_session_set_input)",
-                        "input " + decls[k].name);
+        if (std::optional<Error> missing = signature(session).missing_inputs(
+                [&](std::size_t k) { return session->inputs[k].defined(); }))
+          throw in_call(kCall, *missing, " (set each with mlvm_session_set_input)");
         // The last outputs go now, whatever this run does: "valid until the next run".
         session->has_outputs = false;
         session->outputs.clear();
@@ -205,7 +196,7 @@ mlvm_status mlvm_session_output(mlvm_session* session, const char* name, const m
     require(name, kCall, "name");
     require(out, kCall, "out");
     InUse in_use(session, kCall);
-    const std::size_t k = find(session->info->outputs, name, kCall, "output");
+    const std::size_t k = output_index(session, name, kCall);
     if (!session->has_outputs)
       usage(std::string(kCall) + ": no outputs: the session has not run, or its last run failed");
     *out = &session->outputs[k];

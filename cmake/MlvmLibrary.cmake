@@ -4,7 +4,7 @@
 # `cmake --install` puts them, the public headers (include/mlvm/: nothing internal), the CMake
 # package (find_package(mlvm)) and a pkg-config file (mlvm.pc) under the prefix.
 set(MLVM_MODULE_LIBS mlvm_tensor mlvm_ir mlvm_kernels mlvm_bytecode mlvm_assembler mlvm_onnx
-    mlvm_cvm mlvm_vm mlvm_capi)
+    mlvm_cvm mlvm_vm mlvm_api mlvm_capi)
 set(_objects)
 foreach(_lib ${MLVM_MODULE_LIBS})
   list(APPEND _objects $<TARGET_OBJECTS:${_lib}>)

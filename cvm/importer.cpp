@@ -84,7 +84,7 @@ class Importer {
     for (const CvmEntry& h : s_.heads) heads.push_back(regs_[std::size_t(g_.entry(h))]);
     r.outputs = emit_cvm_outputs(e_, heads, s_.postprocess);
     r.module = e_.finish();
-    verify(r.module);
+    r.verified = verify(r.module);
     return r;
   }
 
@@ -140,13 +140,13 @@ class Importer {
 
   // The precision proof: CVM programs must be free of overflow, so every integer value is
   // proven (strict precision). The first problem is reported at the node it came from.
-  void verify(const Module& m) const {
+  VerifyResult verify(const Module& m) const {
     VerifyOptions o;
     o.precision_check = true;
     o.strict_precision = true;
     o.max_errors = 1;
     VerifyResult r = verify_module(m, o);
-    if (r.ok()) return;
+    if (r.ok()) return r;
     const VerifyDiagnostic& d = r.errors.front();
     std::string where = "symbol";  // the postprocess, or a declaration
     if (d.instruction >= 0 && std::size_t(d.instruction) < node_of_.size())

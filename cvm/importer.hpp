@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "bytecode/verifier.hpp"
 
 namespace mlvm {
 
@@ -18,6 +19,7 @@ struct CvmImportOptions {
 
 struct CvmImport {
   Module module;             // verified with strict precision: proven free of overflow
+  VerifyResult verified;     // that verification's result: running it needs no second one
   std::string version;       // "cvm_1.0.0" or "cvm_1.1.0"
   std::string postprocess;   // "", "argmax" or "detection"
   int input_precision = -1;  // the precision the graph declares for `data` (-1: none)

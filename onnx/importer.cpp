@@ -369,7 +369,7 @@ OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImpor
   if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
   VerifyOptions vo;
   vo.precision_check = false;
-  verify_or_throw(out.module, vo);
+  out.verified = verify_or_throw(out.module, vo);
   return out;
 }
 

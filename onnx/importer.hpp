@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "bytecode/verifier.hpp"
 
 namespace mlvm {
 
@@ -24,6 +25,9 @@ struct OnnxImportOptions {
 
 struct OnnxImport {
   Module module;
+  // The verifier's result for `module` (without the precision proof: imported integer
+  // arithmetic wraps as ONNX's does), so that running it needs no second verification.
+  VerifyResult verified;
   // (ONNX name, mlvm name) for every graph input or output whose name had to change.
   std::vector<std::pair<std::string, std::string>> renamed;
   int opset = 0;           // the model's default-domain opset (after any upgrade)

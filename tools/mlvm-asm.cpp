@@ -7,10 +7,11 @@
 #include <iostream>
 #include <string>
 
-#include "assembler/assembler.hpp"
+#include "api/front_ends.hpp"
 #include "bytecode/codec.hpp"
 #include "bytecode/disassembler.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/parse_args.hpp"
 #include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
@@ -99,25 +100,9 @@ int main(int argc, char** argv) {
       ("print-types", "list every instruction with its inferred types and precisions")  //
       ("strict-precision", "reject integer arithmetic on values of unknown precision")  //
       ("no-precision-check", "turn integer precision checking off");
-  po::options_description all;
-  all.add(visible).add_options()("program", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("program", -1);
-
+  // An abbreviation (--chec for --check) is an error, not a guess.
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(all)
-                  .positional(pos)
-                  // An abbreviation (--chec for --check) is an error, not a guess.
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "mlvm-asm: " << e.what() << "\nTry 'mlvm-asm --help'.\n";
-    return kExitUsage;
-  }
+  if (!parse_args("mlvm-asm", argc, argv, visible, "program", vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << visible
               << "\nExit codes: 0 ok, 1 usage or file error, 2 the program is invalid.\n";

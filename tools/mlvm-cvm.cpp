@@ -4,15 +4,11 @@
 #include <boost/program_options.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 
-#include "bytecode/codec.hpp"
-#include "bytecode/disassembler.hpp"
-#include "cvm/importer.hpp"
+#include "api/front_ends.hpp"
 #include "mlvm/version.hpp"
-#include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
@@ -59,16 +55,7 @@ int main(int argc, char** argv) {
     options.program_name = cvm_program_name(fs::path(files[0]).stem().string());
     CvmImport r = import_cvm_files(files[0], files[1], options);
     if (vm.count("check")) return kExitOk;
-    std::string out;
-    if (vm.count("output")) {
-      out = vm["output"].as<std::string>();
-    } else {
-      fs::path p(files[0]);
-      p.replace_extension(".mlbc");
-      out = p.string();
-    }
-    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
-    write_file_bytes(out, encode_module(r.module));
+    write_outputs(r.module, vm, fs::path(files[0]).replace_extension(".mlbc").string());
     return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-cvm: " << (e.location().empty() ? files[0] : e.location()) << ": "

@@ -12,6 +12,7 @@
 #include "bytecode/verifier.hpp"
 #include "tensor/npy.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/parse_args.hpp"
 #include "mlvm/version.hpp"
 
 namespace po = boost::program_options;
@@ -46,25 +47,9 @@ int main(int argc, char** argv) {
        "files beside OUT")                                                                  //
       ("force", "overwrite OUT and its .npy files if they exist")                         //
       ("no-verify", "disassemble a module even if it fails verification (it must still decode)");
-  po::options_description all;
-  all.add(visible).add_options()("module", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("module", -1);
-
+  // An abbreviation (--for for --force) is an error, not a guess.
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(all)
-                  .positional(pos)
-                  // An abbreviation (--for for --force) is an error, not a guess.
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "mlvm-dis: " << e.what() << "\nTry 'mlvm-dis --help'.\n";
-    return kExitUsage;
-  }
+  if (!parse_args("mlvm-dis", argc, argv, visible, "module", vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout
         << visible

@@ -4,14 +4,10 @@
 #include <boost/program_options.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 
-#include "bytecode/codec.hpp"
-#include "bytecode/disassembler.hpp"
-#include "onnx/importer.hpp"
-#include "tensor/npy.hpp"
+#include "api/front_ends.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/parse_args.hpp"
 #include "tools/write_asm.hpp"
@@ -97,16 +93,7 @@ int main(int argc, char** argv) {
     for (const auto& [from, to] : r.renamed)
       std::cerr << "mlvm-onnx: '" << from << "' is named '" << to << "' in the module\n";
     if (vm.count("check")) return kExitOk;
-    std::string out;
-    if (vm.count("output")) {
-      out = vm["output"].as<std::string>();
-    } else {
-      fs::path p(input);
-      p.replace_extension(".mlbc");
-      out = p.string();
-    }
-    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
-    write_file_bytes(out, encode_module(r.module));
+    write_outputs(r.module, vm, fs::path(input).replace_extension(".mlbc").string());
     return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-onnx: " << (e.location().empty() ? input : e.location()) << ": "

@@ -8,7 +8,6 @@
 #include <iostream>
 #include <string>
 
-#include "bytecode/codec.hpp"
 #include "mlvm/mlvm.hpp"
 #include "mlvm/version.hpp"
 #include "quantize/quantizer.hpp"
@@ -85,21 +84,14 @@ int main(int argc, char** argv) {
   try {
     const Program program = Program::load_file(model);
     const quant::QuantizeResult r = quant::quantize_program(program, calib, options);
-    std::string out;
-    if (vm.count("output")) {
-      out = vm["output"].as<std::string>();
-    } else {
-      fs::path p(model);
-      p.replace_filename(p.stem().string() + "_int8.mlbc");
-      out = p.string();
-    }
+    const fs::path p(model);
+    const std::string out = fs::path(p).replace_filename(p.stem().string() + "_int8.mlbc").string();
     if (vm.count("report")) {
       std::cout << "mlvm-quantize: " << model << ": input '" << r.input << "' calibrated on " << r.samples
                 << " samples; scale 2^-e means value = integer * 2^-e\n";
       quant::print_report(std::cout, r.layers);
     }
-    if (vm.count("emit-asm")) write_asm(r.module, vm["emit-asm"].as<std::string>());
-    write_file_bytes(out, encode_module(r.module));
+    write_outputs(r.module, vm, out);
     return kExitOk;
   } catch (const Error& e) {
     std::cerr << "mlvm-quantize: " << located(e, model, calib) << ": " << error_kind_name(e.kind()) << ": "

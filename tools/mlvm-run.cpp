@@ -13,7 +13,7 @@
 
 #include "mlvm/mlvm.hpp"
 #include "tensor/npz.hpp"
-#include "vm/program_access.hpp"
+#include "api/open.hpp"
 #include "vm/session_access.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/run_support.hpp"
@@ -32,11 +32,6 @@ struct UsageError {
 int report(const std::string& where, const mlvm::Error& e) {
   std::cerr << "mlvm-run: " << (where.empty() ? "" : where + ": ") << e.describe() << "\n";
   return exit_code_of(e.kind());
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "NAME=FILE" -> (NAME, FILE)
@@ -85,16 +80,14 @@ int64_t physical_memory() {
   return int64_t(pages) * int64_t(page);
 }
 
-std::string type_list(const std::vector<mlvm::ValueInfo>& v) {
-  std::string s;
-  for (const auto& i : v) s += (s.empty() ? "" : ", ") + i.to_string();
-  return s.empty() ? "none" : s;
-}
-
-const mlvm::ValueInfo* find_value(const std::vector<mlvm::ValueInfo>& v, const std::string& name) {
-  for (const auto& i : v)
-    if (i.name == name) return &i;
-  return nullptr;
+// The program signature's error for a wrong or missing name (it names the program and lists
+// what it declares) as mlvm-run's usage error: after the option that gave the name, and
+// naming the program file when the message does not already.
+UsageError signature_error(const std::string& given_by, const mlvm::Error& e,
+                           const std::string& program_path) {
+  std::string message = (given_by.empty() ? "" : given_by + ": ") + e.message();
+  if (message.find(program_path) == std::string::npos) message += " (" + program_path + ")";
+  return UsageError{message};
 }
 
 void print_profile(const std::vector<mlvm::RunStats>& runs) {
@@ -182,8 +175,8 @@ int run_main(int argc, char** argv) {
      "--profile=json writes the same as a JSON document")
     ("list-ops", "list every op with its inputs and attributes, and exit")
     ("cvm", "PROGRAM is a CVM model: SYMBOL.json PARAMS (docs/cvm.md); its input is `data`")
-    ("no-precision-check", "(.mlasm) assemble without integer precision checks (docs/ops.md, Integer precision)")
-    ("strict-precision", "(.mlasm) reject integer arithmetic on values of unknown precision");
+    ("no-precision-check", "(.mlasm, .mlbc) verify without integer precision checks (docs/ops.md, Integer precision)")
+    ("strict-precision", "(.mlasm, .mlbc) reject integer arithmetic on values of unknown precision");
   // clang-format on
   po::options_description hidden;
   std::string program_path, params_path;
@@ -238,43 +231,33 @@ int run_main(int argc, char** argv) {
   for (const auto& s : output_specs) outputs.push_back(split_binding(s, "output"));
 
   // --- load the program ---
+  mlvm::LoadOptions load_options;
+  load_options.precision_check = !vm.count("no-precision-check");
+  load_options.strict_precision = vm.count("strict-precision") > 0;
   mlvm::Program program;
+  std::vector<mlvm::Diagnostic> diagnostics;
   try {
-    if (cvm) {
-      program = mlvm::Program::from_cvm(program_path, params_path);
-    } else if (ends_with(program_path, ".mlasm")) {
-      mlvm::AssembleOptions aopt;
-      aopt.verify.precision_check = !vm.count("no-precision-check");
-      aopt.verify.strict_precision = vm.count("strict-precision") > 0;
-      mlvm::AssembleResult r = mlvm::assemble_file(program_path, aopt);
-      // Every diagnostic on its own lines, as mlvm-asm prints them.
-      if (!r.ok()) {
-        for (const auto& d : r.diagnostics) std::cerr << d.render() << "\n";
-        if (r.diagnostics.empty())
-          std::cerr << "mlvm-run: " << program_path << ": assembly failed\n";
-        return kExitInvalid;
-      }
-      program = mlvm::program_from_assembly(std::move(r), program_path);
-    } else if (ends_with(program_path, ".onnx")) {
-      program = mlvm::Program::from_onnx(program_path);
-    } else {
-      program = mlvm::Program::load_file(program_path);
-    }
+    program = cvm ? mlvm::Program::from_cvm(program_path, params_path)
+                  : mlvm::open_program_file(program_path, load_options, &diagnostics);
   } catch (const mlvm::Error& e) {
+    // Every assembler diagnostic on its own lines, as mlvm-asm prints them.
+    for (const auto& d : diagnostics) std::cerr << d.render() << "\n";
+    if (!diagnostics.empty()) return kExitInvalid;
     // load_file's locations already name the file.
     bool named = e.location().rfind(program_path, 0) == 0 ||
                  (!params_path.empty() && e.location().rfind(params_path, 0) == 0);
     return report(named ? "" : program_path, e);
   }
 
-  const auto in_decls = program.inputs(), out_decls = program.outputs();
-  const std::string declared = program_path + " declares the inputs " + type_list(in_decls);
+  const mlvm::Signature& signature = program.signature();
+  auto check_input = [&](const std::string& given_by, const std::string& name) {
+    if (!signature.find_input(name))
+      throw signature_error(given_by, signature.unknown_input(name), program_path);
+  };
   std::map<std::string, std::string> input_files;
   int stdin_uses = 0;
   for (const auto& [name, file] : inputs) {
-    if (!find_value(in_decls, name))
-      throw UsageError{"--input " + name + ": the program has no input named " + name + "; " +
-                       declared};
+    check_input("--input " + name, name);
     if (!input_files.emplace(name, file).second)
       throw UsageError{"--input " + name + " given twice"};
     stdin_uses += file == "-";
@@ -283,9 +266,8 @@ int run_main(int argc, char** argv) {
     throw UsageError{"standard input ('-') can be read for one input only"};
   std::map<std::string, std::string> output_files;
   for (const auto& [name, file] : outputs) {
-    if (!find_value(out_decls, name))
-      throw UsageError{"--output " + name + ": the program has no output named " + name +
-                       " (its outputs: " + type_list(out_decls) + ")"};
+    if (!signature.find_output(name))
+      throw signature_error("--output " + name, signature.unknown_output(name), program_path);
     if (!output_files.emplace(name, file).second)
       throw UsageError{"--output " + name + " given twice"};
   }
@@ -305,23 +287,22 @@ int run_main(int argc, char** argv) {
       return report(named ? "" : inputs_npz, e);
     }
     for (auto& [name, t] : arrays) {
-      if (!find_value(in_decls, name))
-        throw UsageError{inputs_npz + ": member " + name + ".npy: the program has no input named " +
-                         name + "; " + declared};
+      check_input(inputs_npz + ": member " + name + ".npy", name);
       if (input_files.count(name))
         throw UsageError{"input " + name + " is given both by --input and in " + inputs_npz};
       sources[name] = inputs_npz + ": member " + name + ".npy";
       values.emplace(name, std::move(t));
     }
   }
-  std::string missing;
-  for (const auto& d : in_decls)
-    if (!input_files.count(d.name) && !values.count(d.name))
-      missing += (missing.empty() ? "" : ", ") + d.to_string();
-  if (!missing.empty()) throw UsageError{"missing --input for: " + missing + "; " + declared};
+  if (auto missing = signature.missing_inputs([&](std::size_t k) {
+        const std::string& name = signature.inputs()[k].name;
+        return input_files.count(name) || values.count(name);
+      }))
+    throw signature_error("", *missing, program_path);
   for (const auto& [name, file] : input_files) {
     try {
-      if (auto v = scalar_input(name, file, find_value(in_decls, name)->dtype)) {
+      const mlvm::DType declared = signature.inputs()[*signature.find_input(name)].dtype;
+      if (auto v = scalar_input(name, file, declared)) {
         sources[name] = "--input " + name + "=" + file;
         values.emplace(name, std::move(*v));
         continue;
@@ -371,7 +352,7 @@ int run_main(int argc, char** argv) {
   std::cout.flush();
   const bool print_all = vm.count("print") > 0 || (output_files.empty() && outputs_npz.empty());
   mlvm::NamedTensors archive;
-  for (const auto& d : out_decls) {
+  for (const auto& d : signature.outputs()) {
     const mlvm::Tensor& t = results.at(d.name);
     auto f = output_files.find(d.name);
     if (f != output_files.end()) {

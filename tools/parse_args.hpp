@@ -1,6 +1,7 @@
-// The command-line parse the importing tools (mlvm-onnx, mlvm-cvm, mlvm-quantize) share: the
-// visible options plus every positional argument under `positional`, options never
-// abbreviated, and a parse error reported as "TOOL: message / Try 'TOOL --help'." on stderr.
+// The command-line parse the module tools (mlvm-asm, mlvm-dis, mlvm-onnx, mlvm-cvm,
+// mlvm-quantize) share: the visible options plus every positional argument under
+// `positional`, options never abbreviated, and a parse error reported as
+// "TOOL: message / Try 'TOOL --help'." on stderr.
 #pragma once
 
 #include <boost/program_options.hpp>

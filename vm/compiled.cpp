@@ -14,6 +14,19 @@ Tensor read_only(const Tensor& t) {
   return Tensor::make_view(std::move(ro), t.dtype(), t.shape(), t.strides(), t.offset(), mode);
 }
 
+// Messages name the program by its .program name, else by the file it was assembled from.
+Signature signature_of(const Module& m, const VerifyResult& verified) {
+  std::vector<ValueInfo> inputs, outputs;
+  for (const InputDecl& d : m.inputs)
+    inputs.push_back({d.name, d.type.dtype, d.type.dims, d.type.precision});
+  for (std::size_t k = 0; k < m.outputs.size(); ++k) {
+    const OutputDecl& d = m.outputs[k];
+    const TensorType& t = k < verified.output_types.size() ? verified.output_types[k] : d.type;
+    outputs.push_back({d.name, t.dtype, t.dims, t.precision});
+  }
+  return Signature(m.name.empty() ? m.source_name : m.name, std::move(inputs), std::move(outputs));
+}
+
 }  // namespace
 
 std::shared_ptr<const CompiledProgram> CompiledProgram::compile(Module module,
@@ -27,6 +40,7 @@ std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module mod
   auto p = std::make_shared<CompiledProgram>();
   p->module = std::move(module);
   p->verified = std::move(verified);
+  p->signature = signature_of(p->module, p->verified);
   // The plan points into p->module, which never moves again.
   p->plan = build_plan(p->module, p->verified);
   for (const ConstDecl& c : p->module.constants) p->constant_values.push_back(read_only(c.value));

@@ -6,6 +6,7 @@
 
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
+#include "mlvm/signature.hpp"
 #include "vm/plan.hpp"
 
 namespace mlvm {
@@ -13,6 +14,9 @@ namespace mlvm {
 struct CompiledProgram {
   Module module;
   VerifyResult verified;
+  // The inputs as declared and the outputs as the verifier typed them, made once for every
+  // host face (Program::signature).
+  Signature signature;
   ExecPlan plan;
   // Per constant: its value as a read-only tensor over the module's own bytes (no copy), so
   // that neither a kernel nor a host holding an output that aliases it can write into the
@@ -22,8 +26,8 @@ struct CompiledProgram {
   // Verifies `module` (Error(invalid) with the instruction location on failure) and plans it.
   static std::shared_ptr<const CompiledProgram> compile(Module module,
                                                         const VerifyOptions& options = {});
-  // For a module verify_module accepted, with its result (the assembler's, which verified it
-  // with the same options): plans it without verifying again.
+  // For a module verify_module accepted, with its result (from the front end that made it,
+  // which verified it with the options it is meant for): plans it without verifying again.
   static std::shared_ptr<const CompiledProgram> from_verified(Module module, VerifyResult verified);
 };
 

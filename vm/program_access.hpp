@@ -2,7 +2,6 @@
 // Programs made from modules already built in memory. Not installed; hosts never need it.
 #pragma once
 
-#include "assembler/assembler.hpp"
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
 #include "mlvm/program.hpp"
@@ -19,9 +18,9 @@ struct ProgramAccess {
 inline const Module& program_module(const Program& p) { return ProgramAccess::compiled(p).module; }
 // Verifies a module built in memory (Error(invalid) located at the instruction).
 Program program_from_module(Module module, const VerifyOptions& options = {});
-// An assembler's successful result (the verifier has already run on it): no second check.
-// Error(invalid) with every diagnostic when `result` failed; `name` locates that error.
-Program program_from_assembly(AssembleResult result, const std::string& name);
+// A module its front end verified, with the verifier's result (run with the options the
+// module is meant for): planned without verifying again.
+Program program_from_verified(Module module, VerifyResult verified);
 // The verifier options that LoadOptions stands for.
 VerifyOptions verify_options(const LoadOptions& options);
 

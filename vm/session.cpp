@@ -1,6 +1,7 @@
 // The public Session (include/mlvm/session.hpp): argument passing by name or position, output
 // binding, cancellation and the stats of the last run, over one Interpreter.
 #include <algorithm>
+#include <cstddef>
 #include <system_error>
 
 #include "kernels/thread_pool.hpp"
@@ -30,8 +31,11 @@ bool overlaps(const Tensor& a, const Tensor& b) {
   return alo && blo && alo < bhi && blo < ahi;
 }
 
-std::string program_label(const Program& p) {
-  return p.name().empty() ? std::string("the program") : "program " + p.name();
+// The position of the output named `name`, or the signature's error named by the call.
+std::size_t output_position(const Program& p, const char* call, std::string_view name) {
+  if (auto k = p.signature().find_output(name)) return *k;
+  const Error e = p.signature().unknown_output(name);
+  throw Error(e.kind(), std::string(call) + ": " + e.message(), e.location());
 }
 
 }  // namespace
@@ -65,17 +69,9 @@ void Session::cancel() {
 
 void Session::bind_output(std::string_view name, Tensor destination) {
   if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
-  const std::vector<ValueInfo> outs = program_.outputs();
-  auto it = std::find_if(outs.begin(), outs.end(), [&](const ValueInfo& o) { return o.name == name; });
-  if (it == outs.end()) {
-    std::string declared;
-    for (const ValueInfo& o : outs) declared += (declared.empty() ? "" : ", ") + o.to_string();
-    throw Error(ErrorKind::usage, "bind_output: unknown output " + std::string(name) + ": " +
-                                      program_label(program_) + " declares the outputs " +
-                                      (declared.empty() ? "none" : declared),
-                "output " + std::string(name));
-  }
-  const std::string where = "output " + std::string(name);
+  const std::size_t k = output_position(program_, "bind_output", name);
+  const ValueInfo& output = program_.signature().outputs()[k];
+  const std::string where = "output " + output.name;
   if (!destination.defined())
     throw Error(ErrorKind::usage, "bind_output: the destination is undefined", where);
   if (!destination.is_writable() || destination.mode() == ValueMode::constant)
@@ -83,25 +79,15 @@ void Session::bind_output(std::string_view name, Tensor destination) {
                 "bind_output: the destination " + destination.type_string() +
                     " is read-only (borrow host memory with writable = true)",
                 where);
-  bool fits = destination.dtype() == it->dtype && destination.rank() == it->shape.size();
-  for (int i = 0; fits && i < destination.rank(); ++i)
-    fits = it->shape[i] == kDynamic || it->shape[i] == destination.dim(i);
-  if (!fits)
+  if (!output.admits(destination.dtype(), destination.shape()))
     throw Error(ErrorKind::usage, "bind_output: the destination " + destination.type_string() +
-                                      " cannot hold " + it->to_string(),
+                                      " cannot hold " + output.to_string(),
                 where);
-  bound_[std::size_t(it - outs.begin())] = std::move(destination);
+  bound_[k] = std::move(destination);
 }
 
 void Session::unbind_output(std::string_view name) {
-  const auto& outs = program_.impl().module.outputs;
-  for (std::size_t k = 0; k < outs.size(); ++k)
-    if (outs[k].name == name) {
-      bound_[k] = Tensor();
-      return;
-    }
-  throw Error(ErrorKind::usage, "unbind_output: unknown output " + std::string(name),
-              "output " + std::string(name));
+  bound_[output_position(program_, "unbind_output", name)] = Tensor();
 }
 
 void Session::unbind_all() { std::fill(bound_.begin(), bound_.end(), Tensor()); }
@@ -167,33 +153,14 @@ std::vector<Tensor> Session::run_positional(std::initializer_list<Tensor> inputs
 
 TensorMap Session::run(const TensorMap& inputs) {
   if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
-  const Module& m = program_.impl().module;
-  // A wrong name is fixed in the host's call: say which program, and every input it declares.
-  const std::string program = "program " + (m.source_name.empty() ? m.name : m.source_name);
-  std::string declared;
-  for (const InputDecl& d : m.inputs)
-    declared += (declared.empty() ? "" : ", ") + d.name + " : " + d.type.to_string();
-  if (declared.empty()) declared = "none";
-  std::vector<Tensor> ordered(m.inputs.size());
-  for (const auto& entry : inputs) {
-    const std::string& name = entry.first;
-    auto it = std::find_if(m.inputs.begin(), m.inputs.end(),
-                           [&](const InputDecl& d) { return d.name == name; });
-    if (it == m.inputs.end())
-      throw Error(ErrorKind::usage,
-                  "unknown input " + name + ": " + program + " declares the inputs " + declared,
-                  "input " + name);
-    ordered[std::size_t(it - m.inputs.begin())] = entry.second;
-  }
-  for (std::size_t k = 0; k < m.inputs.size(); ++k)
-    if (!ordered[k].defined())
-      throw Error(ErrorKind::usage,
-                  "missing input " + m.inputs[k].name + " : " + m.inputs[k].type.to_string() +
-                      ": " + program + " declares the inputs " + declared,
-                  "input " + m.inputs[k].name);
+  const Signature& signature = program_.signature();
+  std::vector<Tensor> ordered(signature.inputs().size());
+  for (const auto& [name, value] : inputs) ordered[signature.input_index(name)] = value;
+  signature.check_complete([&](std::size_t k) { return ordered[k].defined(); });
   std::vector<Tensor> out = run_ordered(ordered);
   TensorMap result;
-  for (std::size_t k = 0; k < out.size(); ++k) result.emplace(m.outputs[k].name, std::move(out[k]));
+  for (std::size_t k = 0; k < out.size(); ++k)
+    result.emplace(signature.outputs()[k].name, std::move(out[k]));
   return result;
 }
 

@@ -13,23 +13,11 @@
 #include "mlvm/dims.hpp"
 #include "mlvm/dtype.hpp"
 #include "mlvm/export.hpp"
+#include "mlvm/signature.hpp"
 
 namespace mlvm {
 
 struct CompiledProgram;  // internal
-
-// A named input or output of a program: its dtype and shape (kDynamic, -1, marks a dim known
-// only at run time).
-struct MLVM_API ValueInfo {
-  std::string name;
-  DType dtype = DType::f32;
-  Dims shape;
-  // Integer inputs and outputs may declare a precision: every value fits in that many signed
-  // bits (an input outside it is rejected when a run starts). 0: none declared.
-  int precision = 0;
-  std::string type_string() const;  // "f32[?, 4]", "i32[3] precision=5"
-  std::string to_string() const;    // "x : f32[?, 4]"
-};
 
 // How a program is checked and imported when it is loaded. Every field has the tools' default.
 struct LoadOptions {
@@ -72,7 +60,10 @@ class MLVM_API Program {
   bool valid() const { return impl_ != nullptr; }
 
   const std::string& name() const;  // .program NAME; "" when unnamed
-  std::vector<ValueInfo> inputs() const;
+  // Inputs and outputs by name, and the check of a host's inputs (made once, when loaded;
+  // it lives as long as the program).
+  const Signature& signature() const;
+  std::vector<ValueInfo> inputs() const;  // signature().inputs()
   // Types as the verifier inferred them where the program halts.
   std::vector<ValueInfo> outputs() const;
   // The module in the .mlbc format (deterministic: the same program gives the same bytes).

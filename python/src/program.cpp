@@ -87,10 +87,10 @@ std::string program_repr(const mlvm::Program& p) {
   if (!p.name().empty()) s += " '" + p.name() + "'";
   s += " (";
   const char* sep = "";
-  for (const auto& in : p.inputs()) s += sep + in.to_string(), sep = ", ";
+  for (const auto& in : p.signature().inputs()) s += sep + in.to_string(), sep = ", ";
   s += ") -> (";
   sep = "";
-  for (const auto& out : p.outputs()) s += sep + out.to_string(), sep = ", ";
+  for (const auto& out : p.signature().outputs()) s += sep + out.to_string(), sep = ", ";
   return s + ")>";
 }
 
@@ -113,10 +113,10 @@ so multiprocessing and Dask can ship it to other processes and machines.)")
       .def_property_readonly("name", &mlvm::Program::name,
                              "The .program name ('' when the program has none).")
       .def_property_readonly(
-          "inputs", [](const mlvm::Program& p) { return value_infos(p.inputs()); },
+          "inputs", [](const mlvm::Program& p) { return value_infos(p.signature().inputs()); },
           "The inputs, in declaration order, as ValueInfo (None marks a dynamic dim).")
       .def_property_readonly(
-          "outputs", [](const mlvm::Program& p) { return value_infos(p.outputs()); },
+          "outputs", [](const mlvm::Program& p) { return value_infos(p.signature().outputs()); },
           "The outputs as the verifier inferred them, as ValueInfo.")
       .def(
           "to_bytes",

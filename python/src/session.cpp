@@ -13,20 +13,14 @@ namespace mlvm_python {
 
 namespace {
 
-struct InputSlot {
-  std::string name;
-  mlvm::DType dtype;
-  std::string type;  // "f32[?, 4]", for messages
-};
-
 class PySession {
  public:
   PySession(const mlvm::Program& program, std::optional<int> threads,
             std::optional<int64_t> max_memory, std::optional<int64_t> max_steps, bool profile)
-      : session_(program, options(threads, max_memory, max_steps, profile)) {
-    for (const auto& in : program.inputs())
-      inputs_.push_back({in.name, in.dtype, in.type_string()});
-    for (const auto& out : program.outputs()) output_names_.push_back(py::str(out.name));
+      : session_(program, options(threads, max_memory, max_steps, profile)),
+        signature_(session_.program().signature()) {
+    // Made once: the output dict's keys, as Python strings.
+    for (const auto& out : signature_.outputs()) output_names_.push_back(py::str(out.name));
   }
 
   py::dict run(const py::args& args, const py::kwargs& kwargs) {
@@ -97,12 +91,6 @@ class PySession {
     return o;
   }
 
-  std::string input_list() const {
-    std::string s;
-    for (const auto& in : inputs_) s += (s.empty() ? "" : ", ") + in.name + ": " + in.type;
-    return s.empty() ? "none" : s;
-  }
-
   void put(std::vector<mlvm::Tensor>& ordered, PyObject* key, PyObject* value) {
     if (!PyUnicode_Check(key))
       throw py::type_error("input names must be str, not " + std::string(Py_TYPE(key)->tp_name));
@@ -110,20 +98,17 @@ class PySession {
     const char* s = PyUnicode_AsUTF8AndSize(key, &n);
     if (!s) throw py::error_already_set();
     const std::string_view name(s, std::size_t(n));
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      if (inputs_[i].name != name) continue;
-      if (ordered[i].defined())
-        throw py::type_error("input '" + inputs_[i].name + "' is given twice");
-      ordered[i] = borrow_array(value, inputs_[i].name, inputs_[i].dtype);
-      return;
-    }
-    throw py::key_error("unknown input '" + std::string(name) +
-                        "'; the program's inputs are: " + input_list());
+    // A wrong name is the program signature's error, raised as the KeyError Python expects.
+    const std::optional<std::size_t> i = signature_.find_input(name);
+    if (!i) throw py::key_error(signature_.unknown_input(name).message());
+    const mlvm::ValueInfo& input = signature_.inputs()[*i];
+    if (ordered[*i].defined()) throw py::type_error("input '" + input.name + "' is given twice");
+    ordered[*i] = borrow_array(value, input.name, input.dtype);
   }
 
   // The inputs in the program's order, from one optional mapping and/or keywords.
   std::vector<mlvm::Tensor> gather(const py::tuple& args, const py::dict& kwargs) {
-    std::vector<mlvm::Tensor> ordered(inputs_.size());
+    std::vector<mlvm::Tensor> ordered(signature_.inputs().size());
     if (args.size() > 1)
       throw py::type_error("run() takes one mapping of inputs or keyword arguments, got " +
                            std::to_string(args.size()) + " positional arguments");
@@ -144,10 +129,8 @@ class PySession {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) put(ordered, key, value);
-    for (std::size_t i = 0; i < inputs_.size(); ++i)
-      if (!ordered[i].defined())
-        throw py::key_error("missing input '" + inputs_[i].name + "' (" + inputs_[i].type +
-                            "); the program's inputs are: " + input_list());
+    if (auto missing = signature_.missing_inputs([&](std::size_t i) { return ordered[i].defined(); }))
+      throw py::key_error(missing->message());
     return ordered;
   }
 
@@ -180,7 +163,7 @@ class PySession {
   }
 
   mlvm::Session session_;
-  std::vector<InputSlot> inputs_;
+  const mlvm::Signature& signature_;  // the program's, which session_ keeps alive
   std::vector<py::str> output_names_;
   std::atomic<bool> busy_{false};
   mlvm::RunStats stats_;

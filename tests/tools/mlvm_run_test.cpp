@@ -128,10 +128,10 @@ BOOST_AUTO_TEST_CASE(exit_1_usage_and_file_errors) {
   } cases[] = {
       {"", "no PROGRAM"},
       {"prog.mlasm --bogus", "bogus"},
-      {"prog.mlasm", "missing --input for: x : f32[?, 3]"},
-      {"prog.mlasm -i x=x.npy -i z=x.npy", "no input named z"},
+      {"prog.mlasm", "missing input x : f32[?, 3]: program demo declares the inputs"},
+      {"prog.mlasm -i x=x.npy -i z=x.npy", "--input z: unknown input z: program demo"},
       {"prog.mlasm -i x=x.npy -i x=x.npy", "given twice"},
-      {"prog.mlasm -i x=x.npy -o q=q.npy", "no output named q"},
+      {"prog.mlasm -i x=x.npy -o q=q.npy", "--output q: unknown output q"},
       {"prog.mlasm -i x", "NAME=FILE.npy"},
       {"prog.mlasm -i x=x.npy --repeat 0", "--repeat"},
       {"prog.mlasm -i x=x.npy --threads -2", "--threads"},

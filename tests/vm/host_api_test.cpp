@@ -179,7 +179,10 @@ BOOST_AUTO_TEST_CASE(positional_and_named_runs_agree) {
   BOOST_TEST(to_vector<float>(named.at("y")) == std::vector<float>({4, 5}),
              boost::test_tools::per_element());
   expect_error([&] { s.run_positional({a}); }, ErrorKind::usage, {"2 inputs", "1 given"});
-  expect_error([&] { s.run({}); }, ErrorKind::usage, {"missing input a"}, "input a");
+  // Every missing input is named, the error located at the first.
+  expect_error([&] { s.run({}); }, ErrorKind::usage,
+               {"missing inputs a : f32[2], b : f32[2]: program test.mlasm declares the inputs"},
+               "input a");
 }
 
 BOOST_AUTO_TEST_CASE(an_empty_program_is_a_usage_error) {
