@@ -80,11 +80,17 @@ ModuleBuilder& ModuleBuilder::emit(const std::vector<std::string>& results,
                                    const std::vector<NamedAttr>& attrs) {
   const OpInfo* op = find_op(op_name);
   if (!op) fail(ErrorKind::usage, "unknown op '" + std::string(op_name) + "'");
+  return emit(results, op->code, args, order_attrs(*op, attrs));
+}
+
+ModuleBuilder& ModuleBuilder::emit(const std::vector<std::string>& results, Opcode op,
+                                   const std::vector<std::string>& args,
+                                   std::vector<AttrValue> attrs) {
   Instruction ins;
-  ins.op = op->code;
+  ins.op = op;
   for (auto& a : args) ins.args.push_back(a.empty() || a == "none" ? kNoRegister : reg(a));
   for (auto& r : results) ins.results.push_back(reg(r));
-  ins.attrs = order_attrs(*op, attrs);
+  ins.attrs = std::move(attrs);
   module_.code.push_back(std::move(ins));
   module_.lines.push_back(line_);
   return *this;

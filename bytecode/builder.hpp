@@ -53,6 +53,9 @@ class ModuleBuilder {
   ModuleBuilder& emit(const std::vector<std::string>& results, std::string_view op,
                       const std::vector<std::string>& args,
                       const std::vector<NamedAttr>& attrs = {});
+  // The same with the attributes as a module stores them (every one, in declared order).
+  ModuleBuilder& emit(const std::vector<std::string>& results, Opcode op,
+                      const std::vector<std::string>& args, std::vector<AttrValue> attrs);
   // `dst = op args...` with one result.
   ModuleBuilder& emit(const std::string& result, std::string_view op,
                       const std::vector<std::string>& args,

@@ -54,16 +54,6 @@ void canonicalize(Module& m) {
 
 }  // namespace
 
-std::string sanitize_name(const std::string& onnx_name) {
-  std::string s;
-  for (char c : onnx_name) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    s += ok ? c : '_';
-  }
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.') s = "_" + s;
-  return s;
-}
-
 Emitter::Emitter(std::string program_name) : builder_(std::move(program_name)) {}
 
 Val Emitter::add(Slot s) {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bytecode/builder.hpp"
+#include "bytecode/typed_builder.hpp"
 #include "ir/types.hpp"
 #include "tensor/tensor.hpp"
 
@@ -115,9 +115,5 @@ class Emitter {
   int temp_counter_ = 0;
   int label_counter_ = 0;
 };
-
-// An mlvm identifier for an ONNX name: [A-Za-z_][A-Za-z0-9_.]*, other characters -> '_',
-// a leading digit gets '_' in front.
-std::string sanitize_name(const std::string& onnx_name);
 
 }  // namespace mlvm

@@ -25,7 +25,7 @@ int32_t Lowerer::layer_result(const GraphNode& n) const {
 }
 
 std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
-  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, "relu", {acc}, {});
+  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, op::relu, {acc});
   return acc;
 }
 
@@ -92,11 +92,11 @@ void Lowerer::avg_pool(const GraphNode& n) {
   const Dims ones_shape{xd[1], 1, kh, kw};
   const std::vector<int8_t> ones(std::size_t(xd[1] * kh * kw), 1);
   const std::string w = e_.constant(hint(n.results[0], ".ones"), make_tensor<int8_t>(ones_shape, std::span<const int8_t>(ones)));
-  const std::string acc = e_.emit("conv2d", {x.reg, w, "none"},
-                                  {{"padding", AttrValue::int_tuple(a.padding)},
-                                   {"strides", AttrValue::int_tuple(a.strides ? *a.strides : a.pool_size)},
-                                   {"dilation", AttrValue::int_tuple(a.dilation)},
-                                   {"groups", AttrValue::integer(xd[1])}},
+  const std::string acc = e_.emit(op::conv2d, {x.reg, w, "none"},
+                                  {.padding = a.padding,
+                                   .strides = a.strides ? *a.strides : a.pool_size,
+                                   .dilation = a.dilation,
+                                   .groups = xd[1]},
                                   hint(n.results[0], ".acc"));
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
@@ -143,7 +143,7 @@ void Lowerer::add(const GraphNode& n) {
     b = act0 ? k : x;
     text = "x" + shift_text(qx.exp, ec);
   }
-  const std::string sum = maybe_relu(n, e_.emit("add", {a, b}, {}, hint(n.results[0], ".acc")));
+  const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
   const QValue acc{sum, ec, e_.type(sum).precision};
   q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
   LayerReport& l = report(n, r, std::string("add") + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
