@@ -173,6 +173,15 @@ void TypedBuilder::append(const std::vector<std::string>& results, const TypedOp
   locations_.push_back(location_);
 }
 
+void TypedBuilder::rewrite(const std::string& dst, Opcode op, const std::vector<std::string>& args,
+                           std::vector<AttrValue> attrs) {
+  builder_.emit({dst}, op, args, std::move(attrs));
+  taken_.insert(dst);
+  declared_.erase(dst);
+  origins_.push_back(origin_);
+  locations_.push_back(location_);
+}
+
 void TypedBuilder::jmp(const std::string& label) {
   builder_.jmp(label);
   origins_.push_back(origin_);

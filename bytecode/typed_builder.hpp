@@ -81,6 +81,11 @@ class TypedBuilder {
   void append(const std::vector<std::string>& results, const TypedOp& typed,
               const std::vector<std::string>& args);
 
+  // dst = op args..., not typed: a register assigned on several paths keeps the type it was
+  // declared with (placeholder), and a copy into an output's register needs none.
+  void rewrite(const std::string& dst, Opcode op, const std::vector<std::string>& args,
+               std::vector<AttrValue> attrs);
+
   // What the instructions written from now on are made from ("Conv 'conv1'"), shown by the
   // disassembler, and where that is in the source (for errors found later; may be empty).
   void set_origin(std::string origin, std::string location = {}) {
