@@ -7,7 +7,9 @@ namespace mlvm {
 
 namespace {
 
-std::vector<std::string> same(CvmLowering& l, Opcode op) { return {l.e.emit(op, l.args, write::none{}, l.hint)}; }
+std::vector<std::string> same(CvmLowering& l, Opcode op) {
+  return {l.e.emit(op, l.args, write::none{}, l.hint)};
+}
 
 // The runtime's is_sign=False clips to [0, 2^p - 1]; mlvm's CVM ops are signed only.
 void signed_only(CvmOpAttrs& a) {
@@ -19,7 +21,8 @@ std::vector<std::string> shift(CvmLowering& l, Opcode op) {
   signed_only(a);
   const int64_t precision = a.integer("precision");
   const int64_t shift_bit = a.integer("shift_bit");
-  return {l.e.emit(op, {l.args[0]}, write::cvm_shift{.precision = precision, .shift_bit = shift_bit}, l.hint)};
+  return {l.e.emit(op, {l.args[0]},
+                   write::cvm_shift{.precision = precision, .shift_bit = shift_bit}, l.hint)};
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ Val nll(NodeContext& c, Val input, Val target, Val weight) {
                         {.axis = 1});
   Val loss = c.e.emit(op::negative, {c.e.emit(op::squeeze, {picked}, {.axes = {1}})});
   Val w;  // the weight of each element (absent: 1)
-  if (weight.present()) w = c.e.emit(op::take, {weight, t}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
+  if (weight.present())
+    w = c.e.emit(op::take, {weight, t}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
   if (mask.present()) {
     Val m = c.e.emit(op::cast, {mask}, {.dtype = dt});
     w = w.present() ? c.e.emit(op::mul, {w, m}) : m;

@@ -91,7 +91,9 @@ std::vector<Val> lower_matmul(NodeContext& c) {
 // Softmax, LogSoftmax or Hardmax of x along one axis: mlvm's softmax, log_softmax, hardmax.
 Val softmax_axis(NodeContext& c, Val x, int64_t axis) {
   const std::string& op = c.node.op_type();
-  const Opcode code = op == "Softmax" ? Opcode::softmax : op == "LogSoftmax" ? Opcode::log_softmax : Opcode::hardmax;
+  const Opcode code = op == "Softmax"      ? Opcode::softmax
+                      : op == "LogSoftmax" ? Opcode::log_softmax
+                                           : Opcode::hardmax;
   return c.e.emit(code, {x}, write::softmax{.axis = axis});
 }
 

@@ -15,13 +15,30 @@ struct Simple {
   Opcode mlvm;
 };
 constexpr Simple kSimple[] = {
-    {"Ceil", Opcode::ceil},   {"Round", Opcode::round}, {"Reciprocal", Opcode::reciprocal}, {"Erf", Opcode::erf},
-    {"Sin", Opcode::sin},     {"Cos", Opcode::cos},     {"Tan", Opcode::tan},               {"Asin", Opcode::asin},
-    {"Acos", Opcode::acos},   {"Atan", Opcode::atan},   {"Sinh", Opcode::sinh},             {"Cosh", Opcode::cosh},
-    {"Asinh", Opcode::asinh}, {"Acosh", Opcode::acosh}, {"Atanh", Opcode::atanh},           {"Softplus", Opcode::softplus},
-    {"Softsign", Opcode::softsign}, {"IsNaN", Opcode::isnan}, {"HardSwish", Opcode::hard_swish},
-    {"BitwiseNot", Opcode::bitwise_not}, {"BitwiseAnd", Opcode::bitwise_and}, {"BitwiseOr", Opcode::bitwise_or},
-    {"BitwiseXor", Opcode::bitwise_xor}, {"Pow", Opcode::pow},
+    {"Ceil", Opcode::ceil},
+    {"Round", Opcode::round},
+    {"Reciprocal", Opcode::reciprocal},
+    {"Erf", Opcode::erf},
+    {"Sin", Opcode::sin},
+    {"Cos", Opcode::cos},
+    {"Tan", Opcode::tan},
+    {"Asin", Opcode::asin},
+    {"Acos", Opcode::acos},
+    {"Atan", Opcode::atan},
+    {"Sinh", Opcode::sinh},
+    {"Cosh", Opcode::cosh},
+    {"Asinh", Opcode::asinh},
+    {"Acosh", Opcode::acosh},
+    {"Atanh", Opcode::atanh},
+    {"Softplus", Opcode::softplus},
+    {"Softsign", Opcode::softsign},
+    {"IsNaN", Opcode::isnan},
+    {"HardSwish", Opcode::hard_swish},
+    {"BitwiseNot", Opcode::bitwise_not},
+    {"BitwiseAnd", Opcode::bitwise_and},
+    {"BitwiseOr", Opcode::bitwise_or},
+    {"BitwiseXor", Opcode::bitwise_xor},
+    {"Pow", Opcode::pow},
 };
 
 std::vector<Val> lower_simple(NodeContext& c) {
@@ -50,11 +67,14 @@ std::vector<Val> lower_activation(NodeContext& c) {
     return one(ew(c, op::selu, {x},
                   {.alpha = f("alpha", 1.67326319217681884765625), .gamma = f("gamma", 1.05070102214813232421875)}));
   if (t == "Celu") return one(ew(c, op::celu, {x}, {.alpha = f("alpha", 1.0)}));
-  if (t == "HardSigmoid") return one(ew(c, op::hard_sigmoid, {x}, {.alpha = f("alpha", 0.2), .beta = f("beta", 0.5)}));
+  if (t == "HardSigmoid")
+    return one(ew(c, op::hard_sigmoid, {x}, {.alpha = f("alpha", 0.2), .beta = f("beta", 0.5)}));
   if (t == "ThresholdedRelu") return one(ew(c, op::thresholded_relu, {x}, {.alpha = f("alpha", 1.0)}));
   if (t == "Shrink") return one(ew(c, op::shrink, {x}, {.bias = f("bias", 0.0), .lambd = f("lambd", 0.5)}));
   if (t == "IsInf")
-    return one(ew(c, op::isinf, {x}, {.detect_positive = c.attr_int("detect_positive", 1) != 0, .detect_negative = c.attr_int("detect_negative", 1) != 0}));
+    return one(ew(c, op::isinf, {x},
+                  {.detect_positive = c.attr_int("detect_positive", 1) != 0,
+                   .detect_negative = c.attr_int("detect_negative", 1) != 0}));
   c.fail("internal: no mapping");
 }
 

@@ -136,7 +136,11 @@ std::vector<Val> depth_taps(NodeContext& c, Val x, const Depth& d, double fill) 
   const int64_t ch = static_dim(c, x, 1, "3-D"), h = static_dim(c, x, 3, "3-D"), w = static_dim(c, x, 4, "3-D");
   std::vector<Val> taps;
   for (int64_t kd = 0; kd < d.k; ++kd) {
-    Val t = c.e.emit(op::strided_slice, {xt}, {.begin = {kd * d.dil}, .end = {kd * d.dil + (d.out - 1) * d.s + 1}, .strides = {d.s}, .axes = {1}});
+    Val t = c.e.emit(op::strided_slice, {xt},
+                     {.begin = {kd * d.dil},
+                      .end = {kd * d.dil + (d.out - 1) * d.s + 1},
+                      .strides = {d.s},
+                      .axes = {1}});
     taps.push_back(reshape(c, t, {n == kDynamic ? kDynamic : n * d.out, ch, h, w}));
   }
   return taps;
@@ -184,7 +188,8 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
                                        shift})
                     : shift;
   }
-  const write::conv2d attrs{.padding = a.padding, .strides = a.strides, .dilation = a.dilation, .groups = group};
+  const write::conv2d attrs{
+      .padding = a.padding, .strides = a.strides, .dilation = a.dilation, .groups = group};
   if (b.present()) b = c.e.with_scalar(b, false);
   if (nd == 3) {
     // A sum over the depth taps of 2-D convolutions with W's depth slices.
@@ -232,8 +237,10 @@ Val conv_transpose_3d(NodeContext& c, Val x, Val w, Val b, const std::vector<int
                                       .groups = group};
   Val acc;
   for (int64_t k = 0; k < kd_n; ++k) {
-    Val wk = c.e.emit(op::squeeze, {c.e.emit(op::strided_slice, {w}, {.begin = {k}, .end = {k + 1}, .axes = {2}})},
-                      {.axes = {2}});
+    Val wk =
+        c.e.emit(op::squeeze,
+                 {c.e.emit(op::strided_slice, {w}, {.begin = {k}, .end = {k + 1}, .axes = {2}})},
+                 {.axes = {2}});
     Val z = c.e.emit(op::conv_transpose2d, {xs, wk, Val{}}, attrs);  // (N·D, OC, OH, OW)
     const Dims zd = c.e.dims(z);
     z = reshape(c, z, {n, d, zd[1], zd[2], zd[3]});
@@ -255,7 +262,8 @@ Val conv_transpose_3d(NodeContext& c, Val x, Val w, Val b, const std::vector<int
   }
   if (!acc.present()) c.fail("no input depth reaches the output");
   Val y = c.e.emit(op::transpose, {acc}, {.axes = {0, 2, 1, 3, 4}});
-  if (b.present()) y = c.e.emit(op::add, {y, reshape(c, c.e.with_scalar(b, false), {c.e.dims(y)[1], 1, 1, 1})});
+  if (b.present())
+    y = c.e.emit(op::add, {y, reshape(c, c.e.with_scalar(b, false), {c.e.dims(y)[1], 1, 1, 1})});
   return y;
 }
 
@@ -332,8 +340,8 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
     attrs.output_padding = {0, out_pad[0]};
   }
   Val w2 = nd == 2 ? w : c.e.emit(op::expand_dims, {w}, {.axis = 2});
-  Val y = c.e.emit(op::conv_transpose2d, {as_2d(c, x, nd), w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
-                   attrs);
+  Val y = c.e.emit(op::conv_transpose2d,
+                   {as_2d(c, x, nd), w2, b.present() ? c.e.with_scalar(b, false) : Val{}}, attrs);
   return one(from_2d(c, y, nd));
 }
 

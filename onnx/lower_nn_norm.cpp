@@ -31,12 +31,14 @@ std::vector<Val> batch_norm_training(NodeContext& c) {
   Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), axes, false);
   m = reduce(c, Opcode::mean, x, axes, false);
   Val scale = as_dtype(c, c.input(1), dt), bias = as_dtype(c, c.input(2), dt);
-  Val y = c.e.emit(op::batch_norm, {x, scale, bias, m, var}, {.epsilon = double(c.attr_float("epsilon", 1e-5))});
+  Val y = c.e.emit(op::batch_norm, {x, scale, bias, m, var}, {.epsilon = c.attr_float("epsilon", 1e-5)});
   const double momentum = c.attr_float("momentum", 0.9);
   auto running = [&](Val old_stat, Val batch) {
     Val o = c.e.with_scalar(old_stat, false);
-    return c.e.emit(op::add, {c.e.emit(op::mul, {o, num(c, o, momentum)}),
-                            c.e.emit(op::mul, {as_dtype(c, batch, c.e.dtype(o)), num(c, o, 1.0 - momentum)})});
+    return c.e.emit(
+        op::add,
+        {c.e.emit(op::mul, {o, num(c, o, momentum)}),
+         c.e.emit(op::mul, {as_dtype(c, batch, c.e.dtype(o)), num(c, o, 1.0 - momentum)})});
   };
   return {y, running(c.input(3), m), running(c.input(4), var)};
 }
@@ -107,7 +109,7 @@ std::vector<Val> lower_instance_norm(NodeContext& c) {
   const DType dt = c.e.dtype(x);
   Val s = c.e.with_scalar(as_dtype(c, c.input(1), dt), false);
   Val b = c.e.with_scalar(as_dtype(c, c.input(2), dt), false);
-  return one(c.e.emit(op::instance_norm, {x, s, b}, {.epsilon = double(c.attr_float("epsilon", 1e-5))}));
+  return one(c.e.emit(op::instance_norm, {x, s, b}, {.epsilon = c.attr_float("epsilon", 1e-5)}));
 }
 
 // Opset 17: normalizes over dims [axis, rank), computing in stash_type; optional outputs
@@ -157,7 +159,11 @@ std::vector<Val> lower_lrn(NodeContext& c) {
   if (r < 2) c.fail("the input must have rank >= 2 (N, C, D...), got rank " + std::to_string(r));
   const int64_t size = c.attr_int("size", 0);
   if (size < 1) c.fail("size=" + std::to_string(size) + " is not supported");
-  return one(c.e.emit(op::lrn, {x}, {.size = size, .alpha = double(c.attr_float("alpha", 1e-4)), .beta = double(c.attr_float("beta", 0.75)), .bias = double(c.attr_float("bias", 1.0))}));
+  return one(c.e.emit(op::lrn, {x},
+                      {.size = size,
+                       .alpha = c.attr_float("alpha", 1e-4),
+                       .beta = c.attr_float("beta", 0.75),
+                       .bias = c.attr_float("bias", 1.0)}));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -40,18 +40,25 @@ struct Sampler {
   Val pixel(Val xi, Val yi) {
     Val valid;
     if (padding == "zeros") {
-      valid = c.e.emit(op::logical_and,
-                       {c.e.emit(op::logical_and, {apply(Opcode::greater_equal, xi, k(0)), apply(Opcode::less_equal, xi, k(double(w - 1)))}),
-                        c.e.emit(op::logical_and, {apply(Opcode::greater_equal, yi, k(0)), apply(Opcode::less_equal, yi, k(double(h - 1)))})});
+      valid =
+          c.e.emit(op::logical_and,
+                   {c.e.emit(op::logical_and, {apply(Opcode::greater_equal, xi, k(0)),
+                                               apply(Opcode::less_equal, xi, k(double(w - 1)))}),
+                    c.e.emit(op::logical_and, {apply(Opcode::greater_equal, yi, k(0)),
+                                               apply(Opcode::less_equal, yi, k(double(h - 1)))})});
     } else if (padding == "reflection") {
       xi = reflect(xi, x_min, x_max);
       yi = reflect(yi, y_min, y_max);
     }
     // Clamped to the image: border's rule, and a safe read for the others.
-    xi = c.e.emit(op::clip, {xi}, {.a_min = 0.0, .a_max = double(double(w - 1))});
-    yi = c.e.emit(op::clip, {yi}, {.a_min = 0.0, .a_max = double(double(h - 1))});
+    xi = c.e.emit(op::clip, {xi}, {.a_min = 0.0, .a_max = double(w - 1)});
+    yi = c.e.emit(op::clip, {yi}, {.a_min = 0.0, .a_max = double(h - 1)});
     auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
-    Val lin = apply(Opcode::add, apply(Opcode::add, apply(Opcode::mul, as_i64(yi), c.e.scalar_const(DType::i64, double(w))), as_i64(xi)), offset);
+    Val lin = apply(
+        Opcode::add,
+        apply(Opcode::add, apply(Opcode::mul, as_i64(yi), c.e.scalar_const(DType::i64, double(w))),
+              as_i64(xi)),
+        offset);
     Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C)
     if (valid.present())
       g = c.e.emit(op::where, {c.e.emit(op::expand_dims, {valid}, {.axis = 3}), g, k(0)});
@@ -67,10 +74,22 @@ struct Sampler {
     const double a = -0.75;
     Val t1 = apply(Opcode::add, t, k(1)), u = apply(Opcode::sub, k(1), t), u1 = apply(Opcode::sub, k(2), t);
     auto outer = [&](Val s) {  // ((a·s − 5a)·s + 8a)·s − 4a
-      return apply(Opcode::sub, apply(Opcode::mul, apply(Opcode::add, apply(Opcode::mul, apply(Opcode::sub, apply(Opcode::mul, s, k(a)), k(5 * a)), s), k(8 * a)), s), k(4 * a));
+      return apply(Opcode::sub,
+                   apply(Opcode::mul,
+                         apply(Opcode::add,
+                               apply(Opcode::mul,
+                                     apply(Opcode::sub, apply(Opcode::mul, s, k(a)), k(5 * a)), s),
+                               k(8 * a)),
+                         s),
+                   k(4 * a));
     };
     auto inner = [&](Val s) {  // ((a + 2)·s − (a + 3))·s·s + 1
-      return apply(Opcode::add, apply(Opcode::mul, apply(Opcode::mul, apply(Opcode::sub, apply(Opcode::mul, s, k(a + 2)), k(a + 3)), s), s), k(1));
+      return apply(Opcode::add,
+                   apply(Opcode::mul,
+                         apply(Opcode::mul,
+                               apply(Opcode::sub, apply(Opcode::mul, s, k(a + 2)), k(a + 3)), s),
+                         s),
+                   k(1));
     };
     return {outer(t1), inner(t), inner(u), outer(u1)};
   }
@@ -108,7 +127,9 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
                     {s.n, s.oh, s.ow});
     Val g1 = s.apply(Opcode::add, g, s.k(1));
     return align ? s.apply(Opcode::mul, g1, s.k(0.5 * double(len - 1)))
-                 : s.apply(Opcode::mul, s.apply(Opcode::sub, s.apply(Opcode::mul, g1, s.k(double(len))), s.k(1)), s.k(0.5));
+                 : s.apply(Opcode::mul,
+                           s.apply(Opcode::sub, s.apply(Opcode::mul, g1, s.k(double(len))), s.k(1)),
+                           s.k(0.5));
   };
   Val px = coordinate(0, s.w), py = coordinate(1, s.h);
   if (mode == "nearest") {
@@ -117,12 +138,14 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   }
   if (padding != "zeros") {
     Val oob = c.e.emit(op::logical_or,
-                       {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)), s.apply(Opcode::greater, px, s.k(s.x_max))}),
-                        c.e.emit(op::logical_or, {s.apply(Opcode::less, py, s.k(s.y_min)), s.apply(Opcode::greater, py, s.k(s.y_max))})});
+                       {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)),
+                                                  s.apply(Opcode::greater, px, s.k(s.x_max))}),
+                        c.e.emit(op::logical_or, {s.apply(Opcode::less, py, s.k(s.y_min)),
+                                                  s.apply(Opcode::greater, py, s.k(s.y_max))})});
     Val qx, qy;
     if (padding == "border") {
-      qx = c.e.emit(op::clip, {px}, {.a_min = 0.0, .a_max = double(double(s.w - 1))});
-      qy = c.e.emit(op::clip, {py}, {.a_min = 0.0, .a_max = double(double(s.h - 1))});
+      qx = c.e.emit(op::clip, {px}, {.a_min = 0.0, .a_max = double(s.w - 1)});
+      qy = c.e.emit(op::clip, {py}, {.a_min = 0.0, .a_max = double(s.h - 1)});
     } else {
       qx = s.reflect(px, s.x_min, s.x_max);
       qy = s.reflect(py, s.y_min, s.y_max);
@@ -203,7 +226,8 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
       for (int64_t i = 0; i < sr; ++i) t.push_back(double(b) + (double(i) + 0.5) / double(sr));
     Val pos = s.apply(Opcode::add, start, s.apply(Opcode::mul, s.apply(Opcode::div, size, s.k(double(bins))),
                                       const_values(c, dt, t, {1, bins * sr})));
-    valid = c.e.emit(op::logical_and, {s.apply(Opcode::greater_equal, pos, s.k(-1)), s.apply(Opcode::less_equal, pos, s.k(double(len)))});
+    valid = c.e.emit(op::logical_and, {s.apply(Opcode::greater_equal, pos, s.k(-1)),
+                                       s.apply(Opcode::less_equal, pos, s.k(double(len)))});
     pos = s.apply(Opcode::maximum, pos, s.k(0));
     Val low = s.apply(Opcode::floor, pos);
     Val last = s.apply(Opcode::greater_equal, low, s.k(double(len - 1)));
@@ -219,9 +243,13 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
   Val valid = c.e.emit(op::logical_and, {col(vy), row(vx)});
   Val hy = s.apply(Opcode::sub, s.k(1), ly), hx = s.apply(Opcode::sub, s.k(1), lx);
   auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
-  Val base = s.apply(Opcode::mul, reshape(c, as_i64(batch), {r, 1, 1}), c.e.scalar_const(DType::i64, double(s.h * s.w)));
+  Val base = s.apply(Opcode::mul, reshape(c, as_i64(batch), {r, 1, 1}),
+                     c.e.scalar_const(DType::i64, double(s.h * s.w)));
   auto corner = [&](Val yi, Val xi, Val wy, Val wx) {
-    Val pos = s.apply(Opcode::add, s.apply(Opcode::mul, col(as_i64(yi)), c.e.scalar_const(DType::i64, double(s.w))), row(as_i64(xi)));
+    Val pos =
+        s.apply(Opcode::add,
+                s.apply(Opcode::mul, col(as_i64(yi)), c.e.scalar_const(DType::i64, double(s.w))),
+                row(as_i64(xi)));
     pos = s.apply(Opcode::add, c.e.emit(op::where, {valid, pos, c.e.scalar_const(DType::i64, 0)}), base);
     Val weight = c.e.emit(op::where, {valid, s.apply(Opcode::mul, col(wy), row(wx)), s.k(0)});
     return s.weighted(c.e.emit(op::take, {s.rows, pos}, {.axis = 0}), weight);  // (R, Sy, Sx, C)

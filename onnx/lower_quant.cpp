@@ -36,7 +36,7 @@ Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
   Val r = c.e.emit(op::round, {v});
   if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
   double lo = dt == DType::u8 ? 0 : -128, hi = dt == DType::u8 ? 255 : 127;
-  r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = double(hi)});
+  r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = hi});
   return c.e.emit(op::cast, {r}, {.dtype = dt});
 }
 
@@ -74,8 +74,9 @@ std::vector<Val> lower_dynamic_quantize(NodeContext& c) {
   Val mx = c.e.emit(op::maximum, {c.e.emit(op::max, {x}), zero});
   Val mn = c.e.emit(op::minimum, {c.e.emit(op::min, {x}), zero});
   Val scale = c.e.emit(op::div, {c.e.emit(op::sub, {mx, mn}), c.e.scalar_const(DType::f32, 255.0)});
-  Val zp_f = c.e.emit(op::clip, {c.e.emit(op::round, {c.e.emit(op::div, {c.e.emit(op::negative, {mn}), scale})})},
-                      {.a_min = 0.0, .a_max = 255.0});
+  Val zp_f = c.e.emit(
+      op::clip, {c.e.emit(op::round, {c.e.emit(op::div, {c.e.emit(op::negative, {mn}), scale})})},
+      {.a_min = 0.0, .a_max = 255.0});
   Val zp = c.e.emit(op::cast, {zp_f}, {.dtype = DType::u8});
   Val y = requantize(c, c.e.emit(op::div, {x, scale}), zp, DType::u8);
   return {y, c.e.with_scalar(scale, true), c.e.with_scalar(zp, true)};

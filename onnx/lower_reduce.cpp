@@ -54,7 +54,10 @@ std::vector<Val> lower_reduce(NodeContext& c) {
     const bool keepdims = c.attr_int("keepdims", 1) != 0;
     const bool noop = c.attr_int("noop_with_empty_axes", 0) != 0;
     Val axes = c.e.emit(op::cast, {c.input(1)}, {.dtype = DType::i64});
-    Val y = c.e.emit(op::reduce_dyn, {x, axes}, {.op = reduce_dyn_attrs::op_choice::sum, .keepdims = keepdims, .noop_with_empty_axes = noop});
+    Val y = c.e.emit(op::reduce_dyn, {x, axes},
+                     {.op = reduce_dyn_attrs::op_choice::sum,
+                      .keepdims = keepdims,
+                      .noop_with_empty_axes = noop});
     // Every dim reduced without keepdims is an ONNX scalar: known when the axes' count is.
     const int64_t n = c.e.dims(c.input(1))[0];
     bool all = !keepdims && ((n == c.e.rank(x)) || (n == 0 && !noop));
@@ -92,7 +95,8 @@ std::vector<Val> lower_arg(NodeContext& c) {
   bool keepdims = c.attr_int("keepdims", 1) != 0;
   bool last = c.attr_int("select_last_index", 0) != 0;
   const Opcode code = c.node.op_type() == "ArgMax" ? Opcode::argmax : Opcode::argmin;
-  Val y = c.e.emit(code, {x}, write::arg_reduce{.axis = axis, .keepdims = keepdims, .select_last_index = last});
+  Val y = c.e.emit(
+      code, {x}, write::arg_reduce{.axis = axis, .keepdims = keepdims, .select_last_index = last});
   return one(c.e.with_scalar(y, !keepdims && rank == 1));
 }
 

@@ -41,7 +41,7 @@ Val gate(NodeContext& c, Val g, int k, int64_t h) {
 
 Val activate(NodeContext& c, const std::string& name, Val x, double clip) {
   if (clip > 0)
-    x = c.e.emit(op::clip, {x}, {.a_min = double(-clip), .a_max = clip});
+    x = c.e.emit(op::clip, {x}, {.a_min = -clip, .a_max = clip});
   if (name == "Sigmoid") return c.e.emit(op::sigmoid, {x});
   if (name == "Tanh") return c.e.emit(op::tanh, {x});
   if (name == "Relu") return c.e.emit(op::relu, {x});
@@ -144,7 +144,8 @@ std::vector<Val> direction(NodeContext& c, const RnnSpec& s, int d, bool reverse
     }
     Val ht = activate(c, s.acts[1], hh, s.clip);
     Val one = c.e.scalar_const(dt, 1.0);
-    h_new = c.e.emit(op::add, {c.e.emit(op::mul, {c.e.emit(op::sub, {one, zt}), ht}), c.e.emit(op::mul, {zt, hs})});
+    h_new = c.e.emit(op::add, {c.e.emit(op::mul, {c.e.emit(op::sub, {one, zt}), ht}),
+                               c.e.emit(op::mul, {zt, hs})});
   }
   Val out_h = h_new;
   if (lens.present()) {

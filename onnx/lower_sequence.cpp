@@ -57,7 +57,8 @@ std::vector<Val> lower_split_to_sequence(NodeContext& c) {
   const int64_t n = c.e.dims(x)[int(axis)];
   std::vector<Val> parts;
   auto slice = [&](Val b, Val e) {
-    return c.e.emit(op::strided_slice, {x}, {.begin = c.e.ints(b, "begin"), .end = c.e.ints(e, "end"), .axes = {axis}});
+    return c.e.emit(op::strided_slice, {x},
+                    {.begin = c.e.ints(b, "begin"), .end = c.e.ints(e, "end"), .axes = {axis}});
   };
   if (!c.input(1).present()) {  // one slice per element along axis
     if (n == kDynamic) c.fail("splitting a dynamic dim into single elements");
