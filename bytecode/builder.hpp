@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "bytecode/registers.hpp"
 #include "ir/attr_check.hpp"
 
 namespace mlvm {
@@ -78,7 +79,7 @@ class ModuleBuilder {
 
  private:
   Module module_;
-  std::map<std::string, int32_t> reg_of_;
+  RegisterNames regs_;
   std::vector<std::pair<std::string, int32_t>> labels_;           // name, instruction index
   std::vector<std::pair<int32_t, std::string>> pending_targets_;  // instruction, label
   uint32_t line_ = 0;

@@ -48,9 +48,7 @@ void number_as_assembler(Module& m) {
   for (Instruction& ins : m.code) {
     for (int32_t& r : ins.results) map(r);
     for (int32_t& r : ins.args) map(r);
-    const OpInfo& op = op_info(ins.op);
-    if (op.max_inputs() != INT32_MAX && int(ins.args.size()) < op.max_inputs())
-      ins.args.resize(std::size_t(op.max_inputs()), kNoRegister);
+    pad_optional_inputs(op_info(ins.op), ins);
   }
   m.register_names = std::move(names);
 }
