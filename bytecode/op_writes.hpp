@@ -74,6 +74,10 @@ struct Field {
   Field(std::initializer_list<int64_t> v)
     requires is_int_list<T>::value
       : value(AttrValue::int_tuple(std::vector<int64_t>(v))) {}
+  // `.pad_width = {{0, 1}, {2, 3}}`
+  Field(std::initializer_list<std::array<int64_t, 2>> v)
+    requires std::is_same_v<T, std::vector<std::array<int64_t, 2>>>
+      : value(to_attr(T(v))) {}
   // A number keeps whether it was written as an integer or a float.
   Field(std::integral auto v)
     requires std::is_same_v<T, Scalar>
