@@ -144,7 +144,8 @@ namespace write {
 #define MLVM_ATTR(name, kind, lo, hi, ...)                                                 \
   write_detail::field_t<attr_field::kind##_t, MLVM_WRITE_REQUIRED(kind, __VA_ARGS__)> name = \
       write_detail::unset<D, attr_field::kind##_t, MLVM_WRITE_REQUIRED(kind, __VA_ARGS__)>();
-#define MLVM_CHOICE(name, choices, dflt) write_detail::Field<typename read_type::name##_choice> name = {};
+#define MLVM_CHOICE(name, choices, dflt) \
+  write_detail::Field<typename read_type::name##_choice> name = {};
 #define MLVM_ATTRS(set, ...)                          \
   template <class D = void>                           \
   struct set##_t {                                    \

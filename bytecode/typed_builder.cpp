@@ -132,7 +132,8 @@ const TensorType& TypedBuilder::type(const std::string& reg) const {
 std::vector<TensorType> TypedBuilder::arg_types(const std::vector<std::string>& args) const {
   std::vector<TensorType> in;
   in.reserve(args.size());
-  for (const std::string& a : args) in.push_back(a.empty() || a == "none" ? absent_type() : type(a));
+  for (const std::string& a : args)
+    in.push_back(a.empty() || a == "none" ? absent_type() : type(a));
   return in;
 }
 

@@ -18,7 +18,8 @@ std::string CvmEmitter::constant(const std::string& want, const Tensor& value) {
 }
 
 std::vector<std::string> CvmEmitter::write(Opcode op, const std::vector<std::string>& args,
-                                           std::vector<AttrValue> attrs, const std::string& result_hint) {
+                                           std::vector<AttrValue> attrs,
+                                           const std::string& result_hint) {
   TypedOp typed = b_.type_op(op, std::move(attrs), b_.arg_types(args));
   std::vector<std::string> results;
   for (std::size_t k = 0; k < typed.types.size(); ++k)
@@ -28,7 +29,8 @@ std::vector<std::string> CvmEmitter::write(Opcode op, const std::vector<std::str
 }
 
 std::string CvmEmitter::one(std::vector<std::string> results) {
-  if (results.size() != 1) fail_invalid("internal: an op with " + std::to_string(results.size()) + " results");
+  if (results.size() != 1)
+    fail_invalid("internal: an op with " + std::to_string(results.size()) + " results");
   return results[0];
 }
 

@@ -123,8 +123,9 @@ std::vector<double> Emitter::doubles(Val v, const std::string& what) const {
 std::string Emitter::reg(Val v) {
   if (!v.present()) return "none";
   if (slot(v).is_sequence)
-    fail(ErrorKind::invalid, "a sequence where a tensor is expected (sequences exist only at import: "
-                             "graph inputs and outputs and op operands must be tensors)");
+    fail(ErrorKind::invalid,
+         "a sequence where a tensor is expected (sequences exist only at import: "
+         "graph inputs and outputs and op operands must be tensors)");
   Slot& s = slots_[std::size_t(slot(v).reg.empty() ? v.id : v.id)];
   if (!s.reg.empty()) return s.reg;
   // A constant read by an instruction: declare it once.

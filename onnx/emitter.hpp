@@ -1,9 +1,9 @@
-// The importer's builder over the TypedBuilder: ONNX nodes are lowered into calls of emit(op, args, attrs), which
-// either folds the op at import time (every argument known: the op's own kernel runs now and
-// the result becomes a constant) or appends an instruction to the module, typed by the op's
-// own static rule (TypedBuilder::type_op). So shape plumbing (Shape -> Gather -> Concat -> Reshape) and constant
-// subgraphs disappear without a separate folding pass, and every lowering sees the static
-// type of every value it reads.
+// The importer's builder over the TypedBuilder: ONNX nodes are lowered into calls of emit(op, args,
+// attrs), which either folds the op at import time (every argument known: the op's own kernel runs
+// now and the result becomes a constant) or appends an instruction to the module, typed by the op's
+// own static rule (TypedBuilder::type_op). So shape plumbing (Shape -> Gather -> Concat -> Reshape)
+// and constant subgraphs disappear without a separate folding pass, and every lowering sees the
+// static type of every value it reads.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +53,8 @@ class Emitter {
     return one(emit_values(op, args, values_for(op, a)));
   }
   // The attributes as a module stores them (every one, in declared order).
-  std::vector<Val> emit_values(Opcode op, const std::vector<Val>& args, std::vector<AttrValue> attrs);
+  std::vector<Val> emit_values(Opcode op, const std::vector<Val>& args,
+                               std::vector<AttrValue> attrs);
 
   const TensorType& type(Val v) const;
   DType dtype(Val v) const { return type(v).dtype; }

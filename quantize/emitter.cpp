@@ -28,12 +28,15 @@ std::string Emitter::constant(const std::string& want, const Tensor& value, bool
 }
 
 std::vector<std::string> Emitter::write(Opcode op, const std::vector<std::string>& args,
-                                        std::vector<AttrValue> attrs, const std::vector<std::string>& want,
+                                        std::vector<AttrValue> attrs,
+                                        const std::vector<std::string>& want,
                                         const std::vector<bool>& exact, const std::string& over) {
   TypedOp typed = b_.type_op(op, std::move(attrs), b_.arg_types(args));
   std::vector<std::string> results;
   for (std::size_t k = 0; k < typed.types.size(); ++k) {
-    const std::string w = k < want.size() ? want[k] : want.empty() ? "t" : want[0] + "_" + std::to_string(k);
+    const std::string w = k < want.size() ? want[k]
+                          : want.empty()  ? "t"
+                                          : want[0] + "_" + std::to_string(k);
     results.push_back(!over.empty() ? over : fresh(w, k < exact.size() && exact[k]));
   }
   b_.append(results, typed, args);
@@ -48,7 +51,8 @@ void Emitter::write_over(const std::string& reg, Opcode op, const std::vector<st
 }
 
 std::string Emitter::one(std::vector<std::string> results) {
-  if (results.size() != 1) fail_invalid("internal: an op with " + std::to_string(results.size()) + " results");
+  if (results.size() != 1)
+    fail_invalid("internal: an op with " + std::to_string(results.size()) + " results");
   return results[0];
 }
 
