@@ -105,7 +105,7 @@ void Lowerer::avg_pool(const GraphNode& n) {
   const Requant rq = choose_requant({std::ldexp(1.0, eo - x.exp) / area},
                                     stats_[std::size_t(r)].max_abs * area * std::ldexp(1.0, x.exp));
   q_[std::size_t(r)] = QValue{requantize(acc, rq, 1, 4, bits, hint(r, ".q")), eo, bits};
-  LayerReport& l = report(n, r, "avg_pool2d");
+  LayerReport& l = report(n, r, op_info(Opcode::avg_pool2d).name);
   l.exponent = eo;
   l.bits = bits;
   l.requantized = true;
@@ -146,7 +146,7 @@ void Lowerer::add(const GraphNode& n) {
   const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
   const QValue acc{sum, ec, e_.type(sum).precision};
   q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
-  LayerReport& l = report(n, r, std::string("add") + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
+  LayerReport& l = report(n, r, op_info(Opcode::add).name + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
   l.exponent = eo;
   l.bits = bits;
   l.rescale = text + ", sum" + shift_text(ec, eo);
@@ -165,7 +165,7 @@ void Lowerer::concatenate(const GraphNode& n) {
   }
   const std::string y = e_.emit_stored(n.op, args, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".q")}, {})[0];
   q_[std::size_t(r)] = QValue{y, eo, bits};
-  LayerReport& l = report(n, r, "concatenate");
+  LayerReport& l = report(n, r, op_info(Opcode::concatenate).name);
   l.exponent = eo;
   l.bits = bits;
   l.rescale = text;
