@@ -108,11 +108,6 @@ void TypedBuilder::placeholder(const std::string& name, const TensorType& type) 
   taken_.insert(name);
 }
 
-void TypedBuilder::set_type(const std::string& reg, const TensorType& type) {
-  this->type(reg);
-  types_[reg] = type;
-}
-
 void TypedBuilder::rename(const std::string& from, const std::string& to) {
   builder_.rename(from, to);
   auto it = types_.find(from);

@@ -60,7 +60,6 @@ class TypedBuilder {
   void output(const std::string& name, std::optional<TensorType> type = std::nullopt);
   // A register that instructions will assign on several paths (a loop-carried value).
   void placeholder(const std::string& name, const TensorType& type);
-  void set_type(const std::string& reg, const TensorType& type);
   void rename(const std::string& from, const std::string& to);
 
   bool has(const std::string& reg) const { return types_.count(reg) != 0; }
@@ -92,7 +91,6 @@ class TypedBuilder {
     origin_ = std::move(origin);
     location_ = std::move(location);
   }
-  const std::string& origin() const { return origin_; }
   const std::vector<std::string>& locations() const { return locations_; }
 
   // --- control flow; labels may be used before they are placed ---
@@ -111,8 +109,6 @@ class TypedBuilder {
   Module finish(Numbering numbering) const;
 
  private:
-  void written(const std::vector<std::string>& results, const std::vector<TensorType>& types);
-
   ModuleBuilder builder_;
   bool precision_ = false;
   std::map<std::string, TensorType> types_;
