@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "assembler/passes.hpp"
+#include "bytecode/registers.hpp"
 
 namespace mlvm::asm_detail {
 
@@ -18,22 +19,22 @@ class Lowering {
     m.precision_check = !p_.no_precision_check;
     m.source_name = std::move(source_name);
     // Registers: inputs, then constants, then other names in order of first assignment.
-    for (const Stmt* s : p_.inputs) m.inputs.push_back(InputDecl{s->name, reg(s->name), s->type});
+    for (const Stmt* s : p_.inputs) m.inputs.push_back(InputDecl{s->name, regs_(s->name), s->type});
     for (const Stmt* s : p_.constants)
-      m.constants.push_back(ConstDecl{s->name, reg(s->name), s->type, s->value});
+      m.constants.push_back(ConstDecl{s->name, regs_(s->name), s->type, s->value});
     for (const LiteralArg& l : p_.literals) {
       out_.gaps.literals.push_back(LiteralConstant{int32_t(m.constants.size()), l.ref->literal});
-      m.constants.push_back(ConstDecl{l.name, reg(l.name), l.type, l.value});
+      m.constants.push_back(ConstDecl{l.name, regs_(l.name), l.type, l.value});
       literal_names_.emplace(l.ref, l.name);
     }
-    for (const Stmt* s : p_.unknown_decls) out_.gaps.unknown_registers.push_back(reg(s->name));
+    for (const Stmt* s : p_.unknown_decls) out_.gaps.unknown_registers.push_back(regs_(s->name));
     for (const ResolvedInstruction& ins : p_.code)
-      for (const NameRef& r : ins.stmt->results) reg(r.name);
+      for (const NameRef& r : ins.stmt->results) regs_(r.name);
     for (const ResolvedInstruction& ins : p_.code) m.code.push_back(instruction(ins));
     for (const Stmt* s : p_.outputs)
-      m.outputs.push_back(OutputDecl{s->name, reg(s->name), s->has_type, s->type});
+      m.outputs.push_back(OutputDecl{s->name, regs_(s->name), s->has_type, s->type});
     for (auto& [at, s] : p_.labels) m.labels.emplace_back(int32_t(at), s->name);
-    m.register_names = std::move(names_);
+    m.register_names = regs_.names();
     out_.map.inputs = p_.inputs;
     out_.map.constants = p_.constants;
     out_.map.outputs = p_.outputs;
@@ -43,15 +44,8 @@ class Lowering {
  private:
   const ResolvedProgram& p_;
   Lowered out_;
-  std::unordered_map<std::string, int32_t> regs_;
-  std::vector<std::string> names_;
+  RegisterNames regs_;
   std::unordered_map<const NameRef*, std::string> literal_names_;
-
-  int32_t reg(const std::string& name) {
-    auto [it, fresh] = regs_.emplace(name, int32_t(names_.size()));
-    if (fresh) names_.push_back(name);
-    return it->second;
-  }
 
   Instruction instruction(const ResolvedInstruction& r) {
     const Stmt& s = *r.stmt;
@@ -64,23 +58,19 @@ class Lowering {
     const bool control = r.op && (r.op->code == Opcode::jmp || r.op->code == Opcode::br ||
                                   r.op->code == Opcode::halt);
     for (const NameRef& res : s.results) {
-      ins.results.push_back(reg(res.name));
+      ins.results.push_back(regs_(res.name));
       where.results.push_back(res.pos);
       if (control) out_.gaps.unknown_registers.push_back(ins.results.back());
     }
     for (const NameRef* a : r.args) {
       auto lit = literal_names_.find(a);
       ins.args.push_back(a->is_none ? kNoRegister
-                         : lit != literal_names_.end() ? reg(lit->second)
-                                                       : reg(a->name));
+                         : lit != literal_names_.end() ? regs_(lit->second)
+                                                       : regs_(a->name));
       where.args.push_back(a->pos);
     }
     // Omitted optional inputs at the end are explicit "no register" slots.
-    if (r.op && r.gap != Gap::unknown) {
-      const int n = int(ins.args.size());
-      if (r.op->max_inputs() != INT32_MAX && n >= r.op->min_inputs() && n <= r.op->max_inputs())
-        ins.args.resize(std::size_t(r.op->max_inputs()), kNoRegister);
-    }
+    if (r.op && r.gap != Gap::unknown) pad_optional_inputs(*r.op, ins);
     if (r.gap != Gap::attributes) {
       ins.attrs = r.attrs;
       for (std::size_t k = 0; r.op && k < r.op->attrs.size(); ++k) {

@@ -10,11 +10,7 @@ ModuleBuilder::ModuleBuilder(std::string program_name) {
   module_.name = std::move(program_name);
 }
 
-int32_t ModuleBuilder::reg(const std::string& name) {
-  auto [it, inserted] = reg_of_.try_emplace(name, module_.num_registers());
-  if (inserted) module_.register_names.push_back(name);
-  return it->second;
-}
+int32_t ModuleBuilder::reg(const std::string& name) { return regs_(name); }
 
 int32_t ModuleBuilder::input(const std::string& name, const TensorType& type) {
   int32_t r = reg(name);
@@ -55,15 +51,7 @@ void ModuleBuilder::output(const std::string& name, std::optional<TensorType> ty
   module_.outputs.push_back(std::move(o));
 }
 
-void ModuleBuilder::rename(const std::string& from, const std::string& to) {
-  auto it = reg_of_.find(from);
-  if (it == reg_of_.end()) fail(ErrorKind::usage, "rename: no register '" + from + "'");
-  if (reg_of_.count(to)) fail(ErrorKind::usage, "rename: register '" + to + "' exists");
-  int32_t r = it->second;
-  reg_of_.erase(it);
-  reg_of_[to] = r;
-  module_.register_names[std::size_t(r)] = to;
-}
+void ModuleBuilder::rename(const std::string& from, const std::string& to) { regs_.rename(from, to); }
 
 ModuleBuilder& ModuleBuilder::at_line(uint32_t line) {
   line_ = line;
@@ -80,11 +68,17 @@ ModuleBuilder& ModuleBuilder::emit(const std::vector<std::string>& results,
                                    const std::vector<NamedAttr>& attrs) {
   const OpInfo* op = find_op(op_name);
   if (!op) fail(ErrorKind::usage, "unknown op '" + std::string(op_name) + "'");
+  return emit(results, op->code, args, order_attrs(*op, attrs));
+}
+
+ModuleBuilder& ModuleBuilder::emit(const std::vector<std::string>& results, Opcode op,
+                                   const std::vector<std::string>& args,
+                                   std::vector<AttrValue> attrs) {
   Instruction ins;
-  ins.op = op->code;
+  ins.op = op;
   for (auto& a : args) ins.args.push_back(a.empty() || a == "none" ? kNoRegister : reg(a));
   for (auto& r : results) ins.results.push_back(reg(r));
-  ins.attrs = order_attrs(*op, attrs);
+  ins.attrs = std::move(attrs);
   module_.code.push_back(std::move(ins));
   module_.lines.push_back(line_);
   return *this;
@@ -122,6 +116,7 @@ ModuleBuilder& ModuleBuilder::print(const std::string& x) {
 
 Module ModuleBuilder::build() const {
   Module m = module_;
+  m.register_names = regs_.names();
   std::map<std::string, int32_t> at;
   for (auto& [name, pc] : labels_)
     if (!at.emplace(name, pc).second)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bytecode/module.hpp"
+#include "bytecode/registers.hpp"
 #include "ir/attr_check.hpp"
 
 namespace mlvm {
@@ -53,6 +54,9 @@ class ModuleBuilder {
   ModuleBuilder& emit(const std::vector<std::string>& results, std::string_view op,
                       const std::vector<std::string>& args,
                       const std::vector<NamedAttr>& attrs = {});
+  // The same with the attributes as a module stores them (every one, in declared order).
+  ModuleBuilder& emit(const std::vector<std::string>& results, Opcode op,
+                      const std::vector<std::string>& args, std::vector<AttrValue> attrs);
   // `dst = op args...` with one result.
   ModuleBuilder& emit(const std::string& result, std::string_view op,
                       const std::vector<std::string>& args,
@@ -75,7 +79,7 @@ class ModuleBuilder {
 
  private:
   Module module_;
-  std::map<std::string, int32_t> reg_of_;
+  RegisterNames regs_;
   std::vector<std::pair<std::string, int32_t>> labels_;           // name, instruction index
   std::vector<std::pair<int32_t, std::string>> pending_targets_;  // instruction, label
   uint32_t line_ = 0;

@@ -104,7 +104,7 @@ class Importer {
     // The CVM computes in int32: an i8 input is widened once (precision is kept).
     if (t.dtype == DType::i8) {
       e_.set_origin("data (node " + std::to_string(g_.data_node) + ")");
-      regs_[de] = e_.emit("cast", {data}, {NamedAttr{"dtype", AttrValue::dtype(DType::i32)}}, "data.i32");
+      regs_[de] = e_.emit(op::cast, {data}, {.dtype = DType::i32}, "data.i32");
       node_of_.resize(std::size_t(e_.size()), g_.data_node);
     } else {
       regs_[de] = data;
@@ -203,7 +203,7 @@ CvmImport import_cvm_files(const std::string& symbol_path, const std::string& pa
   }
 }
 
-std::string cvm_program_name(const std::string& stem) { return cvm_register_name(stem); }
+std::string cvm_program_name(const std::string& stem) { return register_name(stem); }
 
 std::vector<std::string> supported_cvm_ops() {
   std::vector<std::string> out;

@@ -75,10 +75,6 @@ std::vector<std::string> lower_cvm_tile(CvmLowering& l);
 std::vector<std::string> lower_cvm_expand_dims(CvmLowering& l);
 std::vector<std::string> lower_cvm_squeeze(CvmLowering& l);
 
-// NamedAttr shorthands.
-NamedAttr cvm_attr_ints(const char* name, const std::vector<int64_t>& v);
-NamedAttr cvm_attr_int(const char* name, int64_t v);
-NamedAttr cvm_attr_bool(const char* name, bool v);
 // (p) -> (p, p): the runtime's one-number padding means the same on both axes.
 std::vector<int64_t> cvm_pair(std::vector<int64_t> v, const char* name);
 

@@ -22,15 +22,13 @@ std::string bias_of(CvmLowering& l, const char* op) {
   return use_bias ? l.args[2] : "none";
 }
 
-std::vector<std::string> reduce(CvmLowering& l, const char* op) {
+std::vector<std::string> reduce(CvmLowering& l, Opcode op) {
   CvmOpAttrs& a = l.attrs;
   std::vector<int64_t> axes = a.ints("axis", {});
   const bool keepdims = a.boolean("keepdims", false);
   const bool exclude = a.boolean("exclude", false);
   a.ignore("dtype");  // the runtime's accumulator type: always int32
-  return {l.e.emit(op, {l.args[0]},
-                   {cvm_attr_ints("axes", axes), cvm_attr_bool("keepdims", keepdims),
-                    cvm_attr_bool("exclude", exclude)},
+  return {l.e.emit(op, {l.args[0]}, write::reduce{.axes = axes, .keepdims = keepdims, .exclude = exclude},
                    l.hint)};
 }
 
@@ -56,10 +54,8 @@ std::vector<std::string> lower_cvm_conv2d(CvmLowering& l) {
   if (kernel.size() != 2 || kernel[0] != w[2] || kernel[1] != w[3])
     fail_invalid("kernel_size=" + dims_text(kernel) + " but the weight's window is (" + std::to_string(w[2]) + ", " +
                  std::to_string(w[3]) + ")");
-  return {l.e.emit("conv2d", {l.args[0], l.args[1], b},
-                   {cvm_attr_ints("padding", padding), cvm_attr_ints("strides", strides),
-                    cvm_attr_ints("dilation", dilation), cvm_attr_int("groups", groups)},
-                   l.hint)};
+  return {l.e.emit(op::conv2d, {l.args[0], l.args[1], b},
+                   {.padding = padding, .strides = strides, .dilation = dilation, .groups = groups}, l.hint)};
 }
 
 std::vector<std::string> lower_cvm_dense(CvmLowering& l) {
@@ -69,7 +65,7 @@ std::vector<std::string> lower_cvm_dense(CvmLowering& l) {
   if (w.size() != 2 || w[0] != units)
     fail_invalid("units=" + std::to_string(units) + " but the weight is " + l.e.type(l.args[1]).to_string() +
                  "; expected (units, K)");
-  return {l.e.emit("dense", {l.args[0], l.args[1], b}, {}, l.hint)};
+  return {l.e.emit(op::dense, {l.args[0], l.args[1], b}, {}, l.hint)};
 }
 
 std::vector<std::string> lower_cvm_max_pool2d(CvmLowering& l) {
@@ -80,10 +76,8 @@ std::vector<std::string> lower_cvm_max_pool2d(CvmLowering& l) {
   const std::vector<int64_t> padding = cvm_pair(a.ints("padding", {0, 0}), "padding");
   const bool ceil_mode = a.boolean("ceil_mode", false);
   a.expect_choice("layout", {"NCHW"});
-  return {l.e.emit("max_pool2d", {l.args[0]},
-                   {cvm_attr_ints("pool_size", pool), cvm_attr_ints("strides", strides),
-                    cvm_attr_ints("padding", padding), cvm_attr_bool("ceil_mode", ceil_mode)},
-                   l.hint)};
+  return {l.e.emit(op::max_pool2d, {l.args[0]},
+                   {.pool_size = pool, .strides = strides, .padding = padding, .ceil_mode = ceil_mode}, l.hint)};
 }
 
 std::vector<std::string> lower_cvm_upsampling(CvmLowering& l) {
@@ -91,15 +85,15 @@ std::vector<std::string> lower_cvm_upsampling(CvmLowering& l) {
   const int64_t scale = a.integer("scale");
   a.expect_choice("layout", {"NCHW"});
   a.expect_choice("method", {"NEAREST_NEIGHBOR"});
-  return {l.e.emit("upsampling", {l.args[0]}, {cvm_attr_ints("scale", {scale})}, l.hint)};
+  return {l.e.emit(op::upsampling, {l.args[0]}, {.scale = {scale}}, l.hint)};
 }
 
-std::vector<std::string> lower_cvm_sum(CvmLowering& l) { return reduce(l, "sum"); }
-std::vector<std::string> lower_cvm_max(CvmLowering& l) { return reduce(l, "max"); }
+std::vector<std::string> lower_cvm_sum(CvmLowering& l) { return reduce(l, Opcode::sum); }
+std::vector<std::string> lower_cvm_max(CvmLowering& l) { return reduce(l, Opcode::max); }
 
 std::vector<std::string> lower_cvm_get_valid_count(CvmLowering& l) {
   const int64_t threshold = l.attrs.integer("score_threshold", 0);
-  return l.e.emit_n("get_valid_count", {l.args[0]}, {cvm_attr_int("score_threshold", threshold)}, l.hint);
+  return l.e.emit_n(op::get_valid_count, {l.args[0]}, {.score_threshold = threshold}, l.hint);
 }
 
 std::vector<std::string> lower_cvm_nms(CvmLowering& l) {
@@ -108,9 +102,8 @@ std::vector<std::string> lower_cvm_nms(CvmLowering& l) {
   const int64_t max_output = a.integer("max_output_size", -1);
   const bool force = a.boolean("force_suppress", false);
   const int64_t top_k = a.integer("top_k", -1);
-  return {l.e.emit("non_max_suppression", {l.args[0], l.args[1]},
-                   {cvm_attr_int("iou_threshold", iou), cvm_attr_int("max_output_size", max_output),
-                    cvm_attr_bool("force_suppress", force), cvm_attr_int("top_k", top_k)},
+  return {l.e.emit(op::non_max_suppression, {l.args[0], l.args[1]},
+                   {.iou_threshold = iou, .max_output_size = max_output, .force_suppress = force, .top_k = top_k},
                    l.hint)};
 }
 

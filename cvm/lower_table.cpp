@@ -59,11 +59,6 @@ const CvmOpRule* find_cvm_op(const std::string& name) {
   return nullptr;
 }
 
-NamedAttr cvm_attr_ints(const char* name, const std::vector<int64_t>& v) {
-  return NamedAttr{name, AttrValue::int_tuple(v)};
-}
-NamedAttr cvm_attr_int(const char* name, int64_t v) { return NamedAttr{name, AttrValue::integer(v)}; }
-NamedAttr cvm_attr_bool(const char* name, bool v) { return NamedAttr{name, AttrValue::boolean(v)}; }
 
 std::vector<int64_t> cvm_pair(std::vector<int64_t> v, const char* name) {
   if (v.size() == 1) return {v[0], v[0]};

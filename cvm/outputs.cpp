@@ -8,8 +8,6 @@ namespace mlvm {
 
 namespace {
 
-NamedAttr ints(const char* name, const std::vector<int64_t>& v) { return NamedAttr{name, AttrValue::int_tuple(v)}; }
-
 // (rows, last dim) of a head, for detection.
 std::pair<int64_t, int64_t> rows_of(const Dims& d) {
   const int64_t last = d[d.size() - 1];
@@ -27,7 +25,7 @@ std::vector<std::string> emit_cvm_outputs(CvmEmitter& e, const std::vector<std::
   // An output names its register, so a register that is a declaration or already an output
   // is copied into one of its own.
   auto add_output = [&](std::string reg) {
-    if (e.is_declared(reg) || used.count(reg)) reg = e.emit("copy", {reg}, {}, reg + ".out");
+    if (e.is_declared(reg) || used.count(reg)) reg = e.emit(op::copy, {reg}, {}, reg + ".out");
     used.insert(reg);
     e.output(reg);
     out.push_back(reg);
@@ -35,8 +33,8 @@ std::vector<std::string> emit_cvm_outputs(CvmEmitter& e, const std::vector<std::
   if (postprocess == "argmax") {
     e.set_origin("postprocess argmax");
     for (const std::string& h : heads) {
-      const std::string idx = e.emit("argmax", {h}, {NamedAttr{"axis", AttrValue::integer(-1)}}, h + ".argmax");
-      add_output(e.emit("cast", {idx}, {NamedAttr{"dtype", AttrValue::dtype(DType::i32)}}, h + ".class"));
+      const std::string idx = e.emit(op::argmax, {h}, {.axis = -1}, h + ".argmax");
+      add_output(e.emit(op::cast, {idx}, {.dtype = DType::i32}, h + ".class"));
     }
   } else if (postprocess == "detection") {
     e.set_origin("postprocess detection");
@@ -48,9 +46,9 @@ std::vector<std::string> emit_cvm_outputs(CvmEmitter& e, const std::vector<std::
         fail_invalid("postprocess detection joins the outputs' rows, but output '" + h + "' has " +
                      std::to_string(r) + " rows and the first has " + std::to_string(rows));
       rows = r;
-      parts.push_back(e.emit("reshape", {h}, {ints("shape", {r, last})}, h + ".rows"));
+      parts.push_back(e.emit(op::reshape, {h}, {.shape = {r, last}}, h + ".rows"));
     }
-    add_output(e.emit("concatenate", parts, {NamedAttr{"axis", AttrValue::integer(1)}}, "detection"));
+    add_output(e.emit(op::concatenate, parts, {.axis = 1}, "detection"));
   } else {
     for (const std::string& h : heads) add_output(h);
   }

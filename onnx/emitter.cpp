@@ -2,9 +2,6 @@
 
 #include <cmath>
 
-#include "bytecode/names.hpp"
-#include "ir/attr_check.hpp"
-#include "ir/infer.hpp"
 #include "ir/op_table.hpp"
 #include "kernels/run_table.hpp"
 #include "tensor/copy.hpp"
@@ -18,53 +15,9 @@ namespace {
 // without bound (Expand to 2^40 elements, ...).
 constexpr int64_t kFoldBudgetBytes = int64_t(1) << 30;
 
-// Numbers registers as the assembler does (inputs, constants, then results in order of first
-// assignment) and pads omitted trailing optional inputs, so that the module's text
-// (mlvm-onnx --emit-asm) assembles back to the very same module.
-void canonicalize(Module& m) {
-  const int32_t n = m.num_registers();
-  std::vector<int32_t> new_of(std::size_t(n), -1);
-  int32_t next = 0;
-  auto take = [&](int32_t r) {
-    if (r >= 0 && new_of[std::size_t(r)] < 0) new_of[std::size_t(r)] = next++;
-  };
-  for (const auto& in : m.inputs) take(in.reg);
-  for (const auto& c : m.constants) take(c.reg);
-  for (const auto& ins : m.code)
-    for (int32_t r : ins.results) take(r);
-  for (const auto& o : m.outputs) take(o.reg);
-  for (int32_t r = 0; r < n; ++r) take(r);
-  auto map = [&](int32_t& r) {
-    if (r >= 0) r = new_of[std::size_t(r)];
-  };
-  for (auto& in : m.inputs) map(in.reg);
-  for (auto& c : m.constants) map(c.reg);
-  for (auto& o : m.outputs) map(o.reg);
-  for (auto& ins : m.code) {
-    for (int32_t& r : ins.results) map(r);
-    for (int32_t& r : ins.args) map(r);
-    const OpInfo& op = op_info(ins.op);
-    if (op.max_inputs() != INT32_MAX && int(ins.args.size()) < op.max_inputs())
-      ins.args.resize(std::size_t(op.max_inputs()), kNoRegister);
-  }
-  std::vector<std::string> names(static_cast<std::size_t>(n));
-  for (int32_t r = 0; r < n; ++r) names[std::size_t(new_of[std::size_t(r)])] = m.register_names[std::size_t(r)];
-  m.register_names = std::move(names);
-}
-
 }  // namespace
 
-std::string sanitize_name(const std::string& onnx_name) {
-  std::string s;
-  for (char c : onnx_name) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    s += ok ? c : '_';
-  }
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.') s = "_" + s;
-  return s;
-}
-
-Emitter::Emitter(std::string program_name) : builder_(std::move(program_name)) {}
+Emitter::Emitter(std::string program_name) : b_(std::move(program_name)) {}
 
 Val Emitter::add(Slot s) {
   slots_.push_back(std::move(s));
@@ -77,13 +30,12 @@ const Emitter::Slot& Emitter::slot(Val v) const {
   return slots_[std::size_t(v.id)];
 }
 
-std::string Emitter::fresh_name(const std::string& want) {
-  std::string base = sanitize_name(want);
-  if (is_literal_word(base)) base = "_" + base;
-  std::string name = base;
-  for (int k = 2; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
-  used_names_[name] = 1;
-  return name;
+std::string Emitter::fresh_name(const std::string& want) { return b_.fresh_name(want); }
+
+Val Emitter::one(const std::vector<Val>& results) {
+  if (results.size() != 1)
+    fail(ErrorKind::invalid, "internal: an op with " + std::to_string(results.size()) + " results");
+  return results[0];
 }
 
 Val Emitter::input(const std::string& name, const TensorType& type, bool scalar) {
@@ -92,7 +44,7 @@ Val Emitter::input(const std::string& name, const TensorType& type, bool scalar)
   s.reg = name;  // the caller made it with fresh_name
   s.scalar = scalar;
   s.named = true;
-  builder_.input(name, type);
+  b_.input(name, type);
   return add(std::move(s));
 }
 
@@ -171,16 +123,17 @@ std::vector<double> Emitter::doubles(Val v, const std::string& what) const {
 std::string Emitter::reg(Val v) {
   if (!v.present()) return "none";
   if (slot(v).is_sequence)
-    fail(ErrorKind::invalid, "a sequence where a tensor is expected (sequences exist only at import: "
-                             "graph inputs and outputs and op operands must be tensors)");
+    fail(ErrorKind::invalid,
+         "a sequence where a tensor is expected (sequences exist only at import: "
+         "graph inputs and outputs and op operands must be tensors)");
   Slot& s = slots_[std::size_t(slot(v).reg.empty() ? v.id : v.id)];
   if (!s.reg.empty()) return s.reg;
   // A constant read by an instruction: declare it once.
   s.reg = fresh_name("c" + std::to_string(v.id));
   if (s.value.mode() == ValueMode::constant) {
-    builder_.constant(s.reg, s.value);
+    b_.constant(s.reg, s.value);
   } else {
-    builder_.constant(s.reg, s.value.is_contiguous() && s.value.mode() != ValueMode::view
+    b_.constant(s.reg, s.value.is_contiguous() && s.value.mode() != ValueMode::view
                                  ? s.value
                                  : clone(s.value));
   }
@@ -199,18 +152,15 @@ void Emitter::name_value(Val v, const std::string& onnx_name) {
   auto it = reserved_.find(onnx_name);
   std::string name = it != reserved_.end() ? it->second : fresh_name(onnx_name);
   if (it != reserved_.end()) reserved_.erase(it);
-  builder_.rename(s.reg, name);
+  b_.rename(s.reg, name);
   s.reg = name;
   s.named = true;
 }
 
-std::vector<Val> Emitter::emit_n(std::string_view op_name, const std::vector<Val>& args,
-                                 const std::vector<NamedAttr>& attrs) {
-  const OpInfo* op = find_op(op_name);
-  if (!op) fail(ErrorKind::invalid, "internal: no mlvm op '" + std::string(op_name) + "'");
-  Attrs checked = resolve_attrs(*op, attrs);
+std::vector<Val> Emitter::emit_values(Opcode op, const std::vector<Val>& args,
+                                      std::vector<AttrValue> attrs) {
   std::vector<TensorType> in;
-  bool all_const = !(op->flags & CONTROL);
+  bool all_const = !(op_info(op).flags & CONTROL);
   for (Val a : args) {
     if (!a.present()) {
       TensorType absent;
@@ -221,41 +171,31 @@ std::vector<Val> Emitter::emit_n(std::string_view op_name, const std::vector<Val
     in.push_back(type(a));
     if (!is_const(a)) all_const = false;
   }
-  InferContext ictx{in, checked, {}, InferOptions{false, false}};
-  infer_fn(op->code)(ictx);
+  TypedOp typed = b_.type_op(op, std::move(attrs), in);
 
   std::vector<Val> results;
   if (all_const) {
     std::vector<Tensor> values;
     for (Val a : args) values.push_back(a.present() ? value(a) : Tensor());
-    std::vector<Tensor> out(std::size_t(op->num_results));
+    std::vector<Tensor> out(std::size_t(op_info(op).num_results));
     ExecEnv env;
     env.budget = std::make_shared<MemoryBudget>(kFoldBudgetBytes);
-    KernelContext kctx{TensorArgs(values), out, checked, env};
-    kernel_fn(op->code)(kctx);
+    KernelContext kctx{TensorArgs(values), out, typed.attrs, env};
+    kernel_fn(op)(kctx);
     for (Tensor& t : out) results.push_back(constant(std::move(t)));
     return results;
   }
   std::vector<std::string> arg_regs, res_regs;
   for (Val a : args) arg_regs.push_back(reg(a));
-  for (std::size_t k = 0; k < ictx.out.size(); ++k) {
+  for (const TensorType& t : typed.types) {
     Slot s;
-    s.type = ictx.out[k];
+    s.type = t;
     s.reg = fresh_name("t" + std::to_string(++temp_counter_));
     res_regs.push_back(s.reg);
     results.push_back(add(std::move(s)));
   }
-  builder_.emit(res_regs, op_name, arg_regs, attrs);
-  origins_.push_back(origin_);
+  b_.append(res_regs, typed, arg_regs);
   return results;
-}
-
-Val Emitter::emit(std::string_view op, const std::vector<Val>& args,
-                  const std::vector<NamedAttr>& attrs) {
-  std::vector<Val> r = emit_n(op, args, attrs);
-  if (r.size() != 1) fail(ErrorKind::invalid, "internal: op " + std::string(op) + " has " +
-                                                  std::to_string(r.size()) + " results");
-  return r[0];
 }
 
 Val Emitter::sequence(std::vector<Val> elements) {
@@ -278,7 +218,7 @@ Val Emitter::placeholder(const TensorType& type, bool scalar_flag, const std::st
   s.scalar = scalar_flag;
   s.reg = fresh_name(name_hint);
   s.named = true;
-  builder_.reg(s.reg);
+  b_.placeholder(s.reg, type);
   return add(std::move(s));
 }
 
@@ -291,26 +231,18 @@ void Emitter::assign(Val dst, Val src) {
   std::vector<int64_t> axes;
   for (int k = 0; k < type(src).dims.size(); ++k) axes.push_back(k);
   std::string from = reg(src);
-  builder_.emit(std::vector<std::string>{reg(dst)}, "transpose", {from},
-                {NamedAttr{"axes", AttrValue::int_tuple(axes)}});
-  origins_.push_back(origin_);
+  b_.rewrite(reg(dst), Opcode::transpose, {from}, write::axes{.axes = axes}.values());
 }
 
 std::string Emitter::new_label(const std::string& hint) {
   return "L" + std::to_string(++label_counter_) + "_" + sanitize_name(hint);
 }
 
-void Emitter::place_label(const std::string& label) { builder_.label(label); }
+void Emitter::place_label(const std::string& label) { b_.label(label); }
 
-void Emitter::jmp(const std::string& label) {
-  builder_.jmp(label);
-  origins_.push_back(origin_);
-}
+void Emitter::jmp(const std::string& label) { b_.jmp(label); }
 
-void Emitter::br(Val cond, const std::string& label) {
-  builder_.br(reg(cond), label);
-  origins_.push_back(origin_);
-}
+void Emitter::br(Val cond, const std::string& label) { b_.br(reg(cond), label); }
 
 Module Emitter::finish(const std::vector<std::pair<std::string, Val>>& outputs) {
   std::map<int, int> seen;
@@ -320,23 +252,21 @@ Module Emitter::finish(const std::vector<std::pair<std::string, Val>>& outputs) 
     // input or a value already returned under another name gets a copy.
     bool direct = !s.value.defined() && !s.reg.empty() && s.reg == name && !seen.count(v.id);
     if (!direct && !s.value.defined() && !s.named && !s.reg.empty() && !seen.count(v.id)) {
-      builder_.rename(s.reg, name);
+      b_.rename(s.reg, name);
       s.reg = name;
       s.named = true;
       direct = true;
     }
     if (!direct) {
       std::string src = reg(v);
-      builder_.emit(std::vector<std::string>{name}, "copy", {src});
-      origins_.push_back("output '" + name + "'");
+      b_.set_origin("output '" + name + "'");
+      b_.rewrite(name, Opcode::copy, {src}, {});
     }
     seen[v.id] = 1;
-    builder_.output(name);
+    b_.output(name);
   }
-  Module m = builder_.build();
+  Module m = b_.finish(TypedBuilder::Numbering::as_assembler);
   m.precision_check = false;  // ONNX integer arithmetic wraps; nothing is proven about it
-  m.origins = origins_;
-  canonicalize(m);
   return m;
 }
 

@@ -1,9 +1,9 @@
-// The importer's builder: ONNX nodes are lowered into calls of emit(op, args, attrs), which
-// either folds the op at import time (every argument known: the op's own kernel runs now and
-// the result becomes a constant) or appends an instruction to the module, typed by the op's
-// own static rule. So shape plumbing (Shape -> Gather -> Concat -> Reshape) and constant
-// subgraphs disappear without a separate folding pass, and every lowering sees the static
-// type of every value it reads.
+// The importer's builder over the TypedBuilder: ONNX nodes are lowered into calls of emit(op, args,
+// attrs), which either folds the op at import time (every argument known: the op's own kernel runs
+// now and the result becomes a constant) or appends an instruction to the module, typed by the op's
+// own static rule (TypedBuilder::type_op). So shape plumbing (Shape -> Gather -> Concat -> Reshape)
+// and constant subgraphs disappear without a separate folding pass, and every lowering sees the
+// static type of every value it reads.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bytecode/builder.hpp"
+#include "bytecode/typed_builder.hpp"
 #include "ir/types.hpp"
 #include "tensor/tensor.hpp"
 
@@ -37,12 +37,24 @@ class Emitter {
   Val scalar_const(DType dtype, double v);  // a one-element constant marked as an ONNX scalar
   Val int_vector(const std::vector<int64_t>& v);  // i64 1-D constant
 
-  // One instruction (or a folded constant) with one result.
-  Val emit(std::string_view op, const std::vector<Val>& args,
-           const std::vector<NamedAttr>& attrs = {});
+  // One instruction (or a folded constant) with one result: emit(op::relu, {x}).
+  template <class Op>
+  Val emit(Op, const std::vector<Val>& args, const typename Op::attrs& a = {}) {
+    return one(emit_values(Op::code, args, a.values()));
+  }
   // Several results.
-  std::vector<Val> emit_n(std::string_view op, const std::vector<Val>& args,
-                          const std::vector<NamedAttr>& attrs = {});
+  template <class Op>
+  std::vector<Val> emit_n(Op, const std::vector<Val>& args, const typename Op::attrs& a = {}) {
+    return emit_values(Op::code, args, a.values());
+  }
+  // An op chosen at run time, with its attribute set's struct.
+  template <class A = write::none>
+  Val emit(Opcode op, const std::vector<Val>& args, const A& a = {}) {
+    return one(emit_values(op, args, values_for(op, a)));
+  }
+  // The attributes as a module stores them (every one, in declared order).
+  std::vector<Val> emit_values(Opcode op, const std::vector<Val>& args,
+                               std::vector<AttrValue> attrs);
 
   const TensorType& type(Val v) const;
   DType dtype(Val v) const { return type(v).dtype; }
@@ -70,7 +82,7 @@ class Emitter {
   // A name no register has yet, derived from `want` (sanitized, `_2`, `_3` on clashes).
   std::string fresh_name(const std::string& want);
   // Every instruction emitted from now on records where it came from ("Conv 'conv1'").
-  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  void set_origin(std::string origin) { b_.set_origin(std::move(origin)); }
 
   // --- Control flow (If, Loop, Scan) ---
   // A register that instructions will assign on several paths (a loop-carried value, an If's
@@ -104,20 +116,14 @@ class Emitter {
   };
   Val add(Slot s);
   const Slot& slot(Val v) const;
+  static Val one(const std::vector<Val>& results);
 
-  ModuleBuilder builder_;
+  TypedBuilder b_;
   // A deque: references to a slot (type(), dims(), value()) stay valid while values are added.
   std::deque<Slot> slots_;
-  std::map<std::string, int> used_names_;
   std::map<std::string, std::string> reserved_;
-  std::string origin_;
-  std::vector<std::string> origins_;
   int temp_counter_ = 0;
   int label_counter_ = 0;
 };
-
-// An mlvm identifier for an ONNX name: [A-Za-z_][A-Za-z0-9_.]*, other characters -> '_',
-// a leading digit gets '_' in front.
-std::string sanitize_name(const std::string& onnx_name);
 
 }  // namespace mlvm

@@ -75,7 +75,7 @@ struct Accumulator {
 };
 
 Val slice_of(NodeContext& c, Val elem, int axis) {
-  return c.e.emit("expand_dims", {elem}, {attr_i("axis", axis)});
+  return c.e.emit(op::expand_dims, {elem}, {.axis = axis});
 }
 
 // Joins this iteration's slice to the accumulator. When the slice's dims are not known at
@@ -88,10 +88,10 @@ void accumulate(NodeContext& c, Accumulator& a, Val elem, Val step) {
   if (c.e.type(elem).has_dynamic_dims()) {
     first_label = c.e.new_label("first_slice");
     done_label = c.e.new_label("joined");
-    c.e.br(c.e.emit("equal", {step, c.e.scalar_const(DType::i64, 0)}), first_label);
+    c.e.br(c.e.emit(op::equal, {step, c.e.scalar_const(DType::i64, 0)}), first_label);
   }
-  Val joined = a.prepend ? c.e.emit("concatenate", {piece, a.acc}, {attr_i("axis", a.axis)})
-                         : c.e.emit("concatenate", {a.acc, piece}, {attr_i("axis", a.axis)});
+  Val joined = a.prepend ? c.e.emit(op::concatenate, {piece, a.acc}, {.axis = a.axis})
+                         : c.e.emit(op::concatenate, {a.acc, piece}, {.axis = a.axis});
   c.e.assign(a.acc, joined);
   if (!first_label.empty()) {
     c.e.jmp(done_label);
@@ -107,7 +107,7 @@ void init_accumulator(NodeContext& c, Accumulator& a, const TensorType& elem) {
   for (int64_t& d : shape)
     if (d == kDynamic) d = 0;
   shape.insert(shape.begin() + a.axis, 0);
-  Val empty = c.e.emit("zeros", {}, {attr_ints("shape", shape), attr_dt("dtype", elem.dtype)});
+  Val empty = c.e.emit(op::zeros, {}, {.shape = shape, .dtype = elem.dtype});
   c.e.assign(a.acc, empty);
 }
 
@@ -151,7 +151,7 @@ std::vector<Val> lower_loop(NodeContext& c) {
   }
   c.e.assign(cond, out[0]);
   for (int k = 0; k < n_carried; ++k) c.e.assign(carried[std::size_t(k)], out[std::size_t(1 + k)]);
-  c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));
+  c.e.assign(i, c.e.emit(op::add, {i, one_i64(c, 1)}));
   c.e.jmp(check_label);
   c.e.place_label(init_label);
   for (int j = 0; j < n_scan; ++j) {
@@ -163,8 +163,8 @@ std::vector<Val> lower_loop(NodeContext& c) {
   c.e.place_label(check_label);
   Val more = cond;
   if (trip.present()) {
-    Val below = c.e.emit("less", {i, trip});
-    more = c.e.emit("logical_and", {below, cond});
+    Val below = c.e.emit(op::less, {i, trip});
+    more = c.e.emit(op::logical_and, {below, cond});
   }
   c.e.br(more, body_label);
   std::vector<Val> results = carried;
@@ -194,7 +194,7 @@ std::vector<Val> lower_scan(NodeContext& c) {
   // T from the first scan input's scanned dim (a run-time value if dynamic).
   Val x0 = c.input(n);
   int64_t ax0 = c.axis(in_axes[0], c.e.rank(x0));
-  Val t_len = c.e.emit("take", {c.e.emit("shape_of", {x0}), c.e.int_vector({ax0})}, {attr_i("axis", 0)});
+  Val t_len = c.e.emit(op::take, {c.e.emit(op::shape_of, {x0}), c.e.int_vector({ax0})}, {.axis = 0});
   Val i = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "step");
   c.e.assign(i, one_i64(c, 0));
   std::vector<Val> states;
@@ -211,9 +211,9 @@ std::vector<Val> lower_scan(NodeContext& c) {
   for (int j = 0; j < m; ++j) {
     Val x = c.input(n + j);
     int64_t ax = c.axis(in_axes[std::size_t(j)], c.e.rank(x));
-    Val idx = in_dirs[std::size_t(j)] ? c.e.emit("sub", {c.e.emit("sub", {t_len, one_i64(c, 1)}), i}) : i;
-    Val slice = c.e.emit("take", {x, idx}, {attr_i("axis", ax), attr_s("mode", "raise")});
-    Val elem = c.e.emit("squeeze", {slice}, {attr_ints("axes", {ax})});
+    Val idx = in_dirs[std::size_t(j)] ? c.e.emit(op::sub, {c.e.emit(op::sub, {t_len, one_i64(c, 1)}), i}) : i;
+    Val slice = c.e.emit(op::take, {x, idx}, {.axis = ax, .mode = take_attrs::mode_choice::raise});
+    Val elem = c.e.emit(op::squeeze, {slice}, {.axes = {ax}});
     inputs.push_back(c.e.with_scalar(elem, c.e.rank(x) == 1));
   }
   std::vector<Val> out = c.lower_subgraph("body", inputs);
@@ -231,7 +231,7 @@ std::vector<Val> lower_scan(NodeContext& c) {
     accumulate(c, a, elem, i);
   }
   for (int k = 0; k < n; ++k) c.e.assign(states[std::size_t(k)], out[std::size_t(k)]);
-  c.e.assign(i, c.e.emit("add", {i, one_i64(c, 1)}));
+  c.e.assign(i, c.e.emit(op::add, {i, one_i64(c, 1)}));
   c.e.jmp(check_label);
   c.e.place_label(init_label);
   for (int j = 0; j < k_out; ++j) {
@@ -240,7 +240,7 @@ std::vector<Val> lower_scan(NodeContext& c) {
     init_accumulator(c, scans[std::size_t(j)], t);
   }
   c.e.place_label(check_label);
-  c.e.br(c.e.emit("less", {i, t_len}), body_label);
+  c.e.br(c.e.emit(op::less, {i, t_len}), body_label);
   // After the loop each scan output holds T slices along its axis (known when x0's length is).
   const int64_t t_static = c.e.dims(x0)[int(ax0)];
   for (auto& a : scans) {

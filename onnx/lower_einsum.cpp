@@ -100,7 +100,7 @@ std::vector<Val> lower_einsum(NodeContext& c) {
     if (!perm.empty()) {
       bool identity = true;
       for (std::size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int64_t(i);
-      if (!identity) v = c.e.emit("transpose", {v}, {attr_ints("axes", perm)});
+      if (!identity) v = c.e.emit(op::transpose, {v}, {.axes = perm});
     }
     std::vector<int64_t> shape;
     std::size_t next = 0;
@@ -110,19 +110,19 @@ std::vector<Val> lower_einsum(NodeContext& c) {
     for (int64_t& s : shape)
       if (s == kDynamic) s = -1;
     if (shape.empty()) shape.push_back(1);
-    v = c.e.emit("reshape", {v}, {attr_ints("shape", shape)});
-    product = product.present() ? c.e.emit("mul", {product, v}) : v;
+    v = c.e.emit(op::reshape, {v}, {.shape = shape});
+    product = product.present() ? c.e.emit(op::mul, {product, v}) : v;
   }
   const int out_rank = int(eq.output.size());
   std::vector<int64_t> summed;
   for (int k = out_rank; k < int(all.size()); ++k) summed.push_back(k);
   Val y = product;
-  if (!summed.empty()) y = c.e.emit("sum", {y}, {attr_ints("axes", summed), attr_b("keepdims", true)});
+  if (!summed.empty()) y = c.e.emit(op::sum, {y}, {.axes = summed, .keepdims = true});
   std::vector<int64_t> out_shape;
   Dims yd = c.e.dims(y);
   for (int k = 0; k < out_rank; ++k) out_shape.push_back(yd[k] == kDynamic ? -1 : yd[k]);
-  if (out_rank == 0) return one(c.e.with_scalar(c.e.emit("reshape", {y}, {attr_ints("shape", {1})}), true));
-  return one(c.e.emit("reshape", {y}, {attr_ints("shape", out_shape)}));
+  if (out_rank == 0) return one(c.e.with_scalar(c.e.emit(op::reshape, {y}, {.shape = {1}}), true));
+  return one(c.e.emit(op::reshape, {y}, {.shape = out_shape}));
 }
 
 constexpr LoweringEntry kTable[] = {

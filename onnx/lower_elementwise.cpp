@@ -12,30 +12,23 @@ namespace mlvm {
 
 namespace {
 
-template <const char* Op>
+template <Opcode Op>
 std::vector<Val> unary(NodeContext& c) {
   return one(ew(c, Op, {c.input(0)}));
 }
-template <const char* Op>
+template <Opcode Op>
 std::vector<Val> binary(NodeContext& c) {
   if (c.num_inputs() != 2) c.fail("expects 2 inputs");
   return one(ew(c, Op, {c.input(0), c.input(1)}));
 }
 
-constexpr char kAbs[] = "abs", kNeg[] = "negative", kRelu[] = "relu", kSign[] = "sign",
-               kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
-               kSigmoid[] = "sigmoid", kFloor[] = "floor", kNot[] = "logical_not";
-constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
-               kEqual[] = "equal", kLess[] = "less", kLessEq[] = "less_equal",
-               kGreater[] = "greater", kGreaterEq[] = "greater_equal", kAnd[] = "logical_and",
-               kOr[] = "logical_or";
 
 std::vector<Val> lower_xor(NodeContext& c) {
-  return one(ew(c, "logical_xor", {c.input(0), c.input(1)}));
+  return one(ew(c, op::logical_xor, {c.input(0), c.input(1)}));
 }
 
 std::vector<Val> lower_where(NodeContext& c) {
-  return one(ew(c, "where", {c.input(0), c.input(1), c.input(2)}));
+  return one(ew(c, op::where, {c.input(0), c.input(1), c.input(2)}));
 }
 
 std::vector<Val> pass_through(NodeContext& c) {
@@ -45,7 +38,7 @@ std::vector<Val> pass_through(NodeContext& c) {
     if (c.opset >= 12 && c.input(2).present() &&
         !(c.e.is_const(c.input(2)) && c.e.ints(c.input(2), "training_mode")[0] == 0))
       c.fail("training mode Dropout is not supported (only inference)");
-    Val mask = c.e.emit("ones_like", {c.input(0)}, {attr_dt("dtype", DType::boolean)});
+    Val mask = c.e.emit(op::ones_like, {c.input(0)}, {.dtype = DType::boolean});
     c.e.set_scalar(mask, c.e.scalar(c.input(0)));
     out.push_back(mask);
   }
@@ -57,19 +50,18 @@ std::vector<Val> lower_cast(NodeContext& c) {
   auto dt = dtype_from_onnx(int32_t(to));
   if (!dt) c.fail("cast to " + onnx_dtype_name(int32_t(to)) + " is not supported by mlvm");
   if (c.e.dtype(c.input(0)) == *dt) return {c.input(0)};
-  return one(ew(c, "cast", {c.input(0)}, {attr_dt("dtype", *dt)}));
+  return one(ew(c, op::cast, {c.input(0)}, {.dtype = *dt}));
 }
 
 std::vector<Val> lower_cast_like(NodeContext& c) {
   DType dt = c.e.dtype(c.input(1));
   if (c.e.dtype(c.input(0)) == dt) return {c.input(0)};
-  return one(ew(c, "cast", {c.input(0)}, {attr_dt("dtype", dt)}));
+  return one(ew(c, op::cast, {c.input(0)}, {.dtype = dt}));
 }
 
-// A bound as an attribute value of x's dtype.
-AttrValue bound_value(DType dt, double v) {
-  if (is_float(dt)) return AttrValue::floating(v);
-  return AttrValue::integer(int64_t(v));
+// A bound as a number of x's kind.
+Scalar bound_value(DType dt, double v) {
+  return is_float(dt) ? Scalar::from_float(v) : Scalar::from_int(int64_t(v));
 }
 
 std::vector<Val> lower_clip(NodeContext& c) {
@@ -83,10 +75,10 @@ std::vector<Val> lower_clip(NodeContext& c) {
     double lo = c.attr_float("min", -3.4028234663852886e38);
     double hi = c.attr_float("max", 3.4028234663852886e38);
     if (lo > hi) {
-      Val m = ew(c, "maximum", {x, c.e.scalar_const(dt, lo)});
-      return one(ew(c, "minimum", {m, c.e.scalar_const(dt, hi)}));
+      Val m = ew(c, op::maximum, {x, c.e.scalar_const(dt, lo)});
+      return one(ew(c, op::minimum, {m, c.e.scalar_const(dt, hi)}));
     }
-    return one(ew(c, "clip", {x}, {{"a_min", bound_value(dt, lo)}, {"a_max", bound_value(dt, hi)}}));
+    return one(ew(c, op::clip, {x}, {.a_min = bound_value(dt, lo), .a_max = bound_value(dt, hi)}));
   }
   Val lo = c.input(1), hi = c.input(2);
   bool lo_known = !lo.present() || c.e.is_const(lo);
@@ -95,19 +87,18 @@ std::vector<Val> lower_clip(NodeContext& c) {
     double l = lo.present() ? c.e.doubles(lo, "min")[0] : lo_default;
     double h = hi.present() ? c.e.doubles(hi, "max")[0] : hi_default;
     if (l <= h)
-      return one(ew(c, "clip", {x}, {{"a_min", bound_value(dt, l)}, {"a_max", bound_value(dt, h)}}));
+      return one(ew(c, op::clip, {x}, {.a_min = bound_value(dt, l), .a_max = bound_value(dt, h)}));
   }
   if (lo_known && hi_known && !is_float(dt) && (lo.present() || hi.present())) {
     std::vector<int64_t> l = lo.present() ? c.e.ints(lo, "min") : std::vector<int64_t>{};
     std::vector<int64_t> h = hi.present() ? c.e.ints(hi, "max") : std::vector<int64_t>{};
     if (lo.present() && hi.present() && l[0] <= h[0])
-      return one(ew(c, "clip", {x}, {{"a_min", AttrValue::integer(l[0])},
-                                     {"a_max", AttrValue::integer(h[0])}}));
+      return one(ew(c, op::clip, {x}, {.a_min = l[0], .a_max = h[0]}));
   }
   // min(max(x, lo), hi): also right when lo > hi (every value becomes hi, as ONNX says).
   Val r = x;
-  if (lo.present()) r = ew(c, "maximum", {r, lo});
-  if (hi.present()) r = ew(c, "minimum", {r, hi});
+  if (lo.present()) r = ew(c, op::maximum, {r, lo});
+  if (hi.present()) r = ew(c, op::minimum, {r, hi});
   c.e.set_scalar(r, c.e.scalar(x));
   return {r};
 }
@@ -115,40 +106,40 @@ std::vector<Val> lower_clip(NodeContext& c) {
 // Max, Min, Sum, Mean: a fold of the binary op over every input (opset 8+ broadcasts).
 std::vector<Val> variadic(NodeContext& c) {
   const std::string& t = c.node.op_type();
-  const char* op = t == "Max" ? "maximum" : t == "Min" ? "minimum" : "add";
+  const Opcode op = t == "Max" ? Opcode::maximum : t == "Min" ? Opcode::minimum : Opcode::add;
   if (c.num_inputs() < 1) c.fail("expects at least one input");
   Val r = c.input(0);
   for (int k = 1; k < c.num_inputs(); ++k) r = ew(c, op, {r, c.input(k)});
   if (t == "Mean" && c.num_inputs() > 1) {
     if (!is_float(c.e.dtype(r))) c.fail("Mean of integers is not supported");
-    r = ew(c, "div", {r, c.e.scalar_const(c.e.dtype(r), double(c.num_inputs()))});
+    r = ew(c, op::div, {r, c.e.scalar_const(c.e.dtype(r), double(c.num_inputs()))});
   }
   return {r};
 }
 
 constexpr LoweringEntry kTable[] = {
-    {"Abs", 1, unary<kAbs>},
-    {"Neg", 1, unary<kNeg>},
-    {"Relu", 1, unary<kRelu>},
-    {"Sign", 9, unary<kSign>},
-    {"Exp", 1, unary<kExp>},
-    {"Log", 1, unary<kLog>},
-    {"Sqrt", 1, unary<kSqrt>},
-    {"Tanh", 1, unary<kTanh>},
-    {"Sigmoid", 1, unary<kSigmoid>},
-    {"Floor", 1, unary<kFloor>},
-    {"Not", 1, unary<kNot>},
-    {"Add", 7, binary<kAdd>},
-    {"Sub", 7, binary<kSub>},
-    {"Mul", 7, binary<kMul>},
-    {"Div", 7, binary<kDiv>},
-    {"Equal", 7, binary<kEqual>},
-    {"Less", 7, binary<kLess>},
-    {"LessOrEqual", 12, binary<kLessEq>},
-    {"Greater", 7, binary<kGreater>},
-    {"GreaterOrEqual", 12, binary<kGreaterEq>},
-    {"And", 7, binary<kAnd>},
-    {"Or", 7, binary<kOr>},
+    {"Abs", 1, unary<Opcode::abs>},
+    {"Neg", 1, unary<Opcode::negative>},
+    {"Relu", 1, unary<Opcode::relu>},
+    {"Sign", 9, unary<Opcode::sign>},
+    {"Exp", 1, unary<Opcode::exp>},
+    {"Log", 1, unary<Opcode::log>},
+    {"Sqrt", 1, unary<Opcode::sqrt>},
+    {"Tanh", 1, unary<Opcode::tanh>},
+    {"Sigmoid", 1, unary<Opcode::sigmoid>},
+    {"Floor", 1, unary<Opcode::floor>},
+    {"Not", 1, unary<Opcode::logical_not>},
+    {"Add", 7, binary<Opcode::add>},
+    {"Sub", 7, binary<Opcode::sub>},
+    {"Mul", 7, binary<Opcode::mul>},
+    {"Div", 7, binary<Opcode::div>},
+    {"Equal", 7, binary<Opcode::equal>},
+    {"Less", 7, binary<Opcode::less>},
+    {"LessOrEqual", 12, binary<Opcode::less_equal>},
+    {"Greater", 7, binary<Opcode::greater>},
+    {"GreaterOrEqual", 12, binary<Opcode::greater_equal>},
+    {"And", 7, binary<Opcode::logical_and>},
+    {"Or", 7, binary<Opcode::logical_or>},
     {"Xor", 7, lower_xor},
     {"Where", 9, lower_where},
     {"Identity", 1, pass_through},

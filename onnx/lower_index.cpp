@@ -22,44 +22,41 @@ int64_t const_int(NodeContext& c, int input, const std::string& what) {
 // optional run-time input (cast to i64).
 bool known(NodeContext& c, int input) { return c.e.is_const(c.input(input)); }
 Val runtime_param(NodeContext& c, int input) {
-  return c.e.emit("cast", {c.input(input)}, {attr_dt("dtype", DType::i64)});
+  return c.e.emit(op::cast, {c.input(input)}, {.dtype = DType::i64});
 }
 
 std::vector<Val> lower_cumsum(NodeContext& c) {
   Val x = c.input(0);
-  std::vector<NamedAttr> attrs{attr_b("exclusive", c.attr_int("exclusive", 0) != 0),
-                               attr_b("reverse", c.attr_int("reverse", 0) != 0)};
-  if (!known(c, 1)) {
-    attrs.push_back(attr_i("axis", 0));  // replaced by the input
-    return one(c.e.emit("cumsum", {x, runtime_param(c, 1)}, attrs));
-  }
-  attrs.push_back(attr_i("axis", c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x))));
-  return one(c.e.emit("cumsum", {x}, attrs));
+  write::cumsum attrs{.axis = 0,  // replaced by the input
+                      .exclusive = c.attr_int("exclusive", 0) != 0,
+                      .reverse = c.attr_int("reverse", 0) != 0};
+  if (!known(c, 1)) return one(c.e.emit(op::cumsum, {x, runtime_param(c, 1)}, attrs));
+  attrs.axis = c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x));
+  return one(c.e.emit(op::cumsum, {x}, attrs));
 }
 
 std::vector<Val> lower_topk(NodeContext& c) {
   Val x = c.input(0);
   int64_t axis = c.axis(c.attr_int("axis", -1), c.e.rank(x));
-  std::vector<NamedAttr> attrs{attr_i("axis", axis), attr_b("largest", c.attr_int("largest", 1) != 0),
-                               attr_b("sorted", c.attr_int("sorted", 1) != 0)};
-  if (c.opset >= 10 && !known(c, 1)) {
-    attrs.push_back(attr_i("k", 0));  // replaced by the input
-    return c.e.emit_n("topk", {x, runtime_param(c, 1)}, attrs);
-  }
+  write::topk attrs{.k = 0,  // replaced by the input
+                    .axis = axis,
+                    .largest = c.attr_int("largest", 1) != 0,
+                    .sorted = c.attr_int("sorted", 1) != 0};
+  if (c.opset >= 10 && !known(c, 1)) return c.e.emit_n(op::topk, {x, runtime_param(c, 1)}, attrs);
   int64_t k = c.opset < 10 ? c.attr_int("k", -1) : const_int(c, 1, "TopK's K");
   if (k < 0) c.fail("K " + std::to_string(k) + " is negative");
-  attrs.push_back(attr_i("k", k));
-  return c.e.emit_n("topk", {x}, attrs);
+  attrs.k = k;
+  return c.e.emit_n(op::topk, {x}, attrs);
 }
 
 std::vector<Val> lower_gather_elements(NodeContext& c) {
   Val x = c.input(0);
   int64_t axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
-  return one(c.e.emit("gather_elements", {x, c.input(1)}, {attr_i("axis", axis)}));
+  return one(c.e.emit(op::gather_elements, {x, c.input(1)}, {.axis = axis}));
 }
 
 std::vector<Val> lower_gather_nd(NodeContext& c) {
-  Val y = c.e.emit("gather_nd", {c.input(0), c.input(1)}, {attr_i("batch_dims", c.attr_int("batch_dims", 0))});
+  Val y = c.e.emit(op::gather_nd, {c.input(0), c.input(1)}, {.batch_dims = c.attr_int("batch_dims", 0)});
   // indices [k] into a rank-k tensor picks one element: an ONNX scalar.
   bool scalar = c.e.rank(c.input(1)) == 1 && c.e.dims(c.input(1))[0] == c.e.rank(c.input(0)) &&
                 c.attr_int("batch_dims", 0) == 0;
@@ -76,12 +73,12 @@ std::string reduction(NodeContext& c) {
 std::vector<Val> lower_scatter_elements(NodeContext& c) {
   Val x = c.input(0);
   int64_t axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
-  return one(c.e.emit("scatter_elements", {x, c.input(1), c.input(2)},
-                      {attr_i("axis", axis), attr_s("reduction", reduction(c))}));
+  return one(c.e.emit(op::scatter_elements, {x, c.input(1), c.input(2)},
+                      {.axis = axis, .reduction = reduction(c)}));
 }
 
 std::vector<Val> lower_scatter_nd(NodeContext& c) {
-  return one(c.e.emit("scatter_nd", {c.input(0), c.input(1), c.input(2)}, {attr_s("reduction", reduction(c))}));
+  return one(c.e.emit(op::scatter_nd, {c.input(0), c.input(1), c.input(2)}, {.reduction = reduction(c)}));
 }
 
 std::vector<Val> lower_one_hot(NodeContext& c) {
@@ -92,36 +89,36 @@ std::vector<Val> lower_one_hot(NodeContext& c) {
   if (known(c, 1)) {
     std::vector<double> depth = c.e.doubles(c.input(1), "OneHot's depth");
     if (depth.size() != 1 || !(depth[0] >= 1) || depth[0] > 1e9) c.fail("depth must be one value >= 1");
-    y = c.e.emit("one_hot", {idx, c.input(2)}, {attr_i("depth", int64_t(depth[0])), attr_i("axis", axis)});
+    y = c.e.emit(op::one_hot, {idx, c.input(2)}, {.depth = int64_t(depth[0]), .axis = axis});
   } else {
-    y = c.e.emit("one_hot", {idx, c.input(2), runtime_param(c, 1)}, {attr_i("depth", 1), attr_i("axis", axis)});
+    y = c.e.emit(op::one_hot, {idx, c.input(2), runtime_param(c, 1)}, {.depth = 1, .axis = axis});
   }
   // A scalar index gives a 1-D result; mlvm held the index as [1], so drop that dim.
-  if (c.e.scalar(idx)) y = c.e.emit("squeeze", {y}, {attr_ints("axes", {axis == 0 ? 1 : 0})});
+  if (c.e.scalar(idx)) y = c.e.emit(op::squeeze, {y}, {.axes = {axis == 0 ? 1 : 0}});
   return one(y);
 }
 
 std::vector<Val> lower_trilu(NodeContext& c) {
   const bool upper = c.attr_int("upper", 1) != 0;
   if (c.input(1).present() && !known(c, 1))
-    return one(c.e.emit("trilu", {c.input(0), runtime_param(c, 1)}, {attr_b("upper", upper)}));
+    return one(c.e.emit(op::trilu, {c.input(0), runtime_param(c, 1)}, {.upper = upper}));
   int64_t k = c.input(1).present() ? const_int(c, 1, "Trilu's k") : 0;
-  return one(c.e.emit("trilu", {c.input(0)}, {attr_b("upper", upper), attr_i("k", k)}));
+  return one(c.e.emit(op::trilu, {c.input(0)}, {.upper = upper, .k = k}));
 }
 
 std::vector<Val> lower_nonzero(NodeContext& c) {
   Val x = c.input(0);
-  Val y = c.e.emit("nonzero", {x});
+  Val y = c.e.emit(op::nonzero, {x});
   // A scalar's nonzero has no index rows: shape (0, n).
-  if (c.e.scalar(x)) y = c.e.emit("strided_slice", {y}, {attr_ints("begin", {0}), attr_ints("end", {0}), attr_ints("axes", {0})});
+  if (c.e.scalar(x)) y = c.e.emit(op::strided_slice, {y}, {.begin = {0}, .end = {0}, .axes = {0}});
   return one(y);
 }
 
 std::vector<Val> lower_compress(NodeContext& c) {
   Val x = c.input(0);
-  std::vector<NamedAttr> attrs;
-  if (c.has_attr("axis")) attrs.push_back(attr_i("axis", c.axis(c.attr_int("axis", 0), c.e.rank(x))));
-  return one(c.e.emit("compress", {x, c.input(1)}, attrs));
+  write::compress attrs;
+  if (c.has_attr("axis")) attrs.axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
+  return one(c.e.emit(op::compress, {x, c.input(1)}, attrs));
 }
 
 std::vector<Val> lower_eye_like(NodeContext& c) {

@@ -18,35 +18,36 @@ Val nll(NodeContext& c, Val input, Val target, Val weight) {
     c.fail("reduction '" + reduction + "' is not supported");
   if (c.e.rank(input) < 2) c.fail("the input must have rank >= 2 (N, C, ...)");
   const DType dt = c.e.dtype(input);
-  Val t = c.e.emit("cast", {target}, {attr_dt("dtype", DType::i64)});
+  Val t = c.e.emit(op::cast, {target}, {.dtype = DType::i64});
   Val mask;  // bool: the target is not ignored
   if (c.has_attr("ignore_index")) {
     Val ii = c.e.scalar_const(DType::i64, double(c.attr_int("ignore_index", 0)));
-    mask = c.e.emit("not_equal", {t, ii});
-    t = c.e.emit("where", {mask, t, c.e.scalar_const(DType::i64, 0)});  // a safe index
+    mask = c.e.emit(op::not_equal, {t, ii});
+    t = c.e.emit(op::where, {mask, t, c.e.scalar_const(DType::i64, 0)});  // a safe index
   }
-  Val picked = c.e.emit("gather_elements", {input, c.e.emit("expand_dims", {t}, {attr_i("axis", 1)})},
-                        {attr_i("axis", 1)});
-  Val loss = c.e.emit("negative", {c.e.emit("squeeze", {picked}, {attr_ints("axes", {1})})});
+  Val picked = c.e.emit(op::gather_elements, {input, c.e.emit(op::expand_dims, {t}, {.axis = 1})},
+                        {.axis = 1});
+  Val loss = c.e.emit(op::negative, {c.e.emit(op::squeeze, {picked}, {.axes = {1}})});
   Val w;  // the weight of each element (absent: 1)
-  if (weight.present()) w = c.e.emit("take", {weight, t}, {attr_i("axis", 0), attr_s("mode", "raise")});
+  if (weight.present())
+    w = c.e.emit(op::take, {weight, t}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
   if (mask.present()) {
-    Val m = c.e.emit("cast", {mask}, {attr_dt("dtype", dt)});
-    w = w.present() ? c.e.emit("mul", {w, m}) : m;
+    Val m = c.e.emit(op::cast, {mask}, {.dtype = dt});
+    w = w.present() ? c.e.emit(op::mul, {w, m}) : m;
   }
-  if (w.present()) loss = c.e.emit("mul", {loss, w});
+  if (w.present()) loss = c.e.emit(op::mul, {loss, w});
   if (reduction == "none") return loss;
-  Val total = c.e.emit("sum", {loss});
+  Val total = c.e.emit(op::sum, {loss});
   if (reduction == "sum") return c.e.with_scalar(total, true);
   Val count;
   if (w.present()) {
-    count = c.e.emit("sum", {w});
+    count = c.e.emit(op::sum, {w});
   } else {
     // Without weights the mean is over every element: numel = prod(dims).
-    Val n = c.e.emit("prod", {c.e.emit("shape_of", {loss})});
-    count = c.e.emit("cast", {n}, {attr_dt("dtype", dt)});
+    Val n = c.e.emit(op::prod, {c.e.emit(op::shape_of, {loss})});
+    count = c.e.emit(op::cast, {n}, {.dtype = dt});
   }
-  return c.e.with_scalar(c.e.emit("div", {total, count}), true);
+  return c.e.with_scalar(c.e.emit(op::div, {total, count}), true);
 }
 
 std::vector<Val> lower_nll(NodeContext& c) {
@@ -54,7 +55,7 @@ std::vector<Val> lower_nll(NodeContext& c) {
 }
 
 std::vector<Val> lower_sce(NodeContext& c) {
-  Val log_prob = c.e.emit("log_softmax", {c.input(0)}, {attr_i("axis", 1)});
+  Val log_prob = c.e.emit(op::log_softmax, {c.input(0)}, {.axis = 1});
   return {nll(c, log_prob, c.input(1), c.input(2)), log_prob};
 }
 

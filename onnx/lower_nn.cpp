@@ -13,7 +13,7 @@ namespace {
 
 using namespace nn;
 
-Val transpose2(NodeContext& c, Val v) { return c.e.emit("transpose", {v}, {attr_ints("axes", {1, 0})}); }
+Val transpose2(NodeContext& c, Val v) { return c.e.emit(op::transpose, {v}, {.axes = {1, 0}}); }
 
 // Y = alpha * A' * B' + beta * C. `dense` (x . w^T + b) when B' is read as (N, K) rows: transB=1,
 // or a constant B (transposed at import); alpha and beta fold into constant operands.
@@ -34,13 +34,13 @@ std::vector<Val> lower_gemm(NodeContext& c) {
     // C' = beta * C * k + shift added with beta 1.
     const DType dt = c.e.dtype(B);
     const int64_t n = int64_t(f->k.size());
-    B = c.e.emit("mul", {B, const_values(c, dt, f->k, tb ? std::vector<int64_t>{n, 1}
+    B = c.e.emit(op::mul, {B, const_values(c, dt, f->k, tb ? std::vector<int64_t>{n, 1}
                                                           : std::vector<int64_t>{1, n})});
     Val shift = const_values(c, dt, f->shift, {n});
     if (C.present() && beta != 0.0) {
-      Val cb = c.e.emit("mul", {C, const_values(c, dt, f->k, {n})});
-      if (beta != 1.0) cb = c.e.emit("mul", {cb, num(c, cb, beta)});
-      C = c.e.emit("add", {cb, shift});
+      Val cb = c.e.emit(op::mul, {C, const_values(c, dt, f->k, {n})});
+      if (beta != 1.0) cb = c.e.emit(op::mul, {cb, num(c, cb, beta)});
+      C = c.e.emit(op::add, {cb, shift});
     } else {
       C = shift;
     }
@@ -53,7 +53,7 @@ std::vector<Val> lower_gemm(NodeContext& c) {
   if (tb || c.e.is_const(B)) {
     Val w = tb ? B : transpose2(c, B);  // (N, K)
     if (alpha != 1.0 && c.e.is_const(w)) {
-      w = c.e.emit("mul", {w, num(c, w, alpha)});
+      w = c.e.emit(op::mul, {w, num(c, w, alpha)});
       alpha = 1.0;
     }
     Val bias;
@@ -63,19 +63,19 @@ std::vector<Val> lower_gemm(NodeContext& c) {
       int64_t n = c.e.dims(w)[0];
       bool row = (cd.size() == 1 && cd[0] == n) || (cd.size() == 2 && cd[0] == 1 && cd[1] == n);
       if (row && n != kDynamic) {
-        Val cb = beta == 1.0 ? C : c.e.emit("mul", {C, num(c, C, beta)});
+        Val cb = beta == 1.0 ? C : c.e.emit(op::mul, {C, num(c, C, beta)});
         bias = reshape(c, cb, {n});
         c_added = true;
       }
     }
-    y = c.e.emit("dense", {a, w, bias});
+    y = c.e.emit(op::dense, {a, w, bias});
   } else {
-    y = c.e.emit("matmul", {a, B});
+    y = c.e.emit(op::matmul, {a, B});
   }
-  if (alpha != 1.0) y = c.e.emit("mul", {y, num(c, y, alpha)});
+  if (alpha != 1.0) y = c.e.emit(op::mul, {y, num(c, y, alpha)});
   if (use_c && !c_added) {
-    cc = beta == 1.0 ? C : ew(c, "mul", {C, num(c, C, beta)});
-    y = c.e.emit("add", {y, cc});
+    cc = beta == 1.0 ? C : ew(c, op::mul, {C, num(c, C, beta)});
+    y = c.e.emit(op::add, {y, cc});
   }
   return one(y);
 }
@@ -83,7 +83,7 @@ std::vector<Val> lower_gemm(NodeContext& c) {
 std::vector<Val> lower_matmul(NodeContext& c) {
   Val a = c.input(0), b = c.input(1);
   if (c.e.rank(a) == 0 || c.e.rank(b) == 0) c.fail("MatMul of a scalar is not defined");
-  Val y = c.e.emit("matmul", {a, b});
+  Val y = c.e.emit(op::matmul, {a, b});
   c.e.set_scalar(y, c.e.rank(a) == 1 && c.e.rank(b) == 1);
   return one(y);
 }
@@ -91,8 +91,10 @@ std::vector<Val> lower_matmul(NodeContext& c) {
 // Softmax, LogSoftmax or Hardmax of x along one axis: mlvm's softmax, log_softmax, hardmax.
 Val softmax_axis(NodeContext& c, Val x, int64_t axis) {
   const std::string& op = c.node.op_type();
-  const char* name = op == "Softmax" ? "softmax" : op == "LogSoftmax" ? "log_softmax" : "hardmax";
-  return c.e.emit(name, {x}, {attr_i("axis", axis)});
+  const Opcode code = op == "Softmax"      ? Opcode::softmax
+                      : op == "LogSoftmax" ? Opcode::log_softmax
+                                           : Opcode::hardmax;
+  return c.e.emit(code, {x}, write::softmax{.axis = axis});
 }
 
 // Before opset 13 the input is seen as 2-D: (prod(dims[:axis]), prod(dims[axis:])), axis 1 by
@@ -147,10 +149,10 @@ std::vector<Val> lower_depth_to_space(NodeContext& c) {
   Val t;
   if (mode == "DCR") {
     t = reshape(c, x, {n, b, b, oc, h, w});
-    t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 3, 4, 1, 5, 2})});
+    t = c.e.emit(op::transpose, {t}, {.axes = {0, 3, 4, 1, 5, 2}});
   } else {
     t = reshape(c, x, {n, oc, b, b, h, w});
-    t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 1, 4, 2, 5, 3})});
+    t = c.e.emit(op::transpose, {t}, {.axes = {0, 1, 4, 2, 5, 3}});
   }
   return one(reshape(c, t, {n, oc, h * b, w * b}));
 }
@@ -166,7 +168,7 @@ std::vector<Val> lower_space_to_depth(NodeContext& c) {
   if (h % b != 0 || w % b != 0)
     c.fail("blocksize=" + std::to_string(b) + " does not divide H=" + std::to_string(h) + " and W=" + std::to_string(w));
   Val t = reshape(c, x, {n, ch, h / b, b, w / b, b});
-  t = c.e.emit("transpose", {t}, {attr_ints("axes", {0, 3, 5, 1, 2, 4})});
+  t = c.e.emit(op::transpose, {t}, {.axes = {0, 3, 5, 1, 2, 4}});
   return one(reshape(c, t, {n, ch * b * b, h / b, w / b}));
 }
 

@@ -12,16 +12,33 @@ namespace {
 // Ops whose only difference from ONNX is the name.
 struct Simple {
   const char* onnx;
-  const char* mlvm;
+  Opcode mlvm;
 };
 constexpr Simple kSimple[] = {
-    {"Ceil", "ceil"},   {"Round", "round"}, {"Reciprocal", "reciprocal"}, {"Erf", "erf"},
-    {"Sin", "sin"},     {"Cos", "cos"},     {"Tan", "tan"},               {"Asin", "asin"},
-    {"Acos", "acos"},   {"Atan", "atan"},   {"Sinh", "sinh"},             {"Cosh", "cosh"},
-    {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},           {"Softplus", "softplus"},
-    {"Softsign", "softsign"}, {"IsNaN", "isnan"}, {"HardSwish", "hard_swish"},
-    {"BitwiseNot", "bitwise_not"}, {"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"},
-    {"BitwiseXor", "bitwise_xor"}, {"Pow", "pow"},
+    {"Ceil", Opcode::ceil},
+    {"Round", Opcode::round},
+    {"Reciprocal", Opcode::reciprocal},
+    {"Erf", Opcode::erf},
+    {"Sin", Opcode::sin},
+    {"Cos", Opcode::cos},
+    {"Tan", Opcode::tan},
+    {"Asin", Opcode::asin},
+    {"Acos", Opcode::acos},
+    {"Atan", Opcode::atan},
+    {"Sinh", Opcode::sinh},
+    {"Cosh", Opcode::cosh},
+    {"Asinh", Opcode::asinh},
+    {"Acosh", Opcode::acosh},
+    {"Atanh", Opcode::atanh},
+    {"Softplus", Opcode::softplus},
+    {"Softsign", Opcode::softsign},
+    {"IsNaN", Opcode::isnan},
+    {"HardSwish", Opcode::hard_swish},
+    {"BitwiseNot", Opcode::bitwise_not},
+    {"BitwiseAnd", Opcode::bitwise_and},
+    {"BitwiseOr", Opcode::bitwise_or},
+    {"BitwiseXor", Opcode::bitwise_xor},
+    {"Pow", Opcode::pow},
 };
 
 std::vector<Val> lower_simple(NodeContext& c) {
@@ -42,20 +59,22 @@ std::vector<Val> lower_simple(NodeContext& c) {
 std::vector<Val> lower_activation(NodeContext& c) {
   const std::string& t = c.node.op_type();
   Val x = c.input(0);
-  auto f = [&](const char* name, double dflt) {
-    return NamedAttr{name, AttrValue::floating(c.attr_float(name, dflt))};
-  };
-  if (t == "LeakyRelu") return one(ew(c, "leaky_relu", {x}, {f("alpha", 0.01)}));
-  if (t == "Elu") return one(ew(c, "elu", {x}, {f("alpha", 1.0)}));
+  // The ONNX attribute `name` (its default `dflt`), a float.
+  auto f = [&](const char* name, double dflt) { return c.attr_float(name, dflt); };
+  if (t == "LeakyRelu") return one(ew(c, op::leaky_relu, {x}, {.alpha = f("alpha", 0.01)}));
+  if (t == "Elu") return one(ew(c, op::elu, {x}, {.alpha = f("alpha", 1.0)}));
   if (t == "Selu")
-    return one(ew(c, "selu", {x}, {f("alpha", 1.67326319217681884765625), f("gamma", 1.05070102214813232421875)}));
-  if (t == "Celu") return one(ew(c, "celu", {x}, {f("alpha", 1.0)}));
-  if (t == "HardSigmoid") return one(ew(c, "hard_sigmoid", {x}, {f("alpha", 0.2), f("beta", 0.5)}));
-  if (t == "ThresholdedRelu") return one(ew(c, "thresholded_relu", {x}, {f("alpha", 1.0)}));
-  if (t == "Shrink") return one(ew(c, "shrink", {x}, {f("bias", 0.0), f("lambd", 0.5)}));
+    return one(ew(c, op::selu, {x},
+                  {.alpha = f("alpha", 1.67326319217681884765625), .gamma = f("gamma", 1.05070102214813232421875)}));
+  if (t == "Celu") return one(ew(c, op::celu, {x}, {.alpha = f("alpha", 1.0)}));
+  if (t == "HardSigmoid")
+    return one(ew(c, op::hard_sigmoid, {x}, {.alpha = f("alpha", 0.2), .beta = f("beta", 0.5)}));
+  if (t == "ThresholdedRelu") return one(ew(c, op::thresholded_relu, {x}, {.alpha = f("alpha", 1.0)}));
+  if (t == "Shrink") return one(ew(c, op::shrink, {x}, {.bias = f("bias", 0.0), .lambd = f("lambd", 0.5)}));
   if (t == "IsInf")
-    return one(ew(c, "isinf", {x}, {attr_b("detect_positive", c.attr_int("detect_positive", 1) != 0),
-                                    attr_b("detect_negative", c.attr_int("detect_negative", 1) != 0)}));
+    return one(ew(c, op::isinf, {x},
+                  {.detect_positive = c.attr_int("detect_positive", 1) != 0,
+                   .detect_negative = c.attr_int("detect_negative", 1) != 0}));
   c.fail("internal: no mapping");
 }
 
@@ -67,19 +86,19 @@ std::vector<Val> lower_prelu(NodeContext& c) {
   if (c.original_opset > 0 && c.original_opset < 7 && sd.size() == 1 && xd.size() > 2 &&
       sd[0] != 1 && sd[0] == xd[1])
     slope = per_channel(c, slope, int(xd.size()));
-  Val y = ew(c, "prelu", {x, slope});
+  Val y = ew(c, op::prelu, {x, slope});
   c.e.set_scalar(y, c.e.scalar(x));
   return one(y);
 }
 
 std::vector<Val> lower_mod(NodeContext& c) {
-  return one(ew(c, "mod", {c.input(0), c.input(1)}, {attr_b("fmod", c.attr_int("fmod", 0) != 0)}));
+  return one(ew(c, op::mod, {c.input(0), c.input(1)}, {.fmod = c.attr_int("fmod", 0) != 0}));
 }
 
 std::vector<Val> lower_bit_shift(NodeContext& c) {
   const std::string dir = c.attr_string("direction", "");
   if (dir != "LEFT" && dir != "RIGHT") c.fail("direction '" + dir + "' (expected LEFT or RIGHT)");
-  return one(ew(c, dir == "LEFT" ? "shift_left" : "shift_right", {c.input(0), c.input(1)}));
+  return one(ew(c, dir == "LEFT" ? Opcode::shift_left : Opcode::shift_right, {c.input(0), c.input(1)}));
 }
 
 constexpr LoweringEntry kTable[] = {

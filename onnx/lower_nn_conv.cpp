@@ -95,11 +95,11 @@ Attrs2d attrs_2d(const Window& w) {
 // x as an image: (N, C, L) -> (N, C, 1, L).
 Val as_2d(NodeContext& c, Val x, std::size_t nd) {
   if (nd == 2) return x;
-  return c.e.emit("expand_dims", {x}, {attr_i("axis", 2)});
+  return c.e.emit(op::expand_dims, {x}, {.axis = 2});
 }
 Val from_2d(NodeContext& c, Val y, std::size_t nd) {
   if (nd == 2) return y;
-  return c.e.emit("squeeze", {y}, {attr_ints("axes", {2})});
+  return c.e.emit(op::squeeze, {y}, {.axes = {2}});
 }
 
 // 3-D windows (Conv, MaxPool, AveragePool) as 2-D ones over depth slices: for each tap kd of
@@ -127,18 +127,20 @@ std::vector<Val> depth_taps(NodeContext& c, Val x, const Depth& d, double fill) 
   const int64_t after = std::max<int64_t>(0, read - in - d.begin);
   Val xp = x;
   if (d.begin > 0 || after > 0) {
-    AttrValue width = AttrValue::tuple({});
-    for (int k = 0; k < 5; ++k) width.items.push_back(AttrValue::int_tuple({k == 2 ? d.begin : 0, k == 2 ? after : 0}));
-    xp = c.e.emit("pad", {x}, {{"pad_width", width}, attr_f("value", fill)});
+    std::vector<std::array<int64_t, 2>> width(5, {0, 0});
+    width[2] = {d.begin, after};
+    xp = c.e.emit(op::pad, {x}, {.pad_width = width, .value = fill});
   }
-  Val xt = c.e.emit("transpose", {xp}, {attr_ints("axes", {0, 2, 1, 3, 4})});  // (N, D', C, H, W)
+  Val xt = c.e.emit(op::transpose, {xp}, {.axes = {0, 2, 1, 3, 4}});  // (N, D', C, H, W)
   const int64_t n = c.e.dims(x)[0];
   const int64_t ch = static_dim(c, x, 1, "3-D"), h = static_dim(c, x, 3, "3-D"), w = static_dim(c, x, 4, "3-D");
   std::vector<Val> taps;
   for (int64_t kd = 0; kd < d.k; ++kd) {
-    Val t = c.e.emit("strided_slice", {xt}, {attr_ints("begin", {kd * d.dil}),
-                                              attr_ints("end", {kd * d.dil + (d.out - 1) * d.s + 1}),
-                                              attr_ints("strides", {d.s}), attr_ints("axes", {1})});
+    Val t = c.e.emit(op::strided_slice, {xt},
+                     {.begin = {kd * d.dil},
+                      .end = {kd * d.dil + (d.out - 1) * d.s + 1},
+                      .strides = {d.s},
+                      .axes = {1}});
     taps.push_back(reshape(c, t, {n == kDynamic ? kDynamic : n * d.out, ch, h, w}));
   }
   return taps;
@@ -148,7 +150,7 @@ std::vector<Val> depth_taps(NodeContext& c, Val x, const Depth& d, double fill) 
 Val from_depth(NodeContext& c, Val y, Val x, const Depth& d) {
   const Dims& yd = c.e.dims(y);
   Val t = reshape(c, y, {c.e.dims(x)[0], d.out, yd[1], yd[2], yd[3]});
-  return c.e.emit("transpose", {t}, {attr_ints("axes", {0, 2, 1, 3, 4})});
+  return c.e.emit(op::transpose, {t}, {.axes = {0, 2, 1, 3, 4}});
 }
 
 // Conv of x by w (+ b) with the node's attributes; x and w are floats, or integers for
@@ -179,15 +181,15 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
     const int64_t oc = int64_t(f->k.size());
     std::vector<int64_t> kd(std::size_t(c.e.rank(w)), 1);
     kd[0] = oc;
-    w = c.e.emit("mul", {w, const_values(c, dt, f->k, kd)});
+    w = c.e.emit(op::mul, {w, const_values(c, dt, f->k, kd)});
     Val shift = const_values(c, dt, f->shift, {oc});
-    b = b.present() ? c.e.emit("add", {c.e.emit("mul", {c.e.with_scalar(b, false),
+    b = b.present() ? c.e.emit(op::add, {c.e.emit(op::mul, {c.e.with_scalar(b, false),
                                                         const_values(c, dt, f->k, {oc})}),
                                        shift})
                     : shift;
   }
-  const std::vector<NamedAttr> attrs = {attr_ints("padding", a.padding), attr_ints("strides", a.strides),
-                                        attr_ints("dilation", a.dilation), attr_i("groups", group)};
+  const write::conv2d attrs{
+      .padding = a.padding, .strides = a.strides, .dilation = a.dilation, .groups = group};
   if (b.present()) b = c.e.with_scalar(b, false);
   if (nd == 3) {
     // A sum over the depth taps of 2-D convolutions with W's depth slices.
@@ -195,17 +197,16 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
     std::vector<Val> taps = depth_taps(c, x, d, 0.0);
     Val acc;
     for (int64_t kd = 0; kd < d.k; ++kd) {
-      Val wk = c.e.emit("strided_slice", {w}, {attr_ints("begin", {kd}), attr_ints("end", {kd + 1}),
-                                               attr_ints("axes", {2})});
-      wk = c.e.emit("squeeze", {wk}, {attr_ints("axes", {2})});
-      Val yk = c.e.emit("conv2d", {taps[std::size_t(kd)], wk, kd == 0 ? b : Val{}}, attrs);
-      acc = acc.present() ? c.e.emit("add", {acc, yk}) : yk;
+      Val wk = c.e.emit(op::strided_slice, {w}, {.begin = {kd}, .end = {kd + 1}, .axes = {2}});
+      wk = c.e.emit(op::squeeze, {wk}, {.axes = {2}});
+      Val yk = c.e.emit(op::conv2d, {taps[std::size_t(kd)], wk, kd == 0 ? b : Val{}}, attrs);
+      acc = acc.present() ? c.e.emit(op::add, {acc, yk}) : yk;
     }
     return from_depth(c, acc, x, d);
   }
   Val x2 = as_2d(c, x, nd);
-  Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
-  Val y = c.e.emit("conv2d", {x2, w2, b}, attrs);
+  Val w2 = nd == 2 ? w : c.e.emit(op::expand_dims, {w}, {.axis = 2});
+  Val y = c.e.emit(op::conv2d, {x2, w2, b}, attrs);
   return from_2d(c, y, nd);
 }
 
@@ -227,40 +228,42 @@ Val conv_transpose_3d(NodeContext& c, Val x, Val w, Val b, const std::vector<int
   const int64_t full = (d - 1) * strides[0] + (kd_n - 1) * dil[0] + 1 + out_pad[0];
   const int64_t od = full - begin[0] - end[0];
   if (od < 0) c.fail("the output depth would be negative");
-  Val xs = reshape(c, c.e.emit("transpose", {x}, {attr_ints("axes", {0, 2, 1, 3, 4})}),
+  Val xs = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 1, 3, 4}}),
                    {n == kDynamic ? kDynamic : n * d, ch, h, wd});  // (N·D, C, H, W)
-  const std::vector<NamedAttr> attrs = {
-      attr_ints("padding", {begin[1], begin[2], end[1], end[2]}), attr_ints("strides", {strides[1], strides[2]}),
-      attr_ints("dilation", {dil[1], dil[2]}), attr_ints("output_padding", {out_pad[1], out_pad[2]}),
-      attr_i("groups", group)};
+  const write::conv_transpose2d attrs{.padding = {begin[1], begin[2], end[1], end[2]},
+                                      .strides = {strides[1], strides[2]},
+                                      .dilation = {dil[1], dil[2]},
+                                      .output_padding = {out_pad[1], out_pad[2]},
+                                      .groups = group};
   Val acc;
   for (int64_t k = 0; k < kd_n; ++k) {
-    Val wk = c.e.emit("squeeze", {c.e.emit("strided_slice", {w}, {attr_ints("begin", {k}), attr_ints("end", {k + 1}),
-                                                                 attr_ints("axes", {2})})},
-                      {attr_ints("axes", {2})});
-    Val z = c.e.emit("conv_transpose2d", {xs, wk, Val{}}, attrs);  // (N·D, OC, OH, OW)
+    Val wk =
+        c.e.emit(op::squeeze,
+                 {c.e.emit(op::strided_slice, {w}, {.begin = {k}, .end = {k + 1}, .axes = {2}})},
+                 {.axes = {2}});
+    Val z = c.e.emit(op::conv_transpose2d, {xs, wk, Val{}}, attrs);  // (N·D, OC, OH, OW)
     const Dims zd = c.e.dims(z);
     z = reshape(c, z, {n, d, zd[1], zd[2], zd[3]});
     if (strides[0] > 1) {  // depth i at i·s: (N, D, s, ...) with zeros after each slice
-      z = c.e.emit("expand_dims", {z}, {attr_i("axis", 2)});
-      AttrValue width = AttrValue::tuple({});
-      for (int a = 0; a < 6; ++a) width.items.push_back(AttrValue::int_tuple({0, a == 2 ? strides[0] - 1 : 0}));
-      z = reshape(c, c.e.emit("pad", {z}, {{"pad_width", width}}), {n, d * strides[0], zd[1], zd[2], zd[3]});
+      z = c.e.emit(op::expand_dims, {z}, {.axis = 2});
+      std::vector<std::array<int64_t, 2>> width(6, {0, 0});
+      width[2] = {0, strides[0] - 1};
+      z = reshape(c, c.e.emit(op::pad, {z}, {.pad_width = width}), {n, d * strides[0], zd[1], zd[2], zd[3]});
     }
     // Shifted by k·dil into the full depth, then cropped to [begin, begin + od).
     const int64_t len = c.e.dims(z)[1], front = k * dil[0] - begin[0];
     const int64_t lo = std::max<int64_t>(0, -front), hi = std::min(len, od - front);
     if (hi <= lo) continue;
-    z = c.e.emit("strided_slice", {z}, {attr_ints("begin", {lo}), attr_ints("end", {hi}), attr_ints("axes", {1})});
-    AttrValue width = AttrValue::tuple({});
-    for (int a = 0; a < 5; ++a)
-      width.items.push_back(AttrValue::int_tuple({a == 1 ? front + lo : 0, a == 1 ? od - (front + hi) : 0}));
-    z = c.e.emit("pad", {z}, {{"pad_width", width}});
-    acc = acc.present() ? c.e.emit("add", {acc, z}) : z;
+    z = c.e.emit(op::strided_slice, {z}, {.begin = {lo}, .end = {hi}, .axes = {1}});
+    std::vector<std::array<int64_t, 2>> width(5, {0, 0});
+    width[1] = {front + lo, od - (front + hi)};
+    z = c.e.emit(op::pad, {z}, {.pad_width = width});
+    acc = acc.present() ? c.e.emit(op::add, {acc, z}) : z;
   }
   if (!acc.present()) c.fail("no input depth reaches the output");
-  Val y = c.e.emit("transpose", {acc}, {attr_ints("axes", {0, 2, 1, 3, 4})});
-  if (b.present()) y = c.e.emit("add", {y, reshape(c, c.e.with_scalar(b, false), {c.e.dims(y)[1], 1, 1, 1})});
+  Val y = c.e.emit(op::transpose, {acc}, {.axes = {0, 2, 1, 3, 4}});
+  if (b.present())
+    y = c.e.emit(op::add, {y, reshape(c, c.e.with_scalar(b, false), {c.e.dims(y)[1], 1, 1, 1})});
   return y;
 }
 
@@ -323,37 +326,50 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
     end.assign(pads.begin() + long(nd), pads.end());
   }
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
-  std::vector<NamedAttr> attrs;
   if (nd == 3) return one(conv_transpose_3d(c, x, w, b, strides, dilations, out_pad, begin, end, group));
+  write::conv_transpose2d attrs{.groups = group};
   if (nd == 2) {
-    attrs = {attr_ints("padding", {begin[0], begin[1], end[0], end[1]}), attr_ints("strides", strides),
-             attr_ints("dilation", dilations), attr_ints("output_padding", out_pad)};
+    attrs.padding = {begin[0], begin[1], end[0], end[1]};
+    attrs.strides = strides;
+    attrs.dilation = dilations;
+    attrs.output_padding = out_pad;
   } else {
-    attrs = {attr_ints("padding", {0, begin[0], 0, end[0]}), attr_ints("strides", {1, strides[0]}),
-             attr_ints("dilation", {1, dilations[0]}), attr_ints("output_padding", {0, out_pad[0]})};
+    attrs.padding = {0, begin[0], 0, end[0]};
+    attrs.strides = {1, strides[0]};
+    attrs.dilation = {1, dilations[0]};
+    attrs.output_padding = {0, out_pad[0]};
   }
-  attrs.push_back(attr_i("groups", group));
-  Val w2 = nd == 2 ? w : c.e.emit("expand_dims", {w}, {attr_i("axis", 2)});
-  Val y = c.e.emit("conv_transpose2d", {as_2d(c, x, nd), w2, b.present() ? c.e.with_scalar(b, false) : Val{}},
-                   attrs);
+  Val w2 = nd == 2 ? w : c.e.emit(op::expand_dims, {w}, {.axis = 2});
+  Val y = c.e.emit(op::conv_transpose2d,
+                   {as_2d(c, x, nd), w2, b.present() ? c.e.with_scalar(b, false) : Val{}}, attrs);
   return one(from_2d(c, y, nd));
 }
+
+// MaxPool's or AveragePool's 2-D pool with the node's window.
+struct Pool2d {
+  bool is_max;
+  write::max_pool2d max;
+  write::avg_pool2d avg;
+  Val operator()(NodeContext& c, Val x) const {
+    return is_max ? c.e.emit(op::max_pool2d, {x}, max) : c.e.emit(op::avg_pool2d, {x}, avg);
+  }
+};
 
 // MaxPool with its Indices output: max_pool2d_indices gives the flat row-major index into x
 // (storage_order 0); storage_order 1 wants the spatial part column-major,
 // (n·C + c)·H·W + w·H + h (a window with no cell, index -1, keeps it).
-std::vector<Val> max_pool_indices(NodeContext& c, Val x, std::size_t nd, const std::vector<NamedAttr>& attrs) {
-  std::vector<Val> r = c.e.emit_n("max_pool2d_indices", {as_2d(c, x, nd)}, attrs);
+std::vector<Val> max_pool_indices(NodeContext& c, Val x, std::size_t nd, const write::max_pool2d& attrs) {
+  std::vector<Val> r = c.e.emit_n(op::max_pool2d_indices, {as_2d(c, x, nd)}, attrs);
   Val idx = r[1];
   if (c.attr_int("storage_order", 0) != 0 && nd == 2) {
     const int64_t h = static_dim(c, x, 2, "MaxPool with storage_order=1"),
                   w = static_dim(c, x, 3, "MaxPool with storage_order=1");
     auto i64 = [&](int64_t v) { return c.e.scalar_const(DType::i64, double(v)); };
-    Val sp = c.e.emit("mod", {idx, i64(h * w)});
-    Val row = c.e.emit("div", {sp, i64(w)}), col = c.e.emit("mod", {sp, i64(w)});
-    Val cm = c.e.emit("add", {c.e.emit("sub", {idx, sp}),
-                              c.e.emit("add", {c.e.emit("mul", {col, i64(h)}), row})});
-    idx = c.e.emit("where", {c.e.emit("less", {idx, i64(0)}), idx, cm});
+    Val sp = c.e.emit(op::mod, {idx, i64(h * w)});
+    Val row = c.e.emit(op::div, {sp, i64(w)}), col = c.e.emit(op::mod, {sp, i64(w)});
+    Val cm = c.e.emit(op::add, {c.e.emit(op::sub, {idx, sp}),
+                              c.e.emit(op::add, {c.e.emit(op::mul, {col, i64(h)}), row})});
+    idx = c.e.emit(op::where, {c.e.emit(op::less, {idx, i64(0)}), idx, cm});
   }
   return {from_2d(c, r[0], nd), from_2d(c, idx, nd)};
 }
@@ -362,9 +378,8 @@ std::vector<Val> max_pool_indices(NodeContext& c, Val x, std::size_t nd, const s
 // (depth padding is the lowest value for max, 0 for average; an average's 2-D part is already
 // divided by its (H, W) count, and the counts of a box window multiply, so the sum over the
 // depth taps is divided by the depth taps counted at each output depth).
-Val pool_3d(NodeContext& c, Val x, const Window& win, bool ceil_mode, bool include_pad,
-            const std::vector<NamedAttr>& attrs) {
-  const bool is_max = c.node.op_type() == "MaxPool";
+Val pool_3d(NodeContext& c, Val x, const Window& win, bool ceil_mode, bool include_pad, const Pool2d& pool) {
+  const bool is_max = pool.is_max;
   const Depth d = depth_of(c, x, win, ceil_mode);
   const DType dt = c.e.dtype(x);
   double fill = 0.0;
@@ -377,8 +392,8 @@ Val pool_3d(NodeContext& c, Val x, const Window& win, bool ceil_mode, bool inclu
   std::vector<Val> taps = depth_taps(c, x, d, fill);
   Val acc;
   for (Val t : taps) {
-    Val yk = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {t}, attrs);
-    acc = !acc.present() ? yk : c.e.emit(is_max ? "maximum" : "add", {acc, yk});
+    Val yk = pool(c, t);
+    acc = !acc.present() ? yk : c.e.emit(is_max ? Opcode::maximum : Opcode::add, {acc, yk});
   }
   Val y = from_depth(c, acc, x, d);
   if (is_max) return y;
@@ -392,7 +407,7 @@ Val pool_3d(NodeContext& c, Val x, const Window& win, bool ceil_mode, bool inclu
     }
     count.push_back(double(n));
   }
-  return c.e.emit("div", {y, const_values(c, dt, count, {d.out, 1, 1})});
+  return c.e.emit(op::div, {y, const_values(c, dt, count, {d.out, 1, 1})});
 }
 
 std::vector<Val> lower_pool(NodeContext& c) {
@@ -409,17 +424,18 @@ std::vector<Val> lower_pool(NodeContext& c) {
   Window win = window(c, x, kernel, true);
   Attrs2d a = attrs_2d(win);
   bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
-  std::vector<NamedAttr> attrs = {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
-                                  attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
-                                  attr_b("ceil_mode", ceil_mode)};
   const bool include_pad = c.attr_int("count_include_pad", 0) != 0;
+  const Pool2d pool{is_max,
+                    {.pool_size = a.kernel, .strides = a.strides, .padding = a.padding, .dilation = a.dilation,
+                     .ceil_mode = ceil_mode},
+                    {.pool_size = a.kernel, .strides = a.strides, .padding = a.padding, .dilation = a.dilation,
+                     .ceil_mode = ceil_mode, .count_include_pad = include_pad}};
   if (is_max && c.output_wanted(1)) {
     if (nd == 3) c.fail("MaxPool 3-D with the Indices output is not supported");
-    return max_pool_indices(c, x, nd, attrs);
+    return max_pool_indices(c, x, nd, pool.max);
   }
-  if (!is_max) attrs.push_back(attr_b("count_include_pad", include_pad));
-  if (nd == 3) return one(pool_3d(c, x, win, ceil_mode, include_pad, attrs));
-  Val y = c.e.emit(is_max ? "max_pool2d" : "avg_pool2d", {as_2d(c, x, nd)}, attrs);
+  if (nd == 3) return one(pool_3d(c, x, win, ceil_mode, include_pad, pool));
+  Val y = pool(c, as_2d(c, x, nd));
   return one(from_2d(c, y, nd));
 }
 
@@ -436,10 +452,8 @@ std::vector<Val> lower_lp_pool(NodeContext& c) {
   const int64_t p = c.attr_int("p", 2);
   if (p < 1) c.fail("p=" + std::to_string(p) + " is not supported (p >= 1)");
   Attrs2d a = attrs_2d(window(c, x, kernel, true));
-  Val y = c.e.emit("lp_pool2d", {as_2d(c, x, nd)},
-                   {attr_ints("pool_size", a.kernel), attr_ints("strides", a.strides),
-                    attr_ints("padding", a.padding), attr_ints("dilation", a.dilation),
-                    attr_b("ceil_mode", c.attr_int("ceil_mode", 0) != 0), attr_i("p", p)});
+  Val y = c.e.emit(op::lp_pool2d, {as_2d(c, x, nd)},
+                   {.pool_size = a.kernel, .strides = a.strides, .padding = a.padding, .dilation = a.dilation, .ceil_mode = c.attr_int("ceil_mode", 0) != 0, .p = p});
   return one(from_2d(c, y, nd));
 }
 
@@ -452,20 +466,20 @@ std::vector<Val> lower_global_lp_pool(NodeContext& c) {
   if (r < 2) c.fail("the input must have rank >= 2 (N, C, spatial...), got rank " + std::to_string(r));
   const int64_t p = c.attr_int("p", 2);
   if (p < 1) c.fail("p=" + std::to_string(p) + " is not supported (p >= 1)");
-  if (r == 2) return one(c.e.emit("abs", {x}));  // one cell: (|x|^p)^(1/p)
+  if (r == 2) return one(c.e.emit(op::abs, {x}));  // one cell: (|x|^p)^(1/p)
   bool static_spatial = r <= 4;
   for (int k = 2; k < r; ++k)
     if (c.e.dims(x)[std::size_t(k)] == kDynamic) static_spatial = false;
   if (static_spatial) {
     const std::size_t nd = std::size_t(r - 2);
     std::vector<int64_t> pool = {nd == 2 ? c.e.dims(x)[2] : 1, c.e.dims(x)[std::size_t(r - 1)]};
-    Val y = c.e.emit("lp_pool2d", {as_2d(c, x, nd)}, {attr_ints("pool_size", pool), attr_i("p", p)});
+    Val y = c.e.emit(op::lp_pool2d, {as_2d(c, x, nd)}, {.pool_size = pool, .p = p});
     return one(from_2d(c, y, nd));
   }
-  Val t = c.e.emit("abs", {x});
-  if (p != 1) t = c.e.emit("pow", {t, num(c, t, double(p))});
-  Val s = reduce(c, "sum", t, iota(2, r), true);
-  if (p != 1) s = c.e.emit("pow", {s, num(c, s, 1.0 / double(p))});
+  Val t = c.e.emit(op::abs, {x});
+  if (p != 1) t = c.e.emit(op::pow, {t, num(c, t, double(p))});
+  Val s = reduce(c, Opcode::sum, t, iota(2, r), true);
+  if (p != 1) s = c.e.emit(op::pow, {s, num(c, s, 1.0 / double(p))});
   return one(s);
 }
 
@@ -476,7 +490,7 @@ std::vector<Val> lower_global_pool(NodeContext& c) {
   if (r < 2) c.fail("the input must have rank >= 2 (N, C, spatial...), got rank " + std::to_string(r));
   if (!is_max) require_float(c, x);
   if (r == 2) return {x};  // no spatial dims: every window is one element
-  return one(reduce(c, is_max ? "max" : "mean", x, iota(2, r), true));
+  return one(reduce(c, is_max ? Opcode::max : Opcode::mean, x, iota(2, r), true));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -13,7 +13,7 @@ namespace {
 
 Val as_dtype(NodeContext& c, Val v, DType dt) {
   if (c.e.dtype(v) == dt) return v;
-  return ew(c, "cast", {v}, {attr_dt("dtype", dt)});
+  return ew(c, op::cast, {v}, {.dtype = dt});
 }
 
 // training_mode=1 (opsets 14+): normalized with the batch's own statistics (the mean and
@@ -26,17 +26,19 @@ std::vector<Val> batch_norm_training(NodeContext& c) {
   const DType dt = c.e.dtype(x);
   std::vector<int64_t> axes = {0};
   for (int k = 2; k < r; ++k) axes.push_back(k);
-  Val m = reduce(c, "mean", x, axes, true);
-  Val d = c.e.emit("sub", {x, m});
-  Val var = reduce(c, "mean", c.e.emit("mul", {d, d}), axes, false);
-  m = reduce(c, "mean", x, axes, false);
+  Val m = reduce(c, Opcode::mean, x, axes, true);
+  Val d = c.e.emit(op::sub, {x, m});
+  Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), axes, false);
+  m = reduce(c, Opcode::mean, x, axes, false);
   Val scale = as_dtype(c, c.input(1), dt), bias = as_dtype(c, c.input(2), dt);
-  Val y = c.e.emit("batch_norm", {x, scale, bias, m, var}, {attr_f("epsilon", c.attr_float("epsilon", 1e-5))});
+  Val y = c.e.emit(op::batch_norm, {x, scale, bias, m, var}, {.epsilon = c.attr_float("epsilon", 1e-5)});
   const double momentum = c.attr_float("momentum", 0.9);
   auto running = [&](Val old_stat, Val batch) {
     Val o = c.e.with_scalar(old_stat, false);
-    return c.e.emit("add", {c.e.emit("mul", {o, num(c, o, momentum)}),
-                            c.e.emit("mul", {as_dtype(c, batch, c.e.dtype(o)), num(c, o, 1.0 - momentum)})});
+    return c.e.emit(
+        op::add,
+        {c.e.emit(op::mul, {o, num(c, o, momentum)}),
+         c.e.emit(op::mul, {as_dtype(c, batch, c.e.dtype(o)), num(c, o, 1.0 - momentum)})});
   };
   return {y, running(c.input(3), m), running(c.input(4), var)};
 }
@@ -71,17 +73,17 @@ std::vector<Val> lower_batch_norm(NodeContext& c) {
   }
   // Statistics known only at run time: the native op, one pass over x.
   if (!constant && per_channel_stats)
-    return one(c.e.emit("batch_norm", {x, scale, bias, mean, var}, {attr_f("epsilon", eps)}));
+    return one(c.e.emit(op::batch_norm, {x, scale, bias, mean, var}, {.epsilon = eps}));
   // Constant statistics fold into one per-channel scale and shift: a multiply and an add.
-  Val k = c.e.emit("div", {scale, c.e.emit("sqrt", {c.e.emit("add", {var, num(c, var, eps)})})});
-  Val shift = c.e.emit("sub", {bias, c.e.emit("mul", {mean, k})});
+  Val k = c.e.emit(op::div, {scale, c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, eps)})})});
+  Val shift = c.e.emit(op::sub, {bias, c.e.emit(op::mul, {mean, k})});
   if (spatial || c.e.rank(k) == 1) {
     k = per_channel(c, k, r);
     shift = per_channel(c, shift, r);
   } else if (c.e.rank(k) != r - 1) {
     c.fail("spatial=0 needs statistics of rank " + std::to_string(r - 1));
   }
-  return one(c.e.emit("add", {c.e.emit("mul", {x, k}), shift}));
+  return one(c.e.emit(op::add, {c.e.emit(op::mul, {x, k}), shift}));
 }
 
 // (x - mean) / sqrt(var + eps) over `axes` (keepdims), also returning mean and 1/sqrt(var+eps).
@@ -89,12 +91,12 @@ struct Normalized {
   Val y, mean, inv_std;
 };
 Normalized normalize(NodeContext& c, Val x, const std::vector<int64_t>& axes, double eps) {
-  Val m = reduce(c, "mean", x, axes, true);
-  Val d = c.e.emit("sub", {x, m});
-  Val var = reduce(c, "mean", c.e.emit("mul", {d, d}), axes, true);
-  Val inv = c.e.emit("div", {num(c, var, 1.0),
-                             c.e.emit("sqrt", {c.e.emit("add", {var, num(c, var, eps)})})});
-  return {c.e.emit("mul", {d, inv}), m, inv};
+  Val m = reduce(c, Opcode::mean, x, axes, true);
+  Val d = c.e.emit(op::sub, {x, m});
+  Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), axes, true);
+  Val inv = c.e.emit(op::div, {num(c, var, 1.0),
+                             c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, eps)})})});
+  return {c.e.emit(op::mul, {d, inv}), m, inv};
 }
 
 // The native instance_norm: mean and biased variance of each (n, c) plane over the spatial
@@ -107,7 +109,7 @@ std::vector<Val> lower_instance_norm(NodeContext& c) {
   const DType dt = c.e.dtype(x);
   Val s = c.e.with_scalar(as_dtype(c, c.input(1), dt), false);
   Val b = c.e.with_scalar(as_dtype(c, c.input(2), dt), false);
-  return one(c.e.emit("instance_norm", {x, s, b}, {attr_f("epsilon", c.attr_float("epsilon", 1e-5))}));
+  return one(c.e.emit(op::instance_norm, {x, s, b}, {.epsilon = c.attr_float("epsilon", 1e-5)}));
 }
 
 // Opset 17: normalizes over dims [axis, rank), computing in stash_type; optional outputs
@@ -129,10 +131,10 @@ std::vector<Val> lower_layer_norm(NodeContext& c) {
   Val scale = c.e.with_scalar(as_dtype(c, c.input(1), dt), false);
   Val bias = c.input(2).present() ? c.e.with_scalar(as_dtype(c, c.input(2), dt), false) : Val{};
   if (*stash_dt == DType::f32 || (!c.output_wanted(1) && !c.output_wanted(2)))
-    return c.e.emit_n("layer_norm", {x, scale, bias}, {attr_i("axis", axis), attr_f("epsilon", eps)});
+    return c.e.emit_n(op::layer_norm, {x, scale, bias}, {.axis = axis, .epsilon = eps});
   Normalized n = normalize(c, as_dtype(c, x, *stash_dt), iota(axis, r), eps);
-  Val y = c.e.emit("mul", {as_dtype(c, n.y, dt), scale});
-  if (bias.present()) y = c.e.emit("add", {y, bias});
+  Val y = c.e.emit(op::mul, {as_dtype(c, n.y, dt), scale});
+  if (bias.present()) y = c.e.emit(op::add, {y, bias});
   return {y, n.mean, n.inv_std};
 }
 
@@ -144,7 +146,7 @@ std::vector<Val> lower_mvn(NodeContext& c) {
   const int r = c.e.rank(x);
   std::vector<int64_t> axes;
   for (int64_t a : c.attr_ints("axes", {0, 2, 3})) axes.push_back(c.axis(a, r, "axes entry"));
-  Val y = c.e.emit("mean_variance_normalization", {c.e.with_scalar(x, false)}, {attr_ints("axes", axes)});
+  Val y = c.e.emit(op::mean_variance_normalization, {c.e.with_scalar(x, false)}, {.axes = axes});
   return {c.e.with_scalar(y, c.e.scalar(x))};
 }
 
@@ -157,9 +159,11 @@ std::vector<Val> lower_lrn(NodeContext& c) {
   if (r < 2) c.fail("the input must have rank >= 2 (N, C, D...), got rank " + std::to_string(r));
   const int64_t size = c.attr_int("size", 0);
   if (size < 1) c.fail("size=" + std::to_string(size) + " is not supported");
-  return one(c.e.emit("lrn", {x}, {attr_i("size", size), attr_f("alpha", c.attr_float("alpha", 1e-4)),
-                                   attr_f("beta", c.attr_float("beta", 0.75)),
-                                   attr_f("bias", c.attr_float("bias", 1.0))}));
+  return one(c.e.emit(op::lrn, {x},
+                      {.size = size,
+                       .alpha = c.attr_float("alpha", 1e-4),
+                       .beta = c.attr_float("beta", 0.75),
+                       .bias = c.attr_float("bias", 1.0)}));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -36,6 +36,18 @@ struct Spec {
   Val roi;
 };
 
+// The resize op's attributes for s; `sizes` the output's dims, or () when read at run time.
+write::resize resize_attrs(const Spec& s, std::vector<int64_t> sizes) {
+  write::resize a{.sizes = std::move(sizes), .mode = s.mode, .coordinate_transformation_mode = s.coord,
+                  .nearest_mode = s.rounding};
+  if (s.mode == "cubic") {
+    a.cubic_coeff_a = s.cubic_a;
+    a.exclude_outside = s.exclude_outside;
+  }
+  if (s.coord == "tf_crop_and_resize") a.extrapolation_value = s.extrapolation;
+  return a;
+}
+
 // The source index ONNX's nearest mode reads for output index i (the reference's formulas).
 int64_t nearest_source(const std::string& coord, const std::string& rounding, int64_t i,
                        double scale, int64_t in, int64_t out) {
@@ -105,7 +117,7 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
     if (scales[k] != 1.0) identity = false;
   if (identity) return x;
   if (auto factor = replication(c, x, scales, s))
-    return c.e.emit("upsampling", {x}, {attr_ints("scale", *factor)});
+    return c.e.emit(op::upsampling, {x}, {.scale = *factor});
   if (by_scales)
     for (int k = 0; k < r; ++k) {
       const int64_t in = static_dim(c, x, k, "Resize with scales (the output dims are floor(dims * scales))");
@@ -114,19 +126,11 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
   Val roi;
   if (s.coord == "tf_crop_and_resize" && s.roi.present()) {
     roi = c.e.with_scalar(s.roi, false);
-    if (!is_float(c.e.dtype(roi))) roi = c.e.emit("cast", {roi}, {attr_dt("dtype", DType::f32)});
+    if (!is_float(c.e.dtype(roi))) roi = c.e.emit(op::cast, {roi}, {.dtype = DType::f32});
   }
   Val scale_in;
   if (by_scales) scale_in = const_values(c, DType::f32, scales, {int64_t(r)});
-  std::vector<NamedAttr> attrs = {attr_ints("sizes", sizes), attr_s("mode", s.mode),
-                                  attr_s("coordinate_transformation_mode", s.coord),
-                                  attr_s("nearest_mode", s.rounding)};
-  if (s.mode == "cubic") {
-    attrs.push_back(attr_f("cubic_coeff_a", s.cubic_a));
-    attrs.push_back(attr_b("exclude_outside", s.exclude_outside));
-  }
-  if (s.coord == "tf_crop_and_resize") attrs.push_back(attr_f("extrapolation_value", s.extrapolation));
-  return c.e.emit("resize", {x, roi, scale_in}, attrs);
+  return c.e.emit(op::resize, {x, roi, scale_in}, resize_attrs(s, sizes));
 }
 
 std::string read_mode(NodeContext& c, bool cubic_too) {
@@ -151,19 +155,11 @@ Val resize_at_run_time(NodeContext& c, Val x, const Spec& s, Val scales, Val siz
   Val roi;
   if (s.coord == "tf_crop_and_resize" && s.roi.present()) {
     roi = c.e.with_scalar(s.roi, false);
-    if (!is_float(c.e.dtype(roi))) roi = c.e.emit("cast", {roi}, {attr_dt("dtype", DType::f32)});
+    if (!is_float(c.e.dtype(roi))) roi = c.e.emit(op::cast, {roi}, {.dtype = DType::f32});
   }
-  if (scales.present()) scales = c.e.emit("cast", {scales}, {attr_dt("dtype", DType::f32)});
-  if (sizes.present()) sizes = c.e.emit("cast", {sizes}, {attr_dt("dtype", DType::i64)});
-  std::vector<NamedAttr> attrs = {attr_ints("sizes", {}), attr_s("mode", s.mode),
-                                  attr_s("coordinate_transformation_mode", s.coord),
-                                  attr_s("nearest_mode", s.rounding)};
-  if (s.mode == "cubic") {
-    attrs.push_back(attr_f("cubic_coeff_a", s.cubic_a));
-    attrs.push_back(attr_b("exclude_outside", s.exclude_outside));
-  }
-  if (s.coord == "tf_crop_and_resize") attrs.push_back(attr_f("extrapolation_value", s.extrapolation));
-  return c.e.emit("resize", {x, roi, scales, sizes}, attrs);
+  if (scales.present()) scales = c.e.emit(op::cast, {scales}, {.dtype = DType::f32});
+  if (sizes.present()) sizes = c.e.emit(op::cast, {sizes}, {.dtype = DType::i64});
+  return c.e.emit(op::resize, {x, roi, scales, sizes}, resize_attrs(s, {}));
 }
 
 std::vector<Val> lower_upsample(NodeContext& c) {

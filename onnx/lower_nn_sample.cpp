@@ -25,52 +25,71 @@ struct Sampler {
   Val offset;  // (N, 1, 1): n·H·W
 
   Val k(double v) { return c.e.scalar_const(dt, v); }
-  Val op(const char* name, Val a, Val b) { return c.e.emit(name, {a, b}); }
-  Val op(const char* name, Val a) { return c.e.emit(name, {a}); }
+  Val apply(Opcode code, Val a, Val b) { return c.e.emit(code, {a, b}); }
+  Val apply(Opcode code, Val a) { return c.e.emit(code, {a}); }
 
   // ORT's GsReflect: v folded into [lo, hi] by reflections at the bounds.
   Val reflect(Val v, double lo, double hi) {
     const double range = hi - lo;
-    if (range <= 0) return op("mul", v, k(0.0));  // a single pixel: lo = 0
-    Val t = c.e.emit("mod", {op("sub", v, k(lo)), k(2 * range)});
-    return op("sub", k(lo + range), op("abs", op("sub", t, k(range))));
+    if (range <= 0) return apply(Opcode::mul, v, k(0.0));  // a single pixel: lo = 0
+    Val t = c.e.emit(op::mod, {apply(Opcode::sub, v, k(lo)), k(2 * range)});
+    return apply(Opcode::sub, k(lo + range), apply(Opcode::abs, apply(Opcode::sub, t, k(range))));
   }
 
   // The (N, Ho, Wo, C) values at integer pixel (xi, yi) (float tensors (N, Ho, Wo)).
   Val pixel(Val xi, Val yi) {
     Val valid;
     if (padding == "zeros") {
-      valid = c.e.emit("logical_and",
-                       {c.e.emit("logical_and", {op("greater_equal", xi, k(0)), op("less_equal", xi, k(double(w - 1)))}),
-                        c.e.emit("logical_and", {op("greater_equal", yi, k(0)), op("less_equal", yi, k(double(h - 1)))})});
+      valid =
+          c.e.emit(op::logical_and,
+                   {c.e.emit(op::logical_and, {apply(Opcode::greater_equal, xi, k(0)),
+                                               apply(Opcode::less_equal, xi, k(double(w - 1)))}),
+                    c.e.emit(op::logical_and, {apply(Opcode::greater_equal, yi, k(0)),
+                                               apply(Opcode::less_equal, yi, k(double(h - 1)))})});
     } else if (padding == "reflection") {
       xi = reflect(xi, x_min, x_max);
       yi = reflect(yi, y_min, y_max);
     }
     // Clamped to the image: border's rule, and a safe read for the others.
-    xi = c.e.emit("clip", {xi}, {attr_f("a_min", 0), attr_f("a_max", double(w - 1))});
-    yi = c.e.emit("clip", {yi}, {attr_f("a_min", 0), attr_f("a_max", double(h - 1))});
-    auto as_i64 = [&](Val v) { return c.e.emit("cast", {v}, {attr_dt("dtype", DType::i64)}); };
-    Val lin = op("add", op("add", op("mul", as_i64(yi), c.e.scalar_const(DType::i64, double(w))), as_i64(xi)), offset);
-    Val g = c.e.emit("take", {rows, lin}, {attr_i("axis", 0)});  // (N, Ho, Wo, C)
+    xi = c.e.emit(op::clip, {xi}, {.a_min = 0.0, .a_max = double(w - 1)});
+    yi = c.e.emit(op::clip, {yi}, {.a_min = 0.0, .a_max = double(h - 1)});
+    auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
+    Val lin = apply(
+        Opcode::add,
+        apply(Opcode::add, apply(Opcode::mul, as_i64(yi), c.e.scalar_const(DType::i64, double(w))),
+              as_i64(xi)),
+        offset);
+    Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C)
     if (valid.present())
-      g = c.e.emit("where", {c.e.emit("expand_dims", {valid}, {attr_i("axis", 3)}), g, k(0)});
+      g = c.e.emit(op::where, {c.e.emit(op::expand_dims, {valid}, {.axis = 3}), g, k(0)});
     return g;
   }
 
   Val weighted(Val g, Val weight) {
-    return op("mul", g, c.e.emit("expand_dims", {weight}, {attr_i("axis", 3)}));
+    return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = 3}));
   }
 
   // ORT's GsGetCubicCoeffs for t in [0, 1): the weights of taps -1, 0, 1, 2.
   std::vector<Val> cubic(Val t) {
     const double a = -0.75;
-    Val t1 = op("add", t, k(1)), u = op("sub", k(1), t), u1 = op("sub", k(2), t);
+    Val t1 = apply(Opcode::add, t, k(1)), u = apply(Opcode::sub, k(1), t), u1 = apply(Opcode::sub, k(2), t);
     auto outer = [&](Val s) {  // ((a·s − 5a)·s + 8a)·s − 4a
-      return op("sub", op("mul", op("add", op("mul", op("sub", op("mul", s, k(a)), k(5 * a)), s), k(8 * a)), s), k(4 * a));
+      return apply(Opcode::sub,
+                   apply(Opcode::mul,
+                         apply(Opcode::add,
+                               apply(Opcode::mul,
+                                     apply(Opcode::sub, apply(Opcode::mul, s, k(a)), k(5 * a)), s),
+                               k(8 * a)),
+                         s),
+                   k(4 * a));
     };
     auto inner = [&](Val s) {  // ((a + 2)·s − (a + 3))·s·s + 1
-      return op("add", op("mul", op("mul", op("sub", op("mul", s, k(a + 2)), k(a + 3)), s), s), k(1));
+      return apply(Opcode::add,
+                   apply(Opcode::mul,
+                         apply(Opcode::mul,
+                               apply(Opcode::sub, apply(Opcode::mul, s, k(a + 2)), k(a + 3)), s),
+                         s),
+                   k(1));
     };
     return {outer(t1), inner(t), inner(u), outer(u1)};
   }
@@ -98,65 +117,68 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   s.x_max = align ? double(s.w - 1) : double(s.w) - 0.5;
   s.y_min = align ? 0.0 : -0.5;
   s.y_max = align ? double(s.h - 1) : double(s.h) - 0.5;
-  s.rows = reshape(c, c.e.emit("transpose", {x}, {attr_ints("axes", {0, 2, 3, 1})}), {s.n * s.h * s.w, s.ch});
+  s.rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {s.n * s.h * s.w, s.ch});
   std::vector<int64_t> offsets;
   for (int64_t i = 0; i < s.n; ++i) offsets.push_back(i * s.h * s.w);
   s.offset = reshape(c, c.e.int_vector(offsets), {s.n, 1, 1});
-  if (c.e.dtype(grid) != dt) grid = c.e.emit("cast", {grid}, {attr_dt("dtype", dt)});
+  if (c.e.dtype(grid) != dt) grid = c.e.emit(op::cast, {grid}, {.dtype = dt});
   auto coordinate = [&](int64_t k, int64_t len) {
-    Val g = reshape(c, c.e.emit("strided_slice", {grid}, {attr_ints("begin", {k}), attr_ints("end", {k + 1}),
-                                                          attr_ints("axes", {3})}),
+    Val g = reshape(c, c.e.emit(op::strided_slice, {grid}, {.begin = {k}, .end = {k + 1}, .axes = {3}}),
                     {s.n, s.oh, s.ow});
-    Val g1 = s.op("add", g, s.k(1));
-    return align ? s.op("mul", g1, s.k(0.5 * double(len - 1)))
-                 : s.op("mul", s.op("sub", s.op("mul", g1, s.k(double(len))), s.k(1)), s.k(0.5));
+    Val g1 = s.apply(Opcode::add, g, s.k(1));
+    return align ? s.apply(Opcode::mul, g1, s.k(0.5 * double(len - 1)))
+                 : s.apply(Opcode::mul,
+                           s.apply(Opcode::sub, s.apply(Opcode::mul, g1, s.k(double(len))), s.k(1)),
+                           s.k(0.5));
   };
   Val px = coordinate(0, s.w), py = coordinate(1, s.h);
   if (mode == "nearest") {
-    px = s.op("round", px);
-    py = s.op("round", py);
+    px = s.apply(Opcode::round, px);
+    py = s.apply(Opcode::round, py);
   }
   if (padding != "zeros") {
-    Val oob = c.e.emit("logical_or",
-                       {c.e.emit("logical_or", {s.op("less", px, s.k(s.x_min)), s.op("greater", px, s.k(s.x_max))}),
-                        c.e.emit("logical_or", {s.op("less", py, s.k(s.y_min)), s.op("greater", py, s.k(s.y_max))})});
+    Val oob = c.e.emit(op::logical_or,
+                       {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)),
+                                                  s.apply(Opcode::greater, px, s.k(s.x_max))}),
+                        c.e.emit(op::logical_or, {s.apply(Opcode::less, py, s.k(s.y_min)),
+                                                  s.apply(Opcode::greater, py, s.k(s.y_max))})});
     Val qx, qy;
     if (padding == "border") {
-      qx = c.e.emit("clip", {px}, {attr_f("a_min", 0), attr_f("a_max", double(s.w - 1))});
-      qy = c.e.emit("clip", {py}, {attr_f("a_min", 0), attr_f("a_max", double(s.h - 1))});
+      qx = c.e.emit(op::clip, {px}, {.a_min = 0.0, .a_max = double(s.w - 1)});
+      qy = c.e.emit(op::clip, {py}, {.a_min = 0.0, .a_max = double(s.h - 1)});
     } else {
       qx = s.reflect(px, s.x_min, s.x_max);
       qy = s.reflect(py, s.y_min, s.y_max);
     }
-    px = c.e.emit("where", {oob, qx, px});
-    py = c.e.emit("where", {oob, qy, py});
+    px = c.e.emit(op::where, {oob, qx, px});
+    py = c.e.emit(op::where, {oob, qy, py});
   }
   Val y;
   if (mode == "nearest") {
     y = s.pixel(px, py);
   } else if (mode == "bilinear") {
-    Val x1 = s.op("floor", px), y1 = s.op("floor", py);
-    Val x2 = s.op("add", x1, s.k(1)), y2 = s.op("add", y1, s.k(1));
-    Val dx1 = s.op("sub", px, x1), dx2 = s.op("sub", x2, px);
-    Val dy1 = s.op("sub", py, y1), dy2 = s.op("sub", y2, py);
-    Val top = s.op("add", s.weighted(s.pixel(x1, y1), dx2), s.weighted(s.pixel(x2, y1), dx1));
-    Val bottom = s.op("add", s.weighted(s.pixel(x1, y2), dx2), s.weighted(s.pixel(x2, y2), dx1));
-    y = s.op("add", s.weighted(top, dy2), s.weighted(bottom, dy1));
+    Val x1 = s.apply(Opcode::floor, px), y1 = s.apply(Opcode::floor, py);
+    Val x2 = s.apply(Opcode::add, x1, s.k(1)), y2 = s.apply(Opcode::add, y1, s.k(1));
+    Val dx1 = s.apply(Opcode::sub, px, x1), dx2 = s.apply(Opcode::sub, x2, px);
+    Val dy1 = s.apply(Opcode::sub, py, y1), dy2 = s.apply(Opcode::sub, y2, py);
+    Val top = s.apply(Opcode::add, s.weighted(s.pixel(x1, y1), dx2), s.weighted(s.pixel(x2, y1), dx1));
+    Val bottom = s.apply(Opcode::add, s.weighted(s.pixel(x1, y2), dx2), s.weighted(s.pixel(x2, y2), dx1));
+    y = s.apply(Opcode::add, s.weighted(top, dy2), s.weighted(bottom, dy1));
   } else {
-    Val fx = s.op("floor", px), fy = s.op("floor", py);
-    std::vector<Val> cx = s.cubic(s.op("sub", px, fx)), cy = s.cubic(s.op("sub", py, fy));
+    Val fx = s.apply(Opcode::floor, px), fy = s.apply(Opcode::floor, py);
+    std::vector<Val> cx = s.cubic(s.apply(Opcode::sub, px, fx)), cy = s.cubic(s.apply(Opcode::sub, py, fy));
     for (int i = 0; i < 4; ++i) {
       Val row;
-      Val yi = s.op("add", fy, s.k(double(i - 1)));
+      Val yi = s.apply(Opcode::add, fy, s.k(double(i - 1)));
       for (int j = 0; j < 4; ++j) {
-        Val t = s.weighted(s.pixel(s.op("add", fx, s.k(double(j - 1))), yi), cx[std::size_t(j)]);
-        row = row.present() ? s.op("add", row, t) : t;
+        Val t = s.weighted(s.pixel(s.apply(Opcode::add, fx, s.k(double(j - 1))), yi), cx[std::size_t(j)]);
+        row = row.present() ? s.apply(Opcode::add, row, t) : t;
       }
       row = s.weighted(row, cy[std::size_t(i)]);
-      y = y.present() ? s.op("add", y, row) : row;
+      y = y.present() ? s.apply(Opcode::add, y, row) : row;
     }
   }
-  return one(c.e.emit("transpose", {y}, {attr_ints("axes", {0, 3, 1, 2})}));
+  return one(c.e.emit(op::transpose, {y}, {.axes = {0, 3, 1, 2}}));
 }
 
 // RoiAlign (opsets 10, 16) as ONNX Runtime computes it: each output bin of a region of
@@ -188,54 +210,59 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
   Sampler s{c, dt, static_dim(c, x, 0, "RoiAlign"), static_dim(c, x, 1, "RoiAlign"), static_dim(c, x, 2, "RoiAlign"),
             static_dim(c, x, 3, "RoiAlign"), oh, ow, "zeros", 0, 0, 0, 0, {}, {}};
   const int64_t r = static_dim(c, rois, 0, "RoiAlign");
-  s.rows = reshape(c, c.e.emit("transpose", {x}, {attr_ints("axes", {0, 2, 3, 1})}), {s.n * s.h * s.w, s.ch});
-  if (c.e.dtype(rois) != dt) rois = c.e.emit("cast", {rois}, {attr_dt("dtype", dt)});
+  s.rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {s.n * s.h * s.w, s.ch});
+  if (c.e.dtype(rois) != dt) rois = c.e.emit(op::cast, {rois}, {.dtype = dt});
   const double off = coord == "half_pixel" ? 0.5 : 0.0;
   auto column = [&](int64_t k) {  // rois[:, k] · scale − offset, (R, 1)
-    Val v = c.e.emit("strided_slice", {rois}, {attr_ints("begin", {k}), attr_ints("end", {k + 1}), attr_ints("axes", {1})});
-    return s.op("sub", s.op("mul", v, s.k(scale)), s.k(off));
+    Val v = c.e.emit(op::strided_slice, {rois}, {.begin = {k}, .end = {k + 1}, .axes = {1}});
+    return s.apply(Opcode::sub, s.apply(Opcode::mul, v, s.k(scale)), s.k(off));
   };
   // The sample coordinates along one axis, (R, bins · sr), and whether each is inside.
   auto axis = [&](int64_t k, int64_t bins, int64_t len, Val& valid, Val& lo, Val& hi, Val& frac) {
-    Val start = column(k), size = s.op("sub", column(k + 2), start);
-    if (coord != "half_pixel") size = s.op("maximum", size, s.k(1));
+    Val start = column(k), size = s.apply(Opcode::sub, column(k + 2), start);
+    if (coord != "half_pixel") size = s.apply(Opcode::maximum, size, s.k(1));
     std::vector<double> t;
     for (int64_t b = 0; b < bins; ++b)
       for (int64_t i = 0; i < sr; ++i) t.push_back(double(b) + (double(i) + 0.5) / double(sr));
-    Val pos = s.op("add", start, s.op("mul", s.op("div", size, s.k(double(bins))),
+    Val pos = s.apply(Opcode::add, start, s.apply(Opcode::mul, s.apply(Opcode::div, size, s.k(double(bins))),
                                       const_values(c, dt, t, {1, bins * sr})));
-    valid = c.e.emit("logical_and", {s.op("greater_equal", pos, s.k(-1)), s.op("less_equal", pos, s.k(double(len)))});
-    pos = s.op("maximum", pos, s.k(0));
-    Val low = s.op("floor", pos);
-    Val last = s.op("greater_equal", low, s.k(double(len - 1)));
-    lo = s.op("minimum", low, s.k(double(len - 1)));
-    hi = s.op("minimum", s.op("add", lo, s.k(1)), s.k(double(len - 1)));
-    frac = c.e.emit("where", {last, s.k(0), s.op("sub", pos, lo)});
+    valid = c.e.emit(op::logical_and, {s.apply(Opcode::greater_equal, pos, s.k(-1)),
+                                       s.apply(Opcode::less_equal, pos, s.k(double(len)))});
+    pos = s.apply(Opcode::maximum, pos, s.k(0));
+    Val low = s.apply(Opcode::floor, pos);
+    Val last = s.apply(Opcode::greater_equal, low, s.k(double(len - 1)));
+    lo = s.apply(Opcode::minimum, low, s.k(double(len - 1)));
+    hi = s.apply(Opcode::minimum, s.apply(Opcode::add, lo, s.k(1)), s.k(double(len - 1)));
+    frac = c.e.emit(op::where, {last, s.k(0), s.apply(Opcode::sub, pos, lo)});
   };
   Val vy, ylo, yhi, ly, vx, xlo, xhi, lx;
   axis(1, oh, s.h, vy, ylo, yhi, ly);
   axis(0, ow, s.w, vx, xlo, xhi, lx);
-  auto col = [&](Val v) { return c.e.emit("expand_dims", {v}, {attr_i("axis", 2)}); };  // (R, Sy, 1)
-  auto row = [&](Val v) { return c.e.emit("expand_dims", {v}, {attr_i("axis", 1)}); };  // (R, 1, Sx)
-  Val valid = c.e.emit("logical_and", {col(vy), row(vx)});
-  Val hy = s.op("sub", s.k(1), ly), hx = s.op("sub", s.k(1), lx);
-  auto as_i64 = [&](Val v) { return c.e.emit("cast", {v}, {attr_dt("dtype", DType::i64)}); };
-  Val base = s.op("mul", reshape(c, as_i64(batch), {r, 1, 1}), c.e.scalar_const(DType::i64, double(s.h * s.w)));
+  auto col = [&](Val v) { return c.e.emit(op::expand_dims, {v}, {.axis = 2}); };  // (R, Sy, 1)
+  auto row = [&](Val v) { return c.e.emit(op::expand_dims, {v}, {.axis = 1}); };  // (R, 1, Sx)
+  Val valid = c.e.emit(op::logical_and, {col(vy), row(vx)});
+  Val hy = s.apply(Opcode::sub, s.k(1), ly), hx = s.apply(Opcode::sub, s.k(1), lx);
+  auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
+  Val base = s.apply(Opcode::mul, reshape(c, as_i64(batch), {r, 1, 1}),
+                     c.e.scalar_const(DType::i64, double(s.h * s.w)));
   auto corner = [&](Val yi, Val xi, Val wy, Val wx) {
-    Val pos = s.op("add", s.op("mul", col(as_i64(yi)), c.e.scalar_const(DType::i64, double(s.w))), row(as_i64(xi)));
-    pos = s.op("add", c.e.emit("where", {valid, pos, c.e.scalar_const(DType::i64, 0)}), base);
-    Val weight = c.e.emit("where", {valid, s.op("mul", col(wy), row(wx)), s.k(0)});
-    return s.weighted(c.e.emit("take", {s.rows, pos}, {attr_i("axis", 0)}), weight);  // (R, Sy, Sx, C)
+    Val pos =
+        s.apply(Opcode::add,
+                s.apply(Opcode::mul, col(as_i64(yi)), c.e.scalar_const(DType::i64, double(s.w))),
+                row(as_i64(xi)));
+    pos = s.apply(Opcode::add, c.e.emit(op::where, {valid, pos, c.e.scalar_const(DType::i64, 0)}), base);
+    Val weight = c.e.emit(op::where, {valid, s.apply(Opcode::mul, col(wy), row(wx)), s.k(0)});
+    return s.weighted(c.e.emit(op::take, {s.rows, pos}, {.axis = 0}), weight);  // (R, Sy, Sx, C)
   };
   Val v1 = corner(ylo, xlo, hy, hx), v2 = corner(ylo, xhi, hy, lx), v3 = corner(yhi, xlo, ly, hx),
       v4 = corner(yhi, xhi, ly, lx);
   const bool avg = mode == "avg";
-  Val v = avg ? s.op("add", s.op("add", v1, v2), s.op("add", v3, v4))
-              : s.op("maximum", s.op("maximum", v1, v2), s.op("maximum", v3, v4));
+  Val v = avg ? s.apply(Opcode::add, s.apply(Opcode::add, v1, v2), s.apply(Opcode::add, v3, v4))
+              : s.apply(Opcode::maximum, s.apply(Opcode::maximum, v1, v2), s.apply(Opcode::maximum, v3, v4));
   v = reshape(c, v, {r, oh, sr, ow, sr, s.ch});
-  v = reduce(c, avg ? "sum" : "max", v, {2, 4}, false);
-  if (avg) v = s.op("div", v, s.k(double(sr * sr)));
-  return one(c.e.emit("transpose", {v}, {attr_ints("axes", {0, 3, 1, 2})}));
+  v = reduce(c, avg ? Opcode::sum : Opcode::max, v, {2, 4}, false);
+  if (avg) v = s.apply(Opcode::div, v, s.k(double(sr * sr)));
+  return one(c.e.emit(op::transpose, {v}, {.axes = {0, 3, 1, 2}}));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -33,13 +33,13 @@ Val reshape(NodeContext& c, Val v, const std::vector<int64_t>& dims) {
   if (std::count(shape.begin(), shape.end(), kDynamic) > 1)
     c.fail("reshaping needs the input's dims at import time; more than one is dynamic (fix "
            "them with --input-shape)");
-  Val r = c.e.emit("reshape", {v}, {attr_ints("shape", shape)});
+  Val r = c.e.emit(op::reshape, {v}, {.shape = shape});
   c.e.set_scalar(r, dims.empty());
   return r;
 }
 
-Val reduce(NodeContext& c, const char* op, Val x, const std::vector<int64_t>& axes, bool keepdims) {
-  return c.e.emit(op, {x}, {attr_ints("axes", axes), attr_b("keepdims", keepdims)});
+Val reduce(NodeContext& c, Opcode op, Val x, const std::vector<int64_t>& axes, bool keepdims) {
+  return c.e.emit(op, {x}, write::reduce{.axes = axes, .keepdims = keepdims});
 }
 
 std::vector<int64_t> iota(int64_t a, int64_t b) {

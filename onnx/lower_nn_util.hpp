@@ -26,7 +26,7 @@ void require_float(NodeContext& c, Val v);
 // reshape to dims (kDynamic entries become -1; at most one); v itself when nothing changes.
 Val reshape(NodeContext& c, Val v, const std::vector<int64_t>& dims);
 // sum/max/mean/... over axes with keepdims.
-Val reduce(NodeContext& c, const char* op, Val x, const std::vector<int64_t>& axes, bool keepdims);
+Val reduce(NodeContext& c, Opcode op, Val x, const std::vector<int64_t>& axes, bool keepdims);
 // [a, a+1, ..., b-1]
 std::vector<int64_t> iota(int64_t a, int64_t b);
 // The per-channel vector v (C) of an (N, C, D...) input of rank r as (C, 1, ..., 1).

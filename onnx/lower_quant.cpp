@@ -16,7 +16,7 @@ namespace {
 
 Val cast(NodeContext& c, Val v, DType dt) {
   if (c.e.dtype(v) == dt) return v;
-  return c.e.with_scalar(c.e.emit("cast", {v}, {attr_dt("dtype", dt)}), c.e.scalar(v));
+  return c.e.with_scalar(c.e.emit(op::cast, {v}, {.dtype = dt}), c.e.scalar(v));
 }
 
 // A per-tensor (one element) or per-axis (1-D, along `axis` of a rank-`rank` tensor) parameter,
@@ -28,16 +28,16 @@ Val along(NodeContext& c, Val p, int axis, int rank) {
   if (axis < 0 || axis >= rank) c.fail("axis out of range for rank " + std::to_string(rank));
   std::vector<int64_t> shape(std::size_t(rank), 1);
   shape[std::size_t(axis)] = c.e.dims(p)[0];
-  return c.e.emit("reshape", {p}, {attr_ints("shape", shape)});
+  return c.e.emit(op::reshape, {p}, {.shape = shape});
 }
 
 // saturate(round(v) + zp) in `dt` (u8 or i8); v is f32.
 Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
-  Val r = c.e.emit("round", {v});
-  if (zp.present()) r = c.e.emit("add", {r, cast(c, zp, DType::f32)});
+  Val r = c.e.emit(op::round, {v});
+  if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
   double lo = dt == DType::u8 ? 0 : -128, hi = dt == DType::u8 ? 255 : 127;
-  r = c.e.emit("clip", {r}, {{"a_min", AttrValue::floating(lo)}, {"a_max", AttrValue::floating(hi)}});
-  return c.e.emit("cast", {r}, {attr_dt("dtype", dt)});
+  r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = hi});
+  return c.e.emit(op::cast, {r}, {.dtype = dt});
 }
 
 DType quant_type(NodeContext& c, Val zp) {
@@ -51,7 +51,7 @@ std::vector<Val> lower_quantize(NodeContext& c) {
   int r = c.e.rank(x);
   int axis = int(c.attr_int("axis", 1));
   Val xs = cast(c, x, DType::f32);
-  Val scaled = c.e.emit("div", {xs, along(c, c.input(1), axis, r)});
+  Val scaled = c.e.emit(op::div, {xs, along(c, c.input(1), axis, r)});
   Val y = requantize(c, scaled, zp.present() ? along(c, zp, axis, r) : zp, quant_type(c, zp));
   return one(c.e.with_scalar(y, c.e.scalar(x)));
 }
@@ -61,8 +61,8 @@ std::vector<Val> lower_dequantize(NodeContext& c) {
   int r = c.e.rank(x);
   int axis = int(c.attr_int("axis", 1));
   Val xf = cast(c, x, DType::f32);
-  if (zp.present()) xf = c.e.emit("sub", {xf, cast(c, along(c, zp, axis, r), DType::f32)});
-  Val y = c.e.emit("mul", {xf, along(c, c.input(1), axis, r)});
+  if (zp.present()) xf = c.e.emit(op::sub, {xf, cast(c, along(c, zp, axis, r), DType::f32)});
+  Val y = c.e.emit(op::mul, {xf, along(c, c.input(1), axis, r)});
   return one(c.e.with_scalar(y, c.e.scalar(x)));
 }
 
@@ -71,13 +71,14 @@ std::vector<Val> lower_dequantize(NodeContext& c) {
 std::vector<Val> lower_dynamic_quantize(NodeContext& c) {
   Val x = cast(c, c.input(0), DType::f32);
   Val zero = c.e.scalar_const(DType::f32, 0.0);
-  Val mx = c.e.emit("maximum", {c.e.emit("max", {x}), zero});
-  Val mn = c.e.emit("minimum", {c.e.emit("min", {x}), zero});
-  Val scale = c.e.emit("div", {c.e.emit("sub", {mx, mn}), c.e.scalar_const(DType::f32, 255.0)});
-  Val zp_f = c.e.emit("clip", {c.e.emit("round", {c.e.emit("div", {c.e.emit("negative", {mn}), scale})})},
-                      {{"a_min", AttrValue::floating(0)}, {"a_max", AttrValue::floating(255)}});
-  Val zp = c.e.emit("cast", {zp_f}, {attr_dt("dtype", DType::u8)});
-  Val y = requantize(c, c.e.emit("div", {x, scale}), zp, DType::u8);
+  Val mx = c.e.emit(op::maximum, {c.e.emit(op::max, {x}), zero});
+  Val mn = c.e.emit(op::minimum, {c.e.emit(op::min, {x}), zero});
+  Val scale = c.e.emit(op::div, {c.e.emit(op::sub, {mx, mn}), c.e.scalar_const(DType::f32, 255.0)});
+  Val zp_f = c.e.emit(
+      op::clip, {c.e.emit(op::round, {c.e.emit(op::div, {c.e.emit(op::negative, {mn}), scale})})},
+      {.a_min = 0.0, .a_max = 255.0});
+  Val zp = c.e.emit(op::cast, {zp_f}, {.dtype = DType::u8});
+  Val y = requantize(c, c.e.emit(op::div, {x, scale}), zp, DType::u8);
   return {y, c.e.with_scalar(scale, true), c.e.with_scalar(zp, true)};
 }
 
@@ -88,12 +89,12 @@ Val centered(NodeContext& c, Val x, Val zp, int zp_axis) {
   Val z = cast(c, zp, DType::i32);
   if (c.e.rank(zp) == 1 && c.e.dims(zp)[0] != 1 && zp_axis >= 0)
     z = along(c, z, zp_axis, c.e.rank(x));
-  return c.e.emit("sub", {xi, z});
+  return c.e.emit(op::sub, {xi, z});
 }
 
 Val integer_matmul(NodeContext& c, Val a, Val a_zp, Val b, Val b_zp) {
   int ra = c.e.rank(a), rb = c.e.rank(b);
-  return c.e.emit("matmul", {centered(c, a, a_zp, ra - 2), centered(c, b, b_zp, rb - 1)});
+  return c.e.emit(op::matmul, {centered(c, a, a_zp, ra - 2), centered(c, b, b_zp, rb - 1)});
 }
 
 // The Conv lowering (auto_pad, pads, strides, dilations, group) on i32 operands.
@@ -116,18 +117,18 @@ std::vector<Val> lower_conv_integer(NodeContext& c) {
 
 std::vector<Val> lower_qlinear_matmul(NodeContext& c) {
   Val acc = integer_matmul(c, c.input(0), c.input(2), c.input(3), c.input(5));
-  Val scale = c.e.emit("div", {c.e.emit("mul", {c.input(1), c.input(4)}), c.input(6)});
+  Val scale = c.e.emit(op::div, {c.e.emit(op::mul, {c.input(1), c.input(4)}), c.input(6)});
   if (c.e.rank(scale) == 1 && c.e.dims(scale)[0] != 1) scale = along(c, scale, c.e.rank(acc) - 1, c.e.rank(acc));
-  Val v = c.e.emit("mul", {cast(c, acc, DType::f32), scale});
+  Val v = c.e.emit(op::mul, {cast(c, acc, DType::f32), scale});
   return one(requantize(c, v, c.input(7), quant_type(c, c.input(7))));
 }
 
 std::vector<Val> lower_qlinear_conv(NodeContext& c) {
   Val acc = integer_conv(c, c.input(0), c.input(2), c.input(3), c.input(5), c.input(8));
   Val ws = c.input(4);
-  Val scale = c.e.emit("div", {c.e.emit("mul", {c.input(1), ws}), c.input(6)});
+  Val scale = c.e.emit(op::div, {c.e.emit(op::mul, {c.input(1), ws}), c.input(6)});
   if (c.e.rank(scale) == 1 && c.e.dims(scale)[0] != 1) scale = along(c, scale, 1, c.e.rank(acc));
-  Val v = c.e.emit("mul", {cast(c, acc, DType::f32), scale});
+  Val v = c.e.emit(op::mul, {cast(c, acc, DType::f32), scale});
   return one(requantize(c, v, c.input(7), quant_type(c, c.input(7))));
 }
 

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "onnx/lowering.hpp"
 #include "tensor/error.hpp"
@@ -38,9 +39,9 @@ ReduceArgs reduce_args(NodeContext& c) {
 }
 
 // op over the axes; the result's ONNX rank follows keepdims.
-Val reduce(NodeContext& c, const char* op, Val x, const ReduceArgs& r) {
+Val reduce(NodeContext& c, Opcode op, Val x, const ReduceArgs& r) {
   int rank = c.e.rank(x);
-  Val y = c.e.emit(op, {x}, {attr_ints("axes", r.axes), attr_b("keepdims", r.keepdims)});
+  Val y = c.e.emit(op, {x}, write::reduce{.axes = r.axes, .keepdims = r.keepdims});
   bool all = r.axes.empty() || int(r.axes.size()) == rank;
   return c.e.with_scalar(y, (!r.keepdims && all) || rank == 0);
 }
@@ -52,9 +53,11 @@ std::vector<Val> lower_reduce(NodeContext& c) {
   if (t == "ReduceSum" && c.opset >= 13 && c.input(1).present() && !c.e.is_const(c.input(1))) {
     const bool keepdims = c.attr_int("keepdims", 1) != 0;
     const bool noop = c.attr_int("noop_with_empty_axes", 0) != 0;
-    Val axes = c.e.emit("cast", {c.input(1)}, {attr_dt("dtype", DType::i64)});
-    Val y = c.e.emit("reduce_dyn", {x, axes}, {attr_s("op", "sum"), attr_b("keepdims", keepdims),
-                                               attr_b("noop_with_empty_axes", noop)});
+    Val axes = c.e.emit(op::cast, {c.input(1)}, {.dtype = DType::i64});
+    Val y = c.e.emit(op::reduce_dyn, {x, axes},
+                     {.op = reduce_dyn_attrs::op_choice::sum,
+                      .keepdims = keepdims,
+                      .noop_with_empty_axes = noop});
     // Every dim reduced without keepdims is an ONNX scalar: known when the axes' count is.
     const int64_t n = c.e.dims(c.input(1))[0];
     bool all = !keepdims && ((n == c.e.rank(x)) || (n == 0 && !noop));
@@ -62,22 +65,25 @@ std::vector<Val> lower_reduce(NodeContext& c) {
   }
   ReduceArgs r = reduce_args(c);
   if (r.noop) return {x};
-  if (t == "ReduceSum") return one(reduce(c, "sum", x, r));
-  if (t == "ReduceMean") return one(reduce(c, "mean", x, r));
-  if (t == "ReduceMax") return one(reduce(c, "max", x, r));
-  if (t == "ReduceMin") return one(reduce(c, "min", x, r));
-  if (t == "ReduceProd") return one(reduce(c, "prod", x, r));
-  if (t == "ReduceSumSquare") return one(reduce(c, "sum_square", x, r));
-  if (t == "ReduceL1") return one(reduce(c, "l1", x, r));
+  if (t == "ReduceSum") return one(reduce(c, Opcode::sum, x, r));
+  if (t == "ReduceMean") return one(reduce(c, Opcode::mean, x, r));
+  if (t == "ReduceMax") return one(reduce(c, Opcode::max, x, r));
+  if (t == "ReduceMin") return one(reduce(c, Opcode::min, x, r));
+  if (t == "ReduceProd") return one(reduce(c, Opcode::prod, x, r));
+  if (t == "ReduceSumSquare") return one(reduce(c, Opcode::sum_square, x, r));
+  if (t == "ReduceL1") return one(reduce(c, Opcode::l1, x, r));
   // l2, log_sum and logsumexp are float ops; ONNX allows integer inputs (computed in the
   // dtype: round the float result back).
-  const char* op = t == "ReduceL2" ? "l2" : t == "ReduceLogSum" ? "log_sum" : t == "ReduceLogSumExp" ? "logsumexp" : nullptr;
-  if (op) {
+  const std::optional<Opcode> code = t == "ReduceL2"          ? std::optional(Opcode::l2)
+                                     : t == "ReduceLogSum"    ? std::optional(Opcode::log_sum)
+                                     : t == "ReduceLogSumExp" ? std::optional(Opcode::logsumexp)
+                                                              : std::nullopt;
+  if (code) {
     DType dt = c.e.dtype(x);
-    if (is_float(dt)) return one(reduce(c, op, x, r));
-    Val xf = c.e.emit("cast", {x}, {attr_dt("dtype", DType::f64)});
-    Val y = reduce(c, op, xf, r);
-    return one(c.e.with_scalar(c.e.emit("cast", {y}, {attr_dt("dtype", dt)}), c.e.scalar(y)));
+    if (is_float(dt)) return one(reduce(c, *code, x, r));
+    Val xf = c.e.emit(op::cast, {x}, {.dtype = DType::f64});
+    Val y = reduce(c, *code, xf, r);
+    return one(c.e.with_scalar(c.e.emit(op::cast, {y}, {.dtype = dt}), c.e.scalar(y)));
   }
   c.fail(t + " is not supported yet");
 }
@@ -88,9 +94,9 @@ std::vector<Val> lower_arg(NodeContext& c) {
   int64_t axis = c.axis(c.attr_int("axis", 0), rank);
   bool keepdims = c.attr_int("keepdims", 1) != 0;
   bool last = c.attr_int("select_last_index", 0) != 0;
-  const char* op = c.node.op_type() == "ArgMax" ? "argmax" : "argmin";
-  Val y = c.e.emit(op, {x}, {attr_i("axis", axis), attr_b("keepdims", keepdims),
-                             attr_b("select_last_index", last)});
+  const Opcode code = c.node.op_type() == "ArgMax" ? Opcode::argmax : Opcode::argmin;
+  Val y = c.e.emit(
+      code, {x}, write::arg_reduce{.axis = axis, .keepdims = keepdims, .select_last_index = last});
   return one(c.e.with_scalar(y, !keepdims && rank == 1));
 }
 

@@ -30,22 +30,21 @@ Val i64(NodeContext& c, int64_t v) { return c.e.scalar_const(DType::i64, double(
 
 // x[k] along axis 0, without that axis.
 Val pick(NodeContext& c, Val x, Val k) {
-  Val t = c.e.emit("take", {x, k}, {attr_i("axis", 0), attr_s("mode", "raise")});
-  return c.e.emit("squeeze", {t}, {attr_ints("axes", {0})});
+  Val t = c.e.emit(op::take, {x, k}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
+  return c.e.emit(op::squeeze, {t}, {.axes = {0}});
 }
 Val pick(NodeContext& c, Val x, int64_t k) { return pick(c, x, c.e.int_vector({k})); }
 
 Val gate(NodeContext& c, Val g, int k, int64_t h) {
-  return c.e.emit("strided_slice", {g}, {attr_ints("begin", {k * h}), attr_ints("end", {(k + 1) * h}),
-                                         attr_ints("axes", {1})});
+  return c.e.emit(op::strided_slice, {g}, {.begin = {k * h}, .end = {(k + 1) * h}, .axes = {1}});
 }
 
 Val activate(NodeContext& c, const std::string& name, Val x, double clip) {
   if (clip > 0)
-    x = c.e.emit("clip", {x}, {{"a_min", AttrValue::floating(-clip)}, {"a_max", AttrValue::floating(clip)}});
-  if (name == "Sigmoid") return c.e.emit("sigmoid", {x});
-  if (name == "Tanh") return c.e.emit("tanh", {x});
-  if (name == "Relu") return c.e.emit("relu", {x});
+    x = c.e.emit(op::clip, {x}, {.a_min = -clip, .a_max = clip});
+  if (name == "Sigmoid") return c.e.emit(op::sigmoid, {x});
+  if (name == "Tanh") return c.e.emit(op::tanh, {x});
+  if (name == "Relu") return c.e.emit(op::relu, {x});
   c.fail("activation " + name + " is not supported");
 }
 
@@ -57,26 +56,26 @@ std::vector<Val> direction(NodeContext& c, const RnnSpec& s, int d, bool reverse
   const int64_t h = s.hidden;
   const DType dt = c.e.dtype(x);
   Val w = pick(c, c.input(1), d), r = pick(c, c.input(2), d);  // [G*h, in], [G*h, h]
-  Val wt = c.e.emit("transpose", {w}), rt = c.e.emit("transpose", {r});
+  Val wt = c.e.emit(op::transpose, {w}), rt = c.e.emit(op::transpose, {r});
   Val wb, rb;
   if (c.input(3).present()) {
     Val b = pick(c, c.input(3), d);  // [2*G*h]
-    wb = c.e.emit("strided_slice", {b}, {attr_ints("begin", {0}), attr_ints("end", {s.gates * h})});
-    rb = c.e.emit("strided_slice", {b}, {attr_ints("begin", {s.gates * h}), attr_ints("end", {2 * s.gates * h})});
+    wb = c.e.emit(op::strided_slice, {b}, {.begin = {0}, .end = {s.gates * h}});
+    rb = c.e.emit(op::strided_slice, {b}, {.begin = {s.gates * h}, .end = {2 * s.gates * h}});
   }
   // Every step's input projection at once: [T, batch, G*h].
-  Val xw = c.e.emit("matmul", {x, wt});
+  Val xw = c.e.emit(op::matmul, {x, wt});
   // GRU's candidate gate adds Rbh inside (linear_before_reset) or outside the reset product;
   // the z and r gates, like every gate of the other cells, take Wb + Rb together.
-  if (wb.present() && s.cell != Cell::gru) xw = c.e.emit("add", {xw, c.e.emit("add", {wb, rb})});
-  if (wb.present() && s.cell == Cell::gru) xw = c.e.emit("add", {xw, wb});
+  if (wb.present() && s.cell != Cell::gru) xw = c.e.emit(op::add, {xw, c.e.emit(op::add, {wb, rb})});
+  if (wb.present() && s.cell == Cell::gru) xw = c.e.emit(op::add, {xw, wb});
   // The common LSTM (default activations, no clip, peepholes or sequence lengths) is one
   // lstm instruction: the loop below costs ~20 instructions per step, more in dispatch than
   // the step's arithmetic at the sizes LSTMs run at.
   if (s.cell == Cell::lstm && s.acts == std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"} && s.clip <= 0 &&
       !c.input(7).present() && !lens.present())
-    return c.e.emit_n("lstm", {xw, rt, h0, c0}, {attr_b("reverse", reverse)});
-  Val t_len = c.e.emit("take", {c.e.emit("shape_of", {x}), c.e.int_vector({0})}, {attr_i("axis", 0)});
+    return c.e.emit_n(op::lstm, {xw, rt, h0, c0}, {.reverse = reverse});
+  Val t_len = c.e.emit(op::take, {c.e.emit(op::shape_of, {x}), c.e.int_vector({0})}, {.axis = 0});
 
   Val step = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "t");
   c.e.assign(step, i64(c, 0));
@@ -90,78 +89,79 @@ std::vector<Val> direction(NodeContext& c, const RnnSpec& s, int d, bool reverse
   TensorType ytype{dt, Dims{kDynamic, c.e.dims(h0)[0], h}};
   Val y = c.e.placeholder(ytype, false, "y");
   std::vector<int64_t> empty_shape{0, std::max<int64_t>(c.e.dims(h0)[0], 0), h};
-  c.e.assign(y, c.e.emit("zeros", {}, {attr_ints("shape", empty_shape), attr_dt("dtype", dt)}));
+  c.e.assign(y, c.e.emit(op::zeros, {}, {.shape = empty_shape, .dtype = dt}));
   const std::string body = c.e.new_label("rnn_step"), check = c.e.new_label("rnn_check");
   c.e.jmp(check);
   c.e.place_label(body);
-  Val t = reverse ? c.e.emit("sub", {c.e.emit("sub", {t_len, i64(c, 1)}), step}) : step;
+  Val t = reverse ? c.e.emit(op::sub, {c.e.emit(op::sub, {t_len, i64(c, 1)}), step}) : step;
   Val xg = pick(c, xw, t);                            // [batch, G*h]
-  Val hg = c.e.emit("matmul", {hs, rt});              // [batch, G*h]
+  Val hg = c.e.emit(op::matmul, {hs, rt});              // [batch, G*h]
   const std::string& f = s.acts[0];
   Val h_new, c_new;
   if (s.cell == Cell::rnn) {
-    h_new = activate(c, f, c.e.emit("add", {xg, hg}), s.clip);
+    h_new = activate(c, f, c.e.emit(op::add, {xg, hg}), s.clip);
   } else if (s.cell == Cell::lstm) {
-    Val g = c.e.emit("add", {xg, hg});
+    Val g = c.e.emit(op::add, {xg, hg});
     Val gi = gate(c, g, 0, h), go = gate(c, g, 1, h), gf = gate(c, g, 2, h), gc = gate(c, g, 3, h);
     if (c.input(7).present()) {  // peepholes P [num_dir, 3h]: i, o, f
       Val p = pick(c, c.input(7), d);
       auto peep = [&](int k) {
-        return c.e.emit("strided_slice", {p}, {attr_ints("begin", {k * h}), attr_ints("end", {(k + 1) * h})});
+        return c.e.emit(op::strided_slice, {p}, {.begin = {k * h}, .end = {(k + 1) * h}});
       };
-      gi = c.e.emit("add", {gi, c.e.emit("mul", {peep(0), cs})});
-      gf = c.e.emit("add", {gf, c.e.emit("mul", {peep(2), cs})});
+      gi = c.e.emit(op::add, {gi, c.e.emit(op::mul, {peep(0), cs})});
+      gf = c.e.emit(op::add, {gf, c.e.emit(op::mul, {peep(2), cs})});
       Val it = activate(c, f, gi, s.clip), ft = activate(c, f, gf, s.clip);
       Val ct = activate(c, s.acts[1], gc, s.clip);
-      c_new = c.e.emit("add", {c.e.emit("mul", {ft, cs}), c.e.emit("mul", {it, ct})});
-      Val ot = activate(c, f, c.e.emit("add", {go, c.e.emit("mul", {peep(1), c_new})}), s.clip);
-      h_new = c.e.emit("mul", {ot, activate(c, s.acts[2], c_new, 0)});
+      c_new = c.e.emit(op::add, {c.e.emit(op::mul, {ft, cs}), c.e.emit(op::mul, {it, ct})});
+      Val ot = activate(c, f, c.e.emit(op::add, {go, c.e.emit(op::mul, {peep(1), c_new})}), s.clip);
+      h_new = c.e.emit(op::mul, {ot, activate(c, s.acts[2], c_new, 0)});
     } else {
       Val it = activate(c, f, gi, s.clip), ft = activate(c, f, gf, s.clip);
       Val ct = activate(c, s.acts[1], gc, s.clip), ot = activate(c, f, go, s.clip);
-      c_new = c.e.emit("add", {c.e.emit("mul", {ft, cs}), c.e.emit("mul", {it, ct})});
-      h_new = c.e.emit("mul", {ot, activate(c, s.acts[2], c_new, 0)});
+      c_new = c.e.emit(op::add, {c.e.emit(op::mul, {ft, cs}), c.e.emit(op::mul, {it, ct})});
+      h_new = c.e.emit(op::mul, {ot, activate(c, s.acts[2], c_new, 0)});
     }
   } else {  // GRU: gates z, r, h
     Val rbz, rbr, rbh;
     if (rb.present()) {
-      rbz = c.e.emit("strided_slice", {rb}, {attr_ints("begin", {0}), attr_ints("end", {2 * h})});
-      rbh = c.e.emit("strided_slice", {rb}, {attr_ints("begin", {2 * h}), attr_ints("end", {3 * h})});
+      rbz = c.e.emit(op::strided_slice, {rb}, {.begin = {0}, .end = {2 * h}});
+      rbh = c.e.emit(op::strided_slice, {rb}, {.begin = {2 * h}, .end = {3 * h}});
     }
     Val xz_r = gate(c, xg, 0, h), xr = gate(c, xg, 1, h), xh = gate(c, xg, 2, h);
-    Val zr_h = c.e.emit("strided_slice", {hg}, {attr_ints("begin", {0}), attr_ints("end", {2 * h}), attr_ints("axes", {1})});
-    Val zr = c.e.emit("add", {c.e.emit("concatenate", {xz_r, xr}, {attr_i("axis", 1)}), zr_h});
-    if (rbz.present()) zr = c.e.emit("add", {zr, rbz});
+    Val zr_h = c.e.emit(op::strided_slice, {hg}, {.begin = {0}, .end = {2 * h}, .axes = {1}});
+    Val zr = c.e.emit(op::add, {c.e.emit(op::concatenate, {xz_r, xr}, {.axis = 1}), zr_h});
+    if (rbz.present()) zr = c.e.emit(op::add, {zr, rbz});
     Val zt = activate(c, f, gate(c, zr, 0, h), s.clip), rt_ = activate(c, f, gate(c, zr, 1, h), s.clip);
     Val hh;
     if (s.linear_before_reset) {
       Val hr = gate(c, hg, 2, h);
-      if (rbh.present()) hr = c.e.emit("add", {hr, rbh});
-      hh = c.e.emit("add", {xh, c.e.emit("mul", {rt_, hr})});
+      if (rbh.present()) hr = c.e.emit(op::add, {hr, rbh});
+      hh = c.e.emit(op::add, {xh, c.e.emit(op::mul, {rt_, hr})});
     } else {
-      Val rh = c.e.emit("strided_slice", {rt}, {attr_ints("begin", {2 * h}), attr_ints("end", {3 * h}), attr_ints("axes", {1})});
-      hh = c.e.emit("add", {xh, c.e.emit("matmul", {c.e.emit("mul", {rt_, hs}), rh})});
-      if (rbh.present()) hh = c.e.emit("add", {hh, rbh});
+      Val rh = c.e.emit(op::strided_slice, {rt}, {.begin = {2 * h}, .end = {3 * h}, .axes = {1}});
+      hh = c.e.emit(op::add, {xh, c.e.emit(op::matmul, {c.e.emit(op::mul, {rt_, hs}), rh})});
+      if (rbh.present()) hh = c.e.emit(op::add, {hh, rbh});
     }
     Val ht = activate(c, s.acts[1], hh, s.clip);
     Val one = c.e.scalar_const(dt, 1.0);
-    h_new = c.e.emit("add", {c.e.emit("mul", {c.e.emit("sub", {one, zt}), ht}), c.e.emit("mul", {zt, hs})});
+    h_new = c.e.emit(op::add, {c.e.emit(op::mul, {c.e.emit(op::sub, {one, zt}), ht}),
+                               c.e.emit(op::mul, {zt, hs})});
   }
   Val out_h = h_new;
   if (lens.present()) {
-    Val live = c.e.emit("less", {t, lens});  // bool [batch, 1]
-    h_new = c.e.emit("where", {live, h_new, hs});
-    if (s.cell == Cell::lstm) c_new = c.e.emit("where", {live, c_new, cs});
-    out_h = c.e.emit("where", {live, h_new, c.e.scalar_const(dt, 0.0)});
+    Val live = c.e.emit(op::less, {t, lens});  // bool [batch, 1]
+    h_new = c.e.emit(op::where, {live, h_new, hs});
+    if (s.cell == Cell::lstm) c_new = c.e.emit(op::where, {live, c_new, cs});
+    out_h = c.e.emit(op::where, {live, h_new, c.e.scalar_const(dt, 0.0)});
   }
-  Val piece = c.e.emit("expand_dims", {out_h}, {attr_i("axis", 0)});
-  c.e.assign(y, reverse ? c.e.emit("concatenate", {piece, y}, {attr_i("axis", 0)})
-                        : c.e.emit("concatenate", {y, piece}, {attr_i("axis", 0)}));
+  Val piece = c.e.emit(op::expand_dims, {out_h}, {.axis = 0});
+  c.e.assign(y, reverse ? c.e.emit(op::concatenate, {piece, y}, {.axis = 0})
+                        : c.e.emit(op::concatenate, {y, piece}, {.axis = 0}));
   c.e.assign(hs, h_new);
   if (s.cell == Cell::lstm) c.e.assign(cs, c_new);
-  c.e.assign(step, c.e.emit("add", {step, i64(c, 1)}));
+  c.e.assign(step, c.e.emit(op::add, {step, i64(c, 1)}));
   c.e.place_label(check);
-  c.e.br(c.e.emit("less", {step, t_len}), body);
+  c.e.br(c.e.emit(op::less, {step, t_len}), body);
   // After the loop y holds one row per step: T rows, known when X's length is.
   TensorType done = c.e.type(y);
   done.dims[0] = c.e.dims(x)[0];
@@ -198,7 +198,7 @@ std::vector<Val> lower_rnn(NodeContext& c) {
   Val x = c.input(0);
   if (c.e.rank(x) != 3) c.fail("X must have rank 3");
   const bool batch_major = c.attr_int("layout", 0) != 0;
-  if (batch_major) x = c.e.emit("transpose", {x}, {attr_ints("axes", {1, 0, 2})});
+  if (batch_major) x = c.e.emit(op::transpose, {x}, {.axes = {1, 0, 2}});
   if (s.hidden <= 0) s.hidden = c.e.dims(c.input(2))[1];
   if (s.hidden <= 0) c.fail("hidden_size is unknown");
   Val lens;
@@ -207,8 +207,8 @@ std::vector<Val> lower_rnn(NodeContext& c) {
     if (all_full)
       for (int64_t l : c.e.ints(c.input(4), "sequence_lens")) all_full = all_full && l == c.e.dims(x)[0];
     if (!all_full) {
-      Val l = c.e.emit("cast", {c.input(4)}, {attr_dt("dtype", DType::i64)});
-      lens = c.e.emit("expand_dims", {l}, {attr_i("axis", 1)});
+      Val l = c.e.emit(op::cast, {c.input(4)}, {.dtype = DType::i64});
+      lens = c.e.emit(op::expand_dims, {l}, {.axis = 1});
     }
   }
   const DType dt = c.e.dtype(x);
@@ -216,11 +216,11 @@ std::vector<Val> lower_rnn(NodeContext& c) {
   auto initial = [&](int input, int d) {
     if (c.input(input).present()) {
       Val v = c.input(input);
-      if (batch_major) v = c.e.emit("transpose", {v}, {attr_ints("axes", {1, 0, 2})});
+      if (batch_major) v = c.e.emit(op::transpose, {v}, {.axes = {1, 0, 2}});
       return pick(c, v, d);
     }
     if (batch == kDynamic) c.fail("a dynamic batch without initial states is not supported");
-    return c.e.emit("zeros", {}, {attr_ints("shape", {batch, s.hidden}), attr_dt("dtype", dt)});
+    return c.e.emit(op::zeros, {}, {.shape = {batch, s.hidden}, .dtype = dt});
   };
   std::vector<Val> ys, yhs, ycs;
   for (int d = 0; d < num_dir; ++d) {
@@ -230,19 +230,19 @@ std::vector<Val> lower_rnn(NodeContext& c) {
     bool reverse = dir == "reverse" || d == 1;
     std::vector<Val> r = direction(c, sd, d, reverse, x, initial(5, d),
                                    s.cell == Cell::lstm ? initial(6, d) : Val{}, lens);
-    ys.push_back(c.e.emit("expand_dims", {r[0]}, {attr_i("axis", 1)}));
-    yhs.push_back(c.e.emit("expand_dims", {r[1]}, {attr_i("axis", 0)}));
-    if (s.cell == Cell::lstm) ycs.push_back(c.e.emit("expand_dims", {r[2]}, {attr_i("axis", 0)}));
+    ys.push_back(c.e.emit(op::expand_dims, {r[0]}, {.axis = 1}));
+    yhs.push_back(c.e.emit(op::expand_dims, {r[1]}, {.axis = 0}));
+    if (s.cell == Cell::lstm) ycs.push_back(c.e.emit(op::expand_dims, {r[2]}, {.axis = 0}));
   }
   auto stack = [&](const std::vector<Val>& v, int axis) {
-    return v.size() == 1 ? v[0] : c.e.emit("concatenate", v, {attr_i("axis", axis)});
+    return v.size() == 1 ? v[0] : c.e.emit(op::concatenate, v, {.axis = axis});
   };
   Val y = stack(ys, 1), yh = stack(yhs, 0);  // [T, D, B, H], [D, B, H]
   Val yc = s.cell == Cell::lstm ? stack(ycs, 0) : Val{};
   if (batch_major) {
-    y = c.e.emit("transpose", {y}, {attr_ints("axes", {2, 0, 1, 3})});
-    yh = c.e.emit("transpose", {yh}, {attr_ints("axes", {1, 0, 2})});
-    if (yc.present()) yc = c.e.emit("transpose", {yc}, {attr_ints("axes", {1, 0, 2})});
+    y = c.e.emit(op::transpose, {y}, {.axes = {2, 0, 1, 3}});
+    yh = c.e.emit(op::transpose, {yh}, {.axes = {1, 0, 2}});
+    if (yc.present()) yc = c.e.emit(op::transpose, {yc}, {.axes = {1, 0, 2}});
   }
   std::vector<Val> out{y, yh};
   if (s.cell == Cell::lstm) out.push_back(yc);

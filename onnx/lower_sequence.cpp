@@ -57,14 +57,14 @@ std::vector<Val> lower_split_to_sequence(NodeContext& c) {
   const int64_t n = c.e.dims(x)[int(axis)];
   std::vector<Val> parts;
   auto slice = [&](Val b, Val e) {
-    return c.e.emit("strided_slice", {x}, {attr_ints("begin", c.e.ints(b, "begin")),
-                                           attr_ints("end", c.e.ints(e, "end")), attr_ints("axes", {axis})});
+    return c.e.emit(op::strided_slice, {x},
+                    {.begin = c.e.ints(b, "begin"), .end = c.e.ints(e, "end"), .axes = {axis}});
   };
   if (!c.input(1).present()) {  // one slice per element along axis
     if (n == kDynamic) c.fail("splitting a dynamic dim into single elements");
     for (int64_t k = 0; k < n; ++k) {
       Val p = slice(c.e.int_vector({k}), c.e.int_vector({k + 1}));
-      if (!keepdims) p = c.e.emit("squeeze", {p}, {attr_ints("axes", {axis})});
+      if (!keepdims) p = c.e.emit(op::squeeze, {p}, {.axes = {axis}});
       parts.push_back(p);
     }
     return one(c.e.sequence(parts));
@@ -94,9 +94,9 @@ std::vector<Val> lower_concat_from_sequence(NodeContext& c) {
   const int r = c.e.rank(s[0]) + (new_axis ? 1 : 0);
   const int64_t axis = c.axis(c.attr_int("axis", 0), r);
   std::vector<Val> parts;
-  for (Val v : s) parts.push_back(new_axis ? c.e.emit("expand_dims", {v}, {attr_i("axis", axis)}) : v);
+  for (Val v : s) parts.push_back(new_axis ? c.e.emit(op::expand_dims, {v}, {.axis = axis}) : v);
   if (parts.size() == 1) return {parts[0]};
-  return one(c.e.emit("concatenate", parts, {attr_i("axis", axis)}));
+  return one(c.e.emit(op::concatenate, parts, {.axis = axis}));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -23,7 +23,7 @@ Val reshape_to(NodeContext& c, Val v, const std::vector<int64_t>& to) {
   Dims cur = c.e.dims(v);
   if (std::equal(shape.begin(), shape.end(), cur.begin(), cur.end()))
     return c.e.with_scalar(v, to.empty());
-  Val r = c.e.emit("reshape", {v}, {attr_ints("shape", shape)});
+  Val r = c.e.emit(op::reshape, {v}, {.shape = shape});
   c.e.set_scalar(r, to.empty());
   return r;
 }
@@ -49,15 +49,15 @@ std::vector<Val> lower_shape(NodeContext& c) {
                             [](int64_t x) { return x == kDynamic; });
   if (known)
     return one(c.e.int_vector(std::vector<int64_t>(d.begin() + start, d.begin() + std::max(start, end))));
-  Val s = c.e.emit("shape_of", {c.input(0)});
+  Val s = c.e.emit(op::shape_of, {c.input(0)});
   if (start == 0 && end == r) return one(s);
-  return one(c.e.emit("strided_slice", {s}, {attr_ints("begin", {start}), attr_ints("end", {end})}));
+  return one(c.e.emit(op::strided_slice, {s}, {.begin = {start}, .end = {end}}));
 }
 
 std::vector<Val> lower_size(NodeContext& c) {
   std::vector<int64_t> d = onnx_dims(c, c.input(0));
   if (std::count(d.begin(), d.end(), kDynamic) > 0) {  // the product of the run-time shape
-    Val n = c.e.emit("prod", {c.e.emit("shape_of", {c.input(0)})}, {attr_ints("axes", {0})});
+    Val n = c.e.emit(op::prod, {c.e.emit(op::shape_of, {c.input(0)})}, {.axes = {0}});
     return one(c.e.with_scalar(n, true));
   }
   int64_t n = 1;
@@ -107,13 +107,13 @@ std::vector<Val> lower_flatten(NodeContext& c) {
   };
   int64_t outer = prod(0, int(axis)), inner = prod(int(axis), r);
   if (outer == -1 && inner == -1) {  // both products at run time, from the shape
-    Val s = c.e.emit("shape_of", {c.input(0)});
+    Val s = c.e.emit(op::shape_of, {c.input(0)});
     auto part = [&](int64_t b, int64_t e) {
-      Val p = c.e.emit("strided_slice", {s}, {attr_ints("begin", {b}), attr_ints("end", {e})});
-      return c.e.emit("prod", {p}, {attr_ints("axes", {0})});
+      Val p = c.e.emit(op::strided_slice, {s}, {.begin = {b}, .end = {e}});
+      return c.e.emit(op::prod, {p}, {.axes = {0}});
     };
-    Val shape = c.e.emit("concatenate", {part(0, axis), part(axis, r)}, {attr_i("axis", 0)});
-    return one(c.e.emit("reshape_dyn", {c.input(0), shape}));
+    Val shape = c.e.emit(op::concatenate, {part(0, axis), part(axis, r)}, {.axis = 0});
+    return one(c.e.emit(op::reshape_dyn, {c.input(0), shape}));
   }
   return one(reshape_to(c, c.input(0), {outer, inner}));
 }
@@ -164,7 +164,7 @@ std::vector<Val> lower_squeeze(NodeContext& c) {
     else out.push_back(d[std::size_t(k)] == kDynamic ? -1 : d[std::size_t(k)]);
   }
   if (std::count(out.begin(), out.end(), -1) > 1) {  // squeeze checks the `?` dims at run time
-    Val y = c.e.emit("squeeze", {c.input(0)}, {attr_ints("axes", dropped)});
+    Val y = c.e.emit(op::squeeze, {c.input(0)}, {.axes = dropped});
     return one(c.e.with_scalar(y, out.empty()));
   }
   return one(reshape_to(c, c.input(0), out));
@@ -188,7 +188,7 @@ std::vector<Val> lower_unsqueeze(NodeContext& c) {
   if (std::count(out.begin(), out.end(), -1) > 1) {  // one expand_dims per new dim, in order
     Val y = c.input(0);
     for (int k = 0; k < r; ++k)
-      if (added[std::size_t(k)]) y = c.e.emit("expand_dims", {y}, {attr_i("axis", k)});
+      if (added[std::size_t(k)]) y = c.e.emit(op::expand_dims, {y}, {.axis = k});
     return one(y);
   }
   return one(reshape_to(c, c.input(0), out));
@@ -197,7 +197,7 @@ std::vector<Val> lower_unsqueeze(NodeContext& c) {
 std::vector<Val> lower_transpose(NodeContext& c) {
   std::vector<int64_t> perm = c.attr_ints("perm");
   if (c.e.scalar(c.input(0))) return {c.input(0)};
-  return one(c.e.emit("transpose", {c.input(0)}, {attr_ints("axes", perm)}));
+  return one(c.e.emit(op::transpose, {c.input(0)}, {.axes = perm}));
 }
 
 std::vector<Val> lower_concat(NodeContext& c) {
@@ -208,7 +208,7 @@ std::vector<Val> lower_concat(NodeContext& c) {
   int r = c.e.rank(parts[0]);
   int64_t axis = c.axis(c.attr_int("axis", 0), r);
   if (parts.size() == 1) return {parts[0]};
-  return one(c.e.emit("concatenate", parts, {attr_i("axis", axis)}));
+  return one(c.e.emit(op::concatenate, parts, {.axis = axis}));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ std::vector<int64_t> front_perm(const std::vector<int64_t>& front, int r) {
 
 Val transpose(NodeContext& c, Val x, const std::vector<int64_t>& perm) {
   if (is_identity(perm)) return x;
-  return c.e.emit("transpose", {x}, {attr_ints("axes", perm)});
+  return c.e.emit(op::transpose, {x}, {.axes = perm});
 }
 
 }  // namespace
@@ -55,15 +55,15 @@ int64_t static_arg_length(NodeContext& c, Val v, const std::string& what) {
 
 Val reshape_dynamic(NodeContext& c, Val x, Val shape, bool allowzero) {
   if (static_arg_length(c, shape, "Reshape's shape") == 0) {  // an ONNX scalar
-    Val r = c.e.emit("reshape", {x}, {attr_ints("shape", {1})});
+    Val r = c.e.emit(op::reshape, {x}, {.shape = {1}});
     return c.e.with_scalar(r, true);
   }
-  return c.e.emit("reshape_dyn", {x, shape}, {attr_b("allowzero", allowzero)});
+  return c.e.emit(op::reshape_dyn, {x, shape}, {.allowzero = allowzero});
 }
 
 Val slice_dynamic(NodeContext& c, Val x, Val starts, Val ends, Val axes, Val steps) {
   const int r = c.e.rank(x);
-  if (axes.present() && !c.e.is_const(axes)) return c.e.emit("slice_dyn", {x, starts, ends, axes, steps});
+  if (axes.present() && !c.e.is_const(axes)) return c.e.emit(op::slice_dyn, {x, starts, ends, axes, steps});
   // Known axes: bring them to the front, slice the leading dims there, and put them back, so
   // that every dim not sliced keeps its static size. That needs the arguments' lengths.
   int64_t n = arg_length(c, starts, "Slice's starts");
@@ -84,15 +84,15 @@ Val slice_dynamic(NodeContext& c, Val x, Val starts, Val ends, Val axes, Val ste
       front.push_back(d);
     }
   } else {
-    if (n < 0) return c.e.emit("slice_dyn", {x, starts, ends, Val{}, steps});
+    if (n < 0) return c.e.emit(op::slice_dyn, {x, starts, ends, Val{}, steps});
     if (n > r) c.fail("starts has " + std::to_string(n) + " entries for rank " + std::to_string(r));
     for (int64_t d = 0; d < n; ++d) front.push_back(d);
   }
   if (n < 0) {  // lengths unknown: the slice checks them against axes at run time
-    return c.e.emit("slice_dyn", {x, starts, ends, c.e.int_vector(front), steps});
+    return c.e.emit(op::slice_dyn, {x, starts, ends, c.e.int_vector(front), steps});
   }
   const std::vector<int64_t> perm = front_perm(front, r);
-  Val y = c.e.emit("slice_dyn", {transpose(c, x, perm), starts, ends, Val{}, steps});
+  Val y = c.e.emit(op::slice_dyn, {transpose(c, x, perm), starts, ends, Val{}, steps});
   return transpose(c, y, inverse(perm));
 }
 
@@ -103,14 +103,14 @@ std::vector<Val> split_dynamic(NodeContext& c, Val x, int64_t axis, Val sizes, i
   const std::vector<int64_t> perm = front_perm({axis}, c.e.rank(x));
   Val xt = transpose(c, x, perm);
   Val s = c.e.with_scalar(sizes, false);
-  Val ends = c.e.emit("cumsum", {s}, {attr_i("axis", 0)});
-  Val starts = c.e.emit("cumsum", {s}, {attr_i("axis", 0), attr_b("exclusive", true)});
+  Val ends = c.e.emit(op::cumsum, {s}, {.axis = 0});
+  Val starts = c.e.emit(op::cumsum, {s}, {.axis = 0, .exclusive = true});
   std::vector<Val> out;
   for (int64_t k = 0; k < n; ++k) {
     auto at = [&](Val v) {
-      return c.e.emit("strided_slice", {v}, {attr_ints("begin", {k}), attr_ints("end", {k + 1})});
+      return c.e.emit(op::strided_slice, {v}, {.begin = {k}, .end = {k + 1}});
     };
-    Val y = c.e.emit("slice_dyn", {xt, at(starts), at(ends)});
+    Val y = c.e.emit(op::slice_dyn, {xt, at(starts), at(ends)});
     out.push_back(transpose(c, y, inverse(perm)));
   }
   return out;
@@ -118,19 +118,19 @@ std::vector<Val> split_dynamic(NodeContext& c, Val x, int64_t axis, Val sizes, i
 
 Val expand_dynamic(NodeContext& c, Val x, Val shape) {
   if (static_arg_length(c, shape, "Expand's shape") == 0) return x;
-  return c.e.emit("broadcast_dyn", {x, shape});
+  return c.e.emit(op::broadcast_dyn, {x, shape});
 }
 
 Val constant_of_shape_dynamic(NodeContext& c, Val value, Val shape) {
   if (static_arg_length(c, shape, "ConstantOfShape's shape") == 0) return c.e.with_scalar(value, true);
-  return c.e.emit("broadcast_dyn", {c.e.with_scalar(value, false), shape});
+  return c.e.emit(op::broadcast_dyn, {c.e.with_scalar(value, false), shape});
 }
 
 Val tile_dynamic(NodeContext& c, Val x, Val repeats) {
   const int64_t n = arg_length(c, repeats, "Tile's repeats");
   if (n >= 0 && n != c.e.rank(x)) c.fail("repeats must have one entry per dim");
   if (c.e.scalar(x)) return x;
-  return c.e.emit("tile_dyn", {x, repeats});
+  return c.e.emit(op::tile_dyn, {x, repeats});
 }
 
 Val pad_dynamic(NodeContext& c, Val x, Val pads, Val value, const std::string& mode) {
@@ -140,14 +140,14 @@ Val pad_dynamic(NodeContext& c, Val x, Val pads, Val value, const std::string& m
   if (value.present() && c.e.dtype(value) != c.e.dtype(x))
     c.fail("constant_value has dtype " + std::string(dtype_name(c.e.dtype(value))) + " but data is " +
            std::string(dtype_name(c.e.dtype(x))));
-  return c.e.emit("pad_dyn", {x, pads, value}, {attr_s("mode", mode)});
+  return c.e.emit(op::pad_dyn, {x, pads, value}, {.mode = mode});
 }
 
 Val squeeze_dynamic(NodeContext& c, Val x, Val axes) {
   const int64_t m = static_arg_length(c, axes, "Squeeze's axes");
   const int r = c.e.rank(x);
   if (m > r) c.fail("axes has " + std::to_string(m) + " entries for rank " + std::to_string(r));
-  Val y = c.e.emit("squeeze_dyn", {x, axes});
+  Val y = c.e.emit(op::squeeze_dyn, {x, axes});
   return c.e.with_scalar(y, m == r);
 }
 
@@ -155,10 +155,10 @@ Val unsqueeze_dynamic(NodeContext& c, Val x, Val axes) {
   const int64_t m = static_arg_length(c, axes, "Unsqueeze's axes");
   if (m == 0) return x;
   if (c.e.scalar(x)) {  // a scalar's unsqueeze is all ones, whatever the axes
-    Val y = c.e.emit("reshape", {x}, {attr_ints("shape", std::vector<int64_t>(std::size_t(m), 1))});
+    Val y = c.e.emit(op::reshape, {x}, {.shape = std::vector<int64_t>(std::size_t(m), 1)});
     return c.e.with_scalar(y, false);
   }
-  return c.e.emit("expand_dims_dyn", {x, axes});
+  return c.e.emit(op::expand_dims_dyn, {x, axes});
 }
 
 }  // namespace mlvm

@@ -39,8 +39,7 @@ Val slice_axes(NodeContext& c, Val x, const std::vector<int64_t>& begin,
     s.push_back(step);
   }
   if (a.empty()) return x;
-  return c.e.emit("strided_slice", {x}, {attr_ints("begin", b), attr_ints("end", e),
-                                         attr_ints("strides", s), attr_ints("axes", a)});
+  return c.e.emit(op::strided_slice, {x}, {.begin = b, .end = e, .strides = s, .axes = a});
 }
 
 }  // namespace
@@ -93,8 +92,7 @@ std::vector<Val> lower_split(NodeContext& c) {
   int64_t at = 0;
   for (int64_t s : sizes) {
     if (s < 0) c.fail("a negative split size");
-    out.push_back(c.e.emit("strided_slice", {x}, {attr_ints("begin", {at}), attr_ints("end", {at + s}),
-                                                 attr_ints("axes", {axis})}));
+    out.push_back(c.e.emit(op::strided_slice, {x}, {.begin = {at}, .end = {at + s}, .axes = {axis}}));
     at += s;
   }
   if (n != kDynamic && at != n) c.fail("split sizes add up to " + std::to_string(at) + ", not " + std::to_string(n));
@@ -108,17 +106,17 @@ std::vector<Val> lower_gather(NodeContext& c) {
   Val i = idx;
   if (c.e.dtype(i) != DType::i64 && c.e.dtype(i) != DType::i32)
     c.fail("indices must be i32 or i64");
-  Val t = c.e.emit("take", {x, i}, {attr_i("axis", axis), attr_s("mode", "raise")});
+  Val t = c.e.emit(op::take, {x, i}, {.axis = axis, .mode = take_attrs::mode_choice::raise});
   if (!c.e.scalar(idx)) return one(t);
   // A scalar index removes the axis: mlvm held it as [1], so drop that dim.
   std::vector<int64_t> d = onnx_dims(c, x);
   d.erase(d.begin() + axis);
   std::vector<int64_t> shape = d.empty() ? std::vector<int64_t>{1} : d;
   if (std::count(shape.begin(), shape.end(), kDynamic) > 1)
-    return one(c.e.emit("squeeze", {t}, {attr_ints("axes", {axis})}));
+    return one(c.e.emit(op::squeeze, {t}, {.axes = {axis}}));
   for (int64_t& s : shape)
     if (s == kDynamic) s = -1;
-  Val out = c.e.emit("reshape", {t}, {attr_ints("shape", shape)});
+  Val out = c.e.emit(op::reshape, {t}, {.shape = shape});
   c.e.set_scalar(out, d.empty());
   return one(out);
 }
@@ -140,7 +138,7 @@ std::vector<Val> lower_expand(NodeContext& c) {
   }
   if (out.empty()) return {x};
   if (out == have) return {x};
-  return one(c.e.emit("broadcast_to", {x}, {attr_ints("shape", out)}));
+  return one(c.e.emit(op::broadcast_to, {x}, {.shape = out}));
 }
 
 std::vector<Val> lower_tile(NodeContext& c) {
@@ -152,7 +150,7 @@ std::vector<Val> lower_tile(NodeContext& c) {
   if (reps.empty()) return {c.input(0)};
   if (std::count(reps.begin(), reps.end(), 0) > 0)  // an empty result; tile takes counts >= 1
     return one(tile_dynamic(c, c.input(0), c.input(1)));
-  return one(c.e.emit("tile", {c.input(0)}, {attr_ints("reps", reps)}));
+  return one(c.e.emit(op::tile, {c.input(0)}, {.reps = reps}));
 }
 
 std::vector<Val> lower_pad(NodeContext& c) {
@@ -189,17 +187,17 @@ std::vector<Val> lower_pad(NodeContext& c) {
     }
   }
   if (!axes.empty())
-    x = c.e.emit("strided_slice", {x}, {attr_ints("begin", b), attr_ints("end", e), attr_ints("axes", axes)});
-  AttrValue width = AttrValue::tuple({});
+    x = c.e.emit(op::strided_slice, {x}, {.begin = b, .end = e, .axes = axes});
+  std::vector<std::array<int64_t, 2>> width;
   bool any = false;
   for (int k = 0; k < r; ++k) {
     int64_t lo = std::max<int64_t>(pads[std::size_t(k)], 0), hi = std::max<int64_t>(pads[std::size_t(k + r)], 0);
     any = any || lo || hi;
-    width.items.push_back(AttrValue::int_tuple({lo, hi}));
+    width.push_back({lo, hi});
   }
   if (!any) return {x};
-  AttrValue v = is_float(c.e.dtype(x)) ? AttrValue::floating(value) : AttrValue::integer(int64_t(value));
-  return one(c.e.emit("pad", {x}, {{"pad_width", width}, {"value", v}, attr_s("mode", mode)}));
+  const Scalar v = is_float(c.e.dtype(x)) ? Scalar::from_float(value) : Scalar::from_int(int64_t(value));
+  return one(c.e.emit(op::pad, {x}, {.pad_width = width, .value = v, .mode = mode}));
 }
 
 std::vector<Val> lower_constant(NodeContext& c) {
@@ -224,22 +222,21 @@ std::vector<Val> lower_constant_of_shape(NodeContext& c) {
   }
   std::vector<int64_t> shape = c.e.ints(c.input(0), "ConstantOfShape's shape");
   DType dt = DType::f32;
-  AttrValue value = AttrValue::floating(0);
+  Scalar value = Scalar::from_float(0);
   if (c.has_attr("value")) {
     Val v = c.attr_tensor("value");
     dt = c.e.dtype(v);
-    value = is_float(dt) ? AttrValue::floating(c.e.doubles(v, "value")[0])
-                         : AttrValue::integer(c.e.ints(v, "value")[0]);
+    value = is_float(dt) ? Scalar::from_float(c.e.doubles(v, "value")[0]) : Scalar::from_int(c.e.ints(v, "value")[0]);
   }
   bool scalar = shape.empty();
   if (scalar) shape.push_back(1);
-  Val r = c.e.emit("full", {}, {attr_ints("shape", shape), attr_dt("dtype", dt), {"value", value}});
+  Val r = c.e.emit(op::full, {}, {.shape = shape, .dtype = dt, .value = value});
   return one(c.e.with_scalar(r, scalar));
 }
 
 std::vector<Val> lower_range(NodeContext& c) {
   if (!c.e.is_const(c.input(0)) || !c.e.is_const(c.input(1)) || !c.e.is_const(c.input(2)))
-    return one(c.e.emit("range", {c.input(0), c.input(1), c.input(2)}));
+    return one(c.e.emit(op::range, {c.input(0), c.input(1), c.input(2)}));
   DType dt = c.e.dtype(c.input(0));
   std::vector<double> s = c.e.doubles(c.input(0), "Range's start");
   std::vector<double> l = c.e.doubles(c.input(1), "Range's limit");

@@ -17,8 +17,8 @@ Val f64(NodeContext& c, double v) { return c.e.scalar_const(DType::f64, v); }
 
 // cos(k · 2π n / N) for n = 0 .. size-1, N = size (periodic) or size - 1 (symmetric).
 Val cosine_term(NodeContext& c, Val n, Val denom, double k) {
-  Val angle = c.e.emit("div", {c.e.emit("mul", {n, f64(c, 2 * k * std::numbers::pi)}), denom});
-  return c.e.emit("cos", {angle});
+  Val angle = c.e.emit(op::div, {c.e.emit(op::mul, {n, f64(c, 2 * k * std::numbers::pi)}), denom});
+  return c.e.emit(op::cos, {angle});
 }
 
 std::vector<Val> lower_window(NodeContext& c) {
@@ -26,20 +26,20 @@ std::vector<Val> lower_window(NodeContext& c) {
   auto dt = dtype_from_onnx(int32_t(c.attr_int("output_datatype", 1)));
   if (!dt || !is_float(*dt)) c.fail("output_datatype must be a float type mlvm has");
   const bool periodic = c.attr_int("periodic", 1) != 0;
-  Val size = c.e.emit("cast", {c.input(0)}, {attr_dt("dtype", DType::f64)});
-  Val n = c.e.emit("range", {f64(c, 0), size, f64(c, 1)});
-  Val denom = periodic ? size : c.e.emit("sub", {size, f64(c, 1)});
+  Val size = c.e.emit(op::cast, {c.input(0)}, {.dtype = DType::f64});
+  Val n = c.e.emit(op::range, {f64(c, 0), size, f64(c, 1)});
+  Val denom = periodic ? size : c.e.emit(op::sub, {size, f64(c, 1)});
   Val w;
   if (t == "HannWindow") {
-    w = c.e.emit("sub", {f64(c, 0.5), c.e.emit("mul", {f64(c, 0.5), cosine_term(c, n, denom, 1)})});
+    w = c.e.emit(op::sub, {f64(c, 0.5), c.e.emit(op::mul, {f64(c, 0.5), cosine_term(c, n, denom, 1)})});
   } else if (t == "HammingWindow") {
     const double a = 25.0 / 46.0;
-    w = c.e.emit("sub", {f64(c, a), c.e.emit("mul", {f64(c, 1 - a), cosine_term(c, n, denom, 1)})});
+    w = c.e.emit(op::sub, {f64(c, a), c.e.emit(op::mul, {f64(c, 1 - a), cosine_term(c, n, denom, 1)})});
   } else {
-    Val a = c.e.emit("sub", {f64(c, 0.42), c.e.emit("mul", {f64(c, 0.5), cosine_term(c, n, denom, 1)})});
-    w = c.e.emit("add", {a, c.e.emit("mul", {f64(c, 0.08), cosine_term(c, n, denom, 2)})});
+    Val a = c.e.emit(op::sub, {f64(c, 0.42), c.e.emit(op::mul, {f64(c, 0.5), cosine_term(c, n, denom, 1)})});
+    w = c.e.emit(op::add, {a, c.e.emit(op::mul, {f64(c, 0.08), cosine_term(c, n, denom, 2)})});
   }
-  return one(*dt == DType::f64 ? w : c.e.emit("cast", {w}, {attr_dt("dtype", *dt)}));
+  return one(*dt == DType::f64 ? w : c.e.emit(op::cast, {w}, {.dtype = *dt}));
 }
 
 std::vector<Val> lower_reverse_sequence(NodeContext& c) {
@@ -57,15 +57,15 @@ std::vector<Val> lower_reverse_sequence(NodeContext& c) {
   l_shape[std::size_t(batch_axis)] = batch;
   std::vector<int64_t> iota(static_cast<std::size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) iota[std::size_t(k)] = k;
-  Val t = c.e.emit("reshape", {c.e.int_vector(iota)}, {attr_ints("shape", t_shape)});
-  Val len = c.e.emit("reshape", {c.e.emit("cast", {c.input(1)}, {attr_dt("dtype", DType::i64)})},
-                     {attr_ints("shape", l_shape)});
+  Val t = c.e.emit(op::reshape, {c.e.int_vector(iota)}, {.shape = t_shape});
+  Val len = c.e.emit(op::reshape, {c.e.emit(op::cast, {c.input(1)}, {.dtype = DType::i64})},
+                     {.shape = l_shape});
   // idx = t < len ? len - 1 - t : t
-  Val rev = c.e.emit("sub", {c.e.emit("sub", {len, c.e.scalar_const(DType::i64, 1)}), t});
-  Val idx = c.e.emit("where", {c.e.emit("less", {t, len}), rev, t});
+  Val rev = c.e.emit(op::sub, {c.e.emit(op::sub, {len, c.e.scalar_const(DType::i64, 1)}), t});
+  Val idx = c.e.emit(op::where, {c.e.emit(op::less, {t, len}), rev, t});
   std::vector<int64_t> full(d.begin(), d.end());
-  idx = c.e.emit("broadcast_to", {idx}, {attr_ints("shape", full)});
-  return one(c.e.emit("gather_elements", {x, idx}, {attr_i("axis", time_axis)}));
+  idx = c.e.emit(op::broadcast_to, {idx}, {.shape = full});
+  return one(c.e.emit(op::gather_elements, {x, idx}, {.axis = time_axis}));
 }
 
 // MaxUnpool: X's values scattered to the flat output positions I (MaxPool's Indices) of a
@@ -95,11 +95,11 @@ std::vector<Val> lower_max_unpool(NodeContext& c) {
     if (v < 0) c.fail("a negative output dim");
     n *= v;
   }
-  Val zeros = c.e.emit("zeros", {}, {attr_ints("shape", {n}), attr_dt("dtype", c.e.dtype(x))});
-  Val flat_i = c.e.emit("reshape", {idx}, {attr_ints("shape", {-1})});
-  Val flat_x = c.e.emit("reshape", {x}, {attr_ints("shape", {-1})});
-  Val y = c.e.emit("scatter_elements", {zeros, flat_i, flat_x}, {attr_i("axis", 0)});
-  return one(c.e.emit("reshape", {y}, {attr_ints("shape", out)}));
+  Val zeros = c.e.emit(op::zeros, {}, {.shape = {n}, .dtype = c.e.dtype(x)});
+  Val flat_i = c.e.emit(op::reshape, {idx}, {.shape = {-1}});
+  Val flat_x = c.e.emit(op::reshape, {x}, {.shape = {-1}});
+  Val y = c.e.emit(op::scatter_elements, {zeros, flat_i, flat_x}, {.axis = 0});
+  return one(c.e.emit(op::reshape, {y}, {.shape = out}));
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -108,14 +108,14 @@ inline std::vector<Val> one(Val v) { return {v}; }
 // The ONNX dims of v ([] for an ONNX scalar); kDynamic where unknown.
 std::vector<int64_t> onnx_dims(NodeContext& c, Val v);
 // An elementwise op; the result is an ONNX scalar when every input is.
-Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
-       const std::vector<NamedAttr>& attrs = {});
-NamedAttr attr_i(const std::string& name, int64_t v);
-NamedAttr attr_f(const std::string& name, double v);
-NamedAttr attr_b(const std::string& name, bool v);
-NamedAttr attr_ints(const std::string& name, const std::vector<int64_t>& v);
-NamedAttr attr_s(const std::string& name, const std::string& v);
-NamedAttr attr_dt(const std::string& name, DType v);
-NamedAttr attr_none(const std::string& name);
+Val ew_values(NodeContext& c, Opcode op, const std::vector<Val>& args, std::vector<AttrValue> attrs);
+template <class Op>
+Val ew(NodeContext& c, Op, const std::vector<Val>& args, const typename Op::attrs& a = {}) {
+  return ew_values(c, Op::code, args, a.values());
+}
+template <class A = write::none>
+Val ew(NodeContext& c, Opcode op, const std::vector<Val>& args, const A& a = {}) {
+  return ew_values(c, op, args, values_for(op, a));
+}
 
 }  // namespace mlvm

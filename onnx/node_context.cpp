@@ -105,26 +105,15 @@ std::vector<int64_t> onnx_dims(NodeContext& c, Val v) {
   return std::vector<int64_t>(d.begin(), d.end());
 }
 
-Val ew(NodeContext& c, std::string_view op, const std::vector<Val>& args,
-       const std::vector<NamedAttr>& attrs) {
-  Val r = c.e.emit(op, args, attrs);
+Val ew_values(NodeContext& c, Opcode op, const std::vector<Val>& args, std::vector<AttrValue> attrs) {
+  std::vector<Val> results = c.e.emit_values(op, args, std::move(attrs));
+  if (results.size() != 1) c.fail("internal: an elementwise op with " + std::to_string(results.size()) + " results");
+  Val r = results[0];
   bool all_scalar = true;
   for (Val a : args)
     if (a.present() && !c.e.scalar(a)) all_scalar = false;
   c.e.set_scalar(r, all_scalar);
   return r;
 }
-
-NamedAttr attr_i(const std::string& name, int64_t v) { return {name, AttrValue::integer(v)}; }
-NamedAttr attr_f(const std::string& name, double v) { return {name, AttrValue::floating(v)}; }
-NamedAttr attr_b(const std::string& name, bool v) { return {name, AttrValue::boolean(v)}; }
-NamedAttr attr_ints(const std::string& name, const std::vector<int64_t>& v) {
-  return {name, AttrValue::int_tuple(v)};
-}
-NamedAttr attr_s(const std::string& name, const std::string& v) {
-  return {name, AttrValue::string(v)};
-}
-NamedAttr attr_dt(const std::string& name, DType v) { return {name, AttrValue::dtype(v)}; }
-NamedAttr attr_none(const std::string& name) { return {name, AttrValue::none()}; }
 
 }  // namespace mlvm

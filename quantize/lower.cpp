@@ -116,10 +116,12 @@ void Lowerer::quantize_input() {
   const int e = pow2_exponent(stats_[std::size_t(in)].max_abs, 8);
   // x * 2^e, rounded to nearest (ties to even), saturated to i8 by the cast, and clipped to
   // +-127 so the verifier knows its precision (a cast from float proves none).
-  const std::string t = e_.emit("mul", {regs_[std::size_t(in)], scalar_f32(hint(in, ".scale"), std::ldexp(1.0, e))}, {}, hint(in, ".q"));
-  e_.emit_over(t, "round", {t}, {});
-  e_.emit_over(t, "cast", {t}, {{"dtype", AttrValue::dtype(DType::i8)}});
-  e_.emit_over(t, "cvm_clip", {t}, {{"precision", AttrValue::integer(8)}});
+  const std::string t =
+      e_.emit(op::mul, {regs_[std::size_t(in)], scalar_f32(hint(in, ".scale"), std::ldexp(1.0, e))},
+              {}, hint(in, ".q"));
+  e_.emit_over(t, op::round, {t});
+  e_.emit_over(t, op::cast, {t}, {.dtype = DType::i8});
+  e_.emit_over(t, op::cvm_clip, {t}, {.precision = 8});
   q_[std::size_t(in)] = QValue{t, e, 8};
   LayerReport l;
   l.value = in;

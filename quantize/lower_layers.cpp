@@ -25,7 +25,7 @@ int32_t Lowerer::layer_result(const GraphNode& n) const {
 }
 
 std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
-  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, "relu", {acc}, {});
+  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, op::relu, {acc});
   return acc;
 }
 
@@ -92,11 +92,11 @@ void Lowerer::avg_pool(const GraphNode& n) {
   const Dims ones_shape{xd[1], 1, kh, kw};
   const std::vector<int8_t> ones(std::size_t(xd[1] * kh * kw), 1);
   const std::string w = e_.constant(hint(n.results[0], ".ones"), make_tensor<int8_t>(ones_shape, std::span<const int8_t>(ones)));
-  const std::string acc = e_.emit("conv2d", {x.reg, w, "none"},
-                                  {{"padding", AttrValue::int_tuple(a.padding)},
-                                   {"strides", AttrValue::int_tuple(a.strides ? *a.strides : a.pool_size)},
-                                   {"dilation", AttrValue::int_tuple(a.dilation)},
-                                   {"groups", AttrValue::integer(xd[1])}},
+  const std::string acc = e_.emit(op::conv2d, {x.reg, w, "none"},
+                                  {.padding = a.padding,
+                                   .strides = a.strides ? *a.strides : a.pool_size,
+                                   .dilation = a.dilation,
+                                   .groups = xd[1]},
                                   hint(n.results[0], ".acc"));
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
@@ -105,7 +105,7 @@ void Lowerer::avg_pool(const GraphNode& n) {
   const Requant rq = choose_requant({std::ldexp(1.0, eo - x.exp) / area},
                                     stats_[std::size_t(r)].max_abs * area * std::ldexp(1.0, x.exp));
   q_[std::size_t(r)] = QValue{requantize(acc, rq, 1, 4, bits, hint(r, ".q")), eo, bits};
-  LayerReport& l = report(n, r, "avg_pool2d");
+  LayerReport& l = report(n, r, op_info(Opcode::avg_pool2d).name);
   l.exponent = eo;
   l.bits = bits;
   l.requantized = true;
@@ -143,10 +143,10 @@ void Lowerer::add(const GraphNode& n) {
     b = act0 ? k : x;
     text = "x" + shift_text(qx.exp, ec);
   }
-  const std::string sum = maybe_relu(n, e_.emit("add", {a, b}, {}, hint(n.results[0], ".acc")));
+  const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
   const QValue acc{sum, ec, e_.type(sum).precision};
   q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
-  LayerReport& l = report(n, r, std::string("add") + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
+  LayerReport& l = report(n, r, op_info(Opcode::add).name + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
   l.exponent = eo;
   l.bits = bits;
   l.rescale = text + ", sum" + shift_text(ec, eo);
@@ -165,7 +165,7 @@ void Lowerer::concatenate(const GraphNode& n) {
   }
   const std::string y = e_.emit_stored(n.op, args, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".q")}, {})[0];
   q_[std::size_t(r)] = QValue{y, eo, bits};
-  LayerReport& l = report(n, r, "concatenate");
+  LayerReport& l = report(n, r, op_info(Opcode::concatenate).name);
   l.exponent = eo;
   l.bits = bits;
   l.rescale = text;

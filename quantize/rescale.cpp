@@ -11,7 +11,7 @@ namespace mlvm::quant {
 QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, const std::string& want) {
   std::string reg = v.reg;
   bool own = false;  // whether reg is this step's register yet (v's own is never overwritten)
-  auto apply = [&](std::string_view op, const std::vector<NamedAttr>& attrs) {
+  auto apply = [&]<class Op>(Op op, const typename Op::attrs& attrs) {
     if (own) {
       e_.emit_over(reg, op, {reg}, attrs);
     } else {
@@ -20,15 +20,14 @@ QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, co
     }
   };
   // Widen first (a cast keeps the precision); narrow last, once the value fits.
-  if (e_.type(reg).dtype == DType::i8 && dtype == DType::i32) apply("cast", {{"dtype", AttrValue::dtype(DType::i32)}});
+  if (e_.type(reg).dtype == DType::i8 && dtype == DType::i32) apply(op::cast, {.dtype = DType::i32});
   const int d = v.exp - exp;
   // Shifts past 32 bits are the same as by 32: everything has left (right) or saturated (left).
-  const std::vector<NamedAttr> shift{{"precision", AttrValue::integer(precision)},
-                                     {"shift_bit", AttrValue::integer(std::min(std::abs(d), 32))}};
-  if (d > 0) apply("cvm_right_shift", shift);
-  else if (d < 0) apply("cvm_left_shift", shift);
-  else if (v.precision > precision) apply("cvm_clip", {{"precision", AttrValue::integer(precision)}});
-  if (e_.type(reg).dtype == DType::i32 && dtype == DType::i8) apply("cast", {{"dtype", AttrValue::dtype(DType::i8)}});
+  const write::cvm_shift shift{.precision = precision, .shift_bit = std::min(std::abs(d), 32)};
+  if (d > 0) apply(op::cvm_right_shift, shift);
+  else if (d < 0) apply(op::cvm_left_shift, shift);
+  else if (v.precision > precision) apply(op::cvm_clip, {.precision = precision});
+  if (e_.type(reg).dtype == DType::i32 && dtype == DType::i8) apply(op::cast, {.dtype = DType::i8});
   return QValue{reg, exp, e_.type(reg).precision};
 }
 
@@ -36,10 +35,9 @@ std::string Lowerer::requantize(const std::string& acc, const Requant& r, int ch
                                 int precision, const std::string& want) {
   std::string t;
   if (r.pre_shift > 0)
-    t = e_.emit("cvm_right_shift", {acc},
-                {{"precision", AttrValue::integer(kShiftedBits)}, {"shift_bit", AttrValue::integer(r.pre_shift)}}, want);
+    t = e_.emit(op::cvm_right_shift, {acc}, {.precision = kShiftedBits, .shift_bit = r.pre_shift}, want);
   else
-    t = e_.emit("cvm_clip", {acc}, {{"precision", AttrValue::integer(kShiftedBits)}}, want);
+    t = e_.emit(op::cvm_clip, {acc}, {.precision = kShiftedBits}, want);
   // One multiplier per channel, shaped to broadcast along the channel axis ([C, 1, 1] for
   // NCHW, [C] for dense); a single one when they are all equal.
   const bool uniform = std::all_of(r.multiplier.begin(), r.multiplier.end(), [&](int32_t m) { return m == r.multiplier[0]; });
@@ -47,16 +45,15 @@ std::string Lowerer::requantize(const std::string& acc, const Requant& r, int ch
   for (int k = channel_axis + 1; k < rank && !uniform; ++k) shape.push_back(1);
   const std::vector<int32_t> values = uniform ? std::vector<int32_t>{r.multiplier[0]} : r.multiplier;
   const std::string m = e_.constant(want + ".mult", make_tensor<int32_t>(shape, std::span<const int32_t>(values)));
-  e_.emit_over(t, "mul", {t, m}, {});
-  e_.emit_over(t, "cvm_right_shift", {t},
-               {{"precision", AttrValue::integer(precision)}, {"shift_bit", AttrValue::integer(r.shift)}});
-  if (precision <= 8) e_.emit_over(t, "cast", {t}, {{"dtype", AttrValue::dtype(DType::i8)}});
+  e_.emit_over(t, op::mul, {t, m});
+  e_.emit_over(t, op::cvm_right_shift, {t}, {.precision = precision, .shift_bit = r.shift});
+  if (precision <= 8) e_.emit_over(t, op::cast, {t}, {.dtype = DType::i8});
   return t;
 }
 
 std::string Lowerer::dequantize(const QValue& v, const std::string& name, bool exact) {
-  const std::string y = e_.emit("cast", {v.reg}, {{"dtype", AttrValue::dtype(DType::f32)}}, name, exact);
-  e_.emit_over(y, "mul", {y, scalar_f32(name + ".scale", std::ldexp(1.0, -v.exp))}, {});
+  const std::string y = e_.emit(op::cast, {v.reg}, {.dtype = DType::f32}, name, exact);
+  e_.emit_over(y, op::mul, {y, scalar_f32(name + ".scale", std::ldexp(1.0, -v.exp))});
   return y;
 }
 
