@@ -1,6 +1,6 @@
 // Static rules of the indexing ops (docs/ops.md, "Indexing"): gather_elements, gather_nd,
 // scatter_elements, scatter_nd (kernels/gather_scatter.cpp) and one_hot, trilu, nonzero, range,
-// compress (kernels/index_misc.cpp). The kernels re-apply these rules to the concrete types
+// compress (kernels/index.cpp). The kernels re-apply these rules to the concrete types
 // (kernels/run_time_type.hpp), so a shape disagreement that a `?` dim hid traps there with the
 // same message; what depends on the data (an index out of range, a count) is the kernels' own.
 //

@@ -17,9 +17,8 @@ namespace mlvm {
 
 // Many light items (a Winograd transform's channels, a depthwise convolution's planes: up to
 // hundreds of a few microseconds each) are claimed in runs, about kRunsPerThread per thread:
-// every claim moves the counter's cache line between the threads' cores. 2-thread ResNet-18
-// 7.8 -> 7.5 ms, MobileNet-V2 2.51 -> 2.39 ms; and 12.0 -> 10.4 ms when the VM's two cores are
-// far apart (from time to time a 370 ns cache-line round trip between them instead of 90).
+// every claim moves the counter's cache line between the threads' cores, which costs most
+// when the cores are far apart (a cache-line round trip of hundreds of nanoseconds).
 inline constexpr int64_t kRunsPerThread = 8;
 
 template <class F>

@@ -188,10 +188,9 @@ void max_pool_planes_separable(const T* x, T* y, int64_t first, int64_t last, in
 
 // f32 max_pool2d without dilation whose output rows are at most a register wide (SqueezeNet's
 // 27 x 27 planes): a register of channels at a time (simd::MaxPoolBlocked), the same values as
-// the row path, which paid a call per row and per window row there (256 x 27 x 27 -> 13 x 13:
-// 0.155 -> 0.08-0.12 ms). Rows two registers wide went here too until the row path's NaN-free
-// registers: SqueezeNet's 128 x 55 x 55 -> 27 x 27 takes 0.044 ms by rows, 0.07 by channel
-// blocks (the transposes). False when the shape is not one for it.
+// the row path, which pays a call per row and per window row. Rows two registers wide go by
+// rows: there the row path's NaN-free registers beat the channel blocks' transposes. False
+// when the shape is not one for it.
 struct PoolScratch;  // thread_scratch's tag for the blocked pool's pixel-major planes
 bool max_pool_blocked_f32(const float* x, float* y, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow,
                           const PoolParams& p, const Taps& taps, ExecEnv& env) {

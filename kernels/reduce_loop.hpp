@@ -1,4 +1,4 @@
-// The loop driver of the reduction kernels (kernels/reduce.cpp, kernels/reduce_more.cpp): the
+// The loop driver of the reduction kernels (kernels/reduce.cpp, kernels/reduce_norms.cpp): the
 // input is walked in its memory order together with the accumulators, seen as a view over the
 // input's shape with stride 0 on the reduced dims (operand N-1 of the plan; the operands
 // before it are inputs, and any of them may be such an accumulator-shaped view too).

@@ -32,7 +32,7 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
     std::map<std::string, const LoweringEntry*> t;
     for (auto family : {elementwise_lowerings(), shape_lowerings(), reduce_lowerings(),
                          control_lowerings(), rnn_lowerings(), nn_lowerings(),
-                         index_lowerings(), quant_lowerings(),
+                         index_lowerings(), scan_lowerings(), quant_lowerings(),
                          loss_lowerings(), signal_lowerings(),
                          einsum_lowerings(), sequence_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;

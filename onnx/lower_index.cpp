@@ -1,7 +1,7 @@
-// Indexing and ops along one axis: CumSum, TopK, GatherElements, GatherND, ScatterElements
-// (and opset 9-10 Scatter), ScatterND, OneHot, Trilu, NonZero, Compress, EyeLike.
-// Arguments that ONNX passes as inputs but mlvm takes as attributes (CumSum's axis, TopK's K,
-// OneHot's depth, Trilu's k) must be known at import time.
+// Indexing: GatherElements, GatherND, ScatterElements (and opset 9-10 Scatter), ScatterND,
+// OneHot, Trilu, NonZero, Compress, EyeLike (ir/infer_index.cpp, kernels/gather_scatter.cpp and
+// kernels/index.cpp). Arguments that ONNX passes as inputs but mlvm takes as attributes
+// (OneHot's depth, Trilu's k) must be known at import time.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lowering.hpp"
@@ -11,43 +11,6 @@
 namespace mlvm {
 
 namespace {
-
-int64_t const_int(NodeContext& c, int input, const std::string& what) {
-  std::vector<int64_t> v = c.e.ints(c.input(input), what);
-  if (v.size() != 1) c.fail(what + " must have one element");
-  return v[0];
-}
-
-// A parameter ONNX passes as a tensor: an attribute when known at import, else the op's
-// optional run-time input (cast to i64).
-bool known(NodeContext& c, int input) { return c.e.is_const(c.input(input)); }
-Val runtime_param(NodeContext& c, int input) {
-  return c.e.emit(op::cast, {c.input(input)}, {.dtype = DType::i64});
-}
-
-std::vector<Val> lower_cumsum(NodeContext& c) {
-  Val x = c.input(0);
-  write::cumsum attrs{.axis = 0,  // replaced by the input
-                      .exclusive = c.attr_int("exclusive", 0) != 0,
-                      .reverse = c.attr_int("reverse", 0) != 0};
-  if (!known(c, 1)) return one(c.e.emit(op::cumsum, {x, runtime_param(c, 1)}, attrs));
-  attrs.axis = c.axis(const_int(c, 1, "CumSum's axis"), c.e.rank(x));
-  return one(c.e.emit(op::cumsum, {x}, attrs));
-}
-
-std::vector<Val> lower_topk(NodeContext& c) {
-  Val x = c.input(0);
-  int64_t axis = c.axis(c.attr_int("axis", -1), c.e.rank(x));
-  write::topk attrs{.k = 0,  // replaced by the input
-                    .axis = axis,
-                    .largest = c.attr_int("largest", 1) != 0,
-                    .sorted = c.attr_int("sorted", 1) != 0};
-  if (c.opset >= 10 && !known(c, 1)) return c.e.emit_n(op::topk, {x, runtime_param(c, 1)}, attrs);
-  int64_t k = c.opset < 10 ? c.attr_int("k", -1) : const_int(c, 1, "TopK's K");
-  if (k < 0) c.fail("K " + std::to_string(k) + " is negative");
-  attrs.k = k;
-  return c.e.emit_n(op::topk, {x}, attrs);
-}
 
 std::vector<Val> lower_gather_elements(NodeContext& c) {
   Val x = c.input(0);
@@ -86,7 +49,7 @@ std::vector<Val> lower_one_hot(NodeContext& c) {
   int r = c.e.rank(idx) + 1;
   int64_t axis = c.axis(c.attr_int("axis", -1), r);
   Val y;
-  if (known(c, 1)) {
+  if (known_input(c, 1)) {
     std::vector<double> depth = c.e.doubles(c.input(1), "OneHot's depth");
     if (depth.size() != 1 || !(depth[0] >= 1) || depth[0] > 1e9) c.fail("depth must be one value >= 1");
     y = c.e.emit(op::one_hot, {idx, c.input(2)}, {.depth = int64_t(depth[0]), .axis = axis});
@@ -100,9 +63,9 @@ std::vector<Val> lower_one_hot(NodeContext& c) {
 
 std::vector<Val> lower_trilu(NodeContext& c) {
   const bool upper = c.attr_int("upper", 1) != 0;
-  if (c.input(1).present() && !known(c, 1))
+  if (c.input(1).present() && !known_input(c, 1))
     return one(c.e.emit(op::trilu, {c.input(0), runtime_param(c, 1)}, {.upper = upper}));
-  int64_t k = c.input(1).present() ? const_int(c, 1, "Trilu's k") : 0;
+  int64_t k = c.input(1).present() ? const_int_input(c, 1, "Trilu's k") : 0;
   return one(c.e.emit(op::trilu, {c.input(0)}, {.upper = upper, .k = k}));
 }
 
@@ -145,8 +108,6 @@ std::vector<Val> lower_eye_like(NodeContext& c) {
 }
 
 constexpr LoweringEntry kTable[] = {
-    {"CumSum", 11, lower_cumsum},
-    {"TopK", 1, lower_topk},
     {"GatherElements", 11, lower_gather_elements},
     {"GatherND", 11, lower_gather_nd},
     {"ScatterElements", 11, lower_scatter_elements},

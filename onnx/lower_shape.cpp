@@ -28,15 +28,6 @@ Val reshape_to(NodeContext& c, Val v, const std::vector<int64_t>& to) {
   return r;
 }
 
-std::vector<int64_t> static_dims(NodeContext& c, Val v, const std::string& what) {
-  std::vector<int64_t> d = onnx_dims(c, v);
-  for (int64_t x : d)
-    if (x == kDynamic)
-      c.fail(what + " needs the input's shape at import time; it has dynamic dims (fix them "
-                    "with --input-shape)");
-  return d;
-}
-
 std::vector<Val> lower_shape(NodeContext& c) {
   std::vector<int64_t> d = onnx_dims(c, c.input(0));
   int64_t r = int64_t(d.size());

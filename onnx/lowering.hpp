@@ -94,6 +94,7 @@ std::span<const LoweringEntry> reduce_lowerings();
 std::span<const LoweringEntry> control_lowerings();
 std::span<const LoweringEntry> rnn_lowerings();
 std::span<const LoweringEntry> index_lowerings();
+std::span<const LoweringEntry> scan_lowerings();
 std::span<const LoweringEntry> quant_lowerings();
 std::span<const LoweringEntry> loss_lowerings();
 std::span<const LoweringEntry> signal_lowerings();
@@ -107,6 +108,12 @@ std::span<const LoweringEntry> nn_lowerings();
 inline std::vector<Val> one(Val v) { return {v}; }
 // The ONNX dims of v ([] for an ONNX scalar); kDynamic where unknown.
 std::vector<int64_t> onnx_dims(NodeContext& c, Val v);
+// Input `input`, known at import, as its one integer; `what` names it in the error otherwise.
+int64_t const_int_input(NodeContext& c, int input, const std::string& what);
+// A parameter ONNX passes as a tensor is an attribute when known at import (known_input), else
+// the op's optional run-time input, cast to i64 (runtime_param).
+bool known_input(NodeContext& c, int input);
+Val runtime_param(NodeContext& c, int input);
 // An elementwise op; the result is an ONNX scalar when every input is.
 Val ew_values(NodeContext& c, Opcode op, const std::vector<Val>& args, std::vector<AttrValue> attrs);
 template <class Op>

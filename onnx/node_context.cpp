@@ -116,4 +116,16 @@ Val ew_values(NodeContext& c, Opcode op, const std::vector<Val>& args, std::vect
   return r;
 }
 
+int64_t const_int_input(NodeContext& c, int input, const std::string& what) {
+  std::vector<int64_t> v = c.e.ints(c.input(input), what);
+  if (v.size() != 1) c.fail(what + " must have one element");
+  return v[0];
+}
+
+bool known_input(NodeContext& c, int input) { return c.e.is_const(c.input(input)); }
+
+Val runtime_param(NodeContext& c, int input) {
+  return c.e.emit(op::cast, {c.input(input)}, {.dtype = DType::i64});
+}
+
 }  // namespace mlvm

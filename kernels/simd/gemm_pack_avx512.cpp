@@ -144,8 +144,8 @@ void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* ko
                     void* dst) {
   // Other layouts take the AVX2 packer's paths (every AVX-512 CPU has AVX2; cpu_features.cpp
   // checks): A panels of 8 rows read along r (a transposed 1x1 convolution's pixels) and
-  // panels read along k (row-major A: the weights packed at plan time, ResNet-18's first run
-  // 105 -> 102 ms) in 8 x 8 transposes; what it has no path for goes on to the generic packer.
+  // panels read along k (row-major A: the weights packed at plan time, which a model's first
+  // run waits for) in 8 x 8 transposes; what it has no path for goes on to the generic packer.
   if (sr != 1 || R % 16 != 0) return avx2::pack_f32_panel(data, sr, sk, koff, rvalid, R, kc, dst);
   float* d = static_cast<float*>(dst);
   const int vecs = R / 16;

@@ -38,14 +38,12 @@ inline V<float> max_no_nan(const V<float>& m, const V<float>& v) {
 // input column's maximum over the rows comes first (rows in order), then each output's over
 // its three columns: the order of the scratch-row path this replaced, so the same bits. A
 // stride-2 register deinterleaves the column maxima once (two permutes), not every row's
-// loads (twelve, which bound it: 64 x 111 x 111 -> 55 x 55 took 0.2 ms), and takes its third
-// columns as the first ones a lane down (0.102 -> 0.080 ms against two more registers of
-// columns deinterleaved). A register reads
-// just its windows' columns, so a row's last one ends at the row's end; only outputs whose
-// windows reach past the row (padding, ceil_mode) go one by one. kRows: the window's rows
-// when 3 (unrolled: an interior row of a 3 x 3 pool), else 0 (a.nrows of them, at a padded
-// edge). SqueezeNet's first pool: 0.172 -> 0.118 ms, one output of each row having gone
-// through the scalar path and the runtime row loop having cost a third.
+// loads (twelve, which would bound it), and takes its third columns as the first ones a lane
+// down rather than from two more registers of columns deinterleaved. A register reads just its
+// windows' columns, so a row's last one ends at the row's end; only outputs whose windows
+// reach past the row (padding, ceil_mode) go one by one. kRows: the window's rows when 3
+// (unrolled: an interior row of a 3 x 3 pool, where a runtime row loop is a large share of the
+// work), else 0 (a.nrows of them, at a padded edge). bench/results.md has the timings.
 template <int kRows>
 void max3_rows(const MaxPoolRow& a) {
   constexpr int64_t L = kLanes<float>;
@@ -110,8 +108,8 @@ void max3_rows(const MaxPoolRow& a) {
     store(a.out + j0, max_no_nan(max_no_nan(x0, x1), x2));
     return true;
   };
-  // (It repeats block's arrangement of the three columns: one helper shared by both, with
-  // the sums in an array, ran 12% slower: 0.101 -> 0.114 ms on 64 x 111² -> 55².)
+  // (It repeats block's arrangement of the three columns: one helper shared by both, with the
+  // sums in an array, was measurably slower: the compiler kept the array in memory.)
   auto block = [&](int64_t j0) __attribute__((always_inline)) {
     if constexpr (kRows == 3)
       if (block_no_nan(j0)) return;
@@ -195,7 +193,7 @@ inline void window_maxima(const float* first, int64_t ow, int64_t sw, int64_t kw
 // MaxPoolBlocked: the plane block transposed whole into `in` (-inf past the input's columns),
 // each output's window reduced in the row path's order, and the results transposed back.
 // Without a NaN in the block (checked once), by one-instruction maxima: max_nan's compare,
-// mask or and blend bound the loop (SqueezeNet's 256 x 27² -> 13²: 0.037 -> 0.034 ms).
+// mask or and blend would bound the loop.
 void max_pool_blocked(const MaxPoolBlocked& a) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;

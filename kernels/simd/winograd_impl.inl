@@ -303,8 +303,8 @@ void winograd_output(const WinogradOutput& a) {
 // 14 x 14 by F(2x2): 7 tiles a row, 7 x 7: 4, at AVX-512's 16 lanes): the tiles in plane
 // order, a register of them at a time across tile rows, each lane's outputs then stored at
 // its tile's place. By rows, most lanes were empty and every row went through the staging
-// copies: 3-9% of those convolutions (0.70 → 0.67 ms at 14 x 14, 0.97 → 0.87 at 7 x 7); with
-// 14 tiles a row (56 x 56) rows stay 2-3% faster. The same arithmetic per tile, the same bits.
+// copies; with 14 tiles a row (56 x 56) rows stay faster. The same arithmetic per tile, the
+// same bits.
 template <int M>
 void winograd_output_flat(const WinogradOutput& a) {
   constexpr int64_t W = kLanes<float>;

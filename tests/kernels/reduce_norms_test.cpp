@@ -120,7 +120,7 @@ float one_f32(K k, std::vector<double> v) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(kernels_reduce_more)
+BOOST_AUTO_TEST_SUITE(kernels_reduce_norms)
 
 BOOST_AUTO_TEST_CASE(hand_computed) {
   const Tensor x = make(DType::f32, Dims{2, 3}, {1, 2, 3, 4, 5, 6});

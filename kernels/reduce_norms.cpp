@@ -1,5 +1,5 @@
 // Kernels of prod, sum_square, l1, l2, log_sum and logsumexp (docs/ops.md, "Reductions"); their
-// static rules are in ir/infer_reduce_more.cpp, and both compute the reduced axes and the result
+// static rules are in ir/infer_reduce_norms.cpp, and both compute the reduced axes and the result
 // shape with ir/reduce_rules.hpp, as sum does.
 //
 // Layout as in kernels/reduce.cpp: the accumulators are seen as a view over x's shape with
@@ -19,7 +19,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "ir/reduce_more_rules.hpp"
+#include "ir/reduce_norm_rules.hpp"
 #include "ir/reduce_rules.hpp"
 #include "kernels/elementwise_loop.hpp"
 #include "kernels/reduce_loop.hpp"
@@ -36,34 +36,34 @@ using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
 // One kind's accumulation: A step(A acc, T x), the identity, and the result from the final
 // accumulator (`m` is logsumexp's shift, 0 for the others).
-template <class T, ReduceMoreKind K>
+template <class T, ReduceNormKind K>
 struct Fold {
   using A = acc_t<T>;
-  static A identity() { return K == ReduceMoreKind::prod ? A(1) : A(0); }
+  static A identity() { return K == ReduceNormKind::prod ? A(1) : A(0); }
   static A step(A a, T x, A m) {
-    if constexpr (K == ReduceMoreKind::prod) {
+    if constexpr (K == ReduceNormKind::prod) {
       return wrap_mul(a, A(x));
-    } else if constexpr (K == ReduceMoreKind::sum_square || K == ReduceMoreKind::l2) {
+    } else if constexpr (K == ReduceNormKind::sum_square || K == ReduceNormKind::l2) {
       return wrap_add(a, wrap_mul(A(x), A(x)));
-    } else if constexpr (K == ReduceMoreKind::l1) {
+    } else if constexpr (K == ReduceNormKind::l1) {
       if constexpr (std::is_floating_point_v<T>)
         return a + std::fabs(A(x));
       else if constexpr (std::is_signed_v<T>)
         return wrap_add(a, x < 0 ? wrap_sub(A(0), A(x)) : A(x));
       else
         return wrap_add(a, A(x));
-    } else if constexpr (K == ReduceMoreKind::log_sum) {
+    } else if constexpr (K == ReduceNormKind::log_sum) {
       return a + A(x);
     } else {
       return a + std::exp(A(x) - m);
     }
   }
   static T finish(A a, A m) {
-    if constexpr (K == ReduceMoreKind::l2)
+    if constexpr (K == ReduceNormKind::l2)
       return T(std::sqrt(a));
-    else if constexpr (K == ReduceMoreKind::log_sum)
+    else if constexpr (K == ReduceNormKind::log_sum)
       return T(std::log(a));
-    else if constexpr (K == ReduceMoreKind::logsumexp)
+    else if constexpr (K == ReduceNormKind::logsumexp)
       return T(m + std::log(a));
     else
       return T(a);
@@ -72,7 +72,7 @@ struct Fold {
 
 // Folds x into the accumulators `acc` (a view over x's shape, stride 0 on reduced dims);
 // `shift` (logsumexp only) is a view of the same form over the per-result maxima, else null.
-template <class T, ReduceMoreKind K>
+template <class T, ReduceNormKind K>
 void fold_into(ThreadPool* pool, const Tensor& x, const Tensor* shift, const Tensor& acc) {
   using F = Fold<T, K>;
   using A = acc_t<T>;
@@ -118,11 +118,11 @@ void max_into(ThreadPool* pool, const Tensor& x, const Tensor& acc) {
   });
 }
 
-void run_reduce_more(KernelContext& ctx, ReduceMoreKind kind) {
-  const char* op = reduce_more_name(kind);
+void run_reduce_norms(KernelContext& ctx, ReduceNormKind kind) {
+  const char* op = reduce_norm_name(kind);
   require_inputs(op, ctx.in.size(), 1);
   const Tensor& x = ctx.in[0];
-  require_dtype(op, "x", x.dtype(), reduce_more_dtypes(kind), reduce_more_why(kind));
+  require_dtype(op, "x", x.dtype(), reduce_norm_dtypes(kind), reduce_norm_why(kind));
   const auto& a = ctx.attrs.get<reduce_attrs>();
   const ReducePlan P = make_reduce_plan(op, x.shape(), a.axes, a.keepdims, a.exclude);
   Tensor y = ctx.output(x.dtype(), P.out_shape);
@@ -136,14 +136,14 @@ void run_reduce_more(KernelContext& ctx, ReduceMoreKind kind) {
       if constexpr (!std::is_same_v<typename decltype(tag)::type, bool_tag>) {
         using A = acc_t<T>;
         auto with_kind = [&](auto kind_tag) {
-          constexpr ReduceMoreKind K = decltype(kind_tag)::value;
+          constexpr ReduceNormKind K = decltype(kind_tag)::value;
           using F = Fold<T, K>;
           // Scratch accumulators (and maxima), one per result, in the result's order.
           Tensor acc = ctx.output(dtype_of<A>::value, P.keep_shape);
           Tensor shift;
           A* pa = acc.template data<A>();
           for (int64_t k = 0; k < n_out; ++k) pa[k] = F::identity();
-          if constexpr (K == ReduceMoreKind::logsumexp) {
+          if constexpr (K == ReduceNormKind::logsumexp) {
             shift = ctx.output(DType::f64, P.keep_shape);
             double* m = shift.template data<double>();
             for (int64_t k = 0; k < n_out; ++k) m[k] = -std::numeric_limits<double>::infinity();
@@ -160,23 +160,23 @@ void run_reduce_more(KernelContext& ctx, ReduceMoreKind kind) {
           for (int64_t k = 0; k < n_out; ++k) o[k] = F::finish(pa[k], m ? m[k] : A(0));
         };
         switch (kind) {
-          case ReduceMoreKind::prod:
-            with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::prod>{});
+          case ReduceNormKind::prod:
+            with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::prod>{});
             break;
-          case ReduceMoreKind::sum_square:
-            with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::sum_square>{});
+          case ReduceNormKind::sum_square:
+            with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::sum_square>{});
             break;
-          case ReduceMoreKind::l1:
-            with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::l1>{});
+          case ReduceNormKind::l1:
+            with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::l1>{});
             break;
           default:
             if constexpr (std::is_floating_point_v<T>) {
-              if (kind == ReduceMoreKind::l2)
-                with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::l2>{});
-              else if (kind == ReduceMoreKind::log_sum)
-                with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::log_sum>{});
+              if (kind == ReduceNormKind::l2)
+                with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::l2>{});
+              else if (kind == ReduceNormKind::log_sum)
+                with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::log_sum>{});
               else
-                with_kind(std::integral_constant<ReduceMoreKind, ReduceMoreKind::logsumexp>{});
+                with_kind(std::integral_constant<ReduceNormKind, ReduceNormKind::logsumexp>{});
             }
             break;
         }
@@ -189,22 +189,22 @@ void run_reduce_more(KernelContext& ctx, ReduceMoreKind kind) {
 }  // namespace
 
 void run_prod(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::prod);
+  run_reduce_norms(ctx, ReduceNormKind::prod);
 }
 void run_sum_square(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::sum_square);
+  run_reduce_norms(ctx, ReduceNormKind::sum_square);
 }
 void run_l1(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::l1);
+  run_reduce_norms(ctx, ReduceNormKind::l1);
 }
 void run_l2(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::l2);
+  run_reduce_norms(ctx, ReduceNormKind::l2);
 }
 void run_log_sum(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::log_sum);
+  run_reduce_norms(ctx, ReduceNormKind::log_sum);
 }
 void run_logsumexp(KernelContext& ctx) {
-  run_reduce_more(ctx, ReduceMoreKind::logsumexp);
+  run_reduce_norms(ctx, ReduceNormKind::logsumexp);
 }
 
 }  // namespace mlvm

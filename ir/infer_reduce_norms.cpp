@@ -1,5 +1,5 @@
 // Static rules of prod, sum_square, l1, l2, log_sum and logsumexp (docs/ops.md, "Reductions");
-// their kernels are in kernels/reduce_more.cpp. They share sum's attributes and shape rule
+// their kernels are in kernels/reduce_norms.cpp. They share sum's attributes and shape rule
 // (ir/reduce_rules.hpp: axes, keepdims, exclude).
 //
 // Accepted dtypes:
@@ -11,7 +11,7 @@
 
 #include "ir/infer.hpp"
 #include "ir/precision.hpp"
-#include "ir/reduce_more_rules.hpp"
+#include "ir/reduce_norm_rules.hpp"
 #include "ir/reduce_rules.hpp"
 
 namespace mlvm {
@@ -37,30 +37,30 @@ u128 sat_mul(u128 a, u128 b) {
 
 // Precision of the result for r elements reduced per result, each at most M = 2^(p-1) - 1 in
 // magnitude: prod M^r (1 when r = 0), sum_square r·M², l1 r·M.
-int result_precision(ReduceMoreKind kind, int p, int64_t r) {
+int result_precision(ReduceNormKind kind, int p, int64_t r) {
   const u128 m = u128(precision_bound(p));
   switch (kind) {
-    case ReduceMoreKind::prod: {
+    case ReduceNormKind::prod: {
       if (r == 0) return 2;   // the empty product, 1
       if (m <= 1) return p;   // products of 0s (p = 1) or of -1, 0, 1 (p = 2)
       u128 b = 1;
       for (int64_t k = 0; k < r && b < kCap; ++k) b = sat_mul(b, m);
       return precision_of_bound(b);
     }
-    case ReduceMoreKind::sum_square:
+    case ReduceNormKind::sum_square:
       return precision_of_bound(sat_mul(sat_mul(m, m), u128(r)));
-    case ReduceMoreKind::l1:
+    case ReduceNormKind::l1:
       return precision_of_bound(sat_mul(m, u128(r)));
     default:
       return kUnknownPrecision;
   }
 }
 
-void infer_reduce_more(InferContext& ctx, ReduceMoreKind kind) {
-  const char* op = reduce_more_name(kind);
+void infer_reduce_norms(InferContext& ctx, ReduceNormKind kind) {
+  const char* op = reduce_norm_name(kind);
   require_inputs(op, ctx.in.size(), 1);
   const TensorType& x = ctx.in[0];
-  require_dtype(op, "x", x.dtype, reduce_more_dtypes(kind), reduce_more_why(kind));
+  require_dtype(op, "x", x.dtype, reduce_norm_dtypes(kind), reduce_norm_why(kind));
   const auto& a = ctx.attrs.get<reduce_attrs>();
   ReducePlan P = make_reduce_plan(op, x.dims, a.axes, a.keepdims, a.exclude);
   bool any_dynamic = false;
@@ -83,22 +83,22 @@ void infer_reduce_more(InferContext& ctx, ReduceMoreKind kind) {
 }  // namespace
 
 void infer_prod(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::prod);
+  infer_reduce_norms(ctx, ReduceNormKind::prod);
 }
 void infer_sum_square(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::sum_square);
+  infer_reduce_norms(ctx, ReduceNormKind::sum_square);
 }
 void infer_l1(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::l1);
+  infer_reduce_norms(ctx, ReduceNormKind::l1);
 }
 void infer_l2(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::l2);
+  infer_reduce_norms(ctx, ReduceNormKind::l2);
 }
 void infer_log_sum(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::log_sum);
+  infer_reduce_norms(ctx, ReduceNormKind::log_sum);
 }
 void infer_logsumexp(InferContext& ctx) {
-  infer_reduce_more(ctx, ReduceMoreKind::logsumexp);
+  infer_reduce_norms(ctx, ReduceNormKind::logsumexp);
 }
 
 }  // namespace mlvm

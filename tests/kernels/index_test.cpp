@@ -127,7 +127,7 @@ Tensor range_of(DType t, double s, double l, double d) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(kernels_index_misc)
+BOOST_AUTO_TEST_SUITE(kernels_index)
 
 BOOST_AUTO_TEST_CASE(onnx_examples) {
   const Tensor v = make(DType::f32, Dims{2}, {0, 1});
