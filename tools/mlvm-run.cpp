@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,19 @@ struct UsageError {
 int report(const std::string& where, const mlvm::Error& e) {
   std::cerr << "mlvm-run: " << (where.empty() ? "" : where + ": ") << e.describe() << "\n";
   return exit_code_of(e.kind());
+}
+
+// Writing `what` into `file` needs more memory than there is: the file's bytes are built in
+// memory, an output's elements made contiguous (a broadcast constant of 2^40 elements is one
+// stored value until then). Exit 4, naming the file and the output, as the run's own limits do.
+int report_output_limit(const std::string& file, const std::string& what, const std::string& why) {
+  std::cerr << "mlvm-run: " << file << ": limit: writing " << what << ": " << why << "\n";
+  return kExitLimit;
+}
+
+// "y (f32[2, 3], 24 bytes)"
+std::string output_subject(const std::string& name, const mlvm::Tensor& t) {
+  return name + " (" + t.type_string() + ", " + std::to_string(t.numel() * t.itemsize()) + " bytes)";
 }
 
 // "NAME=FILE" -> (NAME, FILE)
@@ -356,10 +370,16 @@ int run_main(int argc, char** argv) {
     const mlvm::Tensor& t = results.at(d.name);
     auto f = output_files.find(d.name);
     if (f != output_files.end()) {
+      const std::string what = "output " + output_subject(d.name, t);
+      if (t.numel() > max_memory / t.itemsize())
+        return report_output_limit(f->second, what, "more than the memory limit of " + std::to_string(max_memory) +
+                                                        " bytes (--max-memory)");
       try {
         mlvm::save_npy(f->second, t);
       } catch (const mlvm::Error& e) {
         return report(e.location().empty() ? f->second : "", e);
+      } catch (const std::bad_alloc&) {
+        return report_output_limit(f->second, what, "out of memory; the system refused an allocation");
       }
     }
     if (!outputs_npz.empty()) archive.emplace_back(d.name, t);
@@ -367,10 +387,23 @@ int run_main(int argc, char** argv) {
     if (print_all || !written) mlvm::print_tensor(std::cout, d.name, t);
   }
   if (!outputs_npz.empty()) {
+    std::string what;
+    int64_t bytes_left = max_memory;
+    bool over = false;
+    for (const auto& [name, t] : archive) {
+      what += (what.empty() ? "outputs " : ", ") + output_subject(name, t);
+      over = over || t.numel() > bytes_left / t.itemsize();
+      if (!over) bytes_left -= t.numel() * t.itemsize();
+    }
+    if (over)
+      return report_output_limit(outputs_npz, what, "more than the memory limit of " + std::to_string(max_memory) +
+                                                        " bytes (--max-memory)");
     try {
       mlvm::save_npz(outputs_npz, archive);
     } catch (const mlvm::Error& e) {
       return report(e.location().empty() ? outputs_npz : "", e);
+    } catch (const std::bad_alloc&) {
+      return report_output_limit(outputs_npz, what, "out of memory; the system refused an allocation");
     }
   }
   if (profile && profile_format == "json")

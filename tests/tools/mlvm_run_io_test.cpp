@@ -145,6 +145,16 @@ BOOST_AUTO_TEST_CASE(errors_name_their_subject) {
   BOOST_TEST(contains(r.err, "big.mlasm: instruction 0 (line 3): limit: negative:"));
   BOOST_TEST(contains(r.err, "a tensor of 1024 bytes"));
   BOOST_TEST(contains(r.err, "memory limit of 2047 bytes"));
+  // An output too large for its file (a constant of 2^40 elements, one stored value until
+  // written): which file, which output, how many bytes, against which limit.
+  f.write("huge.mlasm", ".output y\n    y = full shape=(1099511627776), dtype=f32, value=1.0\n");
+  r = f.run("huge.mlasm -o y=y.npy --max-memory 1M");
+  CHECK_RUN(r, 4);
+  BOOST_TEST(contains(r.err, "y.npy: limit: writing output y (f32[1099511627776], 4398046511104 bytes): more "
+                             "than the memory limit of 1048576 bytes"));
+  r = f.run("huge.mlasm --outputs all.npz --max-memory 1M");
+  CHECK_RUN(r, 4);
+  BOOST_TEST(contains(r.err, "all.npz: limit: writing outputs y (f32[1099511627776]"));
 }
 
 BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
