@@ -43,3 +43,22 @@ def identity_views():
     s = strided_slice x, begin=(0, 1), end=(100, 3)
     c = copy x
 """, "views.mlasm")
+
+
+def layouts():
+    """One array in every layout NumPy hands a binding: the zero-copy path lends each in place."""
+    base = np.arange(60, dtype=np.float32).reshape(6, 10)
+    ro = base.copy()
+    ro.flags.writeable = False
+    return {
+        "contiguous": base,
+        "fortran": np.asfortranarray(base),
+        "sliced": base[1:5:2, 2:9:3],
+        "transposed": base.T,
+        "negative": base[::-1, ::-2],
+        "broadcast": np.broadcast_to(np.arange(4, dtype=np.float32), (5, 4)),
+        "zero_stride_both": np.lib.stride_tricks.as_strided(np.ones(1, np.float32), (3, 4), (0, 0)),
+        "read_only": ro,
+        "empty": base[:0],
+        "empty_negative": base[::-1][:, :0],
+    }

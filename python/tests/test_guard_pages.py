@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import mlvm
+from conftest import layouts
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "common"))
 from guard_pages import guarded  # noqa: E402
@@ -29,19 +30,6 @@ def test_the_harness_faults_one_byte_outside():
                 "ctypes.string_at(%s, 1)" % (common, side, probe))
         r = subprocess.run([sys.executable, "-c", code], capture_output=True)
         assert r.returncode == -signal.SIGSEGV, (side, r.returncode, r.stderr[-300:])
-
-
-def layouts():
-    base = np.arange(60, dtype=np.float32).reshape(6, 10) / 7
-    return {
-        "contiguous": base,
-        "fortran": np.asfortranarray(base),
-        "sliced": base[1:5:2, 2:9:3],
-        "transposed": base.T,
-        "negative": base[::-1, ::-2],
-        "broadcast": np.broadcast_to(np.arange(4, dtype=np.float32), (5, 4)),
-        "empty": base[:0],
-    }
 
 
 KERNELS = """

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mlvm
-from conftest import address
+from conftest import address, layouts
 
 IDENT = ".input x : f32[?, ?]\n.output x\n"
 
@@ -15,24 +15,6 @@ IDENT = ".input x : f32[?, ?]\n.output x\n"
 @pytest.fixture
 def ident():
     return mlvm.Session(mlvm.assemble(IDENT), threads=1)
-
-
-def layouts():
-    base = np.arange(60, dtype=np.float32).reshape(6, 10)
-    ro = base.copy()
-    ro.flags.writeable = False
-    return {
-        "contiguous": base,
-        "fortran": np.asfortranarray(base),
-        "sliced": base[1:5:2, 2:9:3],
-        "transposed": base.T,
-        "negative": base[::-1, ::-2],
-        "broadcast": np.broadcast_to(np.arange(4, dtype=np.float32), (5, 4)),
-        "zero_stride_both": np.lib.stride_tricks.as_strided(np.ones(1, np.float32), (3, 4), (0, 0)),
-        "read_only": ro,
-        "empty": base[:0],
-        "empty_negative": base[::-1][:, :0],
-    }
 
 
 @pytest.mark.parametrize("name", list(layouts()))
