@@ -41,14 +41,19 @@ void check_graph(const onnx::GraphProto& g, std::set<std::string> visible, int d
     check_value_info(in, where);
     visible.insert(in.name());
   }
+  // The importer sorted the nodes (onnx/node_order.hpp): a value read before it is defined is
+  // on a cycle, or defined nowhere.
+  std::set<std::string> produced;
+  for (const auto& n : g.node()) produced.insert(n.output().begin(), n.output().end());
   for (int k = 0; k < g.node_size(); ++k) {
     const auto& n = g.node(k);
     const std::string node_where =
         where + ": node " + std::to_string(k) + " (" + n.op_type() + (n.name().empty() ? "" : " '" + n.name() + "'") + ")";
     for (const std::string& in : n.input())
       if (!in.empty() && !visible.count(in))
-        bad(node_where, "input '" + in + "' is not defined before the node (a cycle, or nodes "
-                        "out of order)");
+        bad(node_where, produced.count(in) ? "input '" + in + "' is produced by a node that depends on this one (a cycle)"
+                                           : "input '" + in + "' is not defined: no node, graph input or "
+                                             "initializer of this graph or an enclosing one produces it");
     for (const auto& a : n.attribute()) {
       if (a.has_g()) check_graph(a.g(), visible, depth + 1, node_where + " attribute " + a.name());
       for (const auto& sub : a.graphs())

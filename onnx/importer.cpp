@@ -11,7 +11,9 @@
 
 #include "bytecode/verifier.hpp"
 #include "onnx/graph_check.hpp"
+#include "onnx/half_initializers.hpp"
 #include "onnx/lowering.hpp"
+#include "onnx/node_order.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "onnx/upgrade.hpp"
 #include "tensor/error.hpp"
@@ -351,15 +353,29 @@ OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImpor
     throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
                                         " is newer than the newest this build knows (" +
                                         std::to_string(kMaxOpset) + ")");
+  if (model->has_graph()) {
+    sort_nodes(*model->mutable_graph());
+    widen_half_initializers(*model->mutable_graph());
+  }
   check_graph_structure(*model);
   // ONNX's checker stops at the first unknown op; the importer lists every node it cannot
   // import, so the checker's verdict is reported only when the import itself found nothing.
   std::string checker_error;
+  // ONNX 1.12's checker wants a shape on every graph output's tensor type, where the format
+  // (and ONNX Runtime) allow a type alone: such outputs get an empty shape for the checker's
+  // sake only, taken off again before the import reads them.
+  std::vector<onnx::TypeProto_Tensor*> shapeless;
+  for (auto& out : *model->mutable_graph()->mutable_output())
+    if (out.type().has_tensor_type() && !out.type().tensor_type().has_shape()) {
+      shapeless.push_back(out.mutable_type()->mutable_tensor_type());
+      shapeless.back()->mutable_shape();
+    }
   try {
     onnx::checker::check_model(*model);
   } catch (const std::exception& ex) {
     checker_error = std::string("ONNX checker: ") + ex.what();
   }
+  for (onnx::TypeProto_Tensor* t : shapeless) t->clear_shape();
   if (out.original_opset > 0 && out.original_opset < kMinNativeOpset) {
     if (!checker_error.empty()) throw Error(ErrorKind::invalid, checker_error);
     upgrade_opset(*model, kMinNativeOpset);

@@ -1,0 +1,169 @@
+// Graphs as they come: nodes in any order are sorted as ONNX Runtime sorts them
+// (onnx/node_order.hpp), an If branch reading an outer value waits for its producer, a true
+// cycle and a value defined nowhere stay errors that say which, a graph output with a type but
+// no shape imports (ONNX 1.12's checker alone would refuse it), and f16/bf16 weights that only
+// feed Casts to f32 are widened at import (onnx/half_initializers.hpp).
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+
+#include "common/onnx_model_builder.hpp"
+#include "mlvm/mlvm.hpp"
+#include "tensor/error.hpp"
+
+using namespace mlvm;
+using mlvm::testing::OnnxModelBuilder;
+
+namespace {
+
+constexpr int32_t F32 = onnx::TensorProto::FLOAT;
+constexpr int32_t BOOL = onnx::TensorProto::BOOL;
+
+Program import(const OnnxModelBuilder& m) {
+  std::string b = m.bytes();
+  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+}
+
+std::vector<float> run_x(const Program& p, const std::vector<float>& x, const std::string& out = "y") {
+  Session s(p);
+  TensorMap inputs{{"x", make_tensor<float>({int64_t(x.size())}, x)}};
+  return to_vector<float>(s.run(inputs).at(out));
+}
+
+// The message of the Error importing m throws, with its kind checked.
+std::string import_error(const OnnxModelBuilder& m, ErrorKind kind) {
+  try {
+    import(m);
+  } catch (const Error& e) {
+    BOOST_TEST(int(e.kind()) == int(kind));
+    return e.what();
+  }
+  BOOST_ERROR("the import succeeded");
+  return {};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(onnx_graphs_as_they_come)
+
+BOOST_AUTO_TEST_CASE(nodes_in_reverse_order_are_sorted) {
+  // y = Relu(Neg(x) + x * 2): the nodes listed last to first.
+  OnnxModelBuilder m(13);
+  m.input("x", F32, {4});
+  m.initializer("two", {1}, {2.0f});
+  m.node("Relu", {"s"}, {"y"}, "relu");
+  m.node("Add", {"n", "d"}, {"s"}, "add");
+  m.node("Mul", {"x", "two"}, {"d"}, "mul");
+  m.node("Neg", {"x"}, {"n"}, "neg");
+  m.output("y", F32, {4});
+  BOOST_TEST(run_x(import(m), {-3, -1, 0.5f, 4}) == std::vector<float>({0, 0, 0.5f, 4}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_branch_reading_an_outer_value_waits_for_it) {
+  // If (c) then y = t + 1 else y = t, where t = 3x comes from a node listed after the If.
+  auto branch = [](const std::string& name, bool add) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* n = g.add_node();
+    n->set_op_type(add ? "Add" : "Identity");
+    n->add_input("t");
+    if (add) n->add_input("one");
+    n->add_output(name + "_out");
+    OnnxModelBuilder::value_info(g.add_output(), name + "_out", F32, {2});
+    return g;
+  };
+  OnnxModelBuilder m(13);
+  m.input("x", F32, {2});
+  m.input("c", BOOL, {});
+  m.initializer("one", {1}, {1.0f});
+  m.initializer("three", {1}, {3.0f});
+  onnx::NodeProto& cond = m.node("If", {"c"}, {"y"}, "if");
+  OnnxModelBuilder::attr_graph(cond, "then_branch", branch("then", true));
+  OnnxModelBuilder::attr_graph(cond, "else_branch", branch("else", false));
+  m.node("Mul", {"x", "three"}, {"t"}, "triple");
+  m.output("y", F32, {2});
+  Program p = import(m);
+  Session s(p);
+  for (bool c : {true, false}) {
+    Tensor ct = Tensor::empty(DType::boolean, Dims{1});  // an ONNX scalar is [1] at the interface
+    ct.data<uint8_t>()[0] = c;
+    TensorMap out = s.run({{"x", make_tensor<float>({2}, {1.0f, 2.0f})}, {"c", ct}});
+    BOOST_TEST(to_vector<float>(out.at("y")) == (c ? std::vector<float>{4, 7} : std::vector<float>{3, 6}),
+               boost::test_tools::per_element());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_cycle_and_an_undefined_value_are_named) {
+  OnnxModelBuilder cycle(13);
+  cycle.input("x", F32, {2});
+  cycle.node("Add", {"x", "b"}, {"a"}, "first");
+  cycle.node("Add", {"a", "x"}, {"b"}, "second");
+  cycle.output("b", F32, {2});
+  const std::string c = import_error(cycle, ErrorKind::malformed);
+  BOOST_TEST(c.find("node 0 (Add 'first')") != std::string::npos, c);
+  BOOST_TEST(c.find("input 'b' is produced by a node that depends on this one (a cycle)") != std::string::npos, c);
+
+  OnnxModelBuilder undefined(13);
+  undefined.input("x", F32, {2});
+  undefined.node("Add", {"x", "nowhere"}, {"y"}, "add");
+  undefined.output("y", F32, {2});
+  const std::string u = import_error(undefined, ErrorKind::malformed);
+  BOOST_TEST(u.find("input 'nowhere' is not defined") != std::string::npos, u);
+}
+
+BOOST_AUTO_TEST_CASE(an_output_with_a_type_and_no_shape_imports) {
+  OnnxModelBuilder m(13);
+  m.input("x", F32, {3});
+  m.node("Abs", {"x"}, {"y"}, "abs");
+  auto* out = m.proto().mutable_graph()->add_output();
+  out->set_name("y");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(F32);
+  BOOST_TEST(run_x(import(m), {-1, 2, -3}) == std::vector<float>({1, 2, 3}), boost::test_tools::per_element());
+}
+
+// y = x + Cast(w): w held as f16 (raw little-endian halves) or bf16 (in int32_data), the
+// values picked so that the f16 ones include a subnormal, -0 and the largest half.
+BOOST_AUTO_TEST_CASE(half_weights_feeding_casts_are_widened) {
+  const std::vector<uint16_t> halves{0x3c00, 0xc000, 0x0001, 0x8000, 0x7bff};  // 1, -2, 2^-24, -0, 65504
+  const std::vector<float> want_half{1.0f, -2.0f, 5.9604645e-08f, -0.0f, 65504.0f};
+  const std::vector<uint16_t> bfloats{0x3f80, 0xc040, 0x4049, 0x0000, 0xff80};  // 1, -3, 3.140625, 0, -inf
+  const std::vector<float> want_bf{1.0f, -3.0f, 3.140625f, 0.0f, -INFINITY};
+  for (bool bf : {false, true}) {
+    OnnxModelBuilder m(13);
+    m.input("x", F32, {5});
+    auto* w = m.proto().mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->add_dims(5);
+    const std::vector<uint16_t>& v = bf ? bfloats : halves;
+    if (bf) {
+      w->set_data_type(onnx::TensorProto::BFLOAT16);
+      for (uint16_t b : v) w->add_int32_data(b);
+    } else {
+      w->set_data_type(onnx::TensorProto::FLOAT16);
+      std::string raw;
+      for (uint16_t h : v) raw += {char(h & 0xff), char(h >> 8)};
+      w->set_raw_data(raw);
+    }
+    OnnxModelBuilder::attr_int(m.node("Cast", {"w"}, {"wf"}, "widen"), "to", onnx::TensorProto::FLOAT);
+    m.node("Add", {"x", "wf"}, {"y"}, "add");
+    m.output("y", F32, {5});
+    const std::vector<float> got = run_x(import(m), {0, 0, 0, 0, 0});
+    const std::vector<float>& want = bf ? want_bf : want_half;
+    for (std::size_t k = 0; k < want.size(); ++k) BOOST_TEST(got[k] == want[k], (bf ? "bf16 " : "f16 ") << k);
+  }
+  // Read by anything but a widening Cast, an f16 weight is not rewritten: refused, named.
+  OnnxModelBuilder direct(13);
+  direct.input("x", F32, {1});
+  auto* w = direct.proto().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->add_dims(1);
+  w->set_data_type(onnx::TensorProto::FLOAT16);
+  w->add_int32_data(0x3c00);
+  direct.node("Add", {"x", "w"}, {"y"}, "add");
+  direct.output("y", F32, {1});
+  const std::string e = import_error(direct, ErrorKind::malformed);
+  BOOST_TEST(e.find("initializer 'w': dtype float16 is not supported") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
