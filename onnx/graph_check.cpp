@@ -5,13 +5,12 @@
 #include <set>
 #include <string>
 
+#include "onnx/graph_walk.hpp"
 #include "tensor/error.hpp"
 
 namespace mlvm {
 
 namespace {
-
-constexpr int kMaxDepth = 16;  // nested subgraphs (If/Loop/Scan bodies)
 
 [[noreturn]] void bad(const std::string& where, const std::string& why) {
   throw Error(ErrorKind::malformed, where + ": " + why);
@@ -30,7 +29,8 @@ void check_value_info(const onnx::ValueInfoProto& v, const std::string& where) {
 // problem.
 void check_graph(const onnx::GraphProto& g, std::set<std::string> visible, int depth,
                  const std::string& where) {
-  if (depth > kMaxDepth) bad(where, "subgraphs nested deeper than " + std::to_string(kMaxDepth));
+  if (depth > kMaxSubgraphDepth)
+    bad(where, "subgraphs nested deeper than " + std::to_string(kMaxSubgraphDepth));
   auto define = [&](const std::string& name, const std::string& what) {
     if (name.empty()) return;
     if (!visible.insert(name).second && depth == 0)

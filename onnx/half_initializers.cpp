@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "onnx/graph_walk.hpp"
+
 namespace mlvm {
 
 namespace {
 
 using TP = onnx::TensorProto;
-constexpr int kMaxDepth = 16;  // as onnx/graph_check.cpp: deeper is refused there
 
 float from_bits(uint32_t bits) {
   float f;
@@ -32,31 +33,13 @@ float half_to_float(uint16_t h) {
 
 float bfloat_to_float(uint16_t b) { return from_bits(uint32_t(b) << 16); }
 
-// Whether the value named `name` is read, in g and the graphs nested in it, only as input 0 of
-// a Cast to f32 or f64.
-void readers_only_widen(const onnx::GraphProto& g, const std::string& name, bool& only, int depth) {
-  if (depth > kMaxDepth) {
-    only = false;
-    return;
-  }
-  for (const auto& n : g.node()) {
-    for (int k = 0; k < n.input_size(); ++k) {
-      if (n.input(k) != name) continue;
-      bool widening = n.op_type() == "Cast" && (n.domain().empty() || n.domain() == "ai.onnx") && k == 0;
-      if (widening) {
-        widening = false;
-        for (const auto& a : n.attribute())
-          if (a.name() == "to") widening = a.i() == TP::FLOAT || a.i() == TP::DOUBLE;
-      }
-      if (!widening) only = false;
-    }
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) readers_only_widen(a.g(), name, only, depth + 1);
-      for (const auto& sub : a.graphs()) readers_only_widen(sub, name, only, depth + 1);
-    }
-  }
-  for (const auto& o : g.output())
-    if (o.name() == name) only = false;
+// Whether reading input k of node n (null: a graph output) widens the value: input 0 of a Cast
+// to f32 or f64.
+bool widens(const onnx::NodeProto* n, int k) {
+  if (!n || k != 0 || n->op_type() != "Cast" || !(n->domain().empty() || n->domain() == "ai.onnx")) return false;
+  for (const auto& a : n->attribute())
+    if (a.name() == "to") return a.i() == TP::FLOAT || a.i() == TP::DOUBLE;
+  return false;
 }
 
 // The 16-bit values of a half or bfloat16 initializer, or false when they are not all there.
@@ -75,28 +58,37 @@ bool sixteen_bit_values(const TP& t, int64_t count, std::vector<uint16_t>& out) 
 }
 
 void widen_graph(onnx::GraphProto& g, int depth) {
-  if (depth > kMaxDepth) return;
+  if (depth > kMaxSubgraphDepth) return;
   for (auto& n : *g.mutable_node())
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) widen_graph(*a.mutable_g(), depth + 1);
-      for (auto& sub : *a.mutable_graphs()) widen_graph(sub, depth + 1);
-    }
+    for_each_subgraph_mutable(n, [&](onnx::GraphProto& sub) { widen_graph(sub, depth + 1); });
+  // Per half-precision initializer, whether every read of it (in g and the graphs nested in
+  // it, which see g's values) widens it: one walk for all of them.
+  std::map<std::string, bool> only_widened;
+  for (const auto& t : g.initializer())
+    if ((t.data_type() == TP::FLOAT16 || t.data_type() == TP::BFLOAT16) && t.data_location() != TP::EXTERNAL)
+      only_widened.emplace(t.name(), true);
+  if (only_widened.empty()) return;
+  for_each_read(
+      g,
+      [&](const std::string& name, const onnx::NodeProto* n, int k) {
+        if (auto it = only_widened.find(name); it != only_widened.end() && !widens(n, k)) it->second = false;
+      },
+      depth);
   for (auto& t : *g.mutable_initializer()) {
-    const int32_t type = t.data_type();
-    if ((type != TP::FLOAT16 && type != TP::BFLOAT16) || t.data_location() == TP::EXTERNAL) continue;
+    const auto it = only_widened.find(t.name());
+    if (it == only_widened.end() || !it->second) continue;
     int64_t count = 1;
     bool sane = true;
     for (int64_t d : t.dims()) {
       if (d < 0 || (d > 0 && count > (int64_t(1) << 40) / d)) sane = false;
       else count *= d;
     }
-    bool only = true;
-    readers_only_widen(g, t.name(), only, depth);
     std::vector<uint16_t> bits;
-    if (!sane || !only || !sixteen_bit_values(t, count, bits)) continue;
+    if (!sane || !sixteen_bit_values(t, count, bits)) continue;
+    const bool half = t.data_type() == TP::FLOAT16;
     std::string raw(std::size_t(count) * 4, '\0');
     for (int64_t k = 0; k < count; ++k) {
-      const float f = type == TP::FLOAT16 ? half_to_float(bits[std::size_t(k)]) : bfloat_to_float(bits[std::size_t(k)]);
+      const float f = half ? half_to_float(bits[std::size_t(k)]) : bfloat_to_float(bits[std::size_t(k)]);
       std::memcpy(&raw[std::size_t(k) * 4], &f, 4);
     }
     t.clear_int32_data();

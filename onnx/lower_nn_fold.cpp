@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "onnx/graph_walk.hpp"
 #include "onnx/lower_nn_util.hpp"
 #include "onnx/tensor_proto.hpp"
 
@@ -46,23 +47,15 @@ bool float_proto(const onnx::TensorProto& t) {
 }
 
 // How often `name` is read by the nodes of g, counting the reads of nested subgraphs (which see
-// g's values); a subgraph that defines the name itself is counted too (never too few).
+// g's values) and g's outputs; a subgraph that defines the name itself is counted too (never
+// too few). `reader`: the last node reading it.
 void count_reads(const onnx::GraphProto& g, const std::string& name, int& count,
                  const onnx::NodeProto*& reader) {
-  for (const auto& n : g.node()) {
-    for (const auto& in : n.input())
-      if (in == name) {
-        ++count;
-        reader = &n;
-      }
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) count_reads(a.g(), name, count, reader);
-      for (const auto& sub : a.graphs()) count_reads(sub, name, count, reader);
-    }
-  }
-  // A subgraph's outputs are read by its node.
-  for (const auto& o : g.output())
-    if (o.name() == name) ++count;
+  for_each_read(g, [&](const std::string& read, const onnx::NodeProto* node, int) {
+    if (read != name) return;
+    ++count;
+    if (node) reader = node;
+  });
 }
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const char* name) {

@@ -9,35 +9,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "onnx/graph_walk.hpp"
+
 namespace mlvm {
 
 namespace {
 
-constexpr int kMaxDepth = 16;  // as onnx/graph_check.cpp: deeper is refused there
-
-// Every value name a node's subgraphs read (their nodes' inputs and their outputs), at any depth.
-void names_read_inside(const onnx::NodeProto& n, std::set<std::string>& out, int depth) {
-  if (depth > kMaxDepth) return;
-  auto graph = [&](const onnx::GraphProto& g) {
-    for (const auto& sub : g.node()) {
-      for (const std::string& in : sub.input()) out.insert(in);
-      names_read_inside(sub, out, depth + 1);
-    }
-    for (const auto& o : g.output()) out.insert(o.name());
-  };
-  for (const auto& a : n.attribute()) {
-    if (a.has_g()) graph(a.g());
-    for (const auto& g : a.graphs()) graph(g);
-  }
-}
-
 void sort_graph(onnx::GraphProto& g, int depth) {
-  if (depth > kMaxDepth) return;
+  if (depth > kMaxSubgraphDepth) return;
   for (auto& n : *g.mutable_node())
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) sort_graph(*a.mutable_g(), depth + 1);
-      for (auto& sub : *a.mutable_graphs()) sort_graph(sub, depth + 1);
-    }
+    for_each_subgraph_mutable(n, [&](onnx::GraphProto& sub) { sort_graph(sub, depth + 1); });
   const int n = g.node_size();
   std::unordered_map<std::string, int> producer;
   for (int k = 0; k < n; ++k)
@@ -46,8 +27,11 @@ void sort_graph(onnx::GraphProto& g, int depth) {
   std::vector<std::vector<int>> waiting(static_cast<std::size_t>(n));  // per node, the nodes that read it
   std::vector<int> needs(std::size_t(n), 0);
   for (int k = 0; k < n; ++k) {
+    // What the node reads: its inputs, and what its subgraphs read of the values around them.
     std::set<std::string> read(g.node(k).input().begin(), g.node(k).input().end());
-    names_read_inside(g.node(k), read, depth + 1);
+    for_each_subgraph(g.node(k), [&](const onnx::GraphProto& sub) {
+      for_each_read(sub, [&](const std::string& name, const onnx::NodeProto*, int) { read.insert(name); }, depth + 1);
+    });
     std::set<int> from;
     for (const std::string& name : read)
       if (auto it = producer.find(name); it != producer.end() && it->second != k) from.insert(it->second);
