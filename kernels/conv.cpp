@@ -55,6 +55,8 @@ E* conv_scratch(int slot, int64_t count) {
   return thread_scratch<ConvScratch, E>(slot, count);
 }
 
+bool unpadded(const ConvParams& p) { return p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0; }
+
 // A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
 // column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
 // transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
@@ -64,8 +66,7 @@ E* conv_scratch(int slot, int64_t count) {
 // Floats only. Each element gets the same sum, bias and clamp either way.
 bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, int64_t ocg, int64_t oh,
                     int64_t ow) {
-  return is_float && kh == 1 && kw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
-         ((ocg >= 96 && oh * ow < 96) || oh * ow == 1);
+  return is_float && kh == 1 && kw == 1 && unpadded(p) && ((ocg >= 96 && oh * ow < 96) || oh * ow == 1);
 }
 
 // The fused relu/clip the GEMM applies as it stores (bounds filled), or null: none fused, or
@@ -161,8 +162,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   // Stride 1 and no padding: the input is its own only phase. Not a column-shifted layout,
   // whose planes are as wide as the output: with left + right = KW - 1 that width is the
   // input's, but the planes still hold padding and shifted columns the input does not.
-  const bool as_is = p.sh == 1 && p.sw == 1 && p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0 &&
-                     !l.shifted;
+  const bool as_is = p.sh == 1 && p.sw == 1 && unpadded(p) && !l.shifted;
   Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
   std::array<Out, 2> bounds{};
   const Out* clamp = fused_clamp(d, bounds);

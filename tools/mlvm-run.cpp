@@ -366,14 +366,13 @@ int run_main(int argc, char** argv) {
   std::cout.flush();
   const bool print_all = vm.count("print") > 0 || (output_files.empty() && outputs_npz.empty());
   mlvm::NamedTensors archive;
+  const std::string over_limit = "more than the memory limit of " + std::to_string(max_memory) + " bytes (--max-memory)";
   for (const auto& d : signature.outputs()) {
     const mlvm::Tensor& t = results.at(d.name);
     auto f = output_files.find(d.name);
     if (f != output_files.end()) {
       const std::string what = "output " + output_subject(d.name, t);
-      if (t.numel() > max_memory / t.itemsize())
-        return report_output_limit(f->second, what, "more than the memory limit of " + std::to_string(max_memory) +
-                                                        " bytes (--max-memory)");
+      if (t.numel() > max_memory / t.itemsize()) return report_output_limit(f->second, what, over_limit);
       try {
         mlvm::save_npy(f->second, t);
       } catch (const mlvm::Error& e) {
@@ -395,9 +394,7 @@ int run_main(int argc, char** argv) {
       over = over || t.numel() > bytes_left / t.itemsize();
       if (!over) bytes_left -= t.numel() * t.itemsize();
     }
-    if (over)
-      return report_output_limit(outputs_npz, what, "more than the memory limit of " + std::to_string(max_memory) +
-                                                        " bytes (--max-memory)");
+    if (over) return report_output_limit(outputs_npz, what, over_limit);
     try {
       mlvm::save_npz(outputs_npz, archive);
     } catch (const mlvm::Error& e) {

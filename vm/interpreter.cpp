@@ -238,7 +238,6 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
   const int32_t* const pool = program_->plan.regs.data();
   const TensorType* const types = program_->plan.types.data();
   const std::size_t n = code.size();
-  const StepExtras* const extras = program_->plan.extras.data();
   const auto& small = program_->plan.small;
   const std::string_view kNoName;
   StepProfile* const prof = config.profile ? &profile_ : nullptr;
@@ -318,7 +317,7 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         // Every member given (none left to value-initialization): GCC would otherwise clear
         // the whole context with `rep stos` first, a measurable part of a small instruction.
         const Tensor* destination = any_bound_ && nr == 1 ? destination_for(p.results(pool)[0], config, na) : nullptr;
-        const StepExtras* const x = p.extra >= 0 ? &extras[p.extra] : nullptr;
+        const StepExtras* const x = program_->plan.extras_of(pc);
         if (!destination && x && x->placement.group >= 0) destination = placed_destination(x->placement, env);
         KernelContext ctx{TensorArgs::refs(args_.data(), na),
                           std::span<Tensor>(results_.data(), nr),

@@ -84,8 +84,6 @@ void ref_conv(const Layer& l, const std::vector<double>& x, const std::vector<do
           }
 }
 
-std::vector<double> as_doubles(const Tensor& t) { return values(t); }
-
 // x in NCHW order seen through an NHWC buffer: the view an NHWC-exported model's transpose gives.
 Tensor channels_last_view(const Tensor& x) {
   const std::vector<int64_t> to_nhwc{0, 2, 3, 1}, back{0, 3, 1, 2};
@@ -108,7 +106,7 @@ BOOST_AUTO_TEST_CASE(conv2d_layers_of_real_networks) {
       const int64_t oh = out_dim(l.x[2], l.pad[0], l.pad[2], l.kh, l.dilation, l.stride);
       const int64_t ow = out_dim(l.x[3], l.pad[1], l.pad[3], l.kw, l.dilation, l.stride);
       std::vector<double> want, bound;
-      ref_conv(l, as_doubles(x), as_doubles(w), oh, ow, want, bound);
+      ref_conv(l, values(x), values(w), oh, ow, want, bound);
       const std::vector<AttrValue> attrs{ints({l.pad[0], l.pad[1], l.pad[2], l.pad[3]}), ints({l.stride, l.stride}),
                                          ints({l.dilation, l.dilation}), integer(l.groups)};
       for (simd::Level level : simd_test::levels())
@@ -118,7 +116,7 @@ BOOST_AUTO_TEST_CASE(conv2d_layers_of_real_networks) {
             simd::set_level_for_testing(level);
             const Tensor y = run_op(Opcode::conv2d, {x, w, Tensor()}, attrs_for(Opcode::conv2d, attrs), pool);
             BOOST_REQUIRE(y.shape() == Dims({l.x[0], l.oc, oh, ow}));
-            const std::vector<double> got = as_doubles(y);
+            const std::vector<double> got = values(y);
             int64_t bad = 0;
             for (std::size_t e = 0; e < got.size(); ++e)
               bad += dt == DType::f32 ? std::abs(got[e] - want[e]) > 1e-5 * bound[e] + 1e-6 : got[e] != want[e];
@@ -174,7 +172,7 @@ BOOST_AUTO_TEST_CASE(pooling_layers_of_real_networks) {
     const int64_t span_h = l.x[2] + l.pad[0] + l.pad[2] - l.k, span_w = l.x[3] + l.pad[1] + l.pad[3] - l.k;
     const int64_t oh = (l.ceil_mode ? (span_h + l.stride - 1) : span_h) / l.stride + 1;
     const int64_t ow = (l.ceil_mode ? (span_w + l.stride - 1) : span_w) / l.stride + 1;
-    const std::vector<double> xs = as_doubles(x);
+    const std::vector<double> xs = values(x);
     for (bool is_max : {true, false}) {
       const std::vector<double> want = ref_pool(l, xs, is_max, oh, ow);
       std::vector<AttrValue> attrs{ints({l.k, l.k}), ints({l.stride, l.stride}),
@@ -187,7 +185,7 @@ BOOST_AUTO_TEST_CASE(pooling_layers_of_real_networks) {
             simd::set_level_for_testing(level);
             const Tensor y = run_op(op, {x}, attrs_for(op, attrs), pool);
             BOOST_REQUIRE(y.shape() == Dims({l.x[0], l.x[1], oh, ow}));
-            const std::vector<double> got = as_doubles(y);
+            const std::vector<double> got = values(y);
             int64_t bad = 0;
             for (std::size_t e = 0; e < got.size(); ++e) bad += std::abs(got[e] - want[e]) > 1e-6;
             BOOST_TEST(bad == 0);
