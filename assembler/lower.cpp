@@ -19,7 +19,7 @@ class Lowering {
     m.precision_check = !p_.no_precision_check;
     m.source_name = std::move(source_name);
     // Registers: inputs, then constants, then other names in order of first assignment.
-    for (const Stmt* s : p_.inputs) m.inputs.push_back(InputDecl{s->name, regs_(s->name), s->type});
+    for (const Stmt* s : p_.inputs) m.inputs.push_back(InputDecl{s->name, regs_(s->name), s->type, s->scalar});
     for (const Stmt* s : p_.constants)
       m.constants.push_back(ConstDecl{s->name, regs_(s->name), s->type, s->value});
     for (const LiteralArg& l : p_.literals) {
@@ -32,7 +32,7 @@ class Lowering {
       for (const NameRef& r : ins.stmt->results) regs_(r.name);
     for (const ResolvedInstruction& ins : p_.code) m.code.push_back(instruction(ins));
     for (const Stmt* s : p_.outputs)
-      m.outputs.push_back(OutputDecl{s->name, regs_(s->name), s->has_type, s->type});
+      m.outputs.push_back(OutputDecl{s->name, regs_(s->name), s->has_type, s->type, s->scalar});
     for (auto& [at, s] : p_.labels) m.labels.emplace_back(int32_t(at), s->name);
     m.register_names = regs_.names();
     out_.map.inputs = p_.inputs;

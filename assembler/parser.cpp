@@ -44,13 +44,20 @@ class LineParser {
   // A register / label / declaration name.
   std::string name_token(std::string_view what) {
     const Token& t = c_.peek();
+    // A quoted name is any text (a model's `onnx::Flatten_0`); the verifier checks it.
+    if (t.kind == TokKind::string && quoted_ok_) {
+      if (t.text.empty()) Cursor::error_at(t, "a quoted name cannot be empty");
+      return c_.next().text;
+    }
     if (t.kind != TokKind::ident) c_.error_expected(what);
     if (is_reserved(t.text))
       Cursor::error_at(t, "'" + t.text + "' is a keyword and cannot be used as a name");
     return c_.next().text;
   }
 
-  TensorType type() {
+  // `scalar`: where a declaration may be rank 0 (`i64[]`, an imported scalar), set when it is;
+  // the type is then [1], as the module holds it.
+  TensorType type(bool* scalar = nullptr) {
     const Token& dt_tok = c_.peek();
     if (dt_tok.kind != TokKind::ident)
       c_.error_expected(std::string("a type such as f32[2, ?] (dtypes: ") + kDtypeList + ")");
@@ -66,9 +73,15 @@ class LineParser {
     const Token& open = c_.expect_punct('[', "'[' and the dims after the dtype, e.g. f32[2, ?]");
     TensorType t;
     t.dtype = *dt;
-    if (c_.peek().is_punct(']'))
-      Cursor::error_at(c_.peek(), "a type needs at least one dim; a scalar is written " +
-                                      std::string(dtype_name(*dt)) + "[1]");
+    if (c_.peek().is_punct(']')) {
+      if (!scalar)
+        Cursor::error_at(c_.peek(), "a type needs at least one dim; a scalar is written " +
+                                        std::string(dtype_name(*dt)) + "[1]");
+      c_.next();
+      *scalar = true;
+      t.dims.push_back(1);
+      return t;
+    }
     for (;;) {
       const Token& d = c_.peek();
       if (d.is_punct('?')) {
@@ -119,9 +132,11 @@ class LineParser {
                : d.text == ".const" ? StmtKind::constant
                                     : StmtKind::output;
       s.name_pos = pos(c_.peek());
+      quoted_ok_ = true;
       s.name = name_token(d.text == ".input"   ? "an input name"
                           : d.text == ".const" ? "a constant name"
                                                : "an output name");
+      quoted_ok_ = false;
       if (s.kind == StmtKind::output) {
         if (c_.at_end()) {
           out_.push_back(std::move(s));
@@ -132,7 +147,7 @@ class LineParser {
         c_.expect_punct(':', "':' and a type, e.g. " + s.name + " : f32[2, ?]");
       }
       s.type_pos = pos(c_.peek());
-      s.type = type();
+      s.type = type(s.kind == StmtKind::constant ? nullptr : &s.scalar);
       s.has_type = true;
       if (s.kind == StmtKind::input) {
         if (c_.peek().is_ident("precision")) {
@@ -182,8 +197,10 @@ class LineParser {
     s.pos = pos(c_.peek());
     // DST1, DST2 = OP ...   or   OP ...
     // An op name is never followed directly by ',' or '=': those mark a result list.
-    bool has_results =
-        c_.peek().kind == TokKind::ident && (c_.peek(1).is_punct(',') || c_.peek(1).is_punct('='));
+    quoted_ok_ = true;  // registers may be named by quoted text, like the declarations
+    const TokKind first = c_.peek().kind;
+    bool has_results = (first == TokKind::ident || first == TokKind::string) &&
+                       (c_.peek(1).is_punct(',') || c_.peek(1).is_punct('='));
     if (has_results) {
       for (;;) {
         NameRef r;
@@ -217,13 +234,13 @@ class LineParser {
           a.value = parse_attr_value(c_, 0,
                                      k >= 0 && info->attrs[std::size_t(k)].kind == AttrKind::dtype);
           s.attrs.push_back(std::move(a));
-        } else if (t.kind == TokKind::ident) {
+        } else if (t.kind == TokKind::ident || t.kind == TokKind::string) {
           if (!s.attrs.empty())
             Cursor::error_at(t, "argument " + t.describe() +
                                     " after attributes; arguments come first, then name=value");
           NameRef a;
           a.pos = pos(t);
-          if (t.text == "none")
+          if (t.kind == TokKind::ident && t.text == "none")
             a.is_none = true;
           else
             a.name = name_token("an argument");
@@ -251,6 +268,7 @@ class LineParser {
   }
 
   Cursor& c_;
+  bool quoted_ok_ = false;  // where a name may be written as a string: declarations, registers
   int line_;
   const std::string& base_dir_;
   std::vector<Stmt>& out_;

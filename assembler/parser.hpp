@@ -49,6 +49,7 @@ struct Stmt {
   TensorType type;
   Pos type_pos;
   Pos precision_pos;  // .input ... precision=P
+  bool scalar = false;  // .input / .output declared rank 0 (`i64[]`); `type` is then [1]
   Tensor value;       // .const
   // instruction
   std::vector<NameRef> results;

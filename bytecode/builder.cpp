@@ -12,9 +12,9 @@ ModuleBuilder::ModuleBuilder(std::string program_name) {
 
 int32_t ModuleBuilder::reg(const std::string& name) { return regs_(name); }
 
-int32_t ModuleBuilder::input(const std::string& name, const TensorType& type) {
+int32_t ModuleBuilder::input(const std::string& name, const TensorType& type, bool scalar) {
   int32_t r = reg(name);
-  module_.inputs.push_back(InputDecl{name, r, type});
+  module_.inputs.push_back(InputDecl{name, r, type, scalar});
   return r;
 }
 
@@ -40,9 +40,11 @@ int32_t ModuleBuilder::fill_constant(const std::string& name, DType dtype, const
   return constant(name, constant_tensor(dtype, shape, value));
 }
 
-void ModuleBuilder::output(const std::string& name, std::optional<TensorType> type) {
+void ModuleBuilder::output(const std::string& name, std::optional<TensorType> type,
+                           bool scalar) {
   OutputDecl o;
   o.name = name;
+  o.scalar = scalar;
   o.reg = reg(name);
   if (type) {
     o.has_type = true;

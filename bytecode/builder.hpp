@@ -35,13 +35,15 @@ class ModuleBuilder {
   int32_t reg(const std::string& name);
 
   // Declarations; each returns the register. The names become register names.
-  int32_t input(const std::string& name, const TensorType& type);
+  // `scalar`: declared rank 0 (the type is then [1]); see InputDecl.
+  int32_t input(const std::string& name, const TensorType& type, bool scalar = false);
   // The type is the tensor's; the precision is computed from the data.
   int32_t constant(const std::string& name, const Tensor& value);
   // A constant-mode tensor (one stored element): `.const NAME : T = fill(V)`.
   int32_t fill_constant(const std::string& name, DType dtype, const Dims& shape,
                         const Scalar& value);
-  void output(const std::string& name, std::optional<TensorType> type = std::nullopt);
+  void output(const std::string& name, std::optional<TensorType> type = std::nullopt,
+              bool scalar = false);
 
   // Line recorded for the instructions emitted from now on (0 = unknown).
   ModuleBuilder& at_line(uint32_t line);

@@ -24,6 +24,7 @@ const char* section_name(uint64_t id) {
     case kSectionDebug: return "debug";
     case kSectionFlags: return "flags";
     case kSectionOrigins: return "origins";
+    case kSectionScalars: return "scalars";
     default:
       return "unknown";
   }
@@ -255,6 +256,9 @@ class Decoder {
         case kSectionFlags:
           read_flags(r);
           break;
+        case kSectionScalars:
+          read_scalars(r);
+          break;
         case kSectionOrigins: {
           std::size_t at = r.pos();
           uint64_t n = r.count("the origin count", 1, kMaxInstructions);
@@ -302,6 +306,27 @@ class Decoder {
       r.fail_at(12, "the header says the module is " + std::to_string(size) + " bytes, but it is " +
                         std::to_string(b_.size()) +
                         (size > b_.size() ? " (truncated)" : " (trailing bytes)"));
+  }
+
+  // Indices into the inputs, then the outputs, strictly increasing.
+  void read_scalars(Reader& r) {
+    auto marks = [&](const char* kind, std::size_t n, auto mark) {
+      const std::string what = std::string("the count of scalar ") + kind;
+      uint64_t count = r.count(what.c_str(), 1, n);
+      uint64_t next = 0;
+      for (uint64_t k = 0; k < count; ++k) {
+        std::size_t at = r.pos();
+        uint64_t index = r.uleb("a scalar declaration's index");
+        if (index < next || index >= n)
+          r.fail_at(at, std::string("scalar ") + kind + " index " + std::to_string(index) +
+                            " is out of order or not below the " + std::to_string(n) + " " + kind +
+                            " (indices are strictly increasing)");
+        mark(std::size_t(index));
+        next = index + 1;
+      }
+    };
+    marks("inputs", m_.inputs.size(), [&](std::size_t k) { m_.inputs[k].scalar = true; });
+    marks("outputs", m_.outputs.size(), [&](std::size_t k) { m_.outputs[k].scalar = true; });
   }
 
   void read_flags(Reader& r) {

@@ -20,15 +20,6 @@ bool reserved(const std::string& s) {
   return is_literal_word(s) || s == "fill" || s == "load" || find_op(s) != nullptr;
 }
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // Text for a `#` comment: a module's strings may hold line breaks, which would end the comment
 // and let the rest be read as statements. Control bytes become '?'.
 std::string comment_text(const std::string& s) {
@@ -38,8 +29,9 @@ std::string comment_text(const std::string& s) {
   return out;
 }
 
-std::string type_text(const TensorType& t, bool with_precision) {
-  std::string s = std::string(dtype_name(t.dtype)) + dims_to_string(t.dims);
+// A declaration declared rank 0 is written `DT[]` (held as [1]).
+std::string type_text(const TensorType& t, bool with_precision, bool scalar = false) {
+  std::string s = std::string(dtype_name(t.dtype)) + (scalar ? "[]" : dims_to_string(t.dims));
   if (with_precision && t.precision != kUnknownPrecision)
     s += " precision=" + std::to_string(t.precision);
   return s;
@@ -59,7 +51,7 @@ std::string format_attr(const AttrValue& v) {
     case K::dtype:
       return std::string(dtype_name(v.dt));
     case K::string:
-      return quote(v.s);
+      return quoted(v.s);
     case K::tuple: {
       std::string out = "(";
       for (std::size_t k = 0; k < v.items.size(); ++k)
@@ -173,16 +165,18 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
     if (!in_range(r))
       fail_invalid(std::string("cannot disassemble: ") + kind + " '" + name + "' uses register " +
                    std::to_string(r) + ", which does not exist");
-    if (!is_identifier(name))
-      fail_invalid(std::string("cannot disassemble: ") + kind + " name '" + name +
-                   "' is not an identifier");
+    if (!is_declaration_name(name))
+      fail_invalid(std::string("cannot disassemble: ") + kind + " name " + quoted(name) +
+                   " is not a valid name");
+    // Names that are not identifiers are written quoted, there and wherever the register is read.
+    const std::string text = name_text(name);
     std::string& slot = reg[std::size_t(r)];
     if (slot.empty()) {
-      slot = name;
-      names.claim(name);
-    } else if (slot != name) {
-      fail_invalid(std::string("cannot disassemble: ") + kind + " '" + name + "' is register " +
-                   std::to_string(r) + ", already named '" + slot + "'");
+      slot = text;
+      names.claim(text);
+    } else if (slot != text) {
+      fail_invalid(std::string("cannot disassemble: ") + kind + " " + text + " is register " +
+                   std::to_string(r) + ", already named " + slot);
     }
   };
   for (auto& in : m.inputs) bind(in.reg, in.name, "input");
@@ -219,26 +213,32 @@ Disassembly disassemble(const Module& m, const DisassembleOptions& options) {
       t += "# program name: " + comment_text(m.name) + "\n";
   }
   if (!m.precision_check) t += ".no_precision_check\n";
-  for (auto& in : m.inputs) t += ".input  " + in.name + " : " + type_text(in.type, true) + "\n";
-  for (auto& c : m.constants) {
+  for (auto& in : m.inputs)
+    t += ".input  " + name_text(in.name) + " : " + type_text(in.type, true, in.scalar) + "\n";
+  std::set<std::string> side_stems;
+  for (std::size_t k = 0; k < m.constants.size(); ++k) {
+    const ConstDecl& c = m.constants[k];
     if (!c.value.defined())
       fail_invalid("cannot disassemble: constant '" + c.name + "' has no data");
-    t += ".const  " + c.name + " : " +
+    t += ".const  " + name_text(c.name) + " : " +
          type_text(TensorType{c.value.dtype(), c.value.shape()}, false) + " = ";
     if (c.value.mode() == ValueMode::constant) {
       t += fill_literal(c.value);
     } else if (c.value.numel() <= options.inline_limit) {
       t += nested_literal(c.value);
     } else {
-      std::string file = options.side_file_prefix + c.name + ".npy";
-      t += "load(" + quote(file) + ")";
+      // A file name from the constant's name only when it is an identifier (no '/' or '..').
+      std::string stem = is_identifier(c.name) ? c.name : "const" + std::to_string(k);
+      while (!side_stems.insert(stem).second) stem += "_";
+      std::string file = options.side_file_prefix + stem + ".npy";
+      t += "load(" + quoted(file) + ")";
       out.files.push_back(SideFile{file, c.value});
     }
     t += "\n";
   }
   for (auto& o : m.outputs) {
-    t += ".output " + o.name;
-    if (o.has_type) t += " : " + type_text(o.type, false);
+    t += ".output " + name_text(o.name);
+    if (o.has_type) t += " : " + type_text(o.type, false, o.scalar);
     t += "\n";
   }
   if (n > 0 || !labels.empty()) t += "\n";

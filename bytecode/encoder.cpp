@@ -306,6 +306,19 @@ std::vector<uint8_t> encode_module(const Module& m) {
     for (const std::string& o : m.origins) w.str(o, "an instruction's origin");
     w.end_section(s);
   }
+  std::vector<uint64_t> scalar_inputs, scalar_outputs;
+  for (std::size_t k = 0; k < m.inputs.size(); ++k)
+    if (m.inputs[k].scalar) scalar_inputs.push_back(k);
+  for (std::size_t k = 0; k < m.outputs.size(); ++k)
+    if (m.outputs[k].scalar) scalar_outputs.push_back(k);
+  if (!scalar_inputs.empty() || !scalar_outputs.empty()) {
+    s = w.begin_section(kSectionScalars);
+    for (const auto* list : {&scalar_inputs, &scalar_outputs}) {
+      w.uleb(list->size());
+      for (uint64_t k : *list) w.uleb(k);
+    }
+    w.end_section(s);
+  }
   uint64_t total = w.out.size();
   for (int k = 0; k < 8; ++k) w.out[12 + std::size_t(k)] = uint8_t(total >> (8 * k));
   return std::move(w.out);

@@ -22,8 +22,9 @@ enum SectionId : uint32_t {
   kSectionDebug = 6,
   kSectionFlags = 7,
   kSectionOrigins = 8,  // debug: where each instruction came from (an imported model's node)
+  kSectionScalars = 9,  // the inputs and outputs the interface takes and gives as rank 0
 };
-inline constexpr uint32_t kLastSection = kSectionOrigins;
+inline constexpr uint32_t kLastSection = kSectionScalars;
 
 // Bits of the flags section: how the module was assembled, where that changes what the verifier
 // proves. The section is written only when a bit is set, so modules without flags keep their bytes.

@@ -20,6 +20,8 @@ struct InputDecl {
   std::string name;
   int32_t reg = 0;
   TensorType type;  // precision = declared precision=P (0 if none)
+  // Declared rank 0 (an ONNX scalar): held as [1] inside, taken as a 0-d array at the interface.
+  bool scalar = false;
 };
 
 struct ConstDecl {
@@ -34,6 +36,7 @@ struct OutputDecl {
   int32_t reg = 0;
   bool has_type = false;
   TensorType type;  // checked against the inferred type when has_type
+  bool scalar = false;  // declared rank 0: given as a 0-d array (has_type, type [1])
 };
 
 struct Instruction {

@@ -33,6 +33,45 @@ bool is_literal_word(std::string_view s) {
   return s == "none" || s == "true" || s == "false" || s == "inf" || s == "nan";
 }
 
+bool is_declaration_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence: no overlong forms, no surrogates, nothing past U+10FFFF.
+    const int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (len == 0 || c > 0xf4 || i + std::size_t(len) > s.size()) return false;
+    uint32_t cp = c & (0x7f >> len);
+    for (int k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + std::size_t(k)]);
+      if ((b & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+      return false;
+    i += std::size_t(len);
+  }
+  return true;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string name_text(std::string_view s) {
+  return is_identifier(s) && !is_literal_word(s) ? std::string(s) : quoted(s);
+}
+
 std::string closest_name(std::string_view typed, const std::vector<std::string_view>& candidates,
                          int max_distance) {
   std::string best;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "bytecode/format.hpp"
 #include "bytecode/names.hpp"
 #include "ir/attr_check.hpp"
 #include "ir/infer.hpp"
@@ -70,6 +71,11 @@ std::string register_name(const std::string& name) {
   return is_literal_word(s) ? "_" + s : s;
 }
 
+std::string TypedBuilder::interface_name(const std::string& want) {
+  if (is_declaration_name(want) && want.size() <= format::kMaxStringBytes && taken_.insert(want).second) return want;
+  return fresh_name(want);
+}
+
 TypedBuilder::TypedBuilder(std::string program_name, bool precision)
     : builder_(std::move(program_name)), precision_(precision) {}
 
@@ -81,8 +87,8 @@ std::string TypedBuilder::fresh_name(const std::string& want) {
   return name;
 }
 
-void TypedBuilder::input(const std::string& name, const TensorType& type) {
-  builder_.input(name, type);
+void TypedBuilder::input(const std::string& name, const TensorType& type, bool scalar) {
+  builder_.input(name, type, scalar);
   types_[name] = type;
   taken_.insert(name);
   declared_.insert(name);
@@ -98,8 +104,9 @@ void TypedBuilder::constant(const std::string& name, const Tensor& value) {
   declared_.insert(name);
 }
 
-void TypedBuilder::output(const std::string& name, std::optional<TensorType> type) {
-  builder_.output(name, std::move(type));
+void TypedBuilder::output(const std::string& name, std::optional<TensorType> type,
+                          bool scalar) {
+  builder_.output(name, std::move(type), scalar);
 }
 
 void TypedBuilder::placeholder(const std::string& name, const TensorType& type) {

@@ -50,14 +50,18 @@ class TypedBuilder {
   // register_name(want), with _2, _3, ... on a clash with a register or a name already
   // handed out; taken from now on.
   std::string fresh_name(const std::string& want);
+  // For an input or output: `want` exactly when it is a valid declaration name (any UTF-8
+  // text) not yet taken, so the interface keeps the source's names; else fresh_name(want).
+  std::string interface_name(const std::string& want);
   // Taken without being a register yet (a graph output's name, kept for its value).
   void reserve(const std::string& name) { taken_.insert(name); }
   bool taken(const std::string& name) const { return taken_.count(name) != 0; }
 
   // --- registers, under exactly the name given ---
-  void input(const std::string& name, const TensorType& type);
+  void input(const std::string& name, const TensorType& type, bool scalar = false);
   void constant(const std::string& name, const Tensor& value);
-  void output(const std::string& name, std::optional<TensorType> type = std::nullopt);
+  void output(const std::string& name, std::optional<TensorType> type = std::nullopt,
+              bool scalar = false);
   // A register that instructions will assign on several paths (a loop-carried value).
   void placeholder(const std::string& name, const TensorType& type);
   void rename(const std::string& from, const std::string& to);

@@ -19,6 +19,7 @@ struct mlvm_program {
 
 struct mlvm_tensor {
   mlvm::Tensor tensor;  // shape().data() and strides().data() are the arrays handed out
+  bool scalar = false;  // declared rank 0: rank 0 to the host (the arrays still hold the [1])
 };
 
 struct mlvm_session {

@@ -115,7 +115,7 @@ mlvm_dtype mlvm_program_output_dtype(const mlvm_program* program, size_t index) 
 
 size_t mlvm_program_input_rank(const mlvm_program* program, size_t index) {
   const ValueInfo* v = value_at(program, true, index);
-  return v ? size_t(v->shape.rank()) : 0;
+  return v && !v->scalar ? size_t(v->shape.rank()) : 0;  // a declared scalar: rank 0
 }
 
 const int64_t* mlvm_program_input_shape(const mlvm_program* program, size_t index) {
@@ -125,7 +125,7 @@ const int64_t* mlvm_program_input_shape(const mlvm_program* program, size_t inde
 
 size_t mlvm_program_output_rank(const mlvm_program* program, size_t index) {
   const ValueInfo* v = value_at(program, false, index);
-  return v ? size_t(v->shape.rank()) : 0;
+  return v && !v->scalar ? size_t(v->shape.rank()) : 0;  // a declared scalar: rank 0
 }
 
 const int64_t* mlvm_program_output_shape(const mlvm_program* program, size_t index) {

@@ -49,20 +49,23 @@ struct HostLayout {
   DType dtype;
   Dims shape;
   Dims strides;  // empty: row-major
+  bool zero_d = false;  // given as rank 0 (held as [1])
 };
 
 HostLayout host_layout(const char* call, int dtype, size_t rank, const int64_t* shape,
                        const int64_t* strides, const void* buffer, size_t buffer_bytes,
                        size_t offset_bytes) {
-  require(shape, call, "shape");
+  if (rank != 0) require(shape, call, "shape");  // rank 0 has no dims to point at
   // A zero-element tensor reaches no memory, so it alone may come without a buffer.
   if (!buffer && buffer_bytes != 0) usage(std::string(call) + ": buffer is NULL");
-  if (rank < 1 || rank > size_t(kMaxRank))
-    usage(std::string(call) + ": rank " + std::to_string(rank) + " is outside 1.." +
+  if (rank > size_t(kMaxRank))
+    usage(std::string(call) + ": rank " + std::to_string(rank) + " is outside 0.." +
           std::to_string(kMaxRank));
   if (buffer_bytes > size_t(std::numeric_limits<int64_t>::max()) ||
       offset_bytes > size_t(std::numeric_limits<int64_t>::max()))
     usage(std::string(call) + ": buffer_bytes or offset_bytes is larger than any buffer");
+  // A 0-d tensor (an ONNX scalar) is one element, held as [1] as mlvm holds scalars.
+  if (rank == 0) return HostLayout{to_dtype(dtype, call), Dims{1}, Dims{1}, true};
   HostLayout h{to_dtype(dtype, call), Dims(std::span<const int64_t>(shape, rank)), Dims()};
   if (strides) h.strides = Dims(std::span<const int64_t>(strides, rank));
   return h;
@@ -75,7 +78,7 @@ void check_declared(const char* call, const char* kind, const ValueInfo& decl,
     throw Error(ErrorKind::usage,
                 std::string(call) + ": " + kind + " " + decl.name + " is declared " +
                     decl.type_string() + ", the host gave " + std::string(dtype_name(h.dtype)) +
-                    dims_to_string(h.shape),
+                    (h.zero_d ? std::string("[]") : dims_to_string(h.shape)),
                 std::string(kind) + " " + decl.name);
 }
 
@@ -176,7 +179,10 @@ mlvm_status mlvm_session_run(mlvm_session* session, mlvm_error** err) {
         }
         session->cancel->reset();
         session->outputs.reserve(out.size());
-        for (Tensor& t : out) session->outputs.push_back(mlvm_tensor{std::move(t)});
+        const auto& declared = signature(session).outputs();
+        for (std::size_t k = 0; k < out.size(); ++k)
+          session->outputs.push_back(
+              mlvm_tensor{std::move(out[k]), declared[k].scalar && out[k].numel() == 1});
         session->has_outputs = true;
       },
       &cancelled);

@@ -13,7 +13,9 @@ mlvm_dtype mlvm_tensor_dtype(const mlvm_tensor* t) {
   return t ? from_dtype(t->tensor.dtype()) : MLVM_F32;
 }
 
-size_t mlvm_tensor_rank(const mlvm_tensor* t) { return t ? size_t(t->tensor.rank()) : 0; }
+size_t mlvm_tensor_rank(const mlvm_tensor* t) {
+  return t && !t->scalar ? size_t(t->tensor.rank()) : 0;
+}
 
 const int64_t* mlvm_tensor_shape(const mlvm_tensor* t) {
   return t ? t->tensor.shape().data() : nullptr;

@@ -32,6 +32,8 @@ const Emitter::Slot& Emitter::slot(Val v) const {
 
 std::string Emitter::fresh_name(const std::string& want) { return b_.fresh_name(want); }
 
+std::string Emitter::interface_name(const std::string& want) { return b_.interface_name(want); }
+
 Val Emitter::one(const std::vector<Val>& results) {
   if (results.size() != 1)
     fail(ErrorKind::invalid, "internal: an op with " + std::to_string(results.size()) + " results");
@@ -44,7 +46,7 @@ Val Emitter::input(const std::string& name, const TensorType& type, bool scalar)
   s.reg = name;  // the caller made it with fresh_name
   s.scalar = scalar;
   s.named = true;
-  b_.input(name, type);
+  b_.input(name, type, scalar);
   return add(std::move(s));
 }
 
@@ -263,7 +265,13 @@ Module Emitter::finish(const std::vector<std::pair<std::string, Val>>& outputs) 
       b_.rewrite(name, Opcode::copy, {src}, {});
     }
     seen[v.id] = 1;
-    b_.output(name);
+    // An ONNX scalar comes back 0-d: the declaration says so, with the [1] it is held as.
+    const Slot& out = slot(v);
+    const TensorType t = type(v);
+    if (out.scalar && t.dims.size() == 1 && t.dims[0] == 1)
+      b_.output(name, TensorType{t.dtype, t.dims}, true);
+    else
+      b_.output(name);
   }
   Module m = b_.finish(TypedBuilder::Numbering::as_assembler);
   m.precision_check = false;  // ONNX integer arithmetic wraps; nothing is proven about it

@@ -32,6 +32,8 @@ class Emitter {
 
   // A graph input: a register named `name`.
   Val input(const std::string& name, const TensorType& type, bool scalar);
+  // An input's or output's name: the ONNX name itself unless it is taken or not valid text.
+  std::string interface_name(const std::string& want);
   // A value known at import time (a constant of the module if an instruction reads it).
   Val constant(Tensor value, bool scalar = false);
   Val scalar_const(DType dtype, double v);  // a one-element constant marked as an ONNX scalar

@@ -143,9 +143,15 @@ class GraphImporter : public SubgraphLowerer {
       throw Error(ErrorKind::invalid, msg);
     }
     std::vector<std::pair<std::string, Val>> outputs;
-    for (const auto& [onnx_name, name] : output_names) {
+    for (int k = 0; k < g_.output_size(); ++k) {
+      const auto& [onnx_name, name] = output_names[std::size_t(k)];
       const Val* v = lookup(onnx_name);
       if (!v) throw Error(ErrorKind::invalid, "graph output '" + onnx_name + "' is not produced by any node");
+      // Declared rank 0: given back 0-d, as ONNX Runtime gives it.
+      const auto& type = g_.output(k).type();
+      if (type.has_tensor_type() && type.tensor_type().has_shape() &&
+          type.tensor_type().shape().dim_size() == 0)
+        e_.set_scalar(*v, true);
       outputs.emplace_back(name, *v);
     }
     Module m = e_.finish(outputs);
@@ -206,7 +212,7 @@ class GraphImporter : public SubgraphLowerer {
   }
 
   std::string take_name(const std::string& onnx_name) {
-    std::string n = e_.fresh_name(onnx_name);
+    std::string n = e_.interface_name(onnx_name);
     if (n != onnx_name) out_.renamed.emplace_back(onnx_name, n);
     return n;
   }

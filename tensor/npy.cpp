@@ -414,15 +414,18 @@ std::vector<uint8_t> to_npy(const Tensor& t, const NpyWriteOptions& options) {
   if (options.version != 1 && options.version != 2)
     fail(ErrorKind::usage, "to_npy: cannot write .npy format version " +
                                std::to_string(options.version) + "; expected 1 or 2");
-  // NumPy writes "(3,)" and "(2, 3)".
+  if (options.scalar && t.numel() != 1)
+    fail(ErrorKind::usage, "to_npy: a " + t.type_string() + " tensor cannot be written 0-d");
+  // NumPy writes "()", "(3,)" and "(2, 3)".
+  const int rank = options.scalar ? 0 : t.rank();
   std::string dict;
   dict = std::string("{'descr': '") + descr_of(t.dtype()) +
          "', 'fortran_order': " + (options.fortran_order ? "True" : "False") + ", 'shape': (";
-  for (int d = 0; d < t.rank(); ++d) {
+  for (int d = 0; d < rank; ++d) {
     if (d) dict += ", ";
     dict += std::to_string(t.dim(d));
   }
-  if (t.rank() == 1) dict += ",";
+  if (rank == 1) dict += ",";
   dict += "), }";
   // Pad with spaces so that the data starts on a 64-byte boundary; the header ends in '\n'.
   // Format 1.0 stores the header length in 16 bits: a longer header needs 2.0.

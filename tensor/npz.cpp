@@ -134,7 +134,7 @@ NamedTensors load_npz(const std::string& path, std::shared_ptr<MemoryBudget> bud
   return out;
 }
 
-void save_npz(const std::string& path, const NamedTensors& arrays) {
+void save_npz(const std::string& path, const NamedTensors& arrays, const std::vector<bool>& scalar) {
   std::set<std::string> seen;
   for (const auto& [name, t] : arrays) {
     if (name.empty()) fail(ErrorKind::usage, "save_npz: an array has an empty name");
@@ -156,8 +156,11 @@ void save_npz(const std::string& path, const NamedTensors& arrays) {
   // libzip reads the buffers at zip_close, so they live until then.
   std::vector<std::vector<uint8_t>> blobs;
   blobs.reserve(arrays.size());
-  for (const auto& [name, t] : arrays) {
-    blobs.push_back(to_npy(t));
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    const auto& [name, t] = arrays[k];
+    NpyWriteOptions options;
+    options.scalar = k < scalar.size() && scalar[k];
+    blobs.push_back(to_npy(t, options));
     zip_source_t* src = zip_source_buffer(z.get(), blobs.back().data(), blobs.back().size(), 0);
     if (!src) io_error(zip_strerror(z.get()));
     const zip_int64_t idx = zip_file_add(z.get(), (name + ".npy").c_str(), src, ZIP_FL_ENC_UTF_8);

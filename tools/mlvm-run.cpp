@@ -264,6 +264,20 @@ int run_main(int argc, char** argv) {
   }
 
   const mlvm::Signature& signature = program.signature();
+  // A model's own names may hold '=' too: a later '=' splits where the first does not give a
+  // declared name.
+  auto resplit = [](std::pair<std::string, std::string>& binding, const std::string& spec,
+                    const auto& declared) {
+    for (std::size_t eq = spec.find('='); eq != std::string::npos; eq = spec.find('=', eq + 1))
+      if (eq > 0 && eq + 1 < spec.size() && declared(spec.substr(0, eq))) {
+        binding = {spec.substr(0, eq), spec.substr(eq + 1)};
+        return;
+      }
+  };
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    resplit(inputs[k], input_specs[k], [&](const std::string& n) { return bool(signature.find_input(n)); });
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    resplit(outputs[k], output_specs[k], [&](const std::string& n) { return bool(signature.find_output(n)); });
   auto check_input = [&](const std::string& given_by, const std::string& name) {
     if (!signature.find_input(name))
       throw signature_error(given_by, signature.unknown_input(name), program_path);
@@ -366,6 +380,7 @@ int run_main(int argc, char** argv) {
   std::cout.flush();
   const bool print_all = vm.count("print") > 0 || (output_files.empty() && outputs_npz.empty());
   mlvm::NamedTensors archive;
+  std::vector<bool> archive_scalar;
   const std::string over_limit = "more than the memory limit of " + std::to_string(max_memory) + " bytes (--max-memory)";
   for (const auto& d : signature.outputs()) {
     const mlvm::Tensor& t = results.at(d.name);
@@ -374,16 +389,21 @@ int run_main(int argc, char** argv) {
       const std::string what = "output " + output_subject(d.name, t);
       if (t.numel() > max_memory / t.itemsize()) return report_output_limit(f->second, what, over_limit);
       try {
-        mlvm::save_npy(f->second, t);
+        mlvm::NpyWriteOptions npy;
+        npy.scalar = d.scalar && t.numel() == 1;  // an ONNX scalar is written 0-d
+        mlvm::save_npy(f->second, t, npy);
       } catch (const mlvm::Error& e) {
         return report(e.location().empty() ? f->second : "", e);
       } catch (const std::bad_alloc&) {
         return report_output_limit(f->second, what, "out of memory; the system refused an allocation");
       }
     }
-    if (!outputs_npz.empty()) archive.emplace_back(d.name, t);
+    if (!outputs_npz.empty()) {
+      archive.emplace_back(d.name, t);
+      archive_scalar.push_back(d.scalar && t.numel() == 1);
+    }
     const bool written = f != output_files.end() || !outputs_npz.empty();
-    if (print_all || !written) mlvm::print_tensor(std::cout, d.name, t);
+    if (print_all || !written) mlvm::print_tensor(std::cout, d.name, t, d.scalar);
   }
   if (!outputs_npz.empty()) {
     std::string what;
@@ -396,7 +416,7 @@ int run_main(int argc, char** argv) {
     }
     if (over) return report_output_limit(outputs_npz, what, over_limit);
     try {
-      mlvm::save_npz(outputs_npz, archive);
+      mlvm::save_npz(outputs_npz, archive, archive_scalar);
     } catch (const mlvm::Error& e) {
       return report(e.location().empty() ? outputs_npz : "", e);
     } catch (const std::bad_alloc&) {

@@ -18,11 +18,11 @@ Tensor read_only(const Tensor& t) {
 Signature signature_of(const Module& m, const VerifyResult& verified) {
   std::vector<ValueInfo> inputs, outputs;
   for (const InputDecl& d : m.inputs)
-    inputs.push_back({d.name, d.type.dtype, d.type.dims, d.type.precision});
+    inputs.push_back({d.name, d.type.dtype, d.type.dims, d.type.precision, d.scalar});
   for (std::size_t k = 0; k < m.outputs.size(); ++k) {
     const OutputDecl& d = m.outputs[k];
     const TensorType& t = k < verified.output_types.size() ? verified.output_types[k] : d.type;
-    outputs.push_back({d.name, t.dtype, t.dims, t.precision});
+    outputs.push_back({d.name, t.dtype, t.dims, t.precision, d.scalar});
   }
   return Signature(m.name.empty() ? m.source_name : m.name, std::move(inputs), std::move(outputs));
 }

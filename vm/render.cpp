@@ -100,10 +100,14 @@ void render_tensor(std::ostream& os, std::string_view name, const Tensor& t,
     os << out;
     return;
   }
-  out += t.type_string();
+  const bool scalar = options.scalar && t.numel() == 1;
+  out += scalar ? std::string(dtype_name(t.dtype())) + "[]" : t.type_string();
   out += " = ";
   Renderer r(t, options, out.size());
+  const std::size_t start = out.size();
   r.render(out);
+  if (scalar && out.size() >= start + 2 && out[start] == '[' && out.back() == ']')
+    out = out.substr(0, start) + out.substr(start + 1, out.size() - start - 2);
   out += '\n';
   os << out;
 }

@@ -16,6 +16,7 @@ namespace mlvm {
 struct RenderOptions {
   int64_t threshold = 1000;  // more elements than this: elide
   int64_t edge_items = 3;    // entries kept at each end of an elided dim
+  bool scalar = false;       // a declared rank-0 value held as [1]: "x : i64[] = 7"
 };
 
 // The name a `print` instruction renders under, marked so that it cannot be mistaken for a

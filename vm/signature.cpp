@@ -30,6 +30,7 @@ std::string ValueInfo::type_string() const {
   t.dtype = dtype;
   t.dims = shape;
   t.precision = precision;
+  if (scalar) t.dims = Dims{};
   return t.to_string();
 }
 

@@ -72,10 +72,14 @@ class Declarations {
     s_.assigned[std::size_t(reg)] = 1;
   }
 
+  // A rank-0 declaration is held as one element of rank 1.
+  static bool is_scalar_type(const TensorType& t) { return t.dims.size() == 1 && t.dims[0] == 1; }
+
   bool check_name(VerifyDiagnostic base, const std::string& kind, const std::string& name,
                   int32_t reg, bool unique_among_values) {
-    if (!is_identifier(name) || is_literal_word(name)) {
-      base.message = kind + " name '" + name + "' is not an identifier ([A-Za-z_][A-Za-z0-9_.]*)";
+    if (!is_declaration_name(name)) {
+      base.message = kind + " name " + quoted(name.substr(0, 200)) +
+                     " is not a valid name (non-empty UTF-8 text without control characters)";
       s_.error(base);
       return false;
     }
@@ -115,6 +119,12 @@ class Declarations {
     std::string p = type_problem(in.type, true);
     if (!p.empty()) {
       d.message = "input '" + in.name + "' has an invalid type: " + p;
+      s_.error(d);
+      return poison(in.reg);
+    }
+    if (in.scalar && !is_scalar_type(in.type)) {
+      d.message = "input '" + in.name + "' is declared rank 0, so its type must be " +
+                  std::string(dtype_name(in.type.dtype)) + "[1], not " + in.type.to_string();
       s_.error(d);
       return poison(in.reg);
     }
@@ -166,6 +176,11 @@ class Declarations {
         d.message = "output '" + o.name + "' has an invalid type: " + p;
         s_.error(d);
       }
+    }
+    if (o.scalar && !(o.has_type && is_scalar_type(o.type))) {
+      d.message = "output '" + o.name + "' is declared rank 0, so it must declare the type " +
+                  "DTYPE[1]" + (o.has_type ? ", not " + o.type.to_string() : " (it has none)");
+      s_.error(d);
     }
   }
 };

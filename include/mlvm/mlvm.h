@@ -75,7 +75,9 @@ MLVM_C_API mlvm_status mlvm_program_to_bytes(const mlvm_program* program, void* 
 MLVM_C_API size_t mlvm_program_input_count(const mlvm_program* program);
 MLVM_C_API size_t mlvm_program_output_count(const mlvm_program* program);
 /* Out of range (or a NULL program): names and shapes NULL, ranks 0, dtypes MLVM_F32. Names and
- * shapes belong to the program handle and stay put for its life. */
+ * shapes belong to the program handle and stay put for its life. Names are the program's own,
+ * exactly (an ONNX model's `onnx::Flatten_0`, UTF-8). A value declared rank 0 (an ONNX scalar)
+ * has rank 0; set_input then takes rank 0 (or a one-element rank 1) and its output is rank 0. */
 MLVM_C_API const char* mlvm_program_input_name(const mlvm_program* program, size_t index);
 MLVM_C_API const char* mlvm_program_output_name(const mlvm_program* program, size_t index);
 MLVM_C_API mlvm_dtype mlvm_program_input_dtype(const mlvm_program* program, size_t index);

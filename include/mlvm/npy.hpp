@@ -29,6 +29,9 @@ struct NpyWriteOptions {
   // false: the data is written in C (row-major) order; true: 'fortran_order': True and the
   // data in column-major order (the first index varies fastest).
   bool fortran_order = false;
+  // true: a one-element tensor is written 0-d (shape ()), as an ONNX scalar output is given;
+  // Error(usage) if the tensor has more than one element.
+  bool scalar = false;
 };
 
 // Serializes any tensor (any strides; views are materialized in the requested order). The

@@ -27,6 +27,8 @@ MLVM_API NamedTensors load_npz(const std::string& path, std::shared_ptr<MemoryBu
 
 // Writes every array as NAME.npy, stored (uncompressed) as numpy.savez does. Error(usage) for
 // an empty or repeated name; Error(io) naming the path if the file cannot be written.
-MLVM_API void save_npz(const std::string& path, const NamedTensors& arrays);
+// `scalar[k]` (when given) writes array k 0-d (NpyWriteOptions::scalar).
+MLVM_API void save_npz(const std::string& path, const NamedTensors& arrays,
+                       const std::vector<bool>& scalar = {});
 
 }  // namespace mlvm

@@ -27,7 +27,10 @@ struct MLVM_API ValueInfo {
   // Integer inputs and outputs may declare a precision: every value fits in that many signed
   // bits (an input outside it is rejected when a run starts). 0: none declared.
   int precision = 0;
-  std::string type_string() const;  // "f32[?, 4]", "i32[3] precision=5"
+  // Declared rank 0 (an ONNX scalar): `shape` is [1], as mlvm::Tensor (rank >= 1) holds it; the
+  // C API, Python and .npy files take and give it as a 0-d array.
+  bool scalar = false;
+  std::string type_string() const;  // "f32[?, 4]", "i32[3] precision=5", "i64[]" (scalar)
   std::string to_string() const;    // "x : f32[?, 4]"
   // Whether a tensor of `dtype` and `shape` can be this value: the dtype, the rank and every
   // fixed dim agree (the precision is checked against the elements, when a run starts).

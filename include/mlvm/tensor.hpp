@@ -148,8 +148,10 @@ class MLVM_API Tensor {
 // --- Tensor helpers for hosts ----------------------------------------------------------------
 
 // The rendering `print` uses ("name : f32[2, 2] = [[1, 2],\n [3, 4]]", elided when large),
-// followed by a newline.
-MLVM_API void print_tensor(std::ostream& os, std::string_view name, const Tensor& t);
+// followed by a newline. `scalar`: a declared rank-0 value (ValueInfo::scalar), held as [1],
+// rendered 0-d ("sr : i64[] = 16000").
+MLVM_API void print_tensor(std::ostream& os, std::string_view name, const Tensor& t,
+                           bool scalar = false);
 
 // A fresh owned tensor holding a copy of `values` (row-major), e.g.
 // make_tensor<float>({2, 2}, {1, 2, 3, 4}). Error(usage) if the count does not match.

@@ -159,9 +159,10 @@ mlvm::Tensor borrow_array(PyObject* object, const std::string& input, mlvm::DTyp
   return mlvm::Tensor::borrow(dtype, shape, strides, buffer, bytes, offset, false, keepalive);
 }
 
-PyObject* tensor_to_array(const mlvm::Tensor& tensor) {
+PyObject* tensor_to_array(const mlvm::Tensor& tensor, bool scalar) {
   if (!tensor.defined()) Py_RETURN_NONE;
-  const int nd = tensor.rank();
+  // A declared rank-0 output (held as [1]) comes back 0-d, as ONNX Runtime gives it.
+  const int nd = scalar && tensor.numel() == 1 ? 0 : tensor.rank();
   const int64_t itemsize = tensor.itemsize();
   npy_intp dims[mlvm::kMaxRank], strides[mlvm::kMaxRank];
   for (int i = 0; i < nd; ++i) {

@@ -40,7 +40,8 @@ mlvm::Tensor borrow_array(PyObject* array, const std::string& input, mlvm::DType
 // A NumPy array over the tensor's own storage (never copied): byte strides from element
 // strides, read-only unless the tensor is writable, its base a capsule holding the tensor.
 // Returns a new reference.
-PyObject* tensor_to_array(const mlvm::Tensor& tensor);
+// `scalar`: the output is declared rank 0; a one-element tensor then becomes a 0-d array.
+PyObject* tensor_to_array(const mlvm::Tensor& tensor, bool scalar = false);
 
 // --- program.cpp / session.cpp / module.cpp -------------------------------------------------
 py::list value_infos(const std::vector<mlvm::ValueInfo>& infos);

@@ -100,7 +100,7 @@ py::list value_infos(const std::vector<mlvm::ValueInfo>& infos) {
   py::object cls = value_info_class();
   py::list list;
   for (const auto& v : infos)
-    list.append(cls(v.name, numpy_dtype(v.dtype), shape_tuple(v.shape), v.precision));
+    list.append(cls(v.name, numpy_dtype(v.dtype), v.scalar ? py::tuple() : shape_tuple(v.shape), v.precision));
   return list;
 }
 

@@ -155,7 +155,7 @@ class PySession {
     }
     py::dict result;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      py::object array = py::reinterpret_steal<py::object>(tensor_to_array(outputs[i]));
+      py::object array = py::reinterpret_steal<py::object>(tensor_to_array(outputs[i], signature_.outputs()[i].scalar));
       if (PyDict_SetItem(result.ptr(), output_names_[i].ptr(), array.ptr()) < 0)
         throw py::error_already_set();
     }

@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(directive_errors) {
   expect_error(".input x : tensor[1]\n", 1, 12,
                "unknown dtype 'tensor'; expected one of f32 f64 i8 u8 i16 i32 i64 bool");
   expect_error(".input x : f32\n", 1, 15, "expected '[' and the dims after the dtype");
-  expect_error(".input x : f32[]\n", 1, 16,
+  expect_error(".const x : f32[] = [1]\n", 1, 16,
                "a type needs at least one dim; a scalar is written f32[1]");
   expect_error(".input x : f32[2 3]\n", 1, 18, "expected ',' or ']' but found 3");
   expect_error(".input x : f32[2, -3]\n", 1, 19, "dim -3 is negative");

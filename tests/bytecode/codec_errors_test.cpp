@@ -92,8 +92,12 @@ BOOST_AUTO_TEST_CASE(section_errors) {
   order.header().section(4, Bytes().uleb(0)).section(2, types_section());
   check_malformed(order.done(), "section 'types' is out of order");
   Bytes unknown;
-  unknown.header().section(9, Bytes());
-  check_malformed(unknown.done(), "unknown section id 9", 20);
+  unknown.header().section(10, Bytes());
+  check_malformed(unknown.done(), "unknown section id 10", 20);
+  // The scalars section marks inputs and outputs by index, strictly increasing.
+  Bytes scalars;
+  scalars.header().section(9, Bytes().uleb(1).uleb(0).uleb(0));
+  check_malformed(scalars.done(), "the count of scalar inputs is 1; the limit is 0");
   // The origins section holds one entry per instruction (none here: a count of 1 is wrong).
   Bytes origins;
   origins.header().section(8, Bytes().uleb(1).str("Conv 'c'"));

@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(unrepresentable_modules_are_errors) {
   m.outputs[0].reg = 0;  // output 'count' returning the input 'spikes_in'
   BOOST_CHECK_EXCEPTION(disassemble(m), Error, [](const Error& e) {
     return e.kind() == ErrorKind::invalid &&
-           std::string(e.what()).find("output 'count' is register 0, already named 'spikes_in'") !=
+           std::string(e.what()).find("output count is register 0, already named spikes_in") !=
                std::string::npos;
   });
   m = loop_module();

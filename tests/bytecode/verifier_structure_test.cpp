@@ -182,8 +182,8 @@ BOOST_AUTO_TEST_CASE(declarations) {
       only_error(verify_module(m), needle);
     }
   };
-  one([](Module& m) { m.inputs[0].name = m.register_names[0] = "9x"; },
-      "input name '9x' is not an identifier");
+  one([](Module& m) { m.inputs[0].name = m.register_names[0] = "9\nx"; },
+      "input name \"9\nx\" is not a valid name");
   one([](Module& m) { m.inputs[0].name = "q"; }, "input 'q' is bound to register 0 named 'x'");
   one([](Module& m) { m.inputs[0].type.precision = 40; }, "precision 40 is outside 1..32 for i32");
   one([](Module& m) { m.inputs[0].type = T(DType::f32, {4}, 3); },

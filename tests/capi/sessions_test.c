@@ -87,7 +87,7 @@ static void test_set_input_refuses_wrong_tensors(void) {
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 9, shape, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, "rank 9", 0);
   EXPECT_STATUS(err, mlvm_session_set_input(s, "x", MLVM_F32, 0, shape, NULL, x, sizeof x, 0, &err),
-                MLVM_ERR_USAGE, "rank 0", 0);
+                MLVM_ERR_USAGE, "input x is declared f32[2, 3], the host gave f32[]", 0);
   EXPECT_STATUS(err,
                 mlvm_session_set_input(s, "x", MLVM_F32, 2, negative, NULL, x, sizeof x, 0, &err),
                 MLVM_ERR_USAGE, NULL, 0);
@@ -246,7 +246,42 @@ static void test_limits(void) {
   mlvm_program_free(big);
 }
 
+/* A value declared rank 0 (an ONNX scalar, `i64[]`): rank 0 in and out, with the program's own
+ * names, quoted in the text form. */
+static void test_rank_0_and_exact_names(void) {
+  mlvm_program* p = harness_assemble(
+      ".input sr : i64[]\n.input \"onnx::x\" : f32[2]\n.output \"53\" : i64[]\n"
+      ".output \"y.0\"\n\"53\" = add sr, 1\n\"y.0\" = negative \"onnx::x\"\n");
+  mlvm_session* s = harness_session(p, 1);
+  mlvm_error* err = NULL;
+  const int64_t sr = 16000, one[1] = {1}, two[1] = {2};
+  const float x[2] = {1.5f, -2};
+  const mlvm_tensor* y = NULL;
+  int64_t got = 0;
+
+  CHECK(mlvm_program_input_rank(p, 0) == 0 && mlvm_program_output_rank(p, 0) == 0);
+  CHECK(mlvm_program_input_rank(p, 1) == 1);
+  CHECK(strcmp(mlvm_program_input_name(p, 1), "onnx::x") == 0);
+  CHECK(strcmp(mlvm_program_output_name(p, 0), "53") == 0);
+  EXPECT_OK(err, mlvm_session_set_input(s, "sr", MLVM_I64, 0, NULL, NULL, &sr, sizeof sr, 0, &err));
+  EXPECT_OK(err, mlvm_session_set_input(s, "onnx::x", MLVM_F32, 1, two, NULL, x, sizeof x, 0, &err));
+  EXPECT_OK(err, mlvm_session_run(s, &err));
+  EXPECT_OK(err, mlvm_session_output(s, "53", &y, &err));
+  CHECK(mlvm_tensor_rank(y) == 0 && mlvm_tensor_dtype(y) == MLVM_I64);
+  EXPECT_OK(err, mlvm_tensor_copy_to(y, &got, sizeof got, &err));
+  CHECK(got == 16001);
+  EXPECT_OK(err, mlvm_session_output(s, "y.0", &y, &err));
+  CHECK(mlvm_tensor_rank(y) == 1);
+  /* A one-element rank-1 tensor is accepted for a scalar too; two elements are not. */
+  EXPECT_OK(err, mlvm_session_set_input(s, "sr", MLVM_I64, 1, one, NULL, &sr, sizeof sr, 0, &err));
+  EXPECT_STATUS(err, mlvm_session_set_input(s, "sr", MLVM_I64, 1, two, NULL, x, sizeof x, 0, &err),
+                MLVM_ERR_USAGE, "input sr is declared i64[]", 0);
+  mlvm_session_free(s);
+  mlvm_program_free(p);
+}
+
 int main(void) {
+  test_rank_0_and_exact_names();
   test_new_and_free();
   test_set_input_refuses_wrong_tensors();
   test_run_and_output_errors();

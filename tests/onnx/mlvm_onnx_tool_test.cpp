@@ -59,8 +59,7 @@ BOOST_AUTO_TEST_CASE(imports_runs_and_round_trips_through_text) {
   auto r = s.run(kOnnx, "m.onnx --check");
   CHECK_RUN(r, 0);
   BOOST_TEST(!fs::exists(s.path("m.mlbc")));
-  BOOST_TEST(contains(r.err, "'in.x-1' is named 'in.x_1'"));
-  BOOST_TEST(contains(r.err, "'out:z' is named 'out_z'"));
+  BOOST_TEST(!contains(r.err, "is named"));  // ONNX names are kept exactly
 
   r = s.run(kOnnx, "m.onnx --emit-asm m.mlasm");
   CHECK_RUN(r, 0);
@@ -74,7 +73,7 @@ BOOST_AUTO_TEST_CASE(imports_runs_and_round_trips_through_text) {
   for (int i = 0; i < 100; ++i) x.data<float>()[i] = float(i - 50);
   save_npy(s.path("x.npy"), x);
   for (const std::string prog : {"m.mlbc", "m.onnx"}) {
-    r = s.run(kRun, prog + " --input in.x_1=x.npy --output y=y.npy --output out_z=z.npy");
+    r = s.run(kRun, prog + " --input in.x-1=x.npy --output y=y.npy --output out:z=z.npy");
     CHECK_RUN(r, 0);
     Tensor y = load_npy(s.path("y.npy")), z = load_npy(s.path("z.npy"));
     for (int i = 0; i < 100; ++i) {

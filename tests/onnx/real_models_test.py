@@ -482,13 +482,6 @@ def decision(kind, got, want, dictionary):
 
 
 # ---------------------------------------------------------------- the mlvm side (a worker process)
-def feed_names(program, onnx_names):
-    """mlvm's name for each ONNX input: the ONNX name when mlvm accepts it, else the name at the
-    same position of program.inputs (mlvm renamed it; issue 43 item 2)."""
-    mine = [i.name for i in program.inputs]
-    return {n: (n if n in mine else mine[k]) for k, n in enumerate(onnx_names)}
-
-
 def worker(args):
     """Runs the models named in args.models from the manifest; writes one JSON line per model
     to args.results (progress lines first, so a crash names its run)."""
@@ -499,7 +492,7 @@ def worker(args):
     configs = [(None, 0)] if not args.guard else [(s, t) for t in (1, 2) for s in ("after", "before")]
     for name in args.models.split(","):
         entry = manifest[name]
-        rec = {"model": name, "ok": True, "errors": [], "worst": 0.0, "notes": [], "renamed": {}}
+        rec = {"model": name, "ok": True, "errors": [], "worst": 0.0, "notes": []}
         try:
             program = mlvm.load(entry["path"])
         except Exception as e:  # noqa: BLE001 - the refusal is the result
@@ -519,9 +512,8 @@ def worker(args):
                 rec["errors"].append("run %d: ORT failed: %s" % (k, open(os.path.join(run["ort"], "error.txt")).read()[:200]))
                 rec["ok"] = False
                 continue
-            names = feed_names(program, list(run["inputs"]))
-            rec["renamed"].update({a: b for a, b in names.items() if a != b})
-            feeds = {names[n]: np.load(f) for n, f in run["inputs"].items()}
+            # Fed as ORT's users feed it: by the ONNX names, exactly (issue 43 item 2).
+            feeds = {n: np.load(f) for n, f in run["inputs"].items()}
             for side, threads in configs:
                 tag = "run %d" % k + ("" if side is None else ", guard %s, %d threads" % (side, threads))
                 out.write(json.dumps({"progress": name, "tag": tag}) + "\n"); out.flush()
@@ -540,13 +532,13 @@ def worker(args):
                     rec["ok"] = False
                     rec["errors"].append("%s: %s: %s" % (tag, type(e).__name__, str(e)[:300]))
                     continue
-                onames = [o.name for o in program.outputs]
-                got = []
-                for j, n in enumerate(want_list):
-                    key = n if n in got_d else onames[j]
-                    if key != n:
-                        rec["renamed"][n] = key
-                    got.append(np.asarray(got_d[key]))
+                missing = [n for n in want_list if n not in got_d]
+                if missing:
+                    rec["ok"] = False
+                    rec["errors"].append("%s: no output named %r (mlvm gives %r)" %
+                                         (tag, missing, sorted(got_d)))
+                    continue
+                got = [np.asarray(got_d[n]) for n in want_list]
                 wants = list(want_list.values())
                 for j, (g, w) in enumerate(zip(got, wants)):
                     ok, rel = close(g, w, entry["kind"] not in ("speech features", "speech embedding"),
@@ -596,7 +588,7 @@ def run_workers(args, names, level, guard, python_dir):
             why = ("killed by signal %d" % -r.returncode) if r.returncode < 0 else ("exit %d: %s" % (r.returncode, r.stderr.strip()[-300:]))
             results[last["progress"]] = {"model": last["progress"], "ok": False, "crashed": True,
                                          "errors": ["%s: %s" % (last["tag"], why)], "worst": None,
-                                         "notes": [], "renamed": {}}
+                                         "notes": []}
             todo.remove(last["progress"])
     return results
 
@@ -703,9 +695,6 @@ def main():
             errs = sorted(r["errors"], key=lambda e: "decision" not in e)
             status = ("FAILS (listed): " if n in listed else "FAILS: ") + errs[0]
         log("%-24s %-26s %-5d %-8s %s" % (n, pkg, len(manifest[n]), worst, status))
-        if r["renamed"]:
-            log("%-24s   names: mlvm does not take the ONNX names %s" % ("", ", ".join(
-                "%r (uses %r)" % (a, b) for a, b in sorted(r["renamed"].items()))))
         if r["ok"] and n in listed:
             bad.append("%s is listed in real_models_failures.txt but now matches ORT: take it off the list" % n)
         elif not r["ok"] and n not in listed:
