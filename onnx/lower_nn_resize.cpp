@@ -70,7 +70,9 @@ int64_t nearest_source(const std::string& coord, const std::string& rounding, in
 // `upsampling`'s (SH, SW) when scaling x by `scales` is plain replication, else nothing.
 std::optional<std::vector<int64_t>> replication(NodeContext& c, Val x, const std::vector<double>& scales,
                                                 const Spec& s) {
-  if (s.mode != "nearest" || s.coord == "tf_crop_and_resize" || c.e.rank(x) != 4) return std::nullopt;
+  if (s.mode != "nearest" || s.coord == "tf_crop_and_resize" || s.coord == "half_pixel_symmetric" ||
+      c.e.rank(x) != 4)
+    return std::nullopt;
   if (scales[0] != 1.0 || scales[1] != 1.0) return std::nullopt;
   std::vector<int64_t> factor;
   for (int k = 2; k < 4; ++k) {
@@ -90,14 +92,17 @@ std::optional<std::vector<int64_t>> replication(NodeContext& c, Val x, const std
   return factor;
 }
 
-// x resized by constant `scales` (sizes = floor(dims · scales)) or to constant `sizes`.
+// x resized by constant `scales` (sizes = floor(dims · scales)) or to constant `sizes`; both
+// when opset 18's keep_aspect_ratio_policy has made the sizes and the one scale they share.
 Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std::vector<int64_t> sizes) {
   const int r = c.e.rank(x);
   if (r == 0) c.fail("resizing a scalar is not defined");
   if (!is_float(c.e.dtype(x)) && s.mode != "nearest")
     c.fail("mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(c.e.dtype(x))));
   const bool by_scales = !scales.empty();
-  if (by_scales) {
+  if (by_scales && !sizes.empty()) {
+    if (int(sizes.size()) != r || int(scales.size()) != r) c.fail("internal: scales and sizes of another rank");
+  } else if (by_scales) {
     if (int(scales.size()) != r)
       c.fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " + std::to_string(r));
     for (double f : scales)
@@ -118,7 +123,7 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
   if (identity) return x;
   if (auto factor = replication(c, x, scales, s))
     return c.e.emit(op::upsampling, {x}, {.scale = *factor});
-  if (by_scales)
+  if (by_scales && sizes.empty())
     for (int k = 0; k < r; ++k) {
       const int64_t in = static_dim(c, x, k, "Resize with scales (the output dims are floor(dims * scales))");
       sizes.push_back(int64_t(std::floor(double(in) * scales[std::size_t(k)])));
@@ -176,6 +181,75 @@ std::vector<Val> lower_upsample(NodeContext& c) {
   return one(resize(c, c.input(0), s, scales, {}));
 }
 
+// Resize-18 and later: scales or sizes (and roi) for the listed `axes` only, the sizes fitted
+// to keep the aspect ratio (keep_aspect_ratio_policy not_larger / not_smaller: one scale, the
+// smallest or largest sizes[i] / dims[i], and sizes round(scale · dims)), and antialias (a
+// wider filter when downscaling with linear or cubic: not supported; upscaling is unchanged).
+Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
+  const int r = c.e.rank(x);
+  std::vector<int64_t> axes = c.attr_ints("axes");
+  for (int64_t& a : axes) a = c.axis(a, r, "axes entry");
+  const std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    c.fail("keep_aspect_ratio_policy=" + policy + " is not supported");
+  const bool antialias = c.attr_int("antialias", 0) != 0 && s.mode != "nearest";
+  const bool plain = axes.empty() && policy == "stretch" && !antialias;
+  if (plain && scales_in.present() && !c.e.is_const(scales_in)) return resize_at_run_time(c, x, s, scales_in, Val{});
+  if (plain && sizes_in.present() && !c.e.is_const(sizes_in)) return resize_at_run_time(c, x, s, Val{}, sizes_in);
+  if (!scales_in.present() && !sizes_in.present()) c.fail("neither scales nor sizes is given");
+  if (!c.e.is_const(scales_in.present() ? scales_in : sizes_in))
+    c.fail("axes, keep_aspect_ratio_policy or antialias with scales or sizes known only at run time "
+           "is not supported");
+  if (axes.empty()) axes = iota(0, r);
+  const std::size_t na = axes.size();
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (scales_in.present()) {
+    std::vector<double> given = c.e.doubles(scales_in, "Resize's scales");
+    if (given.size() != na) c.fail("scales has " + std::to_string(given.size()) + " entries for " + std::to_string(na) + " axes");
+    scales.assign(std::size_t(r), 1.0);
+    for (std::size_t k = 0; k < na; ++k) scales[std::size_t(axes[k])] = given[k];
+  } else {
+    std::vector<int64_t> given = c.e.ints(sizes_in, "Resize's sizes");
+    if (given.size() != na) c.fail("sizes has " + std::to_string(given.size()) + " entries for " + std::to_string(na) + " axes");
+    for (int k = 0; k < r; ++k) sizes.push_back(static_dim(c, x, k, "Resize with sizes for some axes"));
+    if (policy == "stretch") {
+      for (std::size_t k = 0; k < na; ++k) sizes[std::size_t(axes[k])] = given[k];
+    } else {
+      double scale = policy == "not_larger" ? 1e300 : 0.0;
+      for (std::size_t k = 0; k < na; ++k) {
+        const double f = double(given[k]) / double(sizes[std::size_t(axes[k])]);
+        scale = policy == "not_larger" ? std::min(scale, f) : std::max(scale, f);
+      }
+      scales.assign(std::size_t(r), 1.0);
+      for (int64_t a : axes) {
+        scales[std::size_t(a)] = scale;
+        sizes[std::size_t(a)] = int64_t(std::round(scale * double(sizes[std::size_t(a)])));
+      }
+    }
+  }
+  if (antialias) {
+    for (int k = 0; k < r; ++k) {
+      const double f = !scales.empty() ? scales[std::size_t(k)]
+                                       : double(sizes[std::size_t(k)]) / double(static_dim(c, x, k, "Resize"));
+      if (f < 1.0) c.fail("antialias=1 when downscaling (mode=" + s.mode + ") is not supported");
+    }
+  }
+  // roi for the listed axes only: the others keep the whole extent [0, 1].
+  if (s.roi.present() && s.coord == "tf_crop_and_resize" && na != std::size_t(r)) {
+    std::vector<double> given = c.e.doubles(s.roi, "Resize's roi");
+    if (given.size() != 2 * na) c.fail("roi must have 2 entries per axis");
+    std::vector<double> roi(std::size_t(2 * r), 0.0);
+    for (int k = 0; k < r; ++k) roi[std::size_t(r + k)] = 1.0;
+    for (std::size_t k = 0; k < na; ++k) {
+      roi[std::size_t(axes[k])] = given[k];
+      roi[std::size_t(r + axes[k])] = given[na + k];
+    }
+    s.roi = const_values(c, DType::f32, roi, {int64_t(2 * r)});
+  }
+  return resize(c, x, s, scales, sizes);
+}
+
 std::vector<Val> lower_resize(NodeContext& c) {
   Val x = c.input(0);
   Spec s;
@@ -192,7 +266,8 @@ std::vector<Val> lower_resize(NodeContext& c) {
     sizes_in = c.input(3);
     const std::string coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-    if (std::find(std::begin(coords), std::end(coords), s.coord) == std::end(coords))
+    if (std::find(std::begin(coords), std::end(coords), s.coord) == std::end(coords) &&
+        (s.coord != "half_pixel_symmetric" || c.opset < 19))
       c.fail("coordinate_transformation_mode=" + s.coord + " is not supported");
     const std::string roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
     if (std::find(std::begin(roundings), std::end(roundings), s.rounding) == std::end(roundings))
@@ -207,6 +282,7 @@ std::vector<Val> lower_resize(NodeContext& c) {
     s.coord = "asymmetric";
     s.rounding = "simple";
   }
+  if (c.opset >= 18) return one(resize_18(c, x, s, has_scales ? scales_in : Val{}, has_sizes ? sizes_in : Val{}));
   if (has_scales && !c.e.is_const(scales_in)) return one(resize_at_run_time(c, x, s, scales_in, Val{}));
   if (has_sizes && !c.e.is_const(sizes_in)) return one(resize_at_run_time(c, x, s, Val{}, sizes_in));
   if (has_scales) return one(resize(c, x, s, c.e.doubles(scales_in, "Resize's scales"), {}));

@@ -1,12 +1,13 @@
-// GridSample (opset 16, 4-D) as ONNX Runtime computes it (its port of PyTorch's grid_sample),
-// decomposed into elementwise ops and row gathers: the grid's (x, y) in [-1, 1] become input
-// coordinates (align_corners: -1 and 1 are the corner pixels' centres; else their outer
-// edges); nearest rounds them half to even; a point outside [x_min, x_max] x [y_min, y_max]
-// is clamped to the image (padding_mode "border") or reflected at those bounds
-// ("reflection"); then each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75)
-// reads x at an integer pixel, which outside the image is 0 ("zeros"), the clamped pixel
-// ("border") or the reflected one ("reflection"). The taps are gathered as rows of C values
-// from x seen as (N·H·W, C). RoiAlign samples the same way.
+// GridSample (opset 16; 20 renames bilinear/bicubic linear/cubic; 4-D) as ONNX Runtime
+// computes it (its port of PyTorch's grid_sample), decomposed into elementwise ops and row
+// gathers: the grid's (x, y) in [-1, 1] become input coordinates (align_corners: -1 and 1 are
+// the corner pixels' centres; else their outer edges); nearest rounds them half to even; a
+// point outside [x_min, x_max] x [y_min, y_max] is clamped to the image (padding_mode
+// "border"; bicubic clamps its taps only) or reflected at those bounds ("reflection"); then
+// each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75) reads x at an integer
+// pixel, which outside the image is 0 ("zeros"), the clamped pixel ("border") or the reflected
+// one ("reflection"). The taps are gathered as rows of C values from x seen as (N·H·W, C).
+// RoiAlign samples the same way; AffineGrid (20) makes the grids GridSample reads.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -100,7 +101,10 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   require_float(c, x);
   if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W), got rank " + std::to_string(c.e.rank(x)));
   if (c.e.rank(grid) != 4) c.fail("the grid must be 4-D (N, H_out, W_out, 2)");
-  const std::string mode = c.attr_string("mode", "bilinear");
+  std::string mode = c.attr_string("mode", c.opset >= 20 ? "linear" : "bilinear");
+  // Opset 20 renamed the modes (and allows N-D inputs; only 2-D images are supported here).
+  if (c.opset >= 20 && (mode == "linear" || mode == "cubic")) mode = mode == "linear" ? "bilinear" : "bicubic";
+  else if (c.opset >= 20 && mode != "nearest") c.fail("mode=" + mode + " is not supported");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") c.fail("mode=" + mode + " is not supported");
   const std::string padding = c.attr_string("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
@@ -136,7 +140,9 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
     px = s.apply(Opcode::round, px);
     py = s.apply(Opcode::round, py);
   }
-  if (padding != "zeros") {
+  // Bicubic leaves an outside point where it is: its taps are clamped (or reflected) one by one
+  // (ONNX Runtime 1.30 and PyTorch; clamping the point first moved border samples).
+  if (padding != "zeros" && (mode != "bicubic" || padding == "reflection")) {
     Val oob = c.e.emit(op::logical_or,
                        {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)),
                                                   s.apply(Opcode::greater, px, s.k(s.x_max))}),
@@ -179,6 +185,52 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
     }
   }
   return one(c.e.emit(op::transpose, {y}, {.axes = {0, 3, 1, 2}}));
+}
+
+// AffineGrid (20): the sampling grid (N, H, W, 2) — or (N, D, H, W, 3) — of the affine maps
+// theta (N, 2, 3) or (N, 3, 4): each output position's normalized coordinates (x, y[, z], 1),
+// pixel centres from -1 to 1 (align_corners: the corner pixels at -1 and 1), times thetaᵀ.
+// The size must be known at import; the base grid is a constant.
+std::vector<Val> lower_affine_grid(NodeContext& c) {
+  Val theta = c.input(0);
+  require_float(c, theta);
+  const DType dt = c.e.dtype(theta);
+  std::vector<int64_t> size = c.e.ints(c.input(1), "AffineGrid's size");
+  if (size.size() != 4 && size.size() != 5) c.fail("size must be (N, C, H, W) or (N, C, D, H, W)");
+  const std::size_t nd = size.size() - 2;
+  if (c.e.rank(theta) != 3 || static_dim(c, theta, 1, "AffineGrid") != int64_t(nd) ||
+      static_dim(c, theta, 2, "AffineGrid") != int64_t(nd + 1))
+    c.fail("theta must be (N, " + std::to_string(nd) + ", " + std::to_string(nd + 1) + ")");
+  const bool align = c.attr_int("align_corners", 0) != 0;
+  std::vector<int64_t> spatial(size.begin() + 2, size.end());
+  int64_t points = 1;
+  for (int64_t d : spatial) {
+    if (d < 1) c.fail("size holds a dim below 1");
+    points *= d;
+  }
+  if (points > (int64_t(1) << 24)) c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");
+  auto coord = [&](int64_t i, int64_t n) {
+    if (align) return n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1);
+    return -1.0 + (2.0 * double(i) + 1.0) / double(n);
+  };
+  std::vector<double> base;
+  base.reserve(std::size_t(points) * (nd + 1));
+  for (int64_t p = 0; p < points; ++p) {
+    std::vector<int64_t> at(nd);
+    for (int64_t k = int64_t(nd) - 1, rest = p; k >= 0; --k) {
+      at[std::size_t(k)] = rest % spatial[std::size_t(k)];
+      rest /= spatial[std::size_t(k)];
+    }
+    for (int64_t k = int64_t(nd) - 1; k >= 0; --k)  // x (the last dim) first
+      base.push_back(coord(at[std::size_t(k)], spatial[std::size_t(k)]));
+    base.push_back(1.0);
+  }
+  Val grid = const_values(c, dt, base, {points, int64_t(nd + 1)});
+  Val y = c.e.emit(op::matmul, {grid, c.e.emit(op::transpose, {theta}, {.axes = {0, 2, 1}})});
+  std::vector<int64_t> out = {c.e.dims(theta)[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(int64_t(nd));
+  return one(reshape(c, y, out));
 }
 
 // RoiAlign (opsets 10, 16) as ONNX Runtime computes it: each output bin of a region of
@@ -266,6 +318,7 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
 }
 
 constexpr LoweringEntry kTable[] = {
+    {"AffineGrid", 20, lower_affine_grid},
     {"GridSample", 16, lower_grid_sample},
     {"RoiAlign", 10, lower_roi_align},
 };

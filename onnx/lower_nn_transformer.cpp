@@ -1,0 +1,232 @@
+// Ops of opsets 18-23 that transformer and diffusion exports write, composed from mlvm's
+// elementwise, reduction, matmul and softmax ops (no op of their own): Gelu (20), Mish (18),
+// GroupNormalization (18: scale and bias per group; 21: per channel), RMSNormalization (23),
+// RotaryEmbedding (23) and Attention (23), as ONNX's reference implementations compute them.
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <limits>
+
+#include "onnx/lower_nn_util.hpp"
+#include "onnx/tensor_proto.hpp"
+
+namespace mlvm::nn {
+
+namespace {
+
+Val transpose(NodeContext& c, Val v, std::vector<int64_t> axes) {
+  return c.e.emit(op::transpose, {v}, {.axes = std::move(axes)});
+}
+
+Val slice(NodeContext& c, Val v, int64_t axis, int64_t from, int64_t to, int64_t step = 1) {
+  return c.e.emit(op::strided_slice, {v}, {.begin = {from}, .end = {to}, .strides = {step}, .axes = {axis}});
+}
+
+std::vector<Val> lower_gelu(NodeContext& c) {
+  require_float(c, c.input(0));
+  const std::string a = c.attr_string("approximate", "none");
+  if (a != "none" && a != "tanh") c.fail("approximate=" + a + " is not supported");
+  using A = gelu_attrs::approximate_choice;
+  return one(ew(c, op::gelu, {c.input(0)}, {.approximate = a == "tanh" ? A::tanh : A::none}));
+}
+
+// x · tanh(softplus(x))
+std::vector<Val> lower_mish(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  return one(ew(c, op::mul, {x, ew(c, op::tanh, {ew(c, op::softplus, {x})})}));
+}
+
+// Statistics over the dims of each group of C / num_groups channels: y = (x - mean) /
+// sqrt(var + epsilon), then scale and bias per channel (opset 21) or per group (18, each
+// repeated over its group's channels).
+std::vector<Val> lower_group_norm(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const int r = c.e.rank(x);
+  if (r < 2) c.fail("the input must have rank >= 2 (N, C, D...), got rank " + std::to_string(r));
+  const int64_t groups = c.attr_int("num_groups", 0);
+  const int64_t ch = static_dim(c, x, 1, "GroupNormalization");
+  if (groups < 1 || ch % groups != 0)
+    c.fail("num_groups=" + std::to_string(groups) + " does not divide the " + std::to_string(ch) + " channels");
+  const DType dt = c.e.dtype(x);
+  std::vector<int64_t> dims = onnx_dims(c, x);
+  int64_t rest = ch / groups;
+  for (int k = 2; k < r; ++k) rest *= static_dim(c, x, k, "GroupNormalization");
+  Val t = reshape(c, x, {dims[0], groups, rest});
+  Val mean = reduce(c, Opcode::mean, t, {2}, true);
+  Val d = c.e.emit(op::sub, {t, mean});
+  Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), {2}, true);
+  Val std = c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, c.attr_float("epsilon", 1e-5))})});
+  Val y = reshape(c, c.e.emit(op::div, {d, std}), dims);
+  auto param = [&](Val p) {
+    if (c.e.dtype(p) != dt) p = c.e.emit(op::cast, {p}, {.dtype = dt});
+    const int64_t want = c.opset >= 21 ? ch : groups;
+    if (c.e.rank(p) != 1 || c.e.dims(p)[0] != want)
+      c.fail("scale and bias must have " + std::to_string(want) + " entries (opset " + std::to_string(c.opset) +
+             ": one per " + (c.opset >= 21 ? "channel" : "group") + ")");
+    if (c.opset < 21 && ch != groups) p = c.e.emit(op::repeat, {p}, {.repeats = ch / groups, .axis = 0});
+    return per_channel(c, p, r);
+  };
+  y = c.e.emit(op::mul, {y, param(c.input(1))});
+  return one(c.e.emit(op::add, {y, param(c.input(2))}));
+}
+
+// x / sqrt(mean(x², dims [axis, rank)) + epsilon) · scale
+std::vector<Val> lower_rms_norm(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const int r = c.e.rank(x);
+  const int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  const DType dt = c.e.dtype(x);
+  Val ms = reduce(c, Opcode::mean, c.e.emit(op::mul, {x, x}), iota(axis, r), true);
+  Val rms = c.e.emit(op::sqrt, {c.e.emit(op::add, {ms, num(c, ms, c.attr_float("epsilon", 1e-5))})});
+  Val scale = c.input(1);
+  if (c.e.dtype(scale) != dt) scale = c.e.emit(op::cast, {scale}, {.dtype = dt});
+  return one(c.e.emit(op::mul, {c.e.emit(op::div, {x, rms}), c.e.with_scalar(scale, false)}));
+}
+
+// Rotates pairs of the first rotary_embedding_dim features of each head by the angles whose
+// cosines and sines the caches hold (read at position_ids when given): the pairs are the two
+// halves, or (interleaved) the even and odd features. X is (B, H, S, D), or (B, S, H·D) with
+// num_heads.
+std::vector<Val> lower_rotary(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const DType dt = c.e.dtype(x);
+  const int r = c.e.rank(x);
+  const std::vector<int64_t> orig = onnx_dims(c, x);
+  if (r == 4) {
+    x = transpose(c, x, {0, 2, 1, 3});
+  } else if (r == 3) {
+    const int64_t heads = c.attr_int("num_heads", 0);
+    const int64_t hidden = static_dim(c, x, 2, "RotaryEmbedding");
+    if (heads < 1 || hidden % heads != 0) c.fail("num_heads=" + std::to_string(heads) + " must divide the hidden size");
+    x = reshape(c, x, {orig[0], orig[1], heads, hidden / heads});
+  } else {
+    c.fail("the input must be 3-D or 4-D, got rank " + std::to_string(r));
+  }
+  const int64_t head = static_dim(c, x, 3, "RotaryEmbedding");
+  int64_t dim = c.attr_int("rotary_embedding_dim", 0);
+  if (dim == 0) dim = head;
+  if (dim < 2 || dim > head || dim % 2 != 0) c.fail("rotary_embedding_dim=" + std::to_string(dim) + " is not supported");
+  const bool interleaved = c.attr_int("interleaved", 0) != 0;
+  auto cache = [&](Val v) {
+    if (c.e.dtype(v) != dt) v = c.e.emit(op::cast, {v}, {.dtype = dt});
+    if (c.input(3).present())
+      v = c.e.emit(op::take, {v, c.input(3)}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
+    if (c.e.rank(v) != 3) c.fail("the caches must be (B, S, D/2), or (positions, D/2) with position_ids");
+    if (static_dim(c, v, 2, "RotaryEmbedding's caches") != dim / 2) c.fail("the caches' last dim must be rotary_embedding_dim / 2");
+    return c.e.emit(op::expand_dims, {v}, {.axis = 2});
+  };
+  Val cos = cache(c.input(1)), sin = cache(c.input(2));
+  Val rot = dim == head ? x : slice(c, x, 3, 0, dim);
+  Val x1 = interleaved ? slice(c, rot, 3, 0, dim, 2) : slice(c, rot, 3, 0, dim / 2);
+  Val x2 = interleaved ? slice(c, rot, 3, 1, dim, 2) : slice(c, rot, 3, dim / 2, dim);
+  Val real = c.e.emit(op::sub, {c.e.emit(op::mul, {cos, x1}), c.e.emit(op::mul, {sin, x2})});
+  Val imag = c.e.emit(op::add, {c.e.emit(op::mul, {sin, x1}), c.e.emit(op::mul, {cos, x2})});
+  if (interleaved) {
+    std::vector<int64_t> d = onnx_dims(c, rot);
+    Val pairs = c.e.emit(op::concatenate, {c.e.emit(op::expand_dims, {real}, {.axis = 4}),
+                                           c.e.emit(op::expand_dims, {imag}, {.axis = 4})},
+                         {.axis = 4});
+    rot = reshape(c, pairs, d);
+  } else {
+    rot = c.e.emit(op::concatenate, {real, imag}, {.axis = 3});
+  }
+  Val y = dim == head ? rot : c.e.emit(op::concatenate, {rot, slice(c, x, 3, dim, head)}, {.axis = 3});
+  return one(r == 4 ? transpose(c, y, {0, 2, 1, 3}) : reshape(c, y, orig));
+}
+
+// softmax(Q·Kᵀ·scale + bias)·V per head, with K and V after past_key/past_value (also the
+// present outputs), kv heads repeated for grouped queries, a bool (allowed) or additive mask,
+// is_causal (a query attends keys up to its own position, offset by the past's length) and
+// softcap (c·tanh(s / c) on the scores). Q, K, V are (B, H, S, D), or (B, S, H·D) with
+// q_num_heads and kv_num_heads.
+std::vector<Val> lower_attention(NodeContext& c) {
+  Val q = c.input(0), k = c.input(1), v = c.input(2);
+  require_float(c, q);
+  const DType dt = c.e.dtype(q);
+  const int r = c.e.rank(q);
+  if (c.e.rank(k) != r || c.e.rank(v) != r) c.fail("Q, K and V must have the same rank");
+  if (c.output_wanted(3)) c.fail("the qk_matmul_output output is not supported");
+  if (c.input(6).present()) c.fail("nonpad_kv_seqlen is not supported");
+  auto heads_first = [&](Val t, const char* attr) {
+    const int64_t h = c.attr_int(attr, 0);
+    const int64_t hidden = static_dim(c, t, 2, "Attention");
+    if (h < 1 || hidden % h != 0) c.fail(std::string(attr) + "=" + std::to_string(h) + " must divide the hidden size");
+    std::vector<int64_t> d = onnx_dims(c, t);
+    return transpose(c, reshape(c, t, {d[0], d[1], h, hidden / h}), {0, 2, 1, 3});
+  };
+  if (r == 3) {
+    q = heads_first(q, "q_num_heads");
+    k = heads_first(k, "kv_num_heads");
+    v = heads_first(v, "kv_num_heads");
+  } else if (r != 4) {
+    c.fail("Q, K and V must be 3-D or 4-D, got rank " + std::to_string(r));
+  }
+  int64_t past = 0;
+  if (c.input(4).present() != c.input(5).present()) c.fail("past_key and past_value must be given together");
+  if (c.input(4).present()) {
+    past = static_dim(c, c.input(4), 2, "Attention's past_key");
+    k = c.e.emit(op::concatenate, {c.input(4), k}, {.axis = 2});
+    v = c.e.emit(op::concatenate, {c.input(5), v}, {.axis = 2});
+  }
+  Val present_k = k, present_v = v;
+  const int64_t hq = static_dim(c, q, 1, "Attention"), hk = static_dim(c, k, 1, "Attention");
+  if (hq != hk) {
+    if (hk < 1 || hq % hk != 0) c.fail(std::to_string(hq) + " query heads are not a multiple of " + std::to_string(hk) + " kv heads");
+    k = c.e.emit(op::repeat, {k}, {.repeats = hq / hk, .axis = 1});
+    v = c.e.emit(op::repeat, {v}, {.repeats = hq / hk, .axis = 1});
+  }
+  const int64_t head = static_dim(c, q, 3, "Attention");
+  const double scale = c.has_attr("scale") ? c.attr_float("scale", 1.0) : 1.0 / std::sqrt(double(head));
+  Val s = c.e.emit(op::matmul, {q, transpose(c, k, {0, 1, 3, 2})});
+  s = c.e.emit(op::mul, {s, num(c, s, scale)});
+  const double softcap = c.attr_float("softcap", 0.0);
+  if (softcap > 0)
+    s = c.e.emit(op::mul, {c.e.emit(op::tanh, {c.e.emit(op::div, {s, num(c, s, softcap)})}), num(c, s, softcap)});
+  const double inf = std::numeric_limits<double>::infinity();
+  Val mask = c.input(3);
+  if (mask.present()) {
+    mask = c.e.with_scalar(mask, false);
+    if (c.e.dtype(mask) == DType::boolean)
+      mask = c.e.emit(op::where, {mask, num(c, q, 0.0), num(c, q, -inf)});
+    else if (c.e.dtype(mask) != dt)
+      mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
+    const int64_t kv = static_dim(c, k, 2, "Attention"), m = static_dim(c, mask, c.e.rank(mask) - 1, "Attention's mask");
+    if (m != kv) c.fail("a mask shorter than the keys (padded with -inf) is not supported");
+    s = c.e.emit(op::add, {s, mask});
+  }
+  if (c.attr_int("is_causal", 0) != 0) {
+    const int64_t lq = static_dim(c, q, 2, "Attention"), lk = static_dim(c, k, 2, "Attention");
+    std::vector<double> bias(std::size_t(lq * lk));
+    for (int64_t i = 0; i < lq; ++i)
+      for (int64_t j = 0; j < lk; ++j) bias[std::size_t(i * lk + j)] = j <= i + past ? 0.0 : -inf;
+    s = c.e.emit(op::add, {s, const_values(c, dt, bias, {lq, lk})});
+  }
+  const int64_t precision = c.attr_int("softmax_precision", 0);
+  if (precision != 0 && dtype_from_onnx(int32_t(precision)) != dt && precision != 1)
+    c.fail("softmax_precision=" + std::to_string(precision) + " is not supported");
+  Val y = c.e.emit(op::matmul, {c.e.emit(op::softmax, {s}, {.axis = -1}), v});
+  if (r == 3) {
+    std::vector<int64_t> d = onnx_dims(c, c.input(0));
+    y = reshape(c, transpose(c, y, {0, 2, 1, 3}), {d[0], d[1], hq * static_dim(c, v, 3, "Attention")});
+  }
+  return {y, present_k, present_v};
+}
+
+constexpr LoweringEntry kTable[] = {
+    {"Gelu", 20, lower_gelu},
+    {"Mish", 18, lower_mish},
+    {"GroupNormalization", 18, lower_group_norm},
+    {"RMSNormalization", 23, lower_rms_norm},
+    {"RotaryEmbedding", 23, lower_rotary},
+    {"Attention", 23, lower_attention},
+};
+
+}  // namespace
+
+std::span<const LoweringEntry> transformer_table() { return kTable; }
+
+}  // namespace mlvm::nn
