@@ -7,7 +7,8 @@
 // each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75) reads x at an integer
 // pixel, which outside the image is 0 ("zeros"), the clamped pixel ("border") or the reflected
 // one ("reflection"). The taps are gathered as rows of C values from x seen as (N·H·W, C).
-// RoiAlign samples the same way; AffineGrid (20) makes the grids GridSample reads.
+// RoiAlign and DeformConv (19) sample the same way; AffineGrid (20) makes the grids
+// GridSample reads.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -68,6 +69,17 @@ struct Sampler {
 
   Val weighted(Val g, Val weight) {
     return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = 3}));
+  }
+
+  // The 2x2 taps around (px, py) weighted by their distances.
+  Val bilinear(Val px, Val py) {
+    Val x1 = apply(Opcode::floor, px), y1 = apply(Opcode::floor, py);
+    Val x2 = apply(Opcode::add, x1, k(1)), y2 = apply(Opcode::add, y1, k(1));
+    Val dx1 = apply(Opcode::sub, px, x1), dx2 = apply(Opcode::sub, x2, px);
+    Val dy1 = apply(Opcode::sub, py, y1), dy2 = apply(Opcode::sub, y2, py);
+    Val top = apply(Opcode::add, weighted(pixel(x1, y1), dx2), weighted(pixel(x2, y1), dx1));
+    Val bottom = apply(Opcode::add, weighted(pixel(x1, y2), dx2), weighted(pixel(x2, y2), dx1));
+    return apply(Opcode::add, weighted(top, dy2), weighted(bottom, dy1));
   }
 
   // ORT's GsGetCubicCoeffs for t in [0, 1): the weights of taps -1, 0, 1, 2.
@@ -163,13 +175,7 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   if (mode == "nearest") {
     y = s.pixel(px, py);
   } else if (mode == "bilinear") {
-    Val x1 = s.apply(Opcode::floor, px), y1 = s.apply(Opcode::floor, py);
-    Val x2 = s.apply(Opcode::add, x1, s.k(1)), y2 = s.apply(Opcode::add, y1, s.k(1));
-    Val dx1 = s.apply(Opcode::sub, px, x1), dx2 = s.apply(Opcode::sub, x2, px);
-    Val dy1 = s.apply(Opcode::sub, py, y1), dy2 = s.apply(Opcode::sub, y2, py);
-    Val top = s.apply(Opcode::add, s.weighted(s.pixel(x1, y1), dx2), s.weighted(s.pixel(x2, y1), dx1));
-    Val bottom = s.apply(Opcode::add, s.weighted(s.pixel(x1, y2), dx2), s.weighted(s.pixel(x2, y2), dx1));
-    y = s.apply(Opcode::add, s.weighted(top, dy2), s.weighted(bottom, dy1));
+    y = s.bilinear(px, py);
   } else {
     Val fx = s.apply(Opcode::floor, px), fy = s.apply(Opcode::floor, py);
     std::vector<Val> cx = s.cubic(s.apply(Opcode::sub, px, fx)), cy = s.cubic(s.apply(Opcode::sub, py, fy));
@@ -231,6 +237,81 @@ std::vector<Val> lower_affine_grid(NodeContext& c) {
   out.insert(out.end(), spatial.begin(), spatial.end());
   out.push_back(int64_t(nd));
   return one(reshape(c, y, out));
+}
+
+// DeformConv (19, 2-D): a convolution whose every tap (i, j) at output (oh, ow) reads x at
+// (oh·s - pad + i·d + dy, ow·s - pad + j·d + dx), the offsets (dy, dx) given per tap and
+// position (offset (N, G·2·kH·kW, OH, OW), one set per offset group of C / G channels), by
+// bilinear interpolation with zeros outside (ONNX Runtime's and torchvision's rule), times the
+// optional mask; the sampled columns (N, C·kH·kW, OH·OW) then meet W in a (grouped) matmul.
+std::vector<Val> lower_deform_conv(NodeContext& c) {
+  Val x = c.input(0), w = c.input(1), off = c.input(2), b = c.input(3), mask = c.input(4);
+  require_float(c, x);
+  const DType dt = c.e.dtype(x);
+  if (c.e.rank(x) != 4 || c.e.rank(w) != 4) c.fail("only 2-D DeformConv (4-D X and W) is supported");
+  auto dim = [&](Val v, int k) { return static_dim(c, v, k, "DeformConv"); };
+  const int64_t n = dim(x, 0), ch = dim(x, 1), h = dim(x, 2), wd = dim(x, 3);
+  const int64_t oc = dim(w, 0), kh = dim(w, 2), kw = dim(w, 3), taps = kh * kw;
+  const int64_t group = c.attr_int("group", 1), og = c.attr_int("offset_group", 1);
+  if (group < 1 || ch % group != 0 || oc % group != 0 || dim(w, 1) != ch / group)
+    c.fail("group=" + std::to_string(group) + " does not fit C=" + std::to_string(ch) + " and W");
+  if (og < 1 || ch % og != 0) c.fail("offset_group=" + std::to_string(og) + " does not divide C=" + std::to_string(ch));
+  std::vector<int64_t> st = c.attr_ints("strides", {1, 1}), dil = c.attr_ints("dilations", {1, 1}),
+                       pads = c.attr_ints("pads", {0, 0, 0, 0});
+  if (st.size() != 2 || dil.size() != 2 || pads.size() != 4) c.fail("strides, dilations and pads must fit 2-D");
+  const int64_t oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) / st[0] + 1;
+  const int64_t ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) / st[1] + 1;
+  if (oh < 1 || ow < 1) c.fail("the kernel does not fit in the padded input");
+  if (onnx_dims(c, off) != std::vector<int64_t>{n, og * 2 * taps, oh, ow})
+    c.fail("offset must be (N, offset_group·2·kH·kW, OH, OW)");
+  if (c.e.dtype(off) != dt) off = c.e.emit(op::cast, {off}, {.dtype = dt});
+  if (mask.present() && c.e.dtype(mask) != dt) mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
+  // The taps' base positions (K·OH, OW) as constants.
+  std::vector<double> by, bx;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t r = 0; r < oh; ++r)
+        for (int64_t q = 0; q < ow; ++q) {
+          by.push_back(double(r * st[0] - pads[0] + i * dil[0]));
+          bx.push_back(double(q * st[1] - pads[1] + j * dil[1]));
+        }
+  Val base_y = const_values(c, dt, by, {taps * oh, ow}), base_x = const_values(c, dt, bx, {taps * oh, ow});
+  Val rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {n * h * wd, ch});
+  std::vector<int64_t> starts;
+  for (int64_t i = 0; i < n; ++i) starts.push_back(i * h * wd);
+  Val offset = reshape(c, c.e.int_vector(starts), {n, 1, 1});
+  const int64_t cg = ch / og;
+  std::vector<Val> parts;
+  for (int64_t g = 0; g < og; ++g) {
+    Sampler s{c, dt, n, cg, h, wd, taps * oh, ow, "zeros", 0, 0, 0, 0,
+              og == 1 ? rows : c.e.emit(op::strided_slice, {rows}, {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}}),
+              offset};
+    // offset channels of group g: (dy, dx) per tap -> (N, K, 2, OH, OW)
+    Val o = reshape(c, c.e.emit(op::strided_slice, {off}, {.begin = {g * 2 * taps}, .end = {(g + 1) * 2 * taps}, .axes = {1}}),
+                    {n, taps, 2, oh, ow});
+    auto coord = [&](int64_t k, Val base) {
+      Val d = reshape(c, c.e.emit(op::strided_slice, {o}, {.begin = {k}, .end = {k + 1}, .axes = {2}}), {n, taps * oh, ow});
+      return c.e.emit(op::add, {d, base});
+    };
+    Val v = s.bilinear(coord(1, base_x), coord(0, base_y));  // (N, K·OH, OW, C/G)
+    if (mask.present()) {
+      Val m = reshape(c, c.e.emit(op::strided_slice, {mask}, {.begin = {g * taps}, .end = {(g + 1) * taps}, .axes = {1}}),
+                      {n, taps * oh, ow});
+      v = s.weighted(v, m);
+    }
+    parts.push_back(v);
+  }
+  Val v = parts.size() == 1 ? parts[0] : c.e.emit(op::concatenate, parts, {.axis = 3});  // (N, K·OH, OW, C)
+  v = c.e.emit(op::transpose, {reshape(c, v, {n, taps, oh * ow, ch})}, {.axes = {0, 3, 1, 2}});  // (N, C, K, L)
+  Val cols = reshape(c, v, {n, group, (ch / group) * taps, oh * ow});
+  if (c.e.dtype(w) != dt) w = c.e.emit(op::cast, {w}, {.dtype = dt});
+  Val wg = reshape(c, w, {group, oc / group, (ch / group) * taps});
+  Val y = reshape(c, c.e.emit(op::matmul, {wg, cols}), {n, oc, oh, ow});
+  if (b.present()) {
+    if (c.e.dtype(b) != dt) b = c.e.emit(op::cast, {b}, {.dtype = dt});
+    y = c.e.emit(op::add, {y, per_channel(c, b, 4)});
+  }
+  return one(y);
 }
 
 // RoiAlign (opsets 10, 16) as ONNX Runtime computes it: each output bin of a region of
@@ -319,6 +400,7 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
 
 constexpr LoweringEntry kTable[] = {
     {"AffineGrid", 20, lower_affine_grid},
+    {"DeformConv", 19, lower_deform_conv},
     {"GridSample", 16, lower_grid_sample},
     {"RoiAlign", 10, lower_roi_align},
 };

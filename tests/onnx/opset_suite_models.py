@@ -159,6 +159,12 @@ def build_cases():
     add(19, "AveragePool", [f32(1, 2, 7, 7)], tag="dilations", kernel_shape=[2, 2], dilations=[2, 2])
     add(19, "AveragePool", [f32(1, 1, 7, 7)], tag="dil_pads", kernel_shape=[3, 3], dilations=[2, 1],
         pads=[1, 1, 1, 1], count_include_pad=1)
+    add(19, "DeformConv", [f32(1, 2, 5, 5), f32(3, 2, 3, 3), f32(1, 18, 3, 3, lo=-1.5, hi=1.5)])
+    add(19, "DeformConv", [f32(2, 4, 6, 5), f32(4, 2, 2, 2), f32(2, 16, 5, 6, lo=-2.5, hi=2.5), f32(4),
+                           f32(2, 8, 5, 6, lo=0, hi=1)], tag="groups_mask", group=2, offset_group=2,
+        pads=[1, 1, 0, 1], strides=[1, 1], dilations=[2, 1])
+    add(22, "DeformConv", [f32(1, 3, 7, 7), f32(2, 3, 3, 3), f32(1, 18, 4, 4, lo=-3, hi=3)], tag="strided",
+        strides=[2, 2], pads=[1, 1, 1, 1])
     add(19, "Pad", [f32(1, 1, 3, 4), ints([0, 0, 1, 2, 0, 0, 2, 1])], tag="wrap", mode="wrap")
     add(19, "Pad", [f32(3, 4), ints([3, 3]), None, ints([1])], tag="wrap_axes", mode="wrap")
     add(19, "Cast", [f32(3, 4, lo=-50, hi=50)], out_types=[np.int32], to=6)
