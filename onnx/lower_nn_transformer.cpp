@@ -138,10 +138,10 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   return one(r == 4 ? transpose(c, y, {0, 2, 1, 3}) : reshape(c, y, orig));
 }
 
-// softmax(Q·Kᵀ·scale + bias)·V per head, with K and V after past_key/past_value (also the
-// present outputs), kv heads repeated for grouped queries, a bool (allowed) or additive mask,
-// is_causal (a query attends keys up to its own position, offset by the past's length) and
-// softcap (c·tanh(s / c) on the scores). Q, K, V are (B, H, S, D), or (B, S, H·D) with
+// softmax(softcap(Q·Kᵀ·scale) + bias)·V per head, with K and V after past_key/past_value
+// (also the present outputs), kv heads repeated for grouped queries, a bool (allowed) or
+// additive mask, is_causal (a query attends keys up to its own position, offset by the past's
+// length) and softcap (c·tanh(s / c) on the scores), as ONNX Runtime 1.30 computes it. Q, K, V are (B, H, S, D), or (B, S, H·D) with
 // q_num_heads and kv_num_heads.
 std::vector<Val> lower_attention(NodeContext& c) {
   Val q = c.input(0), k = c.input(1), v = c.input(2);
@@ -149,7 +149,9 @@ std::vector<Val> lower_attention(NodeContext& c) {
   const DType dt = c.e.dtype(q);
   const int r = c.e.rank(q);
   if (c.e.rank(k) != r || c.e.rank(v) != r) c.fail("Q, K and V must have the same rank");
-  if (c.output_wanted(3)) c.fail("the qk_matmul_output output is not supported");
+  const int64_t qk_mode = c.attr_int("qk_matmul_output_mode", 0);
+  if (c.output_wanted(3) && (qk_mode < 0 || qk_mode > 3))
+    c.fail("qk_matmul_output_mode=" + std::to_string(qk_mode) + " is not supported");
   if (c.input(6).present()) c.fail("nonpad_kv_seqlen is not supported");
   auto heads_first = [&](Val t, const char* attr) {
     const int64_t h = c.attr_int(attr, 0);
@@ -183,9 +185,11 @@ std::vector<Val> lower_attention(NodeContext& c) {
   const double scale = c.has_attr("scale") ? c.attr_float("scale", 1.0) : 1.0 / std::sqrt(double(head));
   Val s = c.e.emit(op::matmul, {q, transpose(c, k, {0, 1, 3, 2})});
   s = c.e.emit(op::mul, {s, num(c, s, scale)});
+  Val scores = s;
   const double softcap = c.attr_float("softcap", 0.0);
   if (softcap > 0)
     s = c.e.emit(op::mul, {c.e.emit(op::tanh, {c.e.emit(op::div, {s, num(c, s, softcap)})}), num(c, s, softcap)});
+  Val capped = s;
   const double inf = std::numeric_limits<double>::infinity();
   Val mask = c.input(3);
   if (mask.present()) {
@@ -208,12 +212,17 @@ std::vector<Val> lower_attention(NodeContext& c) {
   const int64_t precision = c.attr_int("softmax_precision", 0);
   if (precision != 0 && dtype_from_onnx(int32_t(precision)) != dt && precision != 1)
     c.fail("softmax_precision=" + std::to_string(precision) + " is not supported");
-  Val y = c.e.emit(op::matmul, {c.e.emit(op::softmax, {s}, {.axis = -1}), v});
+  Val p = c.e.emit(op::softmax, {s}, {.axis = -1});
+  Val y = c.e.emit(op::matmul, {p, v});
   if (r == 3) {
     std::vector<int64_t> d = onnx_dims(c, c.input(0));
     y = reshape(c, transpose(c, y, {0, 2, 1, 3}), {d[0], d[1], hq * static_dim(c, v, 3, "Attention")});
   }
-  return {y, present_k, present_v};
+  // qk_matmul_output as ONNX Runtime 1.30 numbers the stages (softcap before the mask, as
+  // ONNX's current reference computes them): 0 the scaled scores, 1 softcapped, 2 with the
+  // mask and causal bias, 3 the softmax.
+  Val qk = qk_mode == 0 ? scores : qk_mode == 1 ? capped : qk_mode == 2 ? s : p;
+  return {y, present_k, present_v, qk};
 }
 
 constexpr LoweringEntry kTable[] = {

@@ -253,6 +253,14 @@ def build_cases():
                           f32(1, 2, 3, 4)], n_out=3, tag="past")
     add(23, "Attention", [f32(1, 2, 3, 4, lo=-6, hi=6), f32(1, 2, 3, 4, lo=-6, hi=6), f32(1, 2, 3, 4)],
         tag="softcap", softcap=2.0)
+    add(23, "Attention", [f32(1, 2, 3, 4, lo=-6, hi=6), f32(1, 2, 3, 4, lo=-6, hi=6), f32(1, 2, 3, 4),
+                          f32(1, 2, 3, 3, lo=-3, hi=3)], tag="softcap_mask", softcap=3.0)
+    add(23, "Attention", [f32(1, 2, 2, 4), f32(1, 2, 2, 4), f32(1, 2, 2, 4), None, f32(1, 2, 3, 4),
+                          f32(1, 2, 3, 4)], n_out=3, tag="causal_past", is_causal=1)
+    for mode in range(4):
+        add(23, "Attention", [f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4),
+                              f32(1, 1, 3, 3)], n_out=4, tag="qk_mode%d" % mode, qk_matmul_output_mode=mode,
+            softcap=2.0)
     add(23, "Cast", [f32(6, lo=-9, hi=9)], out_types=[np.int32], to=6)
     add(23, "Reshape", [f32(2, 6), ints([0, 3, -1])])
     add(23, "Transpose", [f32(2, 3, 4)])
