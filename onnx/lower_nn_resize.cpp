@@ -181,10 +181,77 @@ std::vector<Val> lower_upsample(NodeContext& c) {
   return one(resize(c, c.input(0), s, scales, {}));
 }
 
+// The source coordinate of output index i along an axis scaled by `scale` (ONNX Runtime's
+// get_original_coordinate for each coordinate_transformation_mode but tf_crop_and_resize).
+double source_coordinate(const std::string& coord, double i, double scale, double out, double in) {
+  if (coord == "asymmetric") return i / scale;
+  if (coord == "pytorch_half_pixel") return out > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
+  if (coord == "align_corners") return out == 1 ? 0.0 : i * (in - 1) / (out - 1);
+  if (coord == "tf_half_pixel_for_nn") return (i + 0.5) / scale;
+  if (coord == "half_pixel_symmetric") {
+    const double adjustment = out / (scale * in), centre = in / 2;
+    return centre * (1 - adjustment) + (i + 0.5) / scale - 0.5;
+  }
+  return (i + 0.5) / scale - 0.5;  // half_pixel
+}
+
+// Resize-18's antialias (linear and cubic): each axis is resized by an (out, in) matrix whose
+// row i holds ONNX Runtime's antialiasing filter weights (upsample_antialias.h): the triangle
+// or cubic filter stretched by in/out when downscaling, centred on i's source coordinate + 0.5,
+// normalized to sum 1, a tap beyond the input reading its edge. The matrix is built at import; x meets it in a
+// matmul along that axis.
+Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<double>& scales,
+                     std::vector<int64_t> sizes) {
+  const int r = c.e.rank(x);
+  const DType dt = c.e.dtype(x);
+  std::vector<int64_t> dims;
+  for (int k = 0; k < r; ++k) dims.push_back(static_dim(c, x, k, "Resize with antialias"));
+  if (sizes.empty())
+    for (int k = 0; k < r; ++k) sizes.push_back(int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
+  const bool cubic = s.mode == "cubic";
+  auto filter = [&](double t) {
+    t = std::fabs(t);
+    if (!cubic) return t < 1 ? 1 - t : 0.0;
+    const double a = s.cubic_a;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0.0;
+  };
+  for (int k = 0; k < r; ++k) {
+    const int64_t in = dims[std::size_t(k)], out = sizes[std::size_t(k)];
+    const double rscale = scales.empty() ? double(float(out) / float(in)) : scales[std::size_t(k)];
+    if (out == in && rscale == 1.0) continue;
+    if (in * out > (int64_t(1) << 26)) c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) + " is too large");
+    const double down = 1.0 / rscale;  // > 1 when downscaling
+    const double support = (cubic ? 2.0 : 1.0) * (down >= 1 ? down : 1.0);
+    const double stretch = down >= 1 ? 1.0 / down : 1.0;
+    std::vector<double> m(std::size_t(out * in), 0.0);
+    for (int64_t i = 0; i < out; ++i) {
+      const double centre =
+          0.5 + (down == 1.0 ? double(i) : source_coordinate(s.coord, double(i), rscale, double(out), double(in)));
+      const int64_t lo = int64_t(std::floor(centre - support + 0.5));
+      const int64_t hi = int64_t(std::floor(centre + support + 0.5));
+      double total = 0;
+      for (int64_t j = lo; j < hi; ++j) total += filter((double(j) - centre + 0.5) * stretch);
+      if (total == 0) total = 1;
+      for (int64_t j = lo; j < hi; ++j)  // a tap outside reads the edge
+        m[std::size_t(i * in + std::clamp<int64_t>(j, 0, in - 1))] += filter((double(j) - centre + 0.5) * stretch) / total;
+    }
+    Val mt = const_values(c, dt, m, {out, in});
+    // x's axis k last, times mᵀ, back in place.
+    std::vector<int64_t> perm = iota(0, r);
+    std::swap(perm[std::size_t(k)], perm.back());
+    Val t = k == r - 1 ? x : c.e.emit(op::transpose, {x}, {.axes = perm});
+    t = c.e.emit(op::matmul, {t, c.e.emit(op::transpose, {mt}, {.axes = {1, 0}})});
+    x = k == r - 1 ? t : c.e.emit(op::transpose, {t}, {.axes = perm});
+  }
+  return x;
+}
+
 // Resize-18 and later: scales or sizes (and roi) for the listed `axes` only, the sizes fitted
 // to keep the aspect ratio (keep_aspect_ratio_policy not_larger / not_smaller: one scale, the
-// smallest or largest sizes[i] / dims[i], and sizes round(scale · dims)), and antialias (a
-// wider filter when downscaling with linear or cubic: not supported; upscaling is unchanged).
+// smallest or largest sizes[i] / dims[i], and sizes round(scale · dims)), and antialias (linear
+// and cubic: resize_antialias).
 Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
   const int r = c.e.rank(x);
   std::vector<int64_t> axes = c.attr_ints("axes");
@@ -229,11 +296,8 @@ Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
     }
   }
   if (antialias) {
-    for (int k = 0; k < r; ++k) {
-      const double f = !scales.empty() ? scales[std::size_t(k)]
-                                       : double(sizes[std::size_t(k)]) / double(static_dim(c, x, k, "Resize"));
-      if (f < 1.0) c.fail("antialias=1 when downscaling (mode=" + s.mode + ") is not supported");
-    }
+    if (s.coord == "tf_crop_and_resize") c.fail("antialias=1 with tf_crop_and_resize is not supported");
+    return resize_antialias(c, x, s, scales, sizes);
   }
   // roi for the listed axes only: the others keep the whole extent [0, 1].
   if (s.roi.present() && s.coord == "tf_crop_and_resize" && na != std::size_t(r)) {

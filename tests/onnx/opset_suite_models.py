@@ -131,6 +131,21 @@ def build_cases():
         keep_aspect_ratio_policy="not_smaller")
     add(18, "Resize", [img, empty_f, Const(np.array([1, 1, 2, 2], np.float32))], tag="antialias_up",
         mode="linear", antialias=1)
+    big = f32(1, 2, 9, 11)
+    add(18, "Resize", [big, None, Const(np.array([1, 1, 0.5, 0.5], np.float32))], tag="antialias_down",
+        mode="linear", antialias=1)
+    add(18, "Resize", [big, None, None, ints([1, 2, 4, 7])], tag="antialias_sizes", mode="linear", antialias=1)
+    add(18, "Resize", [big, None, Const(np.array([0.4, 0.6], np.float32))], tag="antialias_cubic",
+        mode="cubic", antialias=1, axes=[2, 3])
+    add(18, "Resize", [img, None, Const(np.array([1, 1, 2, 1.5], np.float32))], tag="antialias_cubic_up",
+        mode="cubic", antialias=1)
+    for coord in ("align_corners", "asymmetric", "pytorch_half_pixel"):
+        add(18, "Resize", [big, None, None, ints([5, 4])], tag="antialias_" + coord, mode="linear",
+            antialias=1, axes=[2, 3], coordinate_transformation_mode=coord)
+    add(18, "Resize", [big, None, None, ints([6, 6])], tag="antialias_not_larger", mode="linear",
+        antialias=1, axes=[2, 3], keep_aspect_ratio_policy="not_larger")
+    add(19, "Resize", [big, None, Const(np.array([1, 1, 0.7, 0.45], np.float32))], tag="antialias_symmetric",
+        mode="cubic", antialias=1, coordinate_transformation_mode="half_pixel_symmetric")
     add(18, "Resize", [img, None, None, ints([9])], tag="cubic_axis", mode="cubic", axes=[3])
     add(18, "Resize", [img, None, Const(np.array([1, 1, 0.5, 0.5], np.float32))], tag="nearest_down")
     # ScatterElements / ScatterND: reduction max and min
