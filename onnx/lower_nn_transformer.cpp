@@ -203,11 +203,11 @@ std::vector<Val> lower_attention(NodeContext& c) {
     s = c.e.emit(op::add, {s, mask});
   }
   if (c.attr_int("is_causal", 0) != 0) {
-    const int64_t lq = static_dim(c, q, 2, "Attention"), lk = static_dim(c, k, 2, "Attention");
-    std::vector<double> bias(std::size_t(lq * lk));
-    for (int64_t i = 0; i < lq; ++i)
-      for (int64_t j = 0; j < lk; ++j) bias[std::size_t(i * lk + j)] = j <= i + past ? 0.0 : -inf;
-    s = c.e.emit(op::add, {s, const_values(c, dt, bias, {lq, lk})});
+    // Key j is seen by query i when j <= i + past: the lower triangle, so sequence lengths may
+    // be dynamic.
+    Val seen = c.e.emit(op::trilu, {c.e.emit(op::ones_like, {s}, {.dtype = DType::boolean})},
+                        {.upper = false, .k = past});
+    s = c.e.emit(op::where, {seen, s, num(c, s, -inf)});
   }
   const int64_t precision = c.attr_int("softmax_precision", 0);
   if (precision != 0 && dtype_from_onnx(int32_t(precision)) != dt && precision != 1)

@@ -36,9 +36,10 @@ def f32(*shape, lo=-2.0, hi=2.0):
 
 
 class Case:
-    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", **attrs):
+    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", dyn=None, **attrs):
         self.opset, self.op, self.inputs, self.n_out, self.attrs = opset, op, inputs, n_out, attrs
         self.out_types = out_types
+        self.dyn = dyn or {}  # graph input index: the dims declared symbolic (dynamic)
         self.name = "%s%s_%d" % (op, "_" + tag if tag else "", opset)
 
     def feeds(self):
@@ -56,7 +57,8 @@ class Case:
             if isinstance(v, Const):
                 inits.append(numpy_helper.from_array(v.value, name))
             else:
-                g_inputs.append(helper.make_tensor_value_info(name, elem, list(v.value.shape)))
+                shape = [("d%d_%d" % (k, j) if j in self.dyn.get(k, ()) else n) for j, n in enumerate(v.value.shape)]
+                g_inputs.append(helper.make_tensor_value_info(name, elem, shape))
         first = next(v for v in self.inputs if v is not None).value.dtype
         types = self.out_types or [first] * self.n_out
         outs = ["y%d" % k for k in range(self.n_out)]
@@ -276,6 +278,17 @@ def build_cases():
         add(23, "Attention", [f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4),
                               f32(1, 1, 3, 3)], n_out=4, tag="qk_mode%d" % mode, qk_matmul_output_mode=mode,
             softcap=2.0)
+    # dynamic batch and sequence dims, as exports declare them
+    add(23, "Attention", [f32(2, 2, 3, 4), f32(2, 2, 3, 4), f32(2, 2, 3, 4)], tag="dynamic_causal", is_causal=1,
+        dyn={0: (0, 2), 1: (0, 2), 2: (0, 2)})
+    add(23, "Attention", [f32(2, 3, 8), f32(2, 3, 8), f32(2, 3, 8)], tag="3d_dynamic_seq", q_num_heads=2,
+        kv_num_heads=2, dyn={0: (1,), 1: (1,), 2: (1,)})
+    add(23, "RotaryEmbedding", [f32(2, 2, 3, 8), f32(2, 3, 4), f32(2, 3, 4)], tag="dynamic",
+        dyn={0: (0, 2), 1: (0, 1), 2: (0, 1)})
+    add(23, "RMSNormalization", [f32(2, 3, 8), f32(8)], tag="dynamic", dyn={0: (0, 1)})
+    add(21, "GroupNormalization", [f32(2, 4, 3, 3), f32(4), f32(4)], tag="dynamic_n", num_groups=2, dyn={0: (0,)})
+    add(20, "Gelu", [f32(2, 5)], tag="dynamic", dyn={0: (0, 1)})
+    add(18, "ReduceMean", [f32(2, 3, 4), ints([1])], tag="dynamic", keepdims=0, dyn={0: (0, 2)})
     add(23, "Cast", [f32(6, lo=-9, hi=9)], out_types=[np.int32], to=6)
     add(23, "Reshape", [f32(2, 6), ints([0, 3, -1])])
     add(23, "Transpose", [f32(2, 3, 4)])
