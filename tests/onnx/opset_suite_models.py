@@ -36,10 +36,11 @@ def f32(*shape, lo=-2.0, hi=2.0):
 
 
 class Case:
-    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", dyn=None, **attrs):
+    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", dyn=None, node_inputs=None, **attrs):
         self.opset, self.op, self.inputs, self.n_out, self.attrs = opset, op, inputs, n_out, attrs
         self.out_types = out_types
         self.dyn = dyn or {}  # graph input index: the dims declared symbolic (dynamic)
+        self.node_inputs = node_inputs  # how many inputs the node reads (the rest: its subgraphs')
         self.name = "%s%s_%d" % (op, "_" + tag if tag else "", opset)
 
     def feeds(self):
@@ -62,7 +63,7 @@ class Case:
         first = next(v for v in self.inputs if v is not None).value.dtype
         types = self.out_types or [first] * self.n_out
         outs = ["y%d" % k for k in range(self.n_out)]
-        node = helper.make_node(self.op, names, outs, **self.attrs)
+        node = helper.make_node(self.op, names[:self.node_inputs], outs, **self.attrs)
         # A type and no shape: what several exporters write (and mlvm must take).
         g_outputs = [helper.make_tensor_value_info(o, mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(t)], None)
                      for o, t in zip(outs, types)]
@@ -278,6 +279,30 @@ def build_cases():
         add(23, "Attention", [f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4, lo=-3, hi=3), f32(1, 2, 3, 4),
                               f32(1, 1, 3, 3)], n_out=4, tag="qk_mode%d" % mode, qk_matmul_output_mode=mode,
             softcap=2.0)
+    # control flow at opsets 21 and 23 (version bumps for new types; same meaning)
+    f = mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(np.float32)]
+    then_g = helper.make_graph([helper.make_node("Mul", ["in1", "in1"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", f, None)])
+    else_g = helper.make_graph([helper.make_node("Neg", ["in1"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", f, None)])
+    for opset in (21, 23):
+        add(opset, "If", [Feed(np.array(opset == 21)), f32(2, 3)], node_inputs=1, out_types=[np.float32],
+            then_branch=then_g, else_branch=else_g)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "in3"], ["acc_out"]), helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Mul", ["acc_out", "acc_out"], ["sq"])], "body",
+        [helper.make_tensor_value_info("i", mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(np.int64)], []),
+         helper.make_tensor_value_info("cond_in", mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(np.bool_)], []),
+         helper.make_tensor_value_info("acc_in", f, [3])],
+        [helper.make_tensor_value_info("cond_out", mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(np.bool_)], []),
+         helper.make_tensor_value_info("acc_out", f, [3]), helper.make_tensor_value_info("sq", f, [3])])
+    add(21, "Loop", [Const(np.array(4, np.int64)), Const(np.array(True)), f32(3), f32(3)], n_out=2,
+        out_types=[np.float32, np.float32], node_inputs=3, body=body)
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "row"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["y_row"])], "scan",
+        [helper.make_tensor_value_info("s_in", f, [3]), helper.make_tensor_value_info("row", f, [3])],
+        [helper.make_tensor_value_info("s_out", f, [3]), helper.make_tensor_value_info("y_row", f, [3])])
+    add(23, "Scan", [f32(3), f32(4, 3)], n_out=2, num_scan_inputs=1, body=scan_body)
     # dynamic batch and sequence dims, as exports declare them
     add(23, "Attention", [f32(2, 2, 3, 4), f32(2, 2, 3, 4), f32(2, 2, 3, 4)], tag="dynamic_causal", is_causal=1,
         dyn={0: (0, 2), 1: (0, 2), 2: (0, 2)})
