@@ -323,3 +323,31 @@ def build_cases():
     add(23, "Identity", [f32(3)])
     add(23, "Pad", [f32(2, 3), ints([1, 1, 1, 1])], tag="edge", mode="edge")
     return cases
+
+
+REDUCE_AXES_INPUT_FROM_18 = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                             "ReduceMin", "ReduceProd", "ReduceSumSquare"}
+
+
+def raise_opset(model, target):
+    """An opset-13..17 model rewritten for opset `target` (18..23) where the ops' meaning moved
+    (Reduce* axes become an input, Split without sizes takes num_outputs, GridSample's modes are
+    renamed at 20); the ops torch exports change nothing else between 17 and 23. Python3-onnx
+    1.12's version converter stops at 17, hence this."""
+    g = model.graph
+    for node in list(g.node):
+        attrs = {a.name: a for a in node.attribute}
+        if node.op_type in REDUCE_AXES_INPUT_FROM_18 and "axes" in attrs:
+            name = node.name + "_axes" if node.name else "%s_axes_%d" % (node.output[0], len(g.initializer))
+            g.initializer.append(numpy_helper.from_array(np.array(list(attrs["axes"].ints), np.int64), name))
+            node.attribute.remove(attrs["axes"])
+            node.input.append(name)
+        if node.op_type == "Split" and (len(node.input) < 2 or not node.input[1]) and "split" not in attrs:
+            node.attribute.append(helper.make_attribute("num_outputs", len(node.output)))
+        if node.op_type == "GridSample" and target >= 20 and "mode" in attrs:
+            attrs["mode"].s = {b"bilinear": b"linear", b"bicubic": b"cubic"}.get(attrs["mode"].s, attrs["mode"].s)
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = target
+    model.ir_version = IR_VERSION[target]
+    return model

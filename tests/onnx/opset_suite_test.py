@@ -7,8 +7,10 @@ the real-model corpus) on the same inputs. Float outputs must agree within 1e-4 
 
 A case ONNX Runtime itself refuses is reported and not counted. Cases mlvm refuses or gets wrong
 today are listed in opset_suite_failures.txt beside this script (name<TAB>reason): a listed case
-that now matches fails the test, so the list only shrinks. At the end an opset-18 model exported
-by Debian's torch (when its exporter writes opset 18) is checked against torch.
+that now matches fails the test, so the list only shrinks. Then real models: an opset-18 export by
+Debian's torch (skipped when its exporter stops at 17, as torch 1.13's does), and the eight torch
+architectures of tests/common/torch_models.py exported at opset 17 and raised to opsets 18 and 23
+(opset_suite_models.raise_opset), each against torch (rtol 1e-3) and ONNX Runtime.
 
 Exit status: 0 all good, 1 a failure, 77 skipped (node or onnxruntime-node unavailable).
 Usage: opset_suite_test.py --build BUILD [--python DIR] [--work DIR] [--cases NAME,...] [--keep]
@@ -19,6 +21,7 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -129,6 +132,52 @@ def torch_export_check(mlvm, work):
     return "torch export (opset %d, %d nodes): matches torch" % (opset, len(onnx.load(path).graph.node)), True
 
 
+def torch_models_raised(mlvm, ort, work):
+    """The eight torch architectures (tests/common/torch_models.py) exported at opset 17 and raised
+    to opsets 18 and 23 (raise_opset): mlvm's outputs against torch's and ONNX Runtime's. Returns
+    the failures."""
+    import onnx
+    import torch
+    import torch_models
+    from opset_suite_models import raise_opset
+    failures, jobs, runs = [], [], []
+    for name in torch_models.models():
+        model, x = torch_models.build(name)
+        with torch.no_grad():
+            want = model(x).numpy()
+        base = os.path.join(work, "torch_" + name)
+        os.makedirs(base, exist_ok=True)
+        with warnings.catch_warnings():  # the TorchScript exporter's shape-inference chatter
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x,), base + "/opset17.onnx", input_names=["x"], output_names=["y"],
+                              opset_version=17)
+        np.save(base + "/x.npy", x.numpy())
+        for opset in (18, 23):
+            path = "%s/opset%d.onnx" % (base, opset)
+            onnx.save(raise_opset(onnx.load(base + "/opset17.onnx"), opset), path)
+            out = "%s/ort%d" % (base, opset)
+            jobs.append({"model": path, "runs": [{"inputs": {"x": base + "/x.npy"}, "outdir": out}]})
+            runs.append((name, opset, path, x.numpy(), want, out))
+    jf = os.path.join(work, "torch_jobs.json")
+    json.dump(jobs, open(jf, "w"))
+    run_jobs(ort, jf)
+    for name, opset, path, x, want, out in runs:
+        try:
+            got = np.asarray(list(run_mlvm(mlvm, path, {"x": x}).values())[0])
+        except Exception as e:  # noqa: BLE001
+            failures.append("torch %s at opset %d: mlvm refused: %s" % (name, opset, str(e)[:400]))
+            continue
+        ort_err = os.path.join(out, "error.txt")
+        ort_y = None if os.path.exists(ort_err) else np.load(os.path.join(out, "out_0.npy"))
+        ok_torch = got.shape == want.shape and np.allclose(got, want, rtol=1e-3, atol=1e-4)
+        ok_ort = ort_y is not None and got.shape == ort_y.shape and np.allclose(got, ort_y, rtol=1e-3, atol=1e-4)
+        print("torch %-20s opset %d: %s torch, %s" % (name, opset, "matches" if ok_torch else "DIFFERS from",
+              "matches ORT" if ok_ort else ("ORT refuses it" if ort_y is None else "DIFFERS from ORT")))
+        if not ok_torch or (ort_y is not None and not ok_ort):
+            failures.append("torch %s at opset %d differs" % (name, opset))
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -203,6 +252,8 @@ def main():
     print(torch_note)
     if not torch_ok:
         failures.append(torch_note)
+    if not args.cases:
+        failures += torch_models_raised(mlvm, ort, work)
     if RANK0_AS_1:
         print("rank-0 outputs given as [1] (issue 43 item 3), compared by value: " + ", ".join(sorted(set(RANK0_AS_1))))
     for f in failures:
