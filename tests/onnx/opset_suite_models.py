@@ -249,6 +249,8 @@ def build_cases():
     add(22, "Round", [Feed(np.array([0.5, 1.5, 2.5, -0.5, -1.7, 3.2], np.float32))])
     add(22, "ThresholdedRelu", [f32(10)], alpha=0.5)
     add(22, "Mish", [f32(10)])
+    add(22, "LpNormalization", [Feed(np.array([[3, 4, 0], [0, 0, 0], [1, -2, 2]], np.float32))], axis=1)
+    add(22, "LpNormalization", [f32(2, 3, 4)], tag="p1_axis0", p=1, axis=0)
     add(22, "GRU", [f32(3, 1, 2), f32(1, 9, 2), f32(1, 9, 3)], n_out=2, hidden_size=3)
     # ---- opset 23: RMSNormalization, RotaryEmbedding, Attention, version bumps
     add(23, "RMSNormalization", [f32(2, 3, 8), f32(8)])

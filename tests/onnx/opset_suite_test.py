@@ -136,9 +136,13 @@ def torch_models_raised(mlvm, ort, work):
     """The eight torch architectures (tests/common/torch_models.py) exported at opset 17 and raised
     to opsets 18 and 23 (raise_opset): mlvm's outputs against torch's and ONNX Runtime's. Returns
     the failures."""
-    import onnx
-    import torch
-    import torch_models
+    try:
+        import onnx
+        import torch
+        import torch_models
+    except ImportError as e:
+        print("torch architectures at opsets 18 and 23: skipped (%s)" % e)
+        return []
     from opset_suite_models import raise_opset
     failures, jobs, runs = [], [], []
     for name in torch_models.models():
