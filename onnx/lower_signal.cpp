@@ -1,5 +1,5 @@
-// MaxUnpool; HannWindow, HammingWindow, BlackmanWindow (the window length may be a run-time value: an
-// index vector from `range`, then cosines) and ReverseSequence (each batch entry's first
+// MaxUnpool; DFT; HannWindow, HammingWindow, BlackmanWindow (the window length may be a run-time
+// value: an index vector from `range`, then cosines) and ReverseSequence (each batch entry's first
 // seq_len steps reversed, by gather_elements with computed indices).
 #include <onnx/onnx_pb.h>
 
@@ -102,7 +102,81 @@ std::vector<Val> lower_max_unpool(NodeContext& c) {
   return one(c.e.emit(op::reshape, {y}, {.shape = out}));
 }
 
+// DFT (17: axis an attribute, default 1; 20: an optional input, default -2) along a signal axis
+// of static length of x (..., 1 or 2): real or complex in, complex out. Each output is a
+// matmul with constant cosine and sine matrices (n x n_out, built at import), in f64 and
+// rounded once: Y = X · e^(∓2πi·k·m/n) (/ n when inverse); dft_length (a constant) pads the
+// signal with zeros or cuts it first; onesided keeps the first n / 2 + 1 frequencies.
+std::vector<Val> lower_dft(NodeContext& c) {
+  Val x = c.input(0);
+  const int r = c.e.rank(x);
+  const DType dt = c.e.dtype(x);
+  if (!is_float(dt)) c.fail("DFT needs a float input, got " + std::string(dtype_name(dt)));
+  if (r < 2) c.fail("the input must have rank >= 2 (signal dims, then the real/imaginary dim)");
+  const int64_t parts = c.e.dims(x)[std::size_t(r - 1)];
+  if (parts != 1 && parts != 2) c.fail("the last dim must be 1 (real) or 2 (complex)");
+  int64_t axis = c.opset >= 20 ? (c.input(2).present() ? const_int_input(c, 2, "DFT's axis") : -2)
+                               : c.attr_int("axis", 1);
+  axis = c.axis(axis, r);
+  if (axis == r - 1) c.fail("the axis must not be the last (real/imaginary) dim");
+  const bool inverse = c.attr_int("inverse", 0) != 0, onesided = c.attr_int("onesided", 0) != 0;
+  if (inverse && onesided) c.fail("inverse with onesided is not supported");
+  const int64_t len = c.e.dims(x)[std::size_t(axis)];
+  if (len == kDynamic) c.fail("the signal's length must be known at import");
+  const int64_t n = c.input(1).present() ? const_int_input(c, 1, "DFT's dft_length") : len;
+  if (n < 1) c.fail("dft_length must be >= 1");
+  const int64_t n_out = onesided ? n / 2 + 1 : n;
+  if (n * n_out > (int64_t(1) << 24)) c.fail("a DFT of length " + std::to_string(n) + " is too large for a matrix");
+  // x's real and imaginary parts as (..., L) with the signal axis last, in f64.
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < r - 1; ++k)
+    if (k != axis) perm.push_back(k);
+  perm.push_back(axis);
+  auto part = [&](int64_t k) {
+    Val p = c.e.emit(op::strided_slice, {x}, {.begin = {k}, .end = {k + 1}, .axes = {r - 1}});
+    p = c.e.emit(op::squeeze, {p}, {.axes = {r - 1}});
+    p = c.e.emit(op::transpose, {p}, {.axes = perm});
+    p = c.e.emit(op::cast, {p}, {.dtype = DType::f64});
+    if (n < len) p = c.e.emit(op::strided_slice, {p}, {.begin = {0}, .end = {n}, .axes = {r - 2}});
+    if (n > len) {
+      std::vector<std::array<int64_t, 2>> width(std::size_t(r - 1), {0, 0});
+      width.back() = {0, n - len};
+      p = c.e.emit(op::pad, {p}, {.pad_width = width, .value = Scalar::from_float(0.0)});
+    }
+    return p;
+  };
+  std::vector<double> cs(std::size_t(n * n_out)), sn(std::size_t(n * n_out));
+  for (int64_t m = 0; m < n; ++m)
+    for (int64_t k = 0; k < n_out; ++k) {
+      const double a = 2 * std::numbers::pi * double((k * m) % n) / double(n);
+      cs[std::size_t(m * n_out + k)] = std::cos(a) / (inverse ? double(n) : 1.0);
+      sn[std::size_t(m * n_out + k)] = std::sin(a) / (inverse ? double(n) : 1.0) * (inverse ? -1.0 : 1.0);
+    }
+  auto matrix = [&](const std::vector<double>& v) {
+    Tensor t = Tensor::empty(DType::f64, Dims{n, n_out});
+    std::copy(v.begin(), v.end(), t.data<double>());
+    return c.e.constant(std::move(t));
+  };
+  Val cm = matrix(cs), sm = matrix(sn);
+  Val re = part(0);
+  Val y_re = c.e.emit(op::matmul, {re, cm});
+  Val y_im = c.e.emit(op::negative, {c.e.emit(op::matmul, {re, sm})});
+  if (parts == 2) {  // (a + ib)(cos - i·sin) = a·cos + b·sin + i(b·cos - a·sin), sin signed for inverse
+    Val im = part(1);
+    y_re = c.e.emit(op::add, {y_re, c.e.emit(op::matmul, {im, sm})});
+    y_im = c.e.emit(op::add, {y_im, c.e.emit(op::matmul, {im, cm})});
+  }
+  std::vector<int64_t> back(std::size_t(r - 1));
+  for (std::size_t k = 0; k < perm.size(); ++k) back[std::size_t(perm[k])] = int64_t(k);
+  auto finish = [&](Val v) {
+    v = c.e.emit(op::cast, {c.e.emit(op::transpose, {v}, {.axes = back})}, {.dtype = dt});
+    return c.e.emit(op::expand_dims, {v}, {.axis = r - 1});
+  };
+  return one(c.e.emit(op::concatenate, {finish(y_re), finish(y_im)}, {.axis = r - 1}));
+}
+
 constexpr LoweringEntry kTable[] = {
+    {"DFT", 17, lower_dft},
     {"MaxUnpool", 9, lower_max_unpool},
     {"HannWindow", 17, lower_window},
     {"HammingWindow", 17, lower_window},

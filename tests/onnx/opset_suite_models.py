@@ -36,11 +36,15 @@ def f32(*shape, lo=-2.0, hi=2.0):
 
 
 class Case:
-    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", dyn=None, node_inputs=None, **attrs):
+    def __init__(self, opset, op, inputs, n_out=1, out_types=None, tag="", dyn=None, node_inputs=None,
+                 atol_of_max=0.0, **attrs):
         self.opset, self.op, self.inputs, self.n_out, self.attrs = opset, op, inputs, n_out, attrs
         self.out_types = out_types
         self.dyn = dyn or {}  # graph input index: the dims declared symbolic (dynamic)
         self.node_inputs = node_inputs  # how many inputs the node reads (the rest: its subgraphs')
+        # An absolute tolerance in units of the output's largest magnitude, where ORT itself is
+        # that far off (its f32 DFT: ~3e-6 of the largest output, against numpy's f64 FFT).
+        self.atol_of_max = atol_of_max
         self.name = "%s%s_%d" % (op, "_" + tag if tag else "", opset)
 
     def feeds(self):
@@ -214,6 +218,13 @@ def build_cases():
     add(20, "IsNaN", [special], out_types=[np.bool_])
     add(20, "ConstantOfShape", [Feed(np.array([2, 3], np.int64))], out_types=[np.int32],
         value=numpy_helper.from_array(np.array([7], np.int32)))
+    dft = {"atol_of_max": 1e-5}
+    add(20, "DFT", [f32(2, 16, 1)], tag="real", **dft)
+    add(20, "DFT", [f32(2, 12, 2), None, Const(np.array(1, np.int64))], tag="complex_axis1", **dft)
+    add(20, "DFT", [f32(3, 10, 2), None, Const(np.array(-2, np.int64))], tag="inverse", inverse=1, **dft)
+    add(20, "DFT", [f32(2, 9, 1), Const(np.array(12, np.int64))], tag="onesided_padded", onesided=1, **dft)
+    add(20, "DFT", [f32(2, 4, 7, 2), Const(np.array(5, np.int64)), Const(np.array(1, np.int64))], tag="cut_axis1",
+        **dft)
     add(20, "AffineGrid", [f32(2, 2, 3), ints([2, 3, 4, 5])], tag="2d")
     add(20, "AffineGrid", [f32(1, 2, 3), ints([1, 1, 3, 4])], tag="2d_align", align_corners=1)
     add(20, "AffineGrid", [f32(2, 3, 4), ints([2, 1, 2, 3, 4])], tag="3d")
