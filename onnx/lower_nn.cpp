@@ -1,9 +1,10 @@
 // Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
-// DepthToSpace, SpaceToDepth and Col2Im. nn_lowerings() also gathers the tables of lower_nn_conv.cpp
-// (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp
-// (activations), lower_nn_resize.cpp (Upsample, Resize), lower_nn_sample.cpp (GridSample,
-// AffineGrid, RoiAlign) and lower_nn_transformer.cpp (Gelu, Mish, GroupNormalization,
-// RMSNormalization, RotaryEmbedding, Attention); lower_nn_fold.cpp folds a BatchNormalization into the Conv or Gemm before it.
+// DepthToSpace, SpaceToDepth and Col2Im. nn_lowerings() also gathers the tables of
+// lower_nn_conv.cpp (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations),
+// lower_nn_act.cpp (activations), lower_nn_resize.cpp (Upsample, Resize), lower_nn_sample.cpp
+// (GridSample, AffineGrid, RoiAlign) and lower_nn_transformer.cpp (Gelu, Mish, GroupNormalization,
+// RMSNormalization, RotaryEmbedding, Attention); lower_nn_fold.cpp folds a BatchNormalization into
+// the Conv or Gemm before it.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -186,9 +187,11 @@ std::vector<Val> lower_col2im(NodeContext& c) {
   if (c.e.rank(x) != 3) c.fail("the input must be (N, C·kH·kW, L)");
   std::vector<int64_t> dil = c.attr_ints("dilations", {1, 1}), str = c.attr_ints("strides", {1, 1}),
                        pads = c.attr_ints("pads", {0, 0, 0, 0});
-  if (dil.size() != 2 || str.size() != 2 || pads.size() != 4) c.fail("dilations, strides and pads must fit a 2-D image");
+  if (dil.size() != 2 || str.size() != 2 || pads.size() != 4)
+    c.fail("dilations, strides and pads must fit a 2-D image");
   const int64_t k = block[0] * block[1], cols = static_dim(c, x, 1, "Col2Im");
-  if (k < 1 || cols % k != 0) c.fail("the input's " + std::to_string(cols) + " rows are not a multiple of the block's size");
+  if (k < 1 || cols % k != 0)
+    c.fail("the input's " + std::to_string(cols) + " rows are not a multiple of the block's size");
   const int64_t ch = cols / k;
   std::vector<int64_t> pos(2), extra(2);
   for (int d = 0; d < 2; ++d) {
@@ -201,7 +204,8 @@ std::vector<Val> lower_col2im(NodeContext& c) {
     extra[std::size_t(d)] = span % str[std::size_t(d)];
   }
   if (static_dim(c, x, 2, "Col2Im") != pos[0] * pos[1])
-    c.fail("L=" + std::to_string(c.e.dims(x)[2]) + " is not the " + std::to_string(pos[0] * pos[1]) + " block positions");
+    c.fail("L=" + std::to_string(c.e.dims(x)[2]) + " is not the " +
+           std::to_string(pos[0] * pos[1]) + " block positions");
   std::vector<double> w(std::size_t(cols * k), 0.0);
   for (int64_t g = 0; g < ch; ++g)
     for (int64_t e = 0; e < k; ++e) w[std::size_t((g * k + e) * k + e)] = 1.0;
@@ -231,8 +235,8 @@ constexpr LoweringEntry kTable[] = {
 std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
-    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table(),
-                   nn::sample_table(), nn::transformer_table()})
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(),
+                   nn::resize_table(), nn::sample_table(), nn::transformer_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

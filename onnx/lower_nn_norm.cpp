@@ -177,8 +177,10 @@ std::vector<Val> lower_lp_norm(NodeContext& c) {
   if (p != 1 && p != 2) c.fail("p=" + std::to_string(p) + " is not supported (1 or 2)");
   Val norm = reduce(c, p == 1 ? Opcode::l1 : Opcode::l2, x, {axis}, true);
   Val zero = num(c, x, 0.0);
-  Val y = c.e.emit(op::div, {x, c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), num(c, x, 1.0), norm})});
-  return one(c.e.with_scalar(c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), zero, y}), c.e.scalar(x)));
+  Val y = c.e.emit(
+      op::div, {x, c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), num(c, x, 1.0), norm})});
+  return one(c.e.with_scalar(c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), zero, y}),
+                             c.e.scalar(x)));
 }
 
 constexpr LoweringEntry kTable[] = {

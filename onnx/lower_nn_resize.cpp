@@ -101,7 +101,8 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
     c.fail("mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(c.e.dtype(x))));
   const bool by_scales = !scales.empty();
   if (by_scales && !sizes.empty()) {
-    if (int(sizes.size()) != r || int(scales.size()) != r) c.fail("internal: scales and sizes of another rank");
+    if (int(sizes.size()) != r || int(scales.size()) != r)
+      c.fail("internal: scales and sizes of another rank");
   } else if (by_scales) {
     if (int(scales.size()) != r)
       c.fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " + std::to_string(r));
@@ -198,8 +199,8 @@ double source_coordinate(const std::string& coord, double i, double scale, doubl
 // Resize-18's antialias (linear and cubic): each axis is resized by an (out, in) matrix whose
 // row i holds ONNX Runtime's antialiasing filter weights (upsample_antialias.h): the triangle
 // or cubic filter stretched by in/out when downscaling, centred on i's source coordinate + 0.5,
-// normalized to sum 1, a tap beyond the input reading its edge. The matrix is built at import; x meets it in a
-// matmul along that axis.
+// normalized to sum 1, a tap beyond the input reading its edge. The matrix is built at import; x
+// meets it in a matmul along that axis.
 Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<double>& scales,
                      std::vector<int64_t> sizes) {
   const int r = c.e.rank(x);
@@ -207,7 +208,8 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
   std::vector<int64_t> dims;
   for (int k = 0; k < r; ++k) dims.push_back(static_dim(c, x, k, "Resize with antialias"));
   if (sizes.empty())
-    for (int k = 0; k < r; ++k) sizes.push_back(int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
+    for (int k = 0; k < r; ++k)
+      sizes.push_back(int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
   const bool cubic = s.mode == "cubic";
   auto filter = [&](double t) {
     t = std::fabs(t);
@@ -221,21 +223,25 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
     const int64_t in = dims[std::size_t(k)], out = sizes[std::size_t(k)];
     const double rscale = scales.empty() ? double(float(out) / float(in)) : scales[std::size_t(k)];
     if (out == in && rscale == 1.0) continue;
-    if (in * out > (int64_t(1) << 26)) c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) + " is too large");
+    if (in * out > (int64_t(1) << 26))
+      c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) +
+             " is too large");
     const double down = 1.0 / rscale;  // > 1 when downscaling
     const double support = (cubic ? 2.0 : 1.0) * (down >= 1 ? down : 1.0);
     const double stretch = down >= 1 ? 1.0 / down : 1.0;
     std::vector<double> m(std::size_t(out * in), 0.0);
     for (int64_t i = 0; i < out; ++i) {
-      const double centre =
-          0.5 + (down == 1.0 ? double(i) : source_coordinate(s.coord, double(i), rscale, double(out), double(in)));
+      const double centre = 0.5 + (down == 1.0 ? double(i)
+                                               : source_coordinate(s.coord, double(i), rscale,
+                                                                   double(out), double(in)));
       const int64_t lo = int64_t(std::floor(centre - support + 0.5));
       const int64_t hi = int64_t(std::floor(centre + support + 0.5));
       double total = 0;
       for (int64_t j = lo; j < hi; ++j) total += filter((double(j) - centre + 0.5) * stretch);
       if (total == 0) total = 1;
       for (int64_t j = lo; j < hi; ++j)  // a tap outside reads the edge
-        m[std::size_t(i * in + std::clamp<int64_t>(j, 0, in - 1))] += filter((double(j) - centre + 0.5) * stretch) / total;
+        m[std::size_t(i * in + std::clamp<int64_t>(j, 0, in - 1))] +=
+            filter((double(j) - centre + 0.5) * stretch) / total;
     }
     Val mt = const_values(c, dt, m, {out, in});
     // x's axis k last, times mᵀ, back in place.
@@ -261,25 +267,33 @@ Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
     c.fail("keep_aspect_ratio_policy=" + policy + " is not supported");
   const bool antialias = c.attr_int("antialias", 0) != 0 && s.mode != "nearest";
   const bool plain = axes.empty() && policy == "stretch" && !antialias;
-  if (plain && scales_in.present() && !c.e.is_const(scales_in)) return resize_at_run_time(c, x, s, scales_in, Val{});
-  if (plain && sizes_in.present() && !c.e.is_const(sizes_in)) return resize_at_run_time(c, x, s, Val{}, sizes_in);
+  if (plain && scales_in.present() && !c.e.is_const(scales_in))
+    return resize_at_run_time(c, x, s, scales_in, Val{});
+  if (plain && sizes_in.present() && !c.e.is_const(sizes_in))
+    return resize_at_run_time(c, x, s, Val{}, sizes_in);
   if (!scales_in.present() && !sizes_in.present()) c.fail("neither scales nor sizes is given");
   if (!c.e.is_const(scales_in.present() ? scales_in : sizes_in))
-    c.fail("axes, keep_aspect_ratio_policy or antialias with scales or sizes known only at run time "
-           "is not supported");
+    c.fail(
+        "axes, keep_aspect_ratio_policy or antialias with scales or sizes known only at run time "
+        "is not supported");
   if (axes.empty()) axes = iota(0, r);
   const std::size_t na = axes.size();
   std::vector<double> scales;
   std::vector<int64_t> sizes;
   if (scales_in.present()) {
     std::vector<double> given = c.e.doubles(scales_in, "Resize's scales");
-    if (given.size() != na) c.fail("scales has " + std::to_string(given.size()) + " entries for " + std::to_string(na) + " axes");
+    if (given.size() != na)
+      c.fail("scales has " + std::to_string(given.size()) + " entries for " + std::to_string(na) +
+             " axes");
     scales.assign(std::size_t(r), 1.0);
     for (std::size_t k = 0; k < na; ++k) scales[std::size_t(axes[k])] = given[k];
   } else {
     std::vector<int64_t> given = c.e.ints(sizes_in, "Resize's sizes");
-    if (given.size() != na) c.fail("sizes has " + std::to_string(given.size()) + " entries for " + std::to_string(na) + " axes");
-    for (int k = 0; k < r; ++k) sizes.push_back(static_dim(c, x, k, "Resize with sizes for some axes"));
+    if (given.size() != na)
+      c.fail("sizes has " + std::to_string(given.size()) + " entries for " + std::to_string(na) +
+             " axes");
+    for (int k = 0; k < r; ++k)
+      sizes.push_back(static_dim(c, x, k, "Resize with sizes for some axes"));
     if (policy == "stretch") {
       for (std::size_t k = 0; k < na; ++k) sizes[std::size_t(axes[k])] = given[k];
     } else {
@@ -296,7 +310,8 @@ Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
     }
   }
   if (antialias) {
-    if (s.coord == "tf_crop_and_resize") c.fail("antialias=1 with tf_crop_and_resize is not supported");
+    if (s.coord == "tf_crop_and_resize")
+      c.fail("antialias=1 with tf_crop_and_resize is not supported");
     return resize_antialias(c, x, s, scales, sizes);
   }
   // roi for the listed axes only: the others keep the whole extent [0, 1].
@@ -346,7 +361,8 @@ std::vector<Val> lower_resize(NodeContext& c) {
     s.coord = "asymmetric";
     s.rounding = "simple";
   }
-  if (c.opset >= 18) return one(resize_18(c, x, s, has_scales ? scales_in : Val{}, has_sizes ? sizes_in : Val{}));
+  if (c.opset >= 18)
+    return one(resize_18(c, x, s, has_scales ? scales_in : Val{}, has_sizes ? sizes_in : Val{}));
   if (has_scales && !c.e.is_const(scales_in)) return one(resize_at_run_time(c, x, s, scales_in, Val{}));
   if (has_sizes && !c.e.is_const(sizes_in)) return one(resize_at_run_time(c, x, s, Val{}, sizes_in));
   if (has_scales) return one(resize(c, x, s, c.e.doubles(scales_in, "Resize's scales"), {}));

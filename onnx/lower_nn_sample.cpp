@@ -115,8 +115,10 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
   if (c.e.rank(grid) != 4) c.fail("the grid must be 4-D (N, H_out, W_out, 2)");
   std::string mode = c.attr_string("mode", c.opset >= 20 ? "linear" : "bilinear");
   // Opset 20 renamed the modes (and allows N-D inputs; only 2-D images are supported here).
-  if (c.opset >= 20 && (mode == "linear" || mode == "cubic")) mode = mode == "linear" ? "bilinear" : "bicubic";
-  else if (c.opset >= 20 && mode != "nearest") c.fail("mode=" + mode + " is not supported");
+  if (c.opset >= 20 && (mode == "linear" || mode == "cubic"))
+    mode = mode == "linear" ? "bilinear" : "bicubic";
+  else if (c.opset >= 20 && mode != "nearest")
+    c.fail("mode=" + mode + " is not supported");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") c.fail("mode=" + mode + " is not supported");
   const std::string padding = c.attr_string("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
@@ -214,7 +216,8 @@ std::vector<Val> lower_affine_grid(NodeContext& c) {
     if (d < 1) c.fail("size holds a dim below 1");
     points *= d;
   }
-  if (points > (int64_t(1) << 24)) c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");
+  if (points > (int64_t(1) << 24))
+    c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");
   auto coord = [&](int64_t i, int64_t n) {
     if (align) return n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1);
     return -1.0 + (2.0 * double(i) + 1.0) / double(n);
@@ -248,17 +251,20 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
   Val x = c.input(0), w = c.input(1), off = c.input(2), b = c.input(3), mask = c.input(4);
   require_float(c, x);
   const DType dt = c.e.dtype(x);
-  if (c.e.rank(x) != 4 || c.e.rank(w) != 4) c.fail("only 2-D DeformConv (4-D X and W) is supported");
+  if (c.e.rank(x) != 4 || c.e.rank(w) != 4)
+    c.fail("only 2-D DeformConv (4-D X and W) is supported");
   auto dim = [&](Val v, int k) { return static_dim(c, v, k, "DeformConv"); };
   const int64_t n = dim(x, 0), ch = dim(x, 1), h = dim(x, 2), wd = dim(x, 3);
   const int64_t oc = dim(w, 0), kh = dim(w, 2), kw = dim(w, 3), taps = kh * kw;
   const int64_t group = c.attr_int("group", 1), og = c.attr_int("offset_group", 1);
   if (group < 1 || ch % group != 0 || oc % group != 0 || dim(w, 1) != ch / group)
     c.fail("group=" + std::to_string(group) + " does not fit C=" + std::to_string(ch) + " and W");
-  if (og < 1 || ch % og != 0) c.fail("offset_group=" + std::to_string(og) + " does not divide C=" + std::to_string(ch));
+  if (og < 1 || ch % og != 0)
+    c.fail("offset_group=" + std::to_string(og) + " does not divide C=" + std::to_string(ch));
   std::vector<int64_t> st = c.attr_ints("strides", {1, 1}), dil = c.attr_ints("dilations", {1, 1}),
                        pads = c.attr_ints("pads", {0, 0, 0, 0});
-  if (st.size() != 2 || dil.size() != 2 || pads.size() != 4) c.fail("strides, dilations and pads must fit 2-D");
+  if (st.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    c.fail("strides, dilations and pads must fit 2-D");
   const int64_t oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) / st[0] + 1;
   const int64_t ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) / st[1] + 1;
   if (oh < 1 || ow < 1) c.fail("the kernel does not fit in the padded input");
@@ -275,7 +281,8 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
           by.push_back(double(r * st[0] - pads[0] + i * dil[0]));
           bx.push_back(double(q * st[1] - pads[1] + j * dil[1]));
         }
-  Val base_y = const_values(c, dt, by, {taps * oh, ow}), base_x = const_values(c, dt, bx, {taps * oh, ow});
+  Val base_y = const_values(c, dt, by, {taps * oh, ow}),
+      base_x = const_values(c, dt, bx, {taps * oh, ow});
   Val rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {n * h * wd, ch});
   std::vector<int64_t> starts;
   for (int64_t i = 0; i < n; ++i) starts.push_back(i * h * wd);
@@ -283,26 +290,48 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
   const int64_t cg = ch / og;
   std::vector<Val> parts;
   for (int64_t g = 0; g < og; ++g) {
-    Sampler s{c, dt, n, cg, h, wd, taps * oh, ow, "zeros", 0, 0, 0, 0,
-              og == 1 ? rows : c.e.emit(op::strided_slice, {rows}, {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}}),
+    Sampler s{c,
+              dt,
+              n,
+              cg,
+              h,
+              wd,
+              taps * oh,
+              ow,
+              "zeros",
+              0,
+              0,
+              0,
+              0,
+              og == 1 ? rows
+                      : c.e.emit(op::strided_slice, {rows},
+                                 {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}}),
               offset};
     // offset channels of group g: (dy, dx) per tap -> (N, K, 2, OH, OW)
-    Val o = reshape(c, c.e.emit(op::strided_slice, {off}, {.begin = {g * 2 * taps}, .end = {(g + 1) * 2 * taps}, .axes = {1}}),
+    Val o = reshape(c,
+                    c.e.emit(op::strided_slice, {off},
+                             {.begin = {g * 2 * taps}, .end = {(g + 1) * 2 * taps}, .axes = {1}}),
                     {n, taps, 2, oh, ow});
     auto coord = [&](int64_t k, Val base) {
-      Val d = reshape(c, c.e.emit(op::strided_slice, {o}, {.begin = {k}, .end = {k + 1}, .axes = {2}}), {n, taps * oh, ow});
+      Val d =
+          reshape(c, c.e.emit(op::strided_slice, {o}, {.begin = {k}, .end = {k + 1}, .axes = {2}}),
+                  {n, taps * oh, ow});
       return c.e.emit(op::add, {d, base});
     };
     Val v = s.bilinear(coord(1, base_x), coord(0, base_y));  // (N, K·OH, OW, C/G)
     if (mask.present()) {
-      Val m = reshape(c, c.e.emit(op::strided_slice, {mask}, {.begin = {g * taps}, .end = {(g + 1) * taps}, .axes = {1}}),
+      Val m = reshape(c,
+                      c.e.emit(op::strided_slice, {mask},
+                               {.begin = {g * taps}, .end = {(g + 1) * taps}, .axes = {1}}),
                       {n, taps * oh, ow});
       v = s.weighted(v, m);
     }
     parts.push_back(v);
   }
-  Val v = parts.size() == 1 ? parts[0] : c.e.emit(op::concatenate, parts, {.axis = 3});  // (N, K·OH, OW, C)
-  v = c.e.emit(op::transpose, {reshape(c, v, {n, taps, oh * ow, ch})}, {.axes = {0, 3, 1, 2}});  // (N, C, K, L)
+  Val v = parts.size() == 1 ? parts[0]
+                            : c.e.emit(op::concatenate, parts, {.axis = 3});  // (N, K·OH, OW, C)
+  v = c.e.emit(op::transpose, {reshape(c, v, {n, taps, oh * ow, ch})},
+               {.axes = {0, 3, 1, 2}});  // (N, C, K, L)
   Val cols = reshape(c, v, {n, group, (ch / group) * taps, oh * ow});
   if (c.e.dtype(w) != dt) w = c.e.emit(op::cast, {w}, {.dtype = dt});
   Val wg = reshape(c, w, {group, oc / group, (ch / group) * taps});

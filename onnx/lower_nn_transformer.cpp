@@ -19,7 +19,8 @@ Val transpose(NodeContext& c, Val v, std::vector<int64_t> axes) {
 }
 
 Val slice(NodeContext& c, Val v, int64_t axis, int64_t from, int64_t to, int64_t step = 1) {
-  return c.e.emit(op::strided_slice, {v}, {.begin = {from}, .end = {to}, .strides = {step}, .axes = {axis}});
+  return c.e.emit(op::strided_slice, {v},
+                  {.begin = {from}, .end = {to}, .strides = {step}, .axes = {axis}});
 }
 
 std::vector<Val> lower_gelu(NodeContext& c) {
@@ -48,7 +49,8 @@ std::vector<Val> lower_group_norm(NodeContext& c) {
   const int64_t groups = c.attr_int("num_groups", 0);
   const int64_t ch = static_dim(c, x, 1, "GroupNormalization");
   if (groups < 1 || ch % groups != 0)
-    c.fail("num_groups=" + std::to_string(groups) + " does not divide the " + std::to_string(ch) + " channels");
+    c.fail("num_groups=" + std::to_string(groups) + " does not divide the " + std::to_string(ch) +
+           " channels");
   const DType dt = c.e.dtype(x);
   std::vector<int64_t> dims = onnx_dims(c, x);
   int64_t rest = ch / groups;
@@ -57,15 +59,17 @@ std::vector<Val> lower_group_norm(NodeContext& c) {
   Val mean = reduce(c, Opcode::mean, t, {2}, true);
   Val d = c.e.emit(op::sub, {t, mean});
   Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), {2}, true);
-  Val std = c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, c.attr_float("epsilon", 1e-5))})});
+  Val std =
+      c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, c.attr_float("epsilon", 1e-5))})});
   Val y = reshape(c, c.e.emit(op::div, {d, std}), dims);
   auto param = [&](Val p) {
     if (c.e.dtype(p) != dt) p = c.e.emit(op::cast, {p}, {.dtype = dt});
     const int64_t want = c.opset >= 21 ? ch : groups;
     if (c.e.rank(p) != 1 || c.e.dims(p)[0] != want)
-      c.fail("scale and bias must have " + std::to_string(want) + " entries (opset " + std::to_string(c.opset) +
-             ": one per " + (c.opset >= 21 ? "channel" : "group") + ")");
-    if (c.opset < 21 && ch != groups) p = c.e.emit(op::repeat, {p}, {.repeats = ch / groups, .axis = 0});
+      c.fail("scale and bias must have " + std::to_string(want) + " entries (opset " +
+             std::to_string(c.opset) + ": one per " + (c.opset >= 21 ? "channel" : "group") + ")");
+    if (c.opset < 21 && ch != groups)
+      p = c.e.emit(op::repeat, {p}, {.repeats = ch / groups, .axis = 0});
     return per_channel(c, p, r);
   };
   y = c.e.emit(op::mul, {y, param(c.input(1))});
@@ -80,7 +84,8 @@ std::vector<Val> lower_rms_norm(NodeContext& c) {
   const int64_t axis = c.axis(c.attr_int("axis", -1), r);
   const DType dt = c.e.dtype(x);
   Val ms = reduce(c, Opcode::mean, c.e.emit(op::mul, {x, x}), iota(axis, r), true);
-  Val rms = c.e.emit(op::sqrt, {c.e.emit(op::add, {ms, num(c, ms, c.attr_float("epsilon", 1e-5))})});
+  Val rms =
+      c.e.emit(op::sqrt, {c.e.emit(op::add, {ms, num(c, ms, c.attr_float("epsilon", 1e-5))})});
   Val scale = c.input(1);
   if (c.e.dtype(scale) != dt) scale = c.e.emit(op::cast, {scale}, {.dtype = dt});
   return one(c.e.emit(op::mul, {c.e.emit(op::div, {x, rms}), c.e.with_scalar(scale, false)}));
@@ -101,7 +106,8 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   } else if (r == 3) {
     const int64_t heads = c.attr_int("num_heads", 0);
     const int64_t hidden = static_dim(c, x, 2, "RotaryEmbedding");
-    if (heads < 1 || hidden % heads != 0) c.fail("num_heads=" + std::to_string(heads) + " must divide the hidden size");
+    if (heads < 1 || hidden % heads != 0)
+      c.fail("num_heads=" + std::to_string(heads) + " must divide the hidden size");
     x = reshape(c, x, {orig[0], orig[1], heads, hidden / heads});
   } else {
     c.fail("the input must be 3-D or 4-D, got rank " + std::to_string(r));
@@ -109,14 +115,17 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   const int64_t head = static_dim(c, x, 3, "RotaryEmbedding");
   int64_t dim = c.attr_int("rotary_embedding_dim", 0);
   if (dim == 0) dim = head;
-  if (dim < 2 || dim > head || dim % 2 != 0) c.fail("rotary_embedding_dim=" + std::to_string(dim) + " is not supported");
+  if (dim < 2 || dim > head || dim % 2 != 0)
+    c.fail("rotary_embedding_dim=" + std::to_string(dim) + " is not supported");
   const bool interleaved = c.attr_int("interleaved", 0) != 0;
   auto cache = [&](Val v) {
     if (c.e.dtype(v) != dt) v = c.e.emit(op::cast, {v}, {.dtype = dt});
     if (c.input(3).present())
       v = c.e.emit(op::take, {v, c.input(3)}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
-    if (c.e.rank(v) != 3) c.fail("the caches must be (B, S, D/2), or (positions, D/2) with position_ids");
-    if (static_dim(c, v, 2, "RotaryEmbedding's caches") != dim / 2) c.fail("the caches' last dim must be rotary_embedding_dim / 2");
+    if (c.e.rank(v) != 3)
+      c.fail("the caches must be (B, S, D/2), or (positions, D/2) with position_ids");
+    if (static_dim(c, v, 2, "RotaryEmbedding's caches") != dim / 2)
+      c.fail("the caches' last dim must be rotary_embedding_dim / 2");
     return c.e.emit(op::expand_dims, {v}, {.axis = 2});
   };
   Val cos = cache(c.input(1)), sin = cache(c.input(2));
@@ -127,22 +136,24 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   Val imag = c.e.emit(op::add, {c.e.emit(op::mul, {sin, x1}), c.e.emit(op::mul, {cos, x2})});
   if (interleaved) {
     std::vector<int64_t> d = onnx_dims(c, rot);
-    Val pairs = c.e.emit(op::concatenate, {c.e.emit(op::expand_dims, {real}, {.axis = 4}),
-                                           c.e.emit(op::expand_dims, {imag}, {.axis = 4})},
+    Val pairs = c.e.emit(op::concatenate,
+                         {c.e.emit(op::expand_dims, {real}, {.axis = 4}),
+                          c.e.emit(op::expand_dims, {imag}, {.axis = 4})},
                          {.axis = 4});
     rot = reshape(c, pairs, d);
   } else {
     rot = c.e.emit(op::concatenate, {real, imag}, {.axis = 3});
   }
-  Val y = dim == head ? rot : c.e.emit(op::concatenate, {rot, slice(c, x, 3, dim, head)}, {.axis = 3});
+  Val y =
+      dim == head ? rot : c.e.emit(op::concatenate, {rot, slice(c, x, 3, dim, head)}, {.axis = 3});
   return one(r == 4 ? transpose(c, y, {0, 2, 1, 3}) : reshape(c, y, orig));
 }
 
 // softmax(softcap(Q·Kᵀ·scale) + bias)·V per head, with K and V after past_key/past_value
 // (also the present outputs), kv heads repeated for grouped queries, a bool (allowed) or
 // additive mask, is_causal (a query attends keys up to its own position, offset by the past's
-// length) and softcap (c·tanh(s / c) on the scores), as ONNX Runtime 1.30 computes it. Q, K, V are (B, H, S, D), or (B, S, H·D) with
-// q_num_heads and kv_num_heads.
+// length) and softcap (c·tanh(s / c) on the scores), as ONNX Runtime 1.30 computes it. Q, K, V are
+// (B, H, S, D), or (B, S, H·D) with q_num_heads and kv_num_heads.
 std::vector<Val> lower_attention(NodeContext& c) {
   Val q = c.input(0), k = c.input(1), v = c.input(2);
   require_float(c, q);
@@ -156,7 +167,8 @@ std::vector<Val> lower_attention(NodeContext& c) {
   auto heads_first = [&](Val t, const char* attr) {
     const int64_t h = c.attr_int(attr, 0);
     const int64_t hidden = static_dim(c, t, 2, "Attention");
-    if (h < 1 || hidden % h != 0) c.fail(std::string(attr) + "=" + std::to_string(h) + " must divide the hidden size");
+    if (h < 1 || hidden % h != 0)
+      c.fail(std::string(attr) + "=" + std::to_string(h) + " must divide the hidden size");
     std::vector<int64_t> d = onnx_dims(c, t);
     return transpose(c, reshape(c, t, {d[0], d[1], h, hidden / h}), {0, 2, 1, 3});
   };
@@ -168,7 +180,8 @@ std::vector<Val> lower_attention(NodeContext& c) {
     c.fail("Q, K and V must be 3-D or 4-D, got rank " + std::to_string(r));
   }
   int64_t past = 0;
-  if (c.input(4).present() != c.input(5).present()) c.fail("past_key and past_value must be given together");
+  if (c.input(4).present() != c.input(5).present())
+    c.fail("past_key and past_value must be given together");
   if (c.input(4).present()) {
     past = static_dim(c, c.input(4), 2, "Attention's past_key");
     k = c.e.emit(op::concatenate, {c.input(4), k}, {.axis = 2});
@@ -177,18 +190,22 @@ std::vector<Val> lower_attention(NodeContext& c) {
   Val present_k = k, present_v = v;
   const int64_t hq = static_dim(c, q, 1, "Attention"), hk = static_dim(c, k, 1, "Attention");
   if (hq != hk) {
-    if (hk < 1 || hq % hk != 0) c.fail(std::to_string(hq) + " query heads are not a multiple of " + std::to_string(hk) + " kv heads");
+    if (hk < 1 || hq % hk != 0)
+      c.fail(std::to_string(hq) + " query heads are not a multiple of " + std::to_string(hk) +
+             " kv heads");
     k = c.e.emit(op::repeat, {k}, {.repeats = hq / hk, .axis = 1});
     v = c.e.emit(op::repeat, {v}, {.repeats = hq / hk, .axis = 1});
   }
   const int64_t head = static_dim(c, q, 3, "Attention");
-  const double scale = c.has_attr("scale") ? c.attr_float("scale", 1.0) : 1.0 / std::sqrt(double(head));
+  const double scale =
+      c.has_attr("scale") ? c.attr_float("scale", 1.0) : 1.0 / std::sqrt(double(head));
   Val s = c.e.emit(op::matmul, {q, transpose(c, k, {0, 1, 3, 2})});
   s = c.e.emit(op::mul, {s, num(c, s, scale)});
   Val scores = s;
   const double softcap = c.attr_float("softcap", 0.0);
   if (softcap > 0)
-    s = c.e.emit(op::mul, {c.e.emit(op::tanh, {c.e.emit(op::div, {s, num(c, s, softcap)})}), num(c, s, softcap)});
+    s = c.e.emit(op::mul, {c.e.emit(op::tanh, {c.e.emit(op::div, {s, num(c, s, softcap)})}),
+                           num(c, s, softcap)});
   Val capped = s;
   const double inf = std::numeric_limits<double>::infinity();
   Val mask = c.input(3);
@@ -198,7 +215,8 @@ std::vector<Val> lower_attention(NodeContext& c) {
       mask = c.e.emit(op::where, {mask, num(c, q, 0.0), num(c, q, -inf)});
     else if (c.e.dtype(mask) != dt)
       mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
-    const int64_t kv = static_dim(c, k, 2, "Attention"), m = static_dim(c, mask, c.e.rank(mask) - 1, "Attention's mask");
+    const int64_t kv = static_dim(c, k, 2, "Attention"),
+                  m = static_dim(c, mask, c.e.rank(mask) - 1, "Attention's mask");
     if (m != kv) c.fail("a mask shorter than the keys (padded with -inf) is not supported");
     s = c.e.emit(op::add, {s, mask});
   }
@@ -216,7 +234,8 @@ std::vector<Val> lower_attention(NodeContext& c) {
   Val y = c.e.emit(op::matmul, {p, v});
   if (r == 3) {
     std::vector<int64_t> d = onnx_dims(c, c.input(0));
-    y = reshape(c, transpose(c, y, {0, 2, 1, 3}), {d[0], d[1], hq * static_dim(c, v, 3, "Attention")});
+    y = reshape(c, transpose(c, y, {0, 2, 1, 3}),
+                {d[0], d[1], hq * static_dim(c, v, 3, "Attention")});
   }
   // qk_matmul_output as ONNX Runtime 1.30 numbers the stages (softcap before the mask, as
   // ONNX's current reference computes them): 0 the scaled scores, 1 softcapped, 2 with the
@@ -236,6 +255,8 @@ constexpr LoweringEntry kTable[] = {
 
 }  // namespace
 
-std::span<const LoweringEntry> transformer_table() { return kTable; }
+std::span<const LoweringEntry> transformer_table() {
+  return kTable;
+}
 
 }  // namespace mlvm::nn

@@ -21,7 +21,9 @@ struct ReduceArgs {
 
 // ReduceSum takes its axes as an input (and noop_with_empty_axes) from opset 13, the others
 // from 18.
-bool axes_input(NodeContext& c) { return c.opset >= (c.node.op_type() == "ReduceSum" ? 13 : 18); }
+bool axes_input(NodeContext& c) {
+  return c.opset >= (c.node.op_type() == "ReduceSum" ? 13 : 18);
+}
 
 ReduceArgs reduce_args(NodeContext& c) {
   ReduceArgs r;
@@ -68,12 +70,11 @@ std::vector<Val> lower_reduce(NodeContext& c) {
                          : t == "ReduceL2"        ? Choice::l2
                          : t == "ReduceLogSum"    ? Choice::log_sum
                                                   : Choice::logsumexp;
-    if (!is_float(c.e.dtype(x)) && (which == Choice::l2 || which == Choice::log_sum || which == Choice::logsumexp))
+    if (!is_float(c.e.dtype(x)) &&
+        (which == Choice::l2 || which == Choice::log_sum || which == Choice::logsumexp))
       c.fail(t + " of an integer input with axes given at run time is not supported");
     Val y = c.e.emit(op::reduce_dyn, {x, axes},
-                     {.op = which,
-                      .keepdims = keepdims,
-                      .noop_with_empty_axes = noop});
+                     {.op = which, .keepdims = keepdims, .noop_with_empty_axes = noop});
     // Every dim reduced without keepdims is an ONNX scalar: known when the axes' count is.
     const int64_t n = c.e.dims(c.input(1))[0];
     bool all = !keepdims && ((n == c.e.rank(x)) || (n == 0 && !noop));

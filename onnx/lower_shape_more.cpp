@@ -85,10 +85,12 @@ std::vector<Val> lower_split(NodeContext& c) {
   // Opset 18's num_outputs: pieces of ceil(n / num_outputs), the last one smaller if need be.
   if (sizes.empty() && c.opset >= 18 && c.has_attr("num_outputs")) {
     const int64_t k = c.attr_int("num_outputs", 0);
-    if (k != outs) c.fail("num_outputs=" + std::to_string(k) + " for " + std::to_string(outs) + " outputs");
+    if (k != outs)
+      c.fail("num_outputs=" + std::to_string(k) + " for " + std::to_string(outs) + " outputs");
     if (n == kDynamic) c.fail("num_outputs on a dynamic dim");
     const int64_t piece = (n + k - 1) / k;
-    for (int64_t at = 0, j = 0; j < k; ++j, at += piece) sizes.push_back(std::clamp<int64_t>(n - at, 0, piece));
+    for (int64_t at = 0, j = 0; j < k; ++j, at += piece)
+      sizes.push_back(std::clamp<int64_t>(n - at, 0, piece));
   }
   if (sizes.empty()) {
     if (n == kDynamic) c.fail("an even split of a dynamic dim");
@@ -212,7 +214,8 @@ std::vector<Val> lower_pad(NodeContext& c) {
     pads = c.attr_ints(c.opset < 2 ? "paddings" : "pads");
     value = c.attr_float("value", 0.0);
   } else {
-    if (mode != "constant" && mode != "edge" && mode != "reflect" && (mode != "wrap" || c.opset < 19))
+    if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+        (mode != "wrap" || c.opset < 19))
       c.fail("mode '" + mode + "' is not supported");
     const bool axes = c.opset >= 18 && c.input(3).present();
     if (!c.e.is_const(c.input(1)) || (c.input(2).present() && !c.e.is_const(c.input(2)))) {
@@ -265,7 +268,9 @@ std::vector<Val> lower_center_crop_pad(NodeContext& c) {
   std::vector<int64_t> axes = c.attr_ints("axes");
   if (axes.empty())
     for (int k = 0; k < r; ++k) axes.push_back(k);
-  if (axes.size() != shape.size()) c.fail("shape has " + std::to_string(shape.size()) + " entries for " + std::to_string(axes.size()) + " axes");
+  if (axes.size() != shape.size())
+    c.fail("shape has " + std::to_string(shape.size()) + " entries for " +
+           std::to_string(axes.size()) + " axes");
   std::vector<int64_t> pads(std::size_t(2 * r), 0), b, e, cut;
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const int64_t a = c.axis(axes[k], r, "axes entry"), n = c.e.dims(x)[std::size_t(a)];

@@ -126,7 +126,8 @@ std::vector<Val> lower_dft(NodeContext& c) {
   const int64_t n = c.input(1).present() ? const_int_input(c, 1, "DFT's dft_length") : len;
   if (n < 1) c.fail("dft_length must be >= 1");
   const int64_t n_out = onesided ? n / 2 + 1 : n;
-  if (n * n_out > (int64_t(1) << 24)) c.fail("a DFT of length " + std::to_string(n) + " is too large for a matrix");
+  if (n * n_out > (int64_t(1) << 24))
+    c.fail("a DFT of length " + std::to_string(n) + " is too large for a matrix");
   // x's real and imaginary parts as (..., L) with the signal axis last, in f64.
   std::vector<int64_t> perm;
   for (int64_t k = 0; k < r - 1; ++k)
@@ -150,7 +151,8 @@ std::vector<Val> lower_dft(NodeContext& c) {
     for (int64_t k = 0; k < n_out; ++k) {
       const double a = 2 * std::numbers::pi * double((k * m) % n) / double(n);
       cs[std::size_t(m * n_out + k)] = std::cos(a) / (inverse ? double(n) : 1.0);
-      sn[std::size_t(m * n_out + k)] = std::sin(a) / (inverse ? double(n) : 1.0) * (inverse ? -1.0 : 1.0);
+      sn[std::size_t(m * n_out + k)] =
+          std::sin(a) / (inverse ? double(n) : 1.0) * (inverse ? -1.0 : 1.0);
     }
   auto matrix = [&](const std::vector<double>& v) {
     Tensor t = Tensor::empty(DType::f64, Dims{n, n_out});
@@ -161,7 +163,8 @@ std::vector<Val> lower_dft(NodeContext& c) {
   Val re = part(0);
   Val y_re = c.e.emit(op::matmul, {re, cm});
   Val y_im = c.e.emit(op::negative, {c.e.emit(op::matmul, {re, sm})});
-  if (parts == 2) {  // (a + ib)(cos - i·sin) = a·cos + b·sin + i(b·cos - a·sin), sin signed for inverse
+  if (parts ==
+      2) {  // (a + ib)(cos - i·sin) = a·cos + b·sin + i(b·cos - a·sin), sin signed for inverse
     Val im = part(1);
     y_re = c.e.emit(op::add, {y_re, c.e.emit(op::matmul, {im, sm})});
     y_im = c.e.emit(op::add, {y_im, c.e.emit(op::matmul, {im, cm})});

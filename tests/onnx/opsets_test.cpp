@@ -19,7 +19,8 @@ constexpr int32_t F32 = onnx::TensorProto::FLOAT;
 
 Program import(const OnnxModelBuilder& m) {
   std::string b = m.bytes();
-  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+  return Program::from_onnx_bytes(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
 }
 
 std::string import_error(const OnnxModelBuilder& m, ErrorKind kind = ErrorKind::invalid) {
@@ -33,7 +34,9 @@ std::string import_error(const OnnxModelBuilder& m, ErrorKind kind = ErrorKind::
   return {};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 std::vector<float> run_x(const Program& p, const Dims& dims, const std::vector<float>& x) {
   Session s(p);
@@ -106,7 +109,8 @@ BOOST_AUTO_TEST_CASE(nodes_that_cannot_be_imported_are_listed_with_op_and_opset)
   const std::string e = import_error(m);
   BOOST_TEST(contains(e, "2 nodes cannot be imported"));
   BOOST_TEST(contains(e, "Bernoulli 'coin' (domain 'ai.onnx', opset 19): unsupported op"));
-  BOOST_TEST(contains(e, "Pad 'odd_pad' (domain 'ai.onnx', opset 19): mode 'mirror' is not supported"));
+  BOOST_TEST(
+      contains(e, "Pad 'odd_pad' (domain 'ai.onnx', opset 19): mode 'mirror' is not supported"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
