@@ -225,6 +225,14 @@ def build_cases():
     add(20, "DFT", [f32(2, 9, 1), Const(np.array(12, np.int64))], tag="onesided_padded", onesided=1, **dft)
     add(20, "DFT", [f32(2, 4, 7, 2), Const(np.array(5, np.int64)), Const(np.array(1, np.int64))], tag="cut_axis1",
         **dft)
+    # STFT and MelWeightMatrix (17) in an opset-18+ model, with constant parameters
+    add(18, "STFT", [f32(2, 40, 1), Const(np.array(8, np.int64)), Const(np.hanning(16).astype(np.float32))],
+        tag="window", **dft)
+    add(21, "STFT", [f32(1, 30, 2), Const(np.array(5, np.int64)), None, Const(np.array(10, np.int64))],
+        tag="complex_twosided", onesided=0, **dft)
+    add(18, "MelWeightMatrix", [Const(np.array(8, np.int64)), Const(np.array(64, np.int64)),
+                                Const(np.array(16000, np.int64)), Const(np.array(20.0, np.float32)),
+                                Const(np.array(7600.0, np.float32))], out_types=[np.float32])
     add(20, "AffineGrid", [f32(2, 2, 3), ints([2, 3, 4, 5])], tag="2d")
     add(20, "AffineGrid", [f32(1, 2, 3), ints([1, 1, 3, 4])], tag="2d_align", align_corners=1)
     add(20, "AffineGrid", [f32(2, 3, 4), ints([2, 1, 2, 3, 4])], tag="3d")
