@@ -64,8 +64,7 @@ class Case:
             else:
                 shape = [("d%d_%d" % (k, j) if j in self.dyn.get(k, ()) else n) for j, n in enumerate(v.value.shape)]
                 g_inputs.append(helper.make_tensor_value_info(name, elem, shape))
-        first = next(v for v in self.inputs if v is not None).value.dtype
-        types = self.out_types or [first] * self.n_out
+        types = self.out_types or [next(v for v in self.inputs if v is not None).value.dtype] * self.n_out
         outs = ["y%d" % k for k in range(self.n_out)]
         node = helper.make_node(self.op, names[:self.node_inputs], outs, **self.attrs)
         # A type and no shape: what several exporters write (and mlvm must take).
@@ -335,6 +334,20 @@ def build_cases():
     add(21, "GroupNormalization", [f32(2, 4, 3, 3), f32(4), f32(4)], tag="dynamic_n", num_groups=2, dyn={0: (0,)})
     add(20, "Gelu", [f32(2, 5)], tag="dynamic", dyn={0: (0, 1)})
     add(18, "ReduceMean", [f32(2, 3, 4), ints([1])], tag="dynamic", keepdims=0, dyn={0: (0, 2)})
+    add(21, "QLinearMatMul", [feed_ints("qa", (2, 3), 0, 255, np.uint8), Const(np.array(0.05, np.float32)),
+                              Const(np.array(120, np.uint8)), feed_ints("qb", (3, 4), 0, 255, np.uint8),
+                              Const(np.array(0.02, np.float32)), Const(np.array(130, np.uint8)),
+                              Const(np.array(0.3, np.float32)), Const(np.array(125, np.uint8))])
+    add(23, "DequantizeLinear", [feed_ints("dq23", (3, 4), 0, 255, np.uint8), Const(np.array(0.1, np.float32)),
+                                 Const(np.array(7, np.uint8))], out_types=[np.float32])
+    add(23, "QuantizeLinear", [f32(4, 4, lo=-2, hi=2), f32(2, 4, lo=0.01, hi=0.05)], tag="blocks_axis0",
+        out_types=[np.uint8], axis=0, block_size=2)
+    add(23, "Unsqueeze", [f32(3), ints([-1, 0])])
+    add(23, "CastLike", [f32(4, lo=-5, hi=5), Const(np.zeros(1, np.int64))], out_types=[np.int64])
+    add(23, "Size", [f32(3, 2)], out_types=[np.int64])
+    add(23, "ConstantOfShape", [Const(np.array([2, 2], np.int64))], out_types=[np.float32],
+        value=numpy_helper.from_array(np.array([1.5], np.float32)))
+    add(21, "Constant", [], out_types=[np.float32], value=numpy_helper.from_array(np.arange(6, dtype=np.float32)))
     add(23, "Cast", [f32(6, lo=-9, hi=9)], out_types=[np.int32], to=6)
     add(23, "Reshape", [f32(2, 6), ints([0, 3, -1])])
     add(23, "Transpose", [f32(2, 3, 4)])
