@@ -1,10 +1,13 @@
 """The one-node models of the opset suite (tests/onnx/opset_suite_test.py): for each of opsets 18 to
 23, the version changes of the ops mlvm imports (opset 18's Reduce* axes input and
 noop_with_empty_axes, Split num_outputs, Pad axes, Resize axes / keep_aspect_ratio_policy /
-antialias, Scatter* min/max, LpPool ceil_mode; 19's AveragePool dilations, Pad wrap; 20's
-GridSample modes, Gelu, ReduceMax/Min of bool; 21's per-channel GroupNormalization and block-wise
-Quantize/DequantizeLinear; the version bumps of 19 to 23) and the ops new in them (Gelu,
-GroupNormalization, Mish, RMSNormalization, RotaryEmbedding, Attention...).
+antialias, Scatter* min/max, LpPool ceil_mode; 19's AveragePool dilations, Pad wrap, Resize
+half_pixel_symmetric; 20's GridSample modes, DFT's axis input, ReduceMax/Min of bool; 21's
+per-channel GroupNormalization and block-wise Quantize/DequantizeLinear; the version bumps of 19
+to 23, control flow included), the ops new in them (Gelu, Mish, GroupNormalization, Col2Im,
+CenterCropPad, DeformConv, AffineGrid, RMSNormalization, RotaryEmbedding, Attention), ops of
+opset 17 in newer models (DFT, STFT, MelWeightMatrix), and inputs with dynamic dims.
+raise_opset rewrites an opset-17 export for opsets 18 to 23 (the suite's torch architectures).
 
 Each case is written with python3-onnx's helper, which writes any opset number although its
 checker knows opsets up to 17 only (the checker is not run). Inputs are random but fixed per
