@@ -292,9 +292,15 @@ Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
     if (given.size() != na)
       c.fail("sizes has " + std::to_string(given.size()) + " entries for " + std::to_string(na) +
              " axes");
-    for (int k = 0; k < r; ++k)
+    // Sizes for every dim, as the model gives them, need no dim of x (a batch may be dynamic).
+    const bool all_given = policy == "stretch" && std::is_sorted(axes.begin(), axes.end()) &&
+                           int(na) == r &&
+                           std::adjacent_find(axes.begin(), axes.end()) == axes.end();
+    for (int k = 0; k < r && !all_given; ++k)
       sizes.push_back(static_dim(c, x, k, "Resize with sizes for some axes"));
-    if (policy == "stretch") {
+    if (all_given) {
+      sizes = given;
+    } else if (policy == "stretch") {
       for (std::size_t k = 0; k < na; ++k) sizes[std::size_t(axes[k])] = given[k];
     } else {
       double scale = policy == "not_larger" ? 1e300 : 0.0;

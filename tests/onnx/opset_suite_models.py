@@ -156,6 +156,10 @@ def build_cases():
     add(19, "Resize", [big, None, Const(np.array([1, 1, 0.7, 0.45], np.float32))], tag="antialias_symmetric",
         mode="cubic", antialias=1, coordinate_transformation_mode="half_pixel_symmetric")
     add(18, "Resize", [img, None, None, ints([9])], tag="cubic_axis", mode="cubic", axes=[3])
+    add(18, "Resize", [img, None, None, ints([1, 2, 7, 9])], tag="sizes_dynamic_batch", mode="linear",
+        dyn={0: (0,)})
+    add(18, "Resize", [img, None, Const(np.array([1, 1, 2, 2], np.float32))], tag="scales_dynamic_batch",
+        dyn={0: (0,)})
     add(18, "Resize", [img, None, Const(np.array([1, 1, 0.5, 0.5], np.float32))], tag="nearest_down")
     # ScatterElements / ScatterND: reduction max and min
     data = f32(3, 4)
