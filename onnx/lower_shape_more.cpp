@@ -87,7 +87,18 @@ std::vector<Val> lower_split(NodeContext& c) {
     const int64_t k = c.attr_int("num_outputs", 0);
     if (k != outs)
       c.fail("num_outputs=" + std::to_string(k) + " for " + std::to_string(outs) + " outputs");
-    if (n == kDynamic) c.fail("num_outputs on a dynamic dim");
+    if (n == kDynamic) {
+      // Sizes min(max(n - j·piece, 0), piece) for j = 0..k-1, piece = ceil(n / k), at run time.
+      Val len = c.e.emit(op::strided_slice, {c.e.emit(op::shape_of, {x})},
+                         {.begin = {axis}, .end = {axis + 1}});
+      Val kv = c.e.int_vector({k});
+      Val piece = c.e.emit(op::div, {c.e.emit(op::add, {len, c.e.int_vector({k - 1})}), kv});
+      std::vector<int64_t> js;
+      for (int64_t j = 0; j < k; ++j) js.push_back(j);
+      Val rest = c.e.emit(op::sub, {len, c.e.emit(op::mul, {c.e.int_vector(js), piece})});
+      Val each = c.e.emit(op::minimum, {c.e.emit(op::maximum, {rest, c.e.int_vector({0})}), piece});
+      return split_dynamic(c, x, axis, each, outs);
+    }
     const int64_t piece = (n + k - 1) / k;
     for (int64_t at = 0, j = 0; j < k; ++j, at += piece)
       sizes.push_back(std::clamp<int64_t>(n - at, 0, piece));

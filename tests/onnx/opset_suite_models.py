@@ -123,6 +123,7 @@ def build_cases():
     # Split: num_outputs, the last piece smaller
     add(18, "Split", [f32(2, 7)], n_out=3, tag="num_outputs", axis=1, num_outputs=3)
     add(18, "Split", [f32(4, 3)], n_out=2, tag="num_outputs_even", num_outputs=2)
+    add(18, "Split", [f32(2, 10)], n_out=4, tag="num_outputs_dynamic", axis=1, num_outputs=4, dyn={0: (1,)})
     add(18, "Split", [f32(2, 7), ints([2, 5])], n_out=2, tag="sizes", axis=1)
     # Pad: axes
     add(18, "Pad", [f32(1, 2, 3, 4), ints([1, 2, 0, 1]), Const(np.array(1.5, np.float32)), ints([1, 3])],
