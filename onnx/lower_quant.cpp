@@ -51,7 +51,8 @@ Val quant_param(NodeContext& c, Val p, Val x, int axis) {
 Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
   Val r = c.e.emit(op::round, {v});
   if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
-  double lo = dt == DType::u8 ? 0 : -128, hi = dt == DType::u8 ? 255 : 127;
+  const double lo = dt == DType::u8 ? 0 : dt == DType::i16 ? -32768 : -128;
+  const double hi = dt == DType::u8 ? 255 : dt == DType::i16 ? 32767 : 127;
   r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = hi});
   return c.e.emit(op::cast, {r}, {.dtype = dt});
 }
@@ -62,10 +63,14 @@ DType quant_type(NodeContext& c, Val zp) {
   if (!zp.present() && c.opset >= 21 && c.attr_int("output_dtype", 0) != 0) {
     const int32_t code = int32_t(c.attr_int("output_dtype", 0));
     auto given = dtype_from_onnx(code);
-    if (!given) c.fail("output_dtype " + onnx_dtype_name(code) + " is not supported (u8 or i8)");
+    if (!given)
+      c.fail("output_dtype " + onnx_dtype_name(code) + " is not supported (u8, i8 or i16)");
     dt = *given;
   }
-  if (dt != DType::u8 && dt != DType::i8) c.fail("zero point of dtype " + std::string(dtype_name(dt)) + " (u8 or i8 expected)");
+  // i16 from opset 21 (u16, int4 and float8 are not mlvm dtypes).
+  if (dt != DType::u8 && dt != DType::i8 && (dt != DType::i16 || c.opset < 21))
+    c.fail("zero point of dtype " + std::string(dtype_name(dt)) +
+           " (u8 or i8 expected; i16 from opset 21)");
   return dt;
 }
 

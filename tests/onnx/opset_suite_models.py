@@ -252,6 +252,10 @@ def build_cases():
         tag="blocks", out_types=[np.uint8], axis=1, block_size=3)
     add(21, "QuantizeLinear", [f32(3, 4, lo=-3, hi=3), Const(np.array(0.03, np.float32))],
         tag="output_dtype", out_types=[np.int8], output_dtype=3)
+    add(21, "QuantizeLinear", [f32(2, 5, lo=-300, hi=300), Const(np.array(0.01, np.float32)),
+                               Const(np.array(-5, np.int16))], tag="i16", out_types=[np.int16])
+    add(21, "DequantizeLinear", [feed_ints("dq16", (2, 5), -30000, 30000, np.int16), Const(np.array(0.01, np.float32)),
+                                 Const(np.array(12, np.int16))], tag="i16", out_types=[np.float32])
     add(21, "Flatten", [f32(2, 3, 4)], axis=2)
     add(21, "Transpose", [f32(2, 3, 4)], perm=[2, 0, 1])
     add(21, "Squeeze", [f32(2, 1, 4, 1), ints([1, 3])])
