@@ -1,7 +1,8 @@
 // Ops of opsets 18-23 that transformer and diffusion exports write, composed from mlvm's
 // elementwise, reduction, matmul and softmax ops (no op of their own): Gelu (20), Mish (18),
 // GroupNormalization (18: scale and bias per group; 21: per channel), RMSNormalization (23),
-// RotaryEmbedding (23) and Attention (23), as ONNX's reference implementations compute them.
+// RotaryEmbedding (23) and Attention (23), as ONNX Runtime 1.30 computes them (checked by
+// tests/onnx/opset_suite_test.py).
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -59,9 +60,9 @@ std::vector<Val> lower_group_norm(NodeContext& c) {
   Val mean = reduce(c, Opcode::mean, t, {2}, true);
   Val d = c.e.emit(op::sub, {t, mean});
   Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), {2}, true);
-  Val std =
+  Val sd =
       c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, c.attr_float("epsilon", 1e-5))})});
-  Val y = reshape(c, c.e.emit(op::div, {d, std}), dims);
+  Val y = reshape(c, c.e.emit(op::div, {d, sd}), dims);
   auto param = [&](Val p) {
     if (c.e.dtype(p) != dt) p = c.e.emit(op::cast, {p}, {.dtype = dt});
     const int64_t want = c.opset >= 21 ? ch : groups;
@@ -152,8 +153,9 @@ std::vector<Val> lower_rotary(NodeContext& c) {
 // softmax(softcap(Q·Kᵀ·scale) + bias)·V per head, with K and V after past_key/past_value
 // (also the present outputs), kv heads repeated for grouped queries, a bool (allowed) or
 // additive mask, is_causal (a query attends keys up to its own position, offset by the past's
-// length) and softcap (c·tanh(s / c) on the scores), as ONNX Runtime 1.30 computes it. Q, K, V are
-// (B, H, S, D), or (B, S, H·D) with q_num_heads and kv_num_heads.
+// length, which may be known at run time only) and softcap (c·tanh(s / c) on the scores), as
+// ONNX Runtime 1.30 computes it. Q, K, V are (B, H, S, D), or (B, S, H·D) with q_num_heads and
+// kv_num_heads.
 std::vector<Val> lower_attention(NodeContext& c) {
   Val q = c.input(0), k = c.input(1), v = c.input(2);
   require_float(c, q);
@@ -180,10 +182,15 @@ std::vector<Val> lower_attention(NodeContext& c) {
     c.fail("Q, K and V must be 3-D or 4-D, got rank " + std::to_string(r));
   }
   int64_t past = 0;
+  Val past_len;  // the past's length when only known at run time (a growing KV cache)
   if (c.input(4).present() != c.input(5).present())
     c.fail("past_key and past_value must be given together");
   if (c.input(4).present()) {
-    past = static_dim(c, c.input(4), 2, "Attention's past_key");
+    if (c.e.rank(c.input(4)) != 4) c.fail("past_key must be 4-D (B, kv heads, past, D)");
+    past = c.e.dims(c.input(4))[2];
+    if (past == kDynamic)
+      past_len = c.e.emit(op::strided_slice, {c.e.emit(op::shape_of, {c.input(4)})},
+                          {.begin = {2}, .end = {3}});
     k = c.e.emit(op::concatenate, {c.input(4), k}, {.axis = 2});
     v = c.e.emit(op::concatenate, {c.input(5), v}, {.axis = 2});
   }
@@ -215,16 +222,17 @@ std::vector<Val> lower_attention(NodeContext& c) {
       mask = c.e.emit(op::where, {mask, num(c, q, 0.0), num(c, q, -inf)});
     else if (c.e.dtype(mask) != dt)
       mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
-    const int64_t kv = static_dim(c, k, 2, "Attention"),
-                  m = static_dim(c, mask, c.e.rank(mask) - 1, "Attention's mask");
-    if (m != kv) c.fail("a mask shorter than the keys (padded with -inf) is not supported");
+    const int64_t kv = c.e.dims(k)[2], m = c.e.dims(mask)[std::size_t(c.e.rank(mask) - 1)];
+    if (m != kv && m != kDynamic && kv != kDynamic)
+      c.fail("a mask shorter than the keys (padded with -inf) is not supported");
     s = c.e.emit(op::add, {s, mask});
   }
   if (c.attr_int("is_causal", 0) != 0) {
     // Key j is seen by query i when j <= i + past: the lower triangle, so sequence lengths may
     // be dynamic.
-    Val seen = c.e.emit(op::trilu, {c.e.emit(op::ones_like, {s}, {.dtype = DType::boolean})},
-                        {.upper = false, .k = past});
+    Val seen =
+        c.e.emit(op::trilu, {c.e.emit(op::ones_like, {s}, {.dtype = DType::boolean}), past_len},
+                 {.upper = false, .k = past_len.present() ? 0 : past});
     s = c.e.emit(op::where, {seen, s, num(c, s, -inf)});
   }
   const int64_t precision = c.attr_int("softmax_precision", 0);

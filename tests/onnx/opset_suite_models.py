@@ -340,6 +340,9 @@ def build_cases():
         dyn={0: (0, 2), 1: (0, 2), 2: (0, 2)})
     add(23, "Attention", [f32(2, 3, 8), f32(2, 3, 8), f32(2, 3, 8)], tag="3d_dynamic_seq", q_num_heads=2,
         kv_num_heads=2, dyn={0: (1,), 1: (1,), 2: (1,)})
+    add(23, "Attention", [f32(1, 2, 1, 4), f32(1, 2, 1, 4), f32(1, 2, 1, 4), f32(1, 1, 1, 6), f32(1, 2, 5, 4),
+                          f32(1, 2, 5, 4)], n_out=3, tag="kv_cache_dynamic", is_causal=1,
+        dyn={3: (3,), 4: (2,), 5: (2,)})
     add(23, "RotaryEmbedding", [f32(2, 2, 3, 8), f32(2, 3, 4), f32(2, 3, 4)], tag="dynamic",
         dyn={0: (0, 2), 1: (0, 1), 2: (0, 1)})
     add(23, "RMSNormalization", [f32(2, 3, 8), f32(8)], tag="dynamic", dyn={0: (0, 1)})
