@@ -24,6 +24,37 @@ Val slice(NodeContext& c, Val v, int64_t axis, int64_t from, int64_t to, int64_t
                   {.begin = {from}, .end = {to}, .strides = {step}, .axes = {axis}});
 }
 
+// t (B, S, h·d) as (B, h, S, d) (head_axis 1) or (B, S, h, d) (head_axis 2). With B and S
+// both dynamic a reshape cannot say so (one -1 at most): the heads are then sliced off the
+// last dim and stacked along head_axis.
+Val split_heads(NodeContext& c, Val t, int64_t h, int64_t d, int64_t head_axis) {
+  const std::vector<int64_t> dims = onnx_dims(c, t);
+  if (dims[0] != kDynamic || dims[1] != kDynamic) {
+    Val r = reshape(c, t, {dims[0], dims[1], h, d});
+    return head_axis == 1 ? transpose(c, r, {0, 2, 1, 3}) : r;
+  }
+  std::vector<Val> heads;
+  for (int64_t i = 0; i < h; ++i)
+    heads.push_back(
+        c.e.emit(op::expand_dims, {slice(c, t, 2, i * d, (i + 1) * d)}, {.axis = head_axis}));
+  return h == 1 ? heads[0] : c.e.emit(op::concatenate, heads, {.axis = head_axis});
+}
+
+// The inverse of split_heads: y (B, h, S, d) or (B, S, h, d) as (B, S, h·d).
+Val merge_heads(NodeContext& c, Val y, int64_t head_axis) {
+  const std::vector<int64_t> dims = onnx_dims(c, y);
+  const int64_t h = static_dim(c, y, int(head_axis), "the heads"),
+                d = static_dim(c, y, 3, "a head");
+  const int64_t b = dims[0], len = dims[head_axis == 1 ? 2 : 1];
+  if (b != kDynamic || len != kDynamic)
+    return reshape(c, head_axis == 1 ? transpose(c, y, {0, 2, 1, 3}) : y, {b, len, h * d});
+  std::vector<Val> heads;
+  for (int64_t i = 0; i < h; ++i)
+    heads.push_back(
+        c.e.emit(op::squeeze, {slice(c, y, head_axis, i, i + 1)}, {.axes = {head_axis}}));
+  return h == 1 ? heads[0] : c.e.emit(op::concatenate, heads, {.axis = 2});
+}
+
 std::vector<Val> lower_gelu(NodeContext& c) {
   require_float(c, c.input(0));
   const std::string a = c.attr_string("approximate", "none");
@@ -101,7 +132,6 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   require_float(c, x);
   const DType dt = c.e.dtype(x);
   const int r = c.e.rank(x);
-  const std::vector<int64_t> orig = onnx_dims(c, x);
   if (r == 4) {
     x = transpose(c, x, {0, 2, 1, 3});
   } else if (r == 3) {
@@ -109,7 +139,7 @@ std::vector<Val> lower_rotary(NodeContext& c) {
     const int64_t hidden = static_dim(c, x, 2, "RotaryEmbedding");
     if (heads < 1 || hidden % heads != 0)
       c.fail("num_heads=" + std::to_string(heads) + " must divide the hidden size");
-    x = reshape(c, x, {orig[0], orig[1], heads, hidden / heads});
+    x = split_heads(c, x, heads, hidden / heads, 2);
   } else {
     c.fail("the input must be 3-D or 4-D, got rank " + std::to_string(r));
   }
@@ -135,19 +165,15 @@ std::vector<Val> lower_rotary(NodeContext& c) {
   Val x2 = interleaved ? slice(c, rot, 3, 1, dim, 2) : slice(c, rot, 3, dim / 2, dim);
   Val real = c.e.emit(op::sub, {c.e.emit(op::mul, {cos, x1}), c.e.emit(op::mul, {sin, x2})});
   Val imag = c.e.emit(op::add, {c.e.emit(op::mul, {sin, x1}), c.e.emit(op::mul, {cos, x2})});
-  if (interleaved) {
-    std::vector<int64_t> d = onnx_dims(c, rot);
-    Val pairs = c.e.emit(op::concatenate,
-                         {c.e.emit(op::expand_dims, {real}, {.axis = 4}),
-                          c.e.emit(op::expand_dims, {imag}, {.axis = 4})},
-                         {.axis = 4});
-    rot = reshape(c, pairs, d);
-  } else {
-    rot = c.e.emit(op::concatenate, {real, imag}, {.axis = 3});
+  rot = c.e.emit(op::concatenate, {real, imag}, {.axis = 3});
+  if (interleaved) {  // (r0, r1, ..., i0, i1, ...) read as (r0, i0, r1, i1, ...): no reshape
+    std::vector<int64_t> order;
+    for (int64_t j = 0; j < dim / 2; ++j) order.insert(order.end(), {j, dim / 2 + j});
+    rot = c.e.emit(op::take, {rot, c.e.int_vector(order)}, {.axis = 3});
   }
   Val y =
       dim == head ? rot : c.e.emit(op::concatenate, {rot, slice(c, x, 3, dim, head)}, {.axis = 3});
-  return one(r == 4 ? transpose(c, y, {0, 2, 1, 3}) : reshape(c, y, orig));
+  return one(r == 4 ? transpose(c, y, {0, 2, 1, 3}) : merge_heads(c, y, 2));
 }
 
 // softmax(softcap(Q·Kᵀ·scale) + bias)·V per head, with K and V after past_key/past_value
@@ -171,8 +197,7 @@ std::vector<Val> lower_attention(NodeContext& c) {
     const int64_t hidden = static_dim(c, t, 2, "Attention");
     if (h < 1 || hidden % h != 0)
       c.fail(std::string(attr) + "=" + std::to_string(h) + " must divide the hidden size");
-    std::vector<int64_t> d = onnx_dims(c, t);
-    return transpose(c, reshape(c, t, {d[0], d[1], h, hidden / h}), {0, 2, 1, 3});
+    return split_heads(c, t, h, hidden / h, 1);
   };
   if (r == 3) {
     q = heads_first(q, "q_num_heads");
@@ -240,11 +265,7 @@ std::vector<Val> lower_attention(NodeContext& c) {
     c.fail("softmax_precision=" + std::to_string(precision) + " is not supported");
   Val p = c.e.emit(op::softmax, {s}, {.axis = -1});
   Val y = c.e.emit(op::matmul, {p, v});
-  if (r == 3) {
-    std::vector<int64_t> d = onnx_dims(c, c.input(0));
-    y = reshape(c, transpose(c, y, {0, 2, 1, 3}),
-                {d[0], d[1], hq * static_dim(c, v, 3, "Attention")});
-  }
+  if (r == 3) y = merge_heads(c, y, 1);
   // qk_matmul_output as ONNX Runtime 1.30 numbers the stages (softcap before the mask, as
   // ONNX's current reference computes them): 0 the scaled scores, 1 softcapped, 2 with the
   // mask and causal bias, 3 the softmax.
