@@ -86,14 +86,19 @@ std::vector<Val> lower_group_norm(NodeContext& c) {
   const DType dt = c.e.dtype(x);
   std::vector<int64_t> dims = onnx_dims(c, x);
   int64_t rest = ch / groups;
-  for (int k = 2; k < r; ++k) rest *= static_dim(c, x, k, "GroupNormalization");
-  Val t = reshape(c, x, {dims[0], groups, rest});
+  for (int k = 2; k < r; ++k)
+    rest = dims[std::size_t(k)] == kDynamic ? kDynamic : rest * dims[std::size_t(k)];
+  // (N, G, C/G · spatial); with N and the spatial dims dynamic, a run-time reshape.
+  const bool run_time = dims[0] == kDynamic && rest == kDynamic;
+  Val t = run_time ? c.e.emit(op::reshape_dyn, {x, c.e.int_vector({0, groups, -1})})
+                   : reshape(c, x, {dims[0], groups, rest});
   Val mean = reduce(c, Opcode::mean, t, {2}, true);
   Val d = c.e.emit(op::sub, {t, mean});
   Val var = reduce(c, Opcode::mean, c.e.emit(op::mul, {d, d}), {2}, true);
   Val sd =
       c.e.emit(op::sqrt, {c.e.emit(op::add, {var, num(c, var, c.attr_float("epsilon", 1e-5))})});
-  Val y = reshape(c, c.e.emit(op::div, {d, sd}), dims);
+  Val y = c.e.emit(op::div, {d, sd});
+  y = run_time ? c.e.emit(op::reshape_dyn, {y, c.e.emit(op::shape_of, {x})}) : reshape(c, y, dims);
   auto param = [&](Val p) {
     if (c.e.dtype(p) != dt) p = c.e.emit(op::cast, {p}, {.dtype = dt});
     const int64_t want = c.opset >= 21 ? ch : groups;

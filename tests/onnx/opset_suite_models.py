@@ -351,6 +351,8 @@ def build_cases():
     add(23, "RotaryEmbedding", [f32(2, 3, 16), f32(8, 4), f32(8, 4), Const(np.array([[0, 3, 5], [1, 2, 7]], np.int64))],
         tag="3d_dynamic_interleaved", num_heads=2, interleaved=1, dyn={0: (0, 1)})
     add(21, "GroupNormalization", [f32(2, 4, 3, 3), f32(4), f32(4)], tag="dynamic_n", num_groups=2, dyn={0: (0,)})
+    add(21, "GroupNormalization", [f32(2, 4, 3, 5), f32(4), f32(4)], tag="dynamic_n_h_w", num_groups=2,
+        dyn={0: (0, 2, 3)})
     add(20, "Gelu", [f32(2, 5)], tag="dynamic", dyn={0: (0, 1)})
     add(18, "ReduceMean", [f32(2, 3, 4), ints([1])], tag="dynamic", keepdims=0, dyn={0: (0, 2)})
     add(21, "QLinearMatMul", [feed_ints("qa", (2, 3), 0, 255, np.uint8), Const(np.array(0.05, np.float32)),
