@@ -205,11 +205,19 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
                      std::vector<int64_t> sizes) {
   const int r = c.e.rank(x);
   const DType dt = c.e.dtype(x);
-  std::vector<int64_t> dims;
-  for (int k = 0; k < r; ++k) dims.push_back(static_dim(c, x, k, "Resize with antialias"));
+  // A dim scaled by 1 is left alone and may be dynamic (a batch); the others must be static.
+  std::vector<int64_t> dims = onnx_dims(c, x);
+  for (int k = 0; k < r; ++k) {
+    const bool kept = !scales.empty() && scales[std::size_t(k)] == 1.0 &&
+                      (sizes.empty() || sizes[std::size_t(k)] == dims[std::size_t(k)]);
+    if (!kept) dims[std::size_t(k)] = static_dim(c, x, k, "Resize with antialias");
+  }
   if (sizes.empty())
     for (int k = 0; k < r; ++k)
-      sizes.push_back(int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
+      sizes.push_back(
+          dims[std::size_t(k)] == kDynamic
+              ? kDynamic
+              : int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
   const bool cubic = s.mode == "cubic";
   auto filter = [&](double t) {
     t = std::fabs(t);
@@ -221,6 +229,7 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
   };
   for (int k = 0; k < r; ++k) {
     const int64_t in = dims[std::size_t(k)], out = sizes[std::size_t(k)];
+    if (in == kDynamic) continue;  // kept, above
     const double rscale = scales.empty() ? double(float(out) / float(in)) : scales[std::size_t(k)];
     if (out == in && rscale == 1.0) continue;
     if (in * out > (int64_t(1) << 26))

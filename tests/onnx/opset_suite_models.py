@@ -149,6 +149,8 @@ def build_cases():
         mode="cubic", antialias=1, axes=[2, 3])
     add(18, "Resize", [img, None, Const(np.array([1, 1, 2, 1.5], np.float32))], tag="antialias_cubic_up",
         mode="cubic", antialias=1)
+    add(18, "Resize", [big, None, Const(np.array([1, 1, 0.5, 0.75], np.float32))], tag="antialias_dynamic_batch",
+        mode="linear", antialias=1, dyn={0: (0,)})
     for coord in ("align_corners", "asymmetric", "pytorch_half_pixel"):
         add(18, "Resize", [big, None, None, ints([5, 4])], tag="antialias_" + coord, mode="linear",
             antialias=1, axes=[2, 3], coordinate_transformation_mode=coord)
