@@ -193,6 +193,9 @@ std::vector<Val> lower_col2im(NodeContext& c) {
   if (k < 1 || cols % k != 0)
     c.fail("the input's " + std::to_string(cols) + " rows are not a multiple of the block's size");
   const int64_t ch = cols / k;
+  if (cols > (int64_t(1) << 24) || k > (int64_t(1) << 13) || cols * k > (int64_t(1) << 26))
+    c.fail("a block of " + std::to_string(k) + " over " + std::to_string(cols) +
+           " rows is too large for the placing kernel");
   std::vector<int64_t> pos(2), extra(2);
   for (int d = 0; d < 2; ++d) {
     if (str[std::size_t(d)] < 1 || dil[std::size_t(d)] < 1 || block[std::size_t(d)] < 1)

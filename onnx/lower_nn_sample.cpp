@@ -268,6 +268,10 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
   const int64_t oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) / st[0] + 1;
   const int64_t ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) / st[1] + 1;
   if (oh < 1 || ow < 1) c.fail("the kernel does not fit in the padded input");
+  if (taps > (int64_t(1) << 16) || oh > (int64_t(1) << 24) || ow > (int64_t(1) << 24) ||
+      oh * ow > (int64_t(1) << 24) || taps * oh * ow > (int64_t(1) << 26))
+    c.fail("a DeformConv of " + std::to_string(taps) + " taps over " + std::to_string(oh * ow) +
+           " positions is too large to build its sampling positions at import");
   if (onnx_dims(c, off) != std::vector<int64_t>{n, og * 2 * taps, oh, ow})
     c.fail("offset must be (N, offset_group·2·kH·kW, OH, OW)");
   if (c.e.dtype(off) != dt) off = c.e.emit(op::cast, {off}, {.dtype = dt});

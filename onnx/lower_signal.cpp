@@ -206,6 +206,9 @@ std::vector<Val> lower_stft(NodeContext& c) {
   if (window.present() && (c.e.rank(window) != 1 || c.e.dims(window)[0] != frame))
     c.fail("the window must have frame_length entries");
   const int64_t frames = (len - frame) / step + 1;
+  if (frames * frame > (int64_t(1) << 26))
+    c.fail(std::to_string(frames) + " frames of " + std::to_string(frame) +
+           " samples are too many to gather");
   std::vector<int64_t> at;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t k = 0; k < frame; ++k) at.push_back(f * step + k);
