@@ -232,7 +232,7 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
     if (in == kDynamic) continue;  // kept, above
     const double rscale = scales.empty() ? double(float(out) / float(in)) : scales[std::size_t(k)];
     if (out == in && rscale == 1.0) continue;
-    if (in * out > (int64_t(1) << 26))
+    if (in > (int64_t(1) << 26) || out > (int64_t(1) << 26) || in * out > (int64_t(1) << 26))
       c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) +
              " is too large");
     const double down = 1.0 / rscale;  // > 1 when downscaling

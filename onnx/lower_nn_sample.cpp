@@ -213,8 +213,9 @@ std::vector<Val> lower_affine_grid(NodeContext& c) {
   std::vector<int64_t> spatial(size.begin() + 2, size.end());
   int64_t points = 1;
   for (int64_t d : spatial) {
-    if (d < 1) c.fail("size holds a dim below 1");
+    if (d < 1 || d > (int64_t(1) << 24)) c.fail("size holds a dim below 1 or above 2^24");
     points *= d;
+    if (points > (int64_t(1) << 24)) break;  // refused below, before it can overflow
   }
   if (points > (int64_t(1) << 24))
     c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");

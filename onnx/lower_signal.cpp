@@ -117,7 +117,7 @@ Val dft_along(NodeContext& c, Val x, int64_t axis, int64_t n, bool inverse, bool
   if (len == kDynamic) c.fail("the signal's length must be known at import");
   if (n < 1) c.fail("the DFT length must be >= 1");
   const int64_t n_out = onesided ? n / 2 + 1 : n;
-  if (n * n_out > (int64_t(1) << 24))
+  if (n > (int64_t(1) << 24) || n * n_out > (int64_t(1) << 24))
     c.fail("a DFT of length " + std::to_string(n) + " is too large for a matrix");
   // x's real and imaginary parts as (..., L) with the signal axis last, in f64.
   std::vector<int64_t> perm;
