@@ -43,11 +43,20 @@ Val quant_param(NodeContext& c, Val p, Val x, int axis) {
   if (c.e.rank(p) != r) c.fail("block-wise scale and zero point must have x's rank");
   const int64_t a = c.axis(axis, r);
   const int64_t n = nn::static_dim(c, x, int(a), "block-wise quantization");
+  const int64_t blocks = c.e.dims(p)[std::size_t(a)];
+  if (blocks != (n + block - 1) / block)
+    c.fail("block-wise scale and zero point have " + std::to_string(blocks) +
+           " blocks along axis " + std::to_string(a) + ", not ceil(" + std::to_string(n) + " / " +
+           std::to_string(block) + ")");
+  for (int k = 0; k < r; ++k)
+    if (k != a && c.e.dims(p)[std::size_t(k)] != c.e.dims(x)[std::size_t(k)] &&
+        c.e.dims(x)[std::size_t(k)] != kDynamic)
+      c.fail("block-wise scale and zero point must have x's dims but along the axis");
   Val rep = c.e.emit(op::repeat, {c.e.with_scalar(p, false)}, {.repeats = block, .axis = a});
   return c.e.emit(op::strided_slice, {rep}, {.begin = {0}, .end = {n}, .axes = {a}});
 }
 
-// saturate(round(v) + zp) in `dt` (u8 or i8); v is f32.
+// saturate(round(v) + zp) in `dt` (u8, i8 or i16); v is f32.
 Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
   Val r = c.e.emit(op::round, {v});
   if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
