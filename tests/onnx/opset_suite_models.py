@@ -172,6 +172,7 @@ def build_cases():
         add(18, "ScatterND", [data, Const(np.array([[0], [2], [0]], np.int64)), f32(3, 4)], tag=red, reduction=red)
     add(18, "LpPool", [f32(1, 2, 5, 5)], tag="ceil", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1, p=2)
     add(18, "LpPool", [f32(1, 2, 6, 6)], tag="p1", kernel_shape=[3, 3], p=1)
+    add(18, "LpPool", [f32(1, 2, 7, 7)], tag="dilations", kernel_shape=[2, 2], dilations=[2, 3], pads=[1, 0, 1, 0])
     a32 = feed_ints("bw_a", (3, 4), -100, 100, np.int32)
     b32 = feed_ints("bw_b", (3, 4), -100, 100, np.int32)
     add(18, "BitwiseAnd", [a32, b32])
