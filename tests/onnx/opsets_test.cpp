@@ -113,4 +113,19 @@ BOOST_AUTO_TEST_CASE(nodes_that_cannot_be_imported_are_listed_with_op_and_opset)
       contains(e, "Pad 'odd_pad' (domain 'ai.onnx', opset 19): mode 'mirror' is not supported"));
 }
 
+BOOST_AUTO_TEST_CASE(float8_and_int4_are_refused_by_name) {
+  // ONNX 1.12 knows neither type (codes 17 and 22); the refusal still names them.
+  OnnxModelBuilder m(21);
+  m.input("x", F32, {2});
+  OnnxModelBuilder::attr_int(m.node("Cast", {"x"}, {"a"}, "to_f8"), "to", 17);
+  OnnxModelBuilder::attr_int(m.node("Cast", {"x"}, {"b"}, "to_i4"), "to", 22);
+  m.output("a", F32, {2});
+  m.output("b", F32, {2});
+  const std::string e = import_error(m);
+  BOOST_TEST(contains(
+      e, "Cast 'to_f8' (domain 'ai.onnx', opset 21): cast to float8e4m3fn is not supported"));
+  BOOST_TEST(
+      contains(e, "Cast 'to_i4' (domain 'ai.onnx', opset 21): cast to int4 is not supported"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
