@@ -255,7 +255,8 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
   if (c.e.rank(x) != 4 || c.e.rank(w) != 4)
     c.fail("only 2-D DeformConv (4-D X and W) is supported");
   auto dim = [&](Val v, int k) { return static_dim(c, v, k, "DeformConv"); };
-  const int64_t n = dim(x, 0), ch = dim(x, 1), h = dim(x, 2), wd = dim(x, 3);
+  // The batch may be dynamic (kDynamic is the one -1 of each reshape below).
+  const int64_t n = c.e.dims(x)[0], ch = dim(x, 1), h = dim(x, 2), wd = dim(x, 3);
   const int64_t oc = dim(w, 0), kh = dim(w, 2), kw = dim(w, 3), taps = kh * kw;
   const int64_t group = c.attr_int("group", 1), og = c.attr_int("offset_group", 1);
   if (group < 1 || ch % group != 0 || oc % group != 0 || dim(w, 1) != ch / group)
@@ -273,7 +274,9 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
       oh * ow > (int64_t(1) << 24) || taps * oh * ow > (int64_t(1) << 26))
     c.fail("a DeformConv of " + std::to_string(taps) + " taps over " + std::to_string(oh * ow) +
            " positions is too large to build its sampling positions at import");
-  if (onnx_dims(c, off) != std::vector<int64_t>{n, og * 2 * taps, oh, ow})
+  std::vector<int64_t> od = onnx_dims(c, off);
+  if (od.size() == 4 && (od[0] == kDynamic || n == kDynamic)) od[0] = n;
+  if (od != std::vector<int64_t>{n, og * 2 * taps, oh, ow})
     c.fail("offset must be (N, offset_group·2·kH·kW, OH, OW)");
   if (c.e.dtype(off) != dt) off = c.e.emit(op::cast, {off}, {.dtype = dt});
   if (mask.present() && c.e.dtype(mask) != dt) mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
@@ -288,30 +291,29 @@ std::vector<Val> lower_deform_conv(NodeContext& c) {
         }
   Val base_y = const_values(c, dt, by, {taps * oh, ow}),
       base_x = const_values(c, dt, bx, {taps * oh, ow});
-  Val rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {n * h * wd, ch});
-  std::vector<int64_t> starts;
-  for (int64_t i = 0; i < n; ++i) starts.push_back(i * h * wd);
-  Val offset = reshape(c, c.e.int_vector(starts), {n, 1, 1});
+  Val rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}),
+                     {n == kDynamic ? kDynamic : n * h * wd, ch});
+  // Each image's first row in `rows`: i·H·W, for a dynamic batch a range at run time.
+  Val offset;
+  if (n != kDynamic) {
+    std::vector<int64_t> starts;
+    for (int64_t i = 0; i < n; ++i) starts.push_back(i * h * wd);
+    offset = reshape(c, c.e.int_vector(starts), {n, 1, 1});
+  } else {
+    Val batch =
+        c.e.emit(op::strided_slice, {c.e.emit(op::shape_of, {x})}, {.begin = {0}, .end = {1}});
+    Val step = c.e.scalar_const(DType::i64, double(h * wd));
+    Val limit = c.e.emit(op::mul, {batch, c.e.int_vector({h * wd})});
+    offset = reshape(c, c.e.emit(op::range, {c.e.scalar_const(DType::i64, 0), limit, step}),
+                     {kDynamic, 1, 1});
+  }
   const int64_t cg = ch / og;
   std::vector<Val> parts;
   for (int64_t g = 0; g < og; ++g) {
-    Sampler s{c,
-              dt,
-              n,
-              cg,
-              h,
-              wd,
-              taps * oh,
-              ow,
-              "zeros",
-              0,
-              0,
-              0,
-              0,
-              og == 1 ? rows
-                      : c.e.emit(op::strided_slice, {rows},
-                                 {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}}),
-              offset};
+    Val group_rows = og == 1 ? rows
+                             : c.e.emit(op::strided_slice, {rows},
+                                        {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}});
+    Sampler s{c, dt, n, cg, h, wd, taps * oh, ow, "zeros", 0, 0, 0, 0, group_rows, offset};
     // offset channels of group g: (dy, dx) per tap -> (N, K, 2, OH, OW)
     Val o = reshape(c,
                     c.e.emit(op::strided_slice, {off},

@@ -197,6 +197,8 @@ def build_cases():
     add(19, "DeformConv", [f32(2, 4, 6, 5), f32(4, 2, 2, 2), f32(2, 16, 5, 6, lo=-2.5, hi=2.5), f32(4),
                            f32(2, 8, 5, 6, lo=0, hi=1)], tag="groups_mask", group=2, offset_group=2,
         pads=[1, 1, 0, 1], strides=[1, 1], dilations=[2, 1])
+    add(19, "DeformConv", [f32(2, 2, 5, 5), f32(3, 2, 3, 3), f32(2, 18, 3, 3, lo=-1.5, hi=1.5),
+                           f32(3), f32(2, 9, 3, 3, lo=0, hi=1)], tag="dynamic_batch", dyn={0: (0,), 2: (0,), 4: (0,)})
     add(22, "DeformConv", [f32(1, 3, 7, 7), f32(2, 3, 3, 3), f32(1, 18, 4, 4, lo=-3, hi=3)], tag="strided",
         strides=[2, 2], pads=[1, 1, 1, 1])
     add(19, "Pad", [f32(1, 1, 3, 4), ints([0, 0, 1, 2, 0, 0, 2, 1])], tag="wrap", mode="wrap")
