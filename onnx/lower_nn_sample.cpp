@@ -1,4 +1,5 @@
-// GridSample (opset 16; 20 renames bilinear/bicubic linear/cubic; 4-D) as ONNX Runtime
+// GridSample (opset 16; 20 renames bilinear/bicubic linear/cubic and adds 5-D volumes, linear
+// or nearest, sampled the same way over (x, y, z)) as ONNX Runtime
 // computes it (its port of PyTorch's grid_sample), decomposed into elementwise ops and row
 // gathers: the grid's (x, y) in [-1, 1] become input coordinates (align_corners: -1 and 1 are
 // the corner pixels' centres; else their outer edges); nearest rounds them half to even; a
@@ -23,8 +24,10 @@ struct Sampler {
   int64_t n, ch, h, w, oh, ow;
   std::string padding;
   double x_min, x_max, y_min, y_max;
-  Val rows;    // x as (N·H·W, C)
-  Val offset;  // (N, 1, 1): n·H·W
+  Val rows;       // x as (N·H·W, C)  (N·D·H·W for a volume)
+  Val offset;     // (N, 1, 1): n·H·W  ((N, 1, 1, 1): n·D·H·W)
+  int64_t d = 1;  // a volume's depth (5-D GridSample); 1 for images
+  double z_min = 0, z_max = 0;
 
   Val k(double v) { return c.e.scalar_const(dt, v); }
   Val apply(Opcode code, Val a, Val b) { return c.e.emit(code, {a, b}); }
@@ -38,37 +41,61 @@ struct Sampler {
     return apply(Opcode::sub, k(lo + range), apply(Opcode::abs, apply(Opcode::sub, t, k(range))));
   }
 
-  // The (N, Ho, Wo, C) values at integer pixel (xi, yi) (float tensors (N, Ho, Wo)).
-  Val pixel(Val xi, Val yi) {
+  // The (N, Ho, Wo, C) values at integer pixel (xi, yi) (float tensors (N, Ho, Wo)); with zi,
+  // the (N, Do, Ho, Wo, C) values at voxel (xi, yi, zi) of a volume.
+  Val pixel(Val xi, Val yi, Val zi = Val{}) {
     Val valid;
+    auto inside = [&](Val v, int64_t len) {
+      return c.e.emit(op::logical_and, {apply(Opcode::greater_equal, v, k(0)),
+                                        apply(Opcode::less_equal, v, k(double(len - 1)))});
+    };
     if (padding == "zeros") {
-      valid =
-          c.e.emit(op::logical_and,
-                   {c.e.emit(op::logical_and, {apply(Opcode::greater_equal, xi, k(0)),
-                                               apply(Opcode::less_equal, xi, k(double(w - 1)))}),
-                    c.e.emit(op::logical_and, {apply(Opcode::greater_equal, yi, k(0)),
-                                               apply(Opcode::less_equal, yi, k(double(h - 1)))})});
+      valid = c.e.emit(op::logical_and, {inside(xi, w), inside(yi, h)});
+      if (zi.present()) valid = c.e.emit(op::logical_and, {valid, inside(zi, d)});
     } else if (padding == "reflection") {
       xi = reflect(xi, x_min, x_max);
       yi = reflect(yi, y_min, y_max);
+      if (zi.present()) zi = reflect(zi, z_min, z_max);
     }
     // Clamped to the image: border's rule, and a safe read for the others.
-    xi = c.e.emit(op::clip, {xi}, {.a_min = 0.0, .a_max = double(w - 1)});
-    yi = c.e.emit(op::clip, {yi}, {.a_min = 0.0, .a_max = double(h - 1)});
-    auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
-    Val lin = apply(
-        Opcode::add,
-        apply(Opcode::add, apply(Opcode::mul, as_i64(yi), c.e.scalar_const(DType::i64, double(w))),
-              as_i64(xi)),
-        offset);
-    Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C)
+    auto as_i64 = [&](Val v, int64_t len) {
+      return c.e.emit(op::cast, {c.e.emit(op::clip, {v}, {.a_min = 0.0, .a_max = double(len - 1)})},
+                      {.dtype = DType::i64});
+    };
+    auto i64 = [&](int64_t v) { return c.e.scalar_const(DType::i64, double(v)); };
+    Val lin = apply(Opcode::add, apply(Opcode::mul, as_i64(yi, h), i64(w)), as_i64(xi, w));
+    if (zi.present()) lin = apply(Opcode::add, lin, apply(Opcode::mul, as_i64(zi, d), i64(h * w)));
+    lin = apply(Opcode::add, lin, offset);
+    Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C) / (N, Do, Ho, Wo, C)
     if (valid.present())
-      g = c.e.emit(op::where, {c.e.emit(op::expand_dims, {valid}, {.axis = 3}), g, k(0)});
+      g = c.e.emit(op::where,
+                   {c.e.emit(op::expand_dims, {valid}, {.axis = c.e.rank(valid)}), g, k(0)});
     return g;
   }
 
   Val weighted(Val g, Val weight) {
-    return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = 3}));
+    return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = c.e.rank(weight)}));
+  }
+
+  // The 2x2x2 taps of a volume around (px, py, pz) weighted by their distances.
+  Val trilinear(Val px, Val py, Val pz) {
+    Val lo[3] = {apply(Opcode::floor, px), apply(Opcode::floor, py), apply(Opcode::floor, pz)};
+    Val p[3] = {px, py, pz};
+    Val y;
+    for (int corner = 0; corner < 8; ++corner) {
+      Val at[3], weight;
+      for (int a = 0; a < 3; ++a) {
+        const bool high = (corner >> a) & 1;
+        at[a] = high ? apply(Opcode::add, lo[a], k(1)) : lo[a];
+        // the far corner's distance: p - lo for the high tap, lo + 1 - p for the low one
+        Val wa = high ? apply(Opcode::sub, p[a], lo[a])
+                      : apply(Opcode::sub, apply(Opcode::add, lo[a], k(1)), p[a]);
+        weight = weight.present() ? apply(Opcode::mul, weight, wa) : wa;
+      }
+      Val t = weighted(pixel(at[0], at[1], at[2]), weight);
+      y = y.present() ? apply(Opcode::add, y, t) : t;
+    }
+    return y;
   }
 
   // The 2x2 taps around (px, py) weighted by their distances.
@@ -111,73 +138,103 @@ struct Sampler {
 std::vector<Val> lower_grid_sample(NodeContext& c) {
   Val x = c.input(0), grid = c.input(1);
   require_float(c, x);
-  if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W), got rank " + std::to_string(c.e.rank(x)));
-  if (c.e.rank(grid) != 4) c.fail("the grid must be 4-D (N, H_out, W_out, 2)");
+  const int r = c.e.rank(x);
+  // Opset 20 allows volumes: (N, C, D, H, W) sampled by a grid (N, Do, Ho, Wo, 3).
+  if (r != 4 && (r != 5 || c.opset < 20))
+    c.fail("the input must be 4-D (N, C, H, W)" + std::string(c.opset >= 20 ? " or 5-D" : "") +
+           ", got rank " + std::to_string(r));
+  const int nd = r - 2;
+  if (c.e.rank(grid) != r) c.fail("the grid must have the input's rank");
   std::string mode = c.attr_string("mode", c.opset >= 20 ? "linear" : "bilinear");
-  // Opset 20 renamed the modes (and allows N-D inputs; only 2-D images are supported here).
+  // Opset 20 renamed the modes.
   if (c.opset >= 20 && (mode == "linear" || mode == "cubic"))
     mode = mode == "linear" ? "bilinear" : "bicubic";
   else if (c.opset >= 20 && mode != "nearest")
     c.fail("mode=" + mode + " is not supported");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") c.fail("mode=" + mode + " is not supported");
+  if (nd == 3 && mode == "bicubic") c.fail("mode=cubic is only defined for 4-D inputs");
   const std::string padding = c.attr_string("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     c.fail("padding_mode=" + padding + " is not supported");
   const bool align = c.attr_int("align_corners", 0) != 0;
   const DType dt = c.e.dtype(x);
-  Sampler s{c, dt, static_dim(c, x, 0, "GridSample"), static_dim(c, x, 1, "GridSample"),
-            static_dim(c, x, 2, "GridSample"), static_dim(c, x, 3, "GridSample"),
-            static_dim(c, grid, 1, "GridSample"), static_dim(c, grid, 2, "GridSample"), padding,
-            0, 0, 0, 0, {}, {}};
-  if (static_dim(c, grid, 0, "GridSample") != s.n || static_dim(c, grid, 3, "GridSample") != 2)
-    c.fail("the grid must be (N, H_out, W_out, 2) with x's N");
-  s.x_min = align ? 0.0 : -0.5;
-  s.x_max = align ? double(s.w - 1) : double(s.w) - 0.5;
-  s.y_min = align ? 0.0 : -0.5;
-  s.y_max = align ? double(s.h - 1) : double(s.h) - 0.5;
-  s.rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {s.n * s.h * s.w, s.ch});
+  auto dim = [&](Val v, int k) { return static_dim(c, v, k, "GridSample"); };
+  Sampler s{c,
+            dt,
+            dim(x, 0),
+            dim(x, 1),
+            dim(x, r - 2),
+            dim(x, r - 1),
+            dim(grid, r - 3),
+            dim(grid, r - 2),
+            padding,
+            0,
+            0,
+            0,
+            0,
+            {},
+            {}};
+  if (nd == 3) s.d = dim(x, 2);
+  if (dim(grid, 0) != s.n || dim(grid, r - 1) != nd)
+    c.fail("the grid must be (N, <output dims>, " + std::to_string(nd) + ") with x's N");
+  const double lo = align ? 0.0 : -0.5;
+  auto hi = [&](int64_t len) { return align ? double(len - 1) : double(len) - 0.5; };
+  s.x_min = s.y_min = s.z_min = lo;
+  s.x_max = hi(s.w), s.y_max = hi(s.h), s.z_max = hi(s.d);
+  s.rows = reshape(c,
+                   c.e.emit(op::transpose, {x},
+                            {.axes = nd == 2 ? std::vector<int64_t>{0, 2, 3, 1}
+                                             : std::vector<int64_t>{0, 2, 3, 4, 1}}),
+                   {s.n * s.d * s.h * s.w, s.ch});
   std::vector<int64_t> offsets;
-  for (int64_t i = 0; i < s.n; ++i) offsets.push_back(i * s.h * s.w);
-  s.offset = reshape(c, c.e.int_vector(offsets), {s.n, 1, 1});
+  for (int64_t i = 0; i < s.n; ++i) offsets.push_back(i * s.d * s.h * s.w);
+  std::vector<int64_t> coord_dims = {s.n};  // (N, <output dims>)
+  for (int k = 1; k <= nd; ++k) coord_dims.push_back(dim(grid, k));
+  std::vector<int64_t> offset_dims(std::size_t(nd + 1), 1);
+  offset_dims[0] = s.n;
+  s.offset = reshape(c, c.e.int_vector(offsets), offset_dims);
   if (c.e.dtype(grid) != dt) grid = c.e.emit(op::cast, {grid}, {.dtype = dt});
   auto coordinate = [&](int64_t k, int64_t len) {
-    Val g = reshape(c, c.e.emit(op::strided_slice, {grid}, {.begin = {k}, .end = {k + 1}, .axes = {3}}),
-                    {s.n, s.oh, s.ow});
+    Val g = reshape(
+        c, c.e.emit(op::strided_slice, {grid}, {.begin = {k}, .end = {k + 1}, .axes = {r - 1}}),
+        coord_dims);
     Val g1 = s.apply(Opcode::add, g, s.k(1));
     return align ? s.apply(Opcode::mul, g1, s.k(0.5 * double(len - 1)))
                  : s.apply(Opcode::mul,
                            s.apply(Opcode::sub, s.apply(Opcode::mul, g1, s.k(double(len))), s.k(1)),
                            s.k(0.5));
   };
-  Val px = coordinate(0, s.w), py = coordinate(1, s.h);
+  Val px = coordinate(0, s.w), py = coordinate(1, s.h), pz = nd == 3 ? coordinate(2, s.d) : Val{};
   if (mode == "nearest") {
     px = s.apply(Opcode::round, px);
     py = s.apply(Opcode::round, py);
+    if (pz.present()) pz = s.apply(Opcode::round, pz);
   }
   // Bicubic leaves an outside point where it is: its taps are clamped (or reflected) one by one
   // (ONNX Runtime 1.30 and PyTorch; clamping the point first moved border samples).
   if (padding != "zeros" && (mode != "bicubic" || padding == "reflection")) {
-    Val oob = c.e.emit(op::logical_or,
-                       {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)),
-                                                  s.apply(Opcode::greater, px, s.k(s.x_max))}),
-                        c.e.emit(op::logical_or, {s.apply(Opcode::less, py, s.k(s.y_min)),
-                                                  s.apply(Opcode::greater, py, s.k(s.y_max))})});
-    Val qx, qy;
-    if (padding == "border") {
-      qx = c.e.emit(op::clip, {px}, {.a_min = 0.0, .a_max = double(s.w - 1)});
-      qy = c.e.emit(op::clip, {py}, {.a_min = 0.0, .a_max = double(s.h - 1)});
-    } else {
-      qx = s.reflect(px, s.x_min, s.x_max);
-      qy = s.reflect(py, s.y_min, s.y_max);
-    }
-    px = c.e.emit(op::where, {oob, qx, px});
-    py = c.e.emit(op::where, {oob, qy, py});
+    auto outside = [&](Val v, double a, double b) {
+      return c.e.emit(op::logical_or,
+                      {s.apply(Opcode::less, v, s.k(a)), s.apply(Opcode::greater, v, s.k(b))});
+    };
+    Val oob =
+        c.e.emit(op::logical_or, {outside(px, s.x_min, s.x_max), outside(py, s.y_min, s.y_max)});
+    if (pz.present()) oob = c.e.emit(op::logical_or, {oob, outside(pz, s.z_min, s.z_max)});
+    auto fold = [&](Val v, int64_t len, double a, double b) {
+      Val q = padding == "border"
+                  ? c.e.emit(op::clip, {v}, {.a_min = 0.0, .a_max = double(len - 1)})
+                  : s.reflect(v, a, b);
+      return c.e.emit(op::where, {oob, q, v});
+    };
+    px = fold(px, s.w, s.x_min, s.x_max);
+    py = fold(py, s.h, s.y_min, s.y_max);
+    if (pz.present()) pz = fold(pz, s.d, s.z_min, s.z_max);
   }
   Val y;
   if (mode == "nearest") {
-    y = s.pixel(px, py);
+    y = s.pixel(px, py, pz);
   } else if (mode == "bilinear") {
-    y = s.bilinear(px, py);
+    y = nd == 3 ? s.trilinear(px, py, pz) : s.bilinear(px, py);
   } else {
     Val fx = s.apply(Opcode::floor, px), fy = s.apply(Opcode::floor, py);
     std::vector<Val> cx = s.cubic(s.apply(Opcode::sub, px, fx)), cy = s.cubic(s.apply(Opcode::sub, py, fy));
@@ -192,7 +249,9 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
       y = y.present() ? s.apply(Opcode::add, y, row) : row;
     }
   }
-  return one(c.e.emit(op::transpose, {y}, {.axes = {0, 3, 1, 2}}));
+  return one(c.e.emit(
+      op::transpose, {y},
+      {.axes = nd == 2 ? std::vector<int64_t>{0, 3, 1, 2} : std::vector<int64_t>{0, 4, 1, 2, 3}}));
 }
 
 // AffineGrid (20): the sampling grid (N, H, W, 2) — or (N, D, H, W, 3) — of the affine maps

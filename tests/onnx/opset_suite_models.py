@@ -224,6 +224,11 @@ def build_cases():
     add(20, "GridSample", [f32(1, 2, 4, 5), grid], tag="linear", mode="linear")
     add(20, "GridSample", [f32(1, 2, 4, 5), grid], tag="cubic_border", mode="cubic", padding_mode="border")
     add(20, "GridSample", [f32(1, 2, 4, 5), grid], tag="nearest_align", mode="nearest", align_corners=1)
+    vol, grid3 = f32(1, 2, 3, 4, 5), f32(1, 2, 3, 4, 3, lo=-1.2, hi=1.2)
+    add(20, "GridSample", [vol, grid3], tag="5d_linear", mode="linear")
+    add(20, "GridSample", [vol, grid3], tag="5d_nearest_border", mode="nearest", padding_mode="border")
+    add(20, "GridSample", [vol, grid3], tag="5d_linear_reflection_align", mode="linear", padding_mode="reflection",
+        align_corners=1)
     bools = Feed(np.array([[True, False, True], [False, False, False]]))
     add(20, "ReduceMax", [bools, ints([1])], tag="bool")
     add(20, "ReduceMin", [bools, ints([0])], tag="bool", keepdims=0)
