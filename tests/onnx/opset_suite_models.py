@@ -183,6 +183,7 @@ def build_cases():
     add(18, "Mish", [f32(3, 5, lo=-4, hi=4)])
     add(18, "OptionalHasElement", [f32(2, 3)], out_types=[np.bool_])
     add(18, "OptionalGetElement", [f32(2, 3)])
+    add(18, "OptionalHasElement", [None], tag="absent", out_types=[np.bool_])
     add(18, "CenterCropPad", [f32(3, 6, 4), ints([5, 3])], tag="axes", axes=[1, 2])
     add(18, "CenterCropPad", [f32(2, 3, 7), ints([4, 2, 5])])
     add(18, "Col2Im", [f32(1, 8, 15), ints([4, 5]), ints([2, 2])], tag="dilated", dilations=[1, 2],
