@@ -1,8 +1,10 @@
 // Neural-network ONNX ops: Gemm, MatMul, the Softmax family (Softmax, LogSoftmax, Hardmax),
-// DepthToSpace and SpaceToDepth. nn_lowerings() also gathers the tables of lower_nn_conv.cpp
-// (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations), lower_nn_act.cpp
-// (activations), lower_nn_resize.cpp (Upsample, Resize) and lower_nn_sample.cpp (GridSample,
-// RoiAlign); lower_nn_fold.cpp folds a BatchNormalization into the Conv or Gemm before it.
+// DepthToSpace, SpaceToDepth and Col2Im. nn_lowerings() also gathers the tables of
+// lower_nn_conv.cpp (Conv, ConvTranspose, pools), lower_nn_norm.cpp (normalizations),
+// lower_nn_act.cpp (activations), lower_nn_resize.cpp (Upsample, Resize), lower_nn_sample.cpp
+// (GridSample, AffineGrid, RoiAlign) and lower_nn_transformer.cpp (Gelu, Mish, GroupNormalization,
+// RMSNormalization, RotaryEmbedding, Attention); lower_nn_fold.cpp folds a BatchNormalization into
+// the Conv or Gemm before it.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -172,7 +174,56 @@ std::vector<Val> lower_space_to_depth(NodeContext& c) {
   return one(reshape(c, t, {n, ch * b * b, h / b, w / b}));
 }
 
+// Col2Im (18, 2-D images): the columns (N, C·kH·kW, L) summed back into (N, C, H, W), each
+// column's block at its sliding position — a grouped transposed convolution (one group per
+// channel) whose kernel puts block element k at its (i, j), on the columns seen as the
+// (N, C·kH·kW, OH, OW) image of block positions.
+std::vector<Val> lower_col2im(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  std::vector<int64_t> image = c.e.ints(c.input(1), "Col2Im's image_shape");
+  std::vector<int64_t> block = c.e.ints(c.input(2), "Col2Im's block_shape");
+  if (image.size() != 2 || block.size() != 2) c.fail("only 2-D images are supported");
+  if (c.e.rank(x) != 3) c.fail("the input must be (N, C·kH·kW, L)");
+  std::vector<int64_t> dil = c.attr_ints("dilations", {1, 1}), str = c.attr_ints("strides", {1, 1}),
+                       pads = c.attr_ints("pads", {0, 0, 0, 0});
+  if (dil.size() != 2 || str.size() != 2 || pads.size() != 4)
+    c.fail("dilations, strides and pads must fit a 2-D image");
+  const int64_t k = block[0] * block[1], cols = static_dim(c, x, 1, "Col2Im");
+  if (k < 1 || cols % k != 0)
+    c.fail("the input's " + std::to_string(cols) + " rows are not a multiple of the block's size");
+  const int64_t ch = cols / k;
+  if (cols > (int64_t(1) << 24) || k > (int64_t(1) << 13) || cols * k > (int64_t(1) << 26))
+    c.fail("a block of " + std::to_string(k) + " over " + std::to_string(cols) +
+           " rows is too large for the placing kernel");
+  std::vector<int64_t> pos(2), extra(2);
+  for (int d = 0; d < 2; ++d) {
+    if (str[std::size_t(d)] < 1 || dil[std::size_t(d)] < 1 || block[std::size_t(d)] < 1)
+      c.fail("strides, dilations and block_shape must be positive");
+    const int64_t span = image[std::size_t(d)] + pads[std::size_t(d)] + pads[std::size_t(d + 2)] -
+                         dil[std::size_t(d)] * (block[std::size_t(d)] - 1) - 1;
+    if (span < 0) c.fail("the block does not fit in the padded image");
+    pos[std::size_t(d)] = span / str[std::size_t(d)] + 1;
+    extra[std::size_t(d)] = span % str[std::size_t(d)];
+  }
+  if (static_dim(c, x, 2, "Col2Im") != pos[0] * pos[1])
+    c.fail("L=" + std::to_string(c.e.dims(x)[2]) + " is not the " +
+           std::to_string(pos[0] * pos[1]) + " block positions");
+  std::vector<double> w(std::size_t(cols * k), 0.0);
+  for (int64_t g = 0; g < ch; ++g)
+    for (int64_t e = 0; e < k; ++e) w[std::size_t((g * k + e) * k + e)] = 1.0;
+  Val wt = const_values(c, c.e.dtype(x), w, {cols, 1, block[0], block[1]});
+  Val img = reshape(c, x, {c.e.dims(x)[0], cols, pos[0], pos[1]});
+  return one(c.e.emit(op::conv_transpose2d, {img, wt, Val{}},
+                      write::conv_transpose2d{.padding = {pads[0], pads[1], pads[2], pads[3]},
+                                              .strides = str,
+                                              .dilation = dil,
+                                              .output_padding = extra,
+                                              .groups = ch}));
+}
+
 constexpr LoweringEntry kTable[] = {
+    {"Col2Im", 18, lower_col2im},
     {"Gemm", 1, lower_gemm},
     {"MatMul", 1, lower_matmul},
     {"Softmax", 1, lower_softmax},
@@ -187,8 +238,8 @@ constexpr LoweringEntry kTable[] = {
 std::span<const LoweringEntry> nn_lowerings() {
   static const std::vector<LoweringEntry> all = [] {
     std::vector<LoweringEntry> v(std::begin(kTable), std::end(kTable));
-    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(), nn::resize_table(),
-                   nn::sample_table()})
+    for (auto t : {nn::conv_pool_table(), nn::norm_table(), nn::activation_table(),
+                   nn::resize_table(), nn::sample_table(), nn::transformer_table()})
       v.insert(v.end(), t.begin(), t.end());
     return v;
   }();

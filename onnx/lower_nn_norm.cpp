@@ -1,7 +1,7 @@
 // Normalizations onto mlvm's native ops (docs/ops.md §11a): BatchNormalization (inference:
 // folded into the Conv/Gemm before it when it can be (lower_nn_fold.cpp), else one per-channel
 // scale and shift when the statistics are constants, else batch_norm), InstanceNormalization,
-// LayerNormalization, MeanVarianceNormalization and LRN.
+// LayerNormalization, MeanVarianceNormalization, LpNormalization and LRN.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -166,7 +166,25 @@ std::vector<Val> lower_lrn(NodeContext& c) {
                        .bias = c.attr_float("bias", 1.0)}));
 }
 
+// LpNormalization: x / (sum |x|^p along axis)^(1/p), p 1 or 2; a zero norm gives 0 (ONNX
+// Runtime's rule, where the formula would give NaN).
+std::vector<Val> lower_lp_norm(NodeContext& c) {
+  Val x = c.input(0);
+  require_float(c, x);
+  const int r = c.e.rank(x);
+  const int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  const int64_t p = c.attr_int("p", 2);
+  if (p != 1 && p != 2) c.fail("p=" + std::to_string(p) + " is not supported (1 or 2)");
+  Val norm = reduce(c, p == 1 ? Opcode::l1 : Opcode::l2, x, {axis}, true);
+  Val zero = num(c, x, 0.0);
+  Val y = c.e.emit(
+      op::div, {x, c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), num(c, x, 1.0), norm})});
+  return one(c.e.with_scalar(c.e.emit(op::where, {c.e.emit(op::equal, {norm, zero}), zero, y}),
+                             c.e.scalar(x)));
+}
+
 constexpr LoweringEntry kTable[] = {
+    {"LpNormalization", 1, lower_lp_norm},
     {"BatchNormalization", 1, lower_batch_norm},
     {"InstanceNormalization", 1, lower_instance_norm},
     {"LayerNormalization", 17, lower_layer_norm},

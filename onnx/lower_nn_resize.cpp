@@ -70,7 +70,9 @@ int64_t nearest_source(const std::string& coord, const std::string& rounding, in
 // `upsampling`'s (SH, SW) when scaling x by `scales` is plain replication, else nothing.
 std::optional<std::vector<int64_t>> replication(NodeContext& c, Val x, const std::vector<double>& scales,
                                                 const Spec& s) {
-  if (s.mode != "nearest" || s.coord == "tf_crop_and_resize" || c.e.rank(x) != 4) return std::nullopt;
+  if (s.mode != "nearest" || s.coord == "tf_crop_and_resize" || s.coord == "half_pixel_symmetric" ||
+      c.e.rank(x) != 4)
+    return std::nullopt;
   if (scales[0] != 1.0 || scales[1] != 1.0) return std::nullopt;
   std::vector<int64_t> factor;
   for (int k = 2; k < 4; ++k) {
@@ -90,14 +92,18 @@ std::optional<std::vector<int64_t>> replication(NodeContext& c, Val x, const std
   return factor;
 }
 
-// x resized by constant `scales` (sizes = floor(dims · scales)) or to constant `sizes`.
+// x resized by constant `scales` (sizes = floor(dims · scales)) or to constant `sizes`; both
+// when opset 18's keep_aspect_ratio_policy has made the sizes and the one scale they share.
 Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std::vector<int64_t> sizes) {
   const int r = c.e.rank(x);
   if (r == 0) c.fail("resizing a scalar is not defined");
   if (!is_float(c.e.dtype(x)) && s.mode != "nearest")
     c.fail("mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(c.e.dtype(x))));
   const bool by_scales = !scales.empty();
-  if (by_scales) {
+  if (by_scales && !sizes.empty()) {
+    if (int(sizes.size()) != r || int(scales.size()) != r)
+      c.fail("internal: scales and sizes of another rank");
+  } else if (by_scales) {
     if (int(scales.size()) != r)
       c.fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " + std::to_string(r));
     for (double f : scales)
@@ -118,7 +124,7 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
   if (identity) return x;
   if (auto factor = replication(c, x, scales, s))
     return c.e.emit(op::upsampling, {x}, {.scale = *factor});
-  if (by_scales)
+  if (by_scales && sizes.empty())
     for (int k = 0; k < r; ++k) {
       const int64_t in = static_dim(c, x, k, "Resize with scales (the output dims are floor(dims * scales))");
       sizes.push_back(int64_t(std::floor(double(in) * scales[std::size_t(k)])));
@@ -176,6 +182,168 @@ std::vector<Val> lower_upsample(NodeContext& c) {
   return one(resize(c, c.input(0), s, scales, {}));
 }
 
+// The source coordinate of output index i along an axis scaled by `scale` (ONNX Runtime's
+// get_original_coordinate for each coordinate_transformation_mode but tf_crop_and_resize).
+double source_coordinate(const std::string& coord, double i, double scale, double out, double in) {
+  if (coord == "asymmetric") return i / scale;
+  if (coord == "pytorch_half_pixel") return out > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
+  if (coord == "align_corners") return out == 1 ? 0.0 : i * (in - 1) / (out - 1);
+  if (coord == "tf_half_pixel_for_nn") return (i + 0.5) / scale;
+  if (coord == "half_pixel_symmetric") {
+    const double adjustment = out / (scale * in), centre = in / 2;
+    return centre * (1 - adjustment) + (i + 0.5) / scale - 0.5;
+  }
+  return (i + 0.5) / scale - 0.5;  // half_pixel
+}
+
+// Resize-18's antialias (linear and cubic): each axis is resized by an (out, in) matrix whose
+// row i holds ONNX Runtime's antialiasing filter weights (upsample_antialias.h): the triangle
+// or cubic filter stretched by in/out when downscaling, centred on i's source coordinate + 0.5,
+// normalized to sum 1, a tap beyond the input reading its edge. The matrix is built at import; x
+// meets it in a matmul along that axis.
+Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<double>& scales,
+                     std::vector<int64_t> sizes) {
+  const int r = c.e.rank(x);
+  const DType dt = c.e.dtype(x);
+  // A dim scaled by 1 is left alone and may be dynamic (a batch); the others must be static.
+  std::vector<int64_t> dims = onnx_dims(c, x);
+  for (int k = 0; k < r; ++k) {
+    const bool kept = !scales.empty() && scales[std::size_t(k)] == 1.0 &&
+                      (sizes.empty() || sizes[std::size_t(k)] == dims[std::size_t(k)]);
+    if (!kept) dims[std::size_t(k)] = static_dim(c, x, k, "Resize with antialias");
+  }
+  if (sizes.empty())
+    for (int k = 0; k < r; ++k)
+      sizes.push_back(
+          dims[std::size_t(k)] == kDynamic
+              ? kDynamic
+              : int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
+  const bool cubic = s.mode == "cubic";
+  auto filter = [&](double t) {
+    t = std::fabs(t);
+    if (!cubic) return t < 1 ? 1 - t : 0.0;
+    const double a = s.cubic_a;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0.0;
+  };
+  for (int k = 0; k < r; ++k) {
+    const int64_t in = dims[std::size_t(k)], out = sizes[std::size_t(k)];
+    if (in == kDynamic) continue;  // kept, above
+    const double rscale = scales.empty() ? double(float(out) / float(in)) : scales[std::size_t(k)];
+    if (out == in && rscale == 1.0) continue;
+    if (in > (int64_t(1) << 26) || out > (int64_t(1) << 26) || in * out > (int64_t(1) << 26))
+      c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) +
+             " is too large");
+    const double down = 1.0 / rscale;  // > 1 when downscaling
+    const double support = (cubic ? 2.0 : 1.0) * (down >= 1 ? down : 1.0);
+    const double stretch = down >= 1 ? 1.0 / down : 1.0;
+    std::vector<double> m(std::size_t(out * in), 0.0);
+    for (int64_t i = 0; i < out; ++i) {
+      const double centre = 0.5 + (down == 1.0 ? double(i)
+                                               : source_coordinate(s.coord, double(i), rscale,
+                                                                   double(out), double(in)));
+      const int64_t lo = int64_t(std::floor(centre - support + 0.5));
+      const int64_t hi = int64_t(std::floor(centre + support + 0.5));
+      double total = 0;
+      for (int64_t j = lo; j < hi; ++j) total += filter((double(j) - centre + 0.5) * stretch);
+      if (total == 0) total = 1;
+      for (int64_t j = lo; j < hi; ++j)  // a tap outside reads the edge
+        m[std::size_t(i * in + std::clamp<int64_t>(j, 0, in - 1))] +=
+            filter((double(j) - centre + 0.5) * stretch) / total;
+    }
+    Val mt = const_values(c, dt, m, {out, in});
+    // x's axis k last, times mᵀ, back in place.
+    std::vector<int64_t> perm = iota(0, r);
+    std::swap(perm[std::size_t(k)], perm.back());
+    Val t = k == r - 1 ? x : c.e.emit(op::transpose, {x}, {.axes = perm});
+    t = c.e.emit(op::matmul, {t, c.e.emit(op::transpose, {mt}, {.axes = {1, 0}})});
+    x = k == r - 1 ? t : c.e.emit(op::transpose, {t}, {.axes = perm});
+  }
+  return x;
+}
+
+// Resize-18 and later: scales or sizes (and roi) for the listed `axes` only, the sizes fitted
+// to keep the aspect ratio (keep_aspect_ratio_policy not_larger / not_smaller: one scale, the
+// smallest or largest sizes[i] / dims[i], and sizes round(scale · dims)), and antialias (linear
+// and cubic: resize_antialias).
+Val resize_18(NodeContext& c, Val x, Spec s, Val scales_in, Val sizes_in) {
+  const int r = c.e.rank(x);
+  std::vector<int64_t> axes = c.attr_ints("axes");
+  for (int64_t& a : axes) a = c.axis(a, r, "axes entry");
+  const std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    c.fail("keep_aspect_ratio_policy=" + policy + " is not supported");
+  const bool antialias = c.attr_int("antialias", 0) != 0 && s.mode != "nearest";
+  const bool plain = axes.empty() && policy == "stretch" && !antialias;
+  if (plain && scales_in.present() && !c.e.is_const(scales_in))
+    return resize_at_run_time(c, x, s, scales_in, Val{});
+  if (plain && sizes_in.present() && !c.e.is_const(sizes_in))
+    return resize_at_run_time(c, x, s, Val{}, sizes_in);
+  if (!scales_in.present() && !sizes_in.present()) c.fail("neither scales nor sizes is given");
+  if (!c.e.is_const(scales_in.present() ? scales_in : sizes_in))
+    c.fail(
+        "axes, keep_aspect_ratio_policy or antialias with scales or sizes known only at run time "
+        "is not supported");
+  if (axes.empty()) axes = iota(0, r);
+  const std::size_t na = axes.size();
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (scales_in.present()) {
+    std::vector<double> given = c.e.doubles(scales_in, "Resize's scales");
+    if (given.size() != na)
+      c.fail("scales has " + std::to_string(given.size()) + " entries for " + std::to_string(na) +
+             " axes");
+    scales.assign(std::size_t(r), 1.0);
+    for (std::size_t k = 0; k < na; ++k) scales[std::size_t(axes[k])] = given[k];
+  } else {
+    std::vector<int64_t> given = c.e.ints(sizes_in, "Resize's sizes");
+    if (given.size() != na)
+      c.fail("sizes has " + std::to_string(given.size()) + " entries for " + std::to_string(na) +
+             " axes");
+    // Sizes for every dim, as the model gives them, need no dim of x (a batch may be dynamic).
+    const bool all_given = policy == "stretch" && std::is_sorted(axes.begin(), axes.end()) &&
+                           int(na) == r &&
+                           std::adjacent_find(axes.begin(), axes.end()) == axes.end();
+    for (int k = 0; k < r && !all_given; ++k)
+      sizes.push_back(static_dim(c, x, k, "Resize with sizes for some axes"));
+    if (all_given) {
+      sizes = given;
+    } else if (policy == "stretch") {
+      for (std::size_t k = 0; k < na; ++k) sizes[std::size_t(axes[k])] = given[k];
+    } else {
+      double scale = policy == "not_larger" ? 1e300 : 0.0;
+      for (std::size_t k = 0; k < na; ++k) {
+        const double f = double(given[k]) / double(sizes[std::size_t(axes[k])]);
+        scale = policy == "not_larger" ? std::min(scale, f) : std::max(scale, f);
+      }
+      scales.assign(std::size_t(r), 1.0);
+      for (int64_t a : axes) {
+        scales[std::size_t(a)] = scale;
+        sizes[std::size_t(a)] = int64_t(std::round(scale * double(sizes[std::size_t(a)])));
+      }
+    }
+  }
+  if (antialias) {
+    if (s.coord == "tf_crop_and_resize")
+      c.fail("antialias=1 with tf_crop_and_resize is not supported");
+    return resize_antialias(c, x, s, scales, sizes);
+  }
+  // roi for the listed axes only: the others keep the whole extent [0, 1].
+  if (s.roi.present() && s.coord == "tf_crop_and_resize" && na != std::size_t(r)) {
+    std::vector<double> given = c.e.doubles(s.roi, "Resize's roi");
+    if (given.size() != 2 * na) c.fail("roi must have 2 entries per axis");
+    std::vector<double> roi(std::size_t(2 * r), 0.0);
+    for (int k = 0; k < r; ++k) roi[std::size_t(r + k)] = 1.0;
+    for (std::size_t k = 0; k < na; ++k) {
+      roi[std::size_t(axes[k])] = given[k];
+      roi[std::size_t(r + axes[k])] = given[na + k];
+    }
+    s.roi = const_values(c, DType::f32, roi, {int64_t(2 * r)});
+  }
+  return resize(c, x, s, scales, sizes);
+}
+
 std::vector<Val> lower_resize(NodeContext& c) {
   Val x = c.input(0);
   Spec s;
@@ -192,7 +360,8 @@ std::vector<Val> lower_resize(NodeContext& c) {
     sizes_in = c.input(3);
     const std::string coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-    if (std::find(std::begin(coords), std::end(coords), s.coord) == std::end(coords))
+    if (std::find(std::begin(coords), std::end(coords), s.coord) == std::end(coords) &&
+        (s.coord != "half_pixel_symmetric" || c.opset < 19))
       c.fail("coordinate_transformation_mode=" + s.coord + " is not supported");
     const std::string roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
     if (std::find(std::begin(roundings), std::end(roundings), s.rounding) == std::end(roundings))
@@ -207,6 +376,8 @@ std::vector<Val> lower_resize(NodeContext& c) {
     s.coord = "asymmetric";
     s.rounding = "simple";
   }
+  if (c.opset >= 18)
+    return one(resize_18(c, x, s, has_scales ? scales_in : Val{}, has_sizes ? sizes_in : Val{}));
   if (has_scales && !c.e.is_const(scales_in)) return one(resize_at_run_time(c, x, s, scales_in, Val{}));
   if (has_sizes && !c.e.is_const(sizes_in)) return one(resize_at_run_time(c, x, s, Val{}, sizes_in));
   if (has_scales) return one(resize(c, x, s, c.e.doubles(scales_in, "Resize's scales"), {}));

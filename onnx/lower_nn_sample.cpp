@@ -1,12 +1,15 @@
-// GridSample (opset 16, 4-D) as ONNX Runtime computes it (its port of PyTorch's grid_sample),
-// decomposed into elementwise ops and row gathers: the grid's (x, y) in [-1, 1] become input
-// coordinates (align_corners: -1 and 1 are the corner pixels' centres; else their outer
-// edges); nearest rounds them half to even; a point outside [x_min, x_max] x [y_min, y_max]
-// is clamped to the image (padding_mode "border") or reflected at those bounds
-// ("reflection"); then each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75)
-// reads x at an integer pixel, which outside the image is 0 ("zeros"), the clamped pixel
-// ("border") or the reflected one ("reflection"). The taps are gathered as rows of C values
-// from x seen as (N·H·W, C). RoiAlign samples the same way.
+// GridSample (opset 16; 20 renames bilinear/bicubic linear/cubic and adds 5-D volumes, linear
+// or nearest, sampled the same way over (x, y, z)) as ONNX Runtime
+// computes it (its port of PyTorch's grid_sample), decomposed into elementwise ops and row
+// gathers: the grid's (x, y) in [-1, 1] become input coordinates (align_corners: -1 and 1 are
+// the corner pixels' centres; else their outer edges); nearest rounds them half to even; a
+// point outside [x_min, x_max] x [y_min, y_max] is clamped to the image (padding_mode
+// "border"; bicubic clamps its taps only) or reflected at those bounds ("reflection"); then
+// each tap (1 for nearest, 2x2 bilinear, 4x4 bicubic with a = -0.75) reads x at an integer
+// pixel, which outside the image is 0 ("zeros"), the clamped pixel ("border") or the reflected
+// one ("reflection"). The taps are gathered as rows of C values from x seen as (N·H·W, C).
+// RoiAlign and DeformConv (19) sample the same way; AffineGrid (20) makes the grids
+// GridSample reads.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
@@ -21,8 +24,10 @@ struct Sampler {
   int64_t n, ch, h, w, oh, ow;
   std::string padding;
   double x_min, x_max, y_min, y_max;
-  Val rows;    // x as (N·H·W, C)
-  Val offset;  // (N, 1, 1): n·H·W
+  Val rows;       // x as (N·H·W, C)  (N·D·H·W for a volume)
+  Val offset;     // (N, 1, 1): n·H·W  ((N, 1, 1, 1): n·D·H·W)
+  int64_t d = 1;  // a volume's depth (5-D GridSample); 1 for images
+  double z_min = 0, z_max = 0;
 
   Val k(double v) { return c.e.scalar_const(dt, v); }
   Val apply(Opcode code, Val a, Val b) { return c.e.emit(code, {a, b}); }
@@ -36,37 +41,72 @@ struct Sampler {
     return apply(Opcode::sub, k(lo + range), apply(Opcode::abs, apply(Opcode::sub, t, k(range))));
   }
 
-  // The (N, Ho, Wo, C) values at integer pixel (xi, yi) (float tensors (N, Ho, Wo)).
-  Val pixel(Val xi, Val yi) {
+  // The (N, Ho, Wo, C) values at integer pixel (xi, yi) (float tensors (N, Ho, Wo)); with zi,
+  // the (N, Do, Ho, Wo, C) values at voxel (xi, yi, zi) of a volume.
+  Val pixel(Val xi, Val yi, Val zi = Val{}) {
     Val valid;
+    auto inside = [&](Val v, int64_t len) {
+      return c.e.emit(op::logical_and, {apply(Opcode::greater_equal, v, k(0)),
+                                        apply(Opcode::less_equal, v, k(double(len - 1)))});
+    };
     if (padding == "zeros") {
-      valid =
-          c.e.emit(op::logical_and,
-                   {c.e.emit(op::logical_and, {apply(Opcode::greater_equal, xi, k(0)),
-                                               apply(Opcode::less_equal, xi, k(double(w - 1)))}),
-                    c.e.emit(op::logical_and, {apply(Opcode::greater_equal, yi, k(0)),
-                                               apply(Opcode::less_equal, yi, k(double(h - 1)))})});
+      valid = c.e.emit(op::logical_and, {inside(xi, w), inside(yi, h)});
+      if (zi.present()) valid = c.e.emit(op::logical_and, {valid, inside(zi, d)});
     } else if (padding == "reflection") {
       xi = reflect(xi, x_min, x_max);
       yi = reflect(yi, y_min, y_max);
+      if (zi.present()) zi = reflect(zi, z_min, z_max);
     }
     // Clamped to the image: border's rule, and a safe read for the others.
-    xi = c.e.emit(op::clip, {xi}, {.a_min = 0.0, .a_max = double(w - 1)});
-    yi = c.e.emit(op::clip, {yi}, {.a_min = 0.0, .a_max = double(h - 1)});
-    auto as_i64 = [&](Val v) { return c.e.emit(op::cast, {v}, {.dtype = DType::i64}); };
-    Val lin = apply(
-        Opcode::add,
-        apply(Opcode::add, apply(Opcode::mul, as_i64(yi), c.e.scalar_const(DType::i64, double(w))),
-              as_i64(xi)),
-        offset);
-    Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C)
+    auto as_i64 = [&](Val v, int64_t len) {
+      return c.e.emit(op::cast, {c.e.emit(op::clip, {v}, {.a_min = 0.0, .a_max = double(len - 1)})},
+                      {.dtype = DType::i64});
+    };
+    auto i64 = [&](int64_t v) { return c.e.scalar_const(DType::i64, double(v)); };
+    Val lin = apply(Opcode::add, apply(Opcode::mul, as_i64(yi, h), i64(w)), as_i64(xi, w));
+    if (zi.present()) lin = apply(Opcode::add, lin, apply(Opcode::mul, as_i64(zi, d), i64(h * w)));
+    lin = apply(Opcode::add, lin, offset);
+    Val g = c.e.emit(op::take, {rows, lin}, {.axis = 0});  // (N, Ho, Wo, C) / (N, Do, Ho, Wo, C)
     if (valid.present())
-      g = c.e.emit(op::where, {c.e.emit(op::expand_dims, {valid}, {.axis = 3}), g, k(0)});
+      g = c.e.emit(op::where,
+                   {c.e.emit(op::expand_dims, {valid}, {.axis = c.e.rank(valid)}), g, k(0)});
     return g;
   }
 
   Val weighted(Val g, Val weight) {
-    return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = 3}));
+    return apply(Opcode::mul, g, c.e.emit(op::expand_dims, {weight}, {.axis = c.e.rank(weight)}));
+  }
+
+  // The 2x2x2 taps of a volume around (px, py, pz) weighted by their distances.
+  Val trilinear(Val px, Val py, Val pz) {
+    Val lo[3] = {apply(Opcode::floor, px), apply(Opcode::floor, py), apply(Opcode::floor, pz)};
+    Val p[3] = {px, py, pz};
+    Val y;
+    for (int corner = 0; corner < 8; ++corner) {
+      Val at[3], weight;
+      for (int a = 0; a < 3; ++a) {
+        const bool high = (corner >> a) & 1;
+        at[a] = high ? apply(Opcode::add, lo[a], k(1)) : lo[a];
+        // the far corner's distance: p - lo for the high tap, lo + 1 - p for the low one
+        Val wa = high ? apply(Opcode::sub, p[a], lo[a])
+                      : apply(Opcode::sub, apply(Opcode::add, lo[a], k(1)), p[a]);
+        weight = weight.present() ? apply(Opcode::mul, weight, wa) : wa;
+      }
+      Val t = weighted(pixel(at[0], at[1], at[2]), weight);
+      y = y.present() ? apply(Opcode::add, y, t) : t;
+    }
+    return y;
+  }
+
+  // The 2x2 taps around (px, py) weighted by their distances.
+  Val bilinear(Val px, Val py) {
+    Val x1 = apply(Opcode::floor, px), y1 = apply(Opcode::floor, py);
+    Val x2 = apply(Opcode::add, x1, k(1)), y2 = apply(Opcode::add, y1, k(1));
+    Val dx1 = apply(Opcode::sub, px, x1), dx2 = apply(Opcode::sub, x2, px);
+    Val dy1 = apply(Opcode::sub, py, y1), dy2 = apply(Opcode::sub, y2, py);
+    Val top = apply(Opcode::add, weighted(pixel(x1, y1), dx2), weighted(pixel(x2, y1), dx1));
+    Val bottom = apply(Opcode::add, weighted(pixel(x1, y2), dx2), weighted(pixel(x2, y2), dx1));
+    return apply(Opcode::add, weighted(top, dy2), weighted(bottom, dy1));
   }
 
   // ORT's GsGetCubicCoeffs for t in [0, 1): the weights of taps -1, 0, 1, 2.
@@ -98,72 +138,103 @@ struct Sampler {
 std::vector<Val> lower_grid_sample(NodeContext& c) {
   Val x = c.input(0), grid = c.input(1);
   require_float(c, x);
-  if (c.e.rank(x) != 4) c.fail("the input must be 4-D (N, C, H, W), got rank " + std::to_string(c.e.rank(x)));
-  if (c.e.rank(grid) != 4) c.fail("the grid must be 4-D (N, H_out, W_out, 2)");
-  const std::string mode = c.attr_string("mode", "bilinear");
+  const int r = c.e.rank(x);
+  // Opset 20 allows volumes: (N, C, D, H, W) sampled by a grid (N, Do, Ho, Wo, 3).
+  if (r != 4 && (r != 5 || c.opset < 20))
+    c.fail("the input must be 4-D (N, C, H, W)" + std::string(c.opset >= 20 ? " or 5-D" : "") +
+           ", got rank " + std::to_string(r));
+  const int nd = r - 2;
+  if (c.e.rank(grid) != r) c.fail("the grid must have the input's rank");
+  std::string mode = c.attr_string("mode", c.opset >= 20 ? "linear" : "bilinear");
+  // Opset 20 renamed the modes.
+  if (c.opset >= 20 && (mode == "linear" || mode == "cubic"))
+    mode = mode == "linear" ? "bilinear" : "bicubic";
+  else if (c.opset >= 20 && mode != "nearest")
+    c.fail("mode=" + mode + " is not supported");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") c.fail("mode=" + mode + " is not supported");
+  if (nd == 3 && mode == "bicubic") c.fail("mode=cubic is only defined for 4-D inputs");
   const std::string padding = c.attr_string("padding_mode", "zeros");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     c.fail("padding_mode=" + padding + " is not supported");
   const bool align = c.attr_int("align_corners", 0) != 0;
   const DType dt = c.e.dtype(x);
-  Sampler s{c, dt, static_dim(c, x, 0, "GridSample"), static_dim(c, x, 1, "GridSample"),
-            static_dim(c, x, 2, "GridSample"), static_dim(c, x, 3, "GridSample"),
-            static_dim(c, grid, 1, "GridSample"), static_dim(c, grid, 2, "GridSample"), padding,
-            0, 0, 0, 0, {}, {}};
-  if (static_dim(c, grid, 0, "GridSample") != s.n || static_dim(c, grid, 3, "GridSample") != 2)
-    c.fail("the grid must be (N, H_out, W_out, 2) with x's N");
-  s.x_min = align ? 0.0 : -0.5;
-  s.x_max = align ? double(s.w - 1) : double(s.w) - 0.5;
-  s.y_min = align ? 0.0 : -0.5;
-  s.y_max = align ? double(s.h - 1) : double(s.h) - 0.5;
-  s.rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}), {s.n * s.h * s.w, s.ch});
+  auto dim = [&](Val v, int k) { return static_dim(c, v, k, "GridSample"); };
+  Sampler s{c,
+            dt,
+            dim(x, 0),
+            dim(x, 1),
+            dim(x, r - 2),
+            dim(x, r - 1),
+            dim(grid, r - 3),
+            dim(grid, r - 2),
+            padding,
+            0,
+            0,
+            0,
+            0,
+            {},
+            {}};
+  if (nd == 3) s.d = dim(x, 2);
+  if (dim(grid, 0) != s.n || dim(grid, r - 1) != nd)
+    c.fail("the grid must be (N, <output dims>, " + std::to_string(nd) + ") with x's N");
+  const double lo = align ? 0.0 : -0.5;
+  auto hi = [&](int64_t len) { return align ? double(len - 1) : double(len) - 0.5; };
+  s.x_min = s.y_min = s.z_min = lo;
+  s.x_max = hi(s.w), s.y_max = hi(s.h), s.z_max = hi(s.d);
+  s.rows = reshape(c,
+                   c.e.emit(op::transpose, {x},
+                            {.axes = nd == 2 ? std::vector<int64_t>{0, 2, 3, 1}
+                                             : std::vector<int64_t>{0, 2, 3, 4, 1}}),
+                   {s.n * s.d * s.h * s.w, s.ch});
   std::vector<int64_t> offsets;
-  for (int64_t i = 0; i < s.n; ++i) offsets.push_back(i * s.h * s.w);
-  s.offset = reshape(c, c.e.int_vector(offsets), {s.n, 1, 1});
+  for (int64_t i = 0; i < s.n; ++i) offsets.push_back(i * s.d * s.h * s.w);
+  std::vector<int64_t> coord_dims = {s.n};  // (N, <output dims>)
+  for (int k = 1; k <= nd; ++k) coord_dims.push_back(dim(grid, k));
+  std::vector<int64_t> offset_dims(std::size_t(nd + 1), 1);
+  offset_dims[0] = s.n;
+  s.offset = reshape(c, c.e.int_vector(offsets), offset_dims);
   if (c.e.dtype(grid) != dt) grid = c.e.emit(op::cast, {grid}, {.dtype = dt});
   auto coordinate = [&](int64_t k, int64_t len) {
-    Val g = reshape(c, c.e.emit(op::strided_slice, {grid}, {.begin = {k}, .end = {k + 1}, .axes = {3}}),
-                    {s.n, s.oh, s.ow});
+    Val g = reshape(
+        c, c.e.emit(op::strided_slice, {grid}, {.begin = {k}, .end = {k + 1}, .axes = {r - 1}}),
+        coord_dims);
     Val g1 = s.apply(Opcode::add, g, s.k(1));
     return align ? s.apply(Opcode::mul, g1, s.k(0.5 * double(len - 1)))
                  : s.apply(Opcode::mul,
                            s.apply(Opcode::sub, s.apply(Opcode::mul, g1, s.k(double(len))), s.k(1)),
                            s.k(0.5));
   };
-  Val px = coordinate(0, s.w), py = coordinate(1, s.h);
+  Val px = coordinate(0, s.w), py = coordinate(1, s.h), pz = nd == 3 ? coordinate(2, s.d) : Val{};
   if (mode == "nearest") {
     px = s.apply(Opcode::round, px);
     py = s.apply(Opcode::round, py);
+    if (pz.present()) pz = s.apply(Opcode::round, pz);
   }
-  if (padding != "zeros") {
-    Val oob = c.e.emit(op::logical_or,
-                       {c.e.emit(op::logical_or, {s.apply(Opcode::less, px, s.k(s.x_min)),
-                                                  s.apply(Opcode::greater, px, s.k(s.x_max))}),
-                        c.e.emit(op::logical_or, {s.apply(Opcode::less, py, s.k(s.y_min)),
-                                                  s.apply(Opcode::greater, py, s.k(s.y_max))})});
-    Val qx, qy;
-    if (padding == "border") {
-      qx = c.e.emit(op::clip, {px}, {.a_min = 0.0, .a_max = double(s.w - 1)});
-      qy = c.e.emit(op::clip, {py}, {.a_min = 0.0, .a_max = double(s.h - 1)});
-    } else {
-      qx = s.reflect(px, s.x_min, s.x_max);
-      qy = s.reflect(py, s.y_min, s.y_max);
-    }
-    px = c.e.emit(op::where, {oob, qx, px});
-    py = c.e.emit(op::where, {oob, qy, py});
+  // Bicubic leaves an outside point where it is: its taps are clamped (or reflected) one by one
+  // (ONNX Runtime 1.30 and PyTorch; clamping the point first moved border samples).
+  if (padding != "zeros" && (mode != "bicubic" || padding == "reflection")) {
+    auto outside = [&](Val v, double a, double b) {
+      return c.e.emit(op::logical_or,
+                      {s.apply(Opcode::less, v, s.k(a)), s.apply(Opcode::greater, v, s.k(b))});
+    };
+    Val oob =
+        c.e.emit(op::logical_or, {outside(px, s.x_min, s.x_max), outside(py, s.y_min, s.y_max)});
+    if (pz.present()) oob = c.e.emit(op::logical_or, {oob, outside(pz, s.z_min, s.z_max)});
+    auto fold = [&](Val v, int64_t len, double a, double b) {
+      Val q = padding == "border"
+                  ? c.e.emit(op::clip, {v}, {.a_min = 0.0, .a_max = double(len - 1)})
+                  : s.reflect(v, a, b);
+      return c.e.emit(op::where, {oob, q, v});
+    };
+    px = fold(px, s.w, s.x_min, s.x_max);
+    py = fold(py, s.h, s.y_min, s.y_max);
+    if (pz.present()) pz = fold(pz, s.d, s.z_min, s.z_max);
   }
   Val y;
   if (mode == "nearest") {
-    y = s.pixel(px, py);
+    y = s.pixel(px, py, pz);
   } else if (mode == "bilinear") {
-    Val x1 = s.apply(Opcode::floor, px), y1 = s.apply(Opcode::floor, py);
-    Val x2 = s.apply(Opcode::add, x1, s.k(1)), y2 = s.apply(Opcode::add, y1, s.k(1));
-    Val dx1 = s.apply(Opcode::sub, px, x1), dx2 = s.apply(Opcode::sub, x2, px);
-    Val dy1 = s.apply(Opcode::sub, py, y1), dy2 = s.apply(Opcode::sub, y2, py);
-    Val top = s.apply(Opcode::add, s.weighted(s.pixel(x1, y1), dx2), s.weighted(s.pixel(x2, y1), dx1));
-    Val bottom = s.apply(Opcode::add, s.weighted(s.pixel(x1, y2), dx2), s.weighted(s.pixel(x2, y2), dx1));
-    y = s.apply(Opcode::add, s.weighted(top, dy2), s.weighted(bottom, dy1));
+    y = nd == 3 ? s.trilinear(px, py, pz) : s.bilinear(px, py);
   } else {
     Val fx = s.apply(Opcode::floor, px), fy = s.apply(Opcode::floor, py);
     std::vector<Val> cx = s.cubic(s.apply(Opcode::sub, px, fx)), cy = s.cubic(s.apply(Opcode::sub, py, fy));
@@ -178,7 +249,164 @@ std::vector<Val> lower_grid_sample(NodeContext& c) {
       y = y.present() ? s.apply(Opcode::add, y, row) : row;
     }
   }
-  return one(c.e.emit(op::transpose, {y}, {.axes = {0, 3, 1, 2}}));
+  return one(c.e.emit(
+      op::transpose, {y},
+      {.axes = nd == 2 ? std::vector<int64_t>{0, 3, 1, 2} : std::vector<int64_t>{0, 4, 1, 2, 3}}));
+}
+
+// AffineGrid (20): the sampling grid (N, H, W, 2) — or (N, D, H, W, 3) — of the affine maps
+// theta (N, 2, 3) or (N, 3, 4): each output position's normalized coordinates (x, y[, z], 1),
+// pixel centres from -1 to 1 (align_corners: the corner pixels at -1 and 1), times thetaᵀ.
+// The size must be known at import; the base grid is a constant.
+std::vector<Val> lower_affine_grid(NodeContext& c) {
+  Val theta = c.input(0);
+  require_float(c, theta);
+  const DType dt = c.e.dtype(theta);
+  std::vector<int64_t> size = c.e.ints(c.input(1), "AffineGrid's size");
+  if (size.size() != 4 && size.size() != 5) c.fail("size must be (N, C, H, W) or (N, C, D, H, W)");
+  const std::size_t nd = size.size() - 2;
+  if (c.e.rank(theta) != 3 || static_dim(c, theta, 1, "AffineGrid") != int64_t(nd) ||
+      static_dim(c, theta, 2, "AffineGrid") != int64_t(nd + 1))
+    c.fail("theta must be (N, " + std::to_string(nd) + ", " + std::to_string(nd + 1) + ")");
+  const bool align = c.attr_int("align_corners", 0) != 0;
+  std::vector<int64_t> spatial(size.begin() + 2, size.end());
+  int64_t points = 1;
+  for (int64_t d : spatial) {
+    if (d < 1 || d > (int64_t(1) << 24)) c.fail("size holds a dim below 1 or above 2^24");
+    points *= d;
+    if (points > (int64_t(1) << 24)) break;  // refused below, before it can overflow
+  }
+  if (points > (int64_t(1) << 24))
+    c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");
+  auto coord = [&](int64_t i, int64_t n) {
+    if (align) return n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1);
+    return -1.0 + (2.0 * double(i) + 1.0) / double(n);
+  };
+  std::vector<double> base;
+  base.reserve(std::size_t(points) * (nd + 1));
+  for (int64_t p = 0; p < points; ++p) {
+    std::vector<int64_t> at(nd);
+    for (int64_t k = int64_t(nd) - 1, rest = p; k >= 0; --k) {
+      at[std::size_t(k)] = rest % spatial[std::size_t(k)];
+      rest /= spatial[std::size_t(k)];
+    }
+    for (int64_t k = int64_t(nd) - 1; k >= 0; --k)  // x (the last dim) first
+      base.push_back(coord(at[std::size_t(k)], spatial[std::size_t(k)]));
+    base.push_back(1.0);
+  }
+  Val grid = const_values(c, dt, base, {points, int64_t(nd + 1)});
+  Val y = c.e.emit(op::matmul, {grid, c.e.emit(op::transpose, {theta}, {.axes = {0, 2, 1}})});
+  std::vector<int64_t> out = {c.e.dims(theta)[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(int64_t(nd));
+  return one(reshape(c, y, out));
+}
+
+// DeformConv (19, 2-D): a convolution whose every tap (i, j) at output (oh, ow) reads x at
+// (oh·s - pad + i·d + dy, ow·s - pad + j·d + dx), the offsets (dy, dx) given per tap and
+// position (offset (N, G·2·kH·kW, OH, OW), one set per offset group of C / G channels), by
+// bilinear interpolation with zeros outside (ONNX Runtime's and torchvision's rule), times the
+// optional mask; the sampled columns (N, C·kH·kW, OH·OW) then meet W in a (grouped) matmul.
+std::vector<Val> lower_deform_conv(NodeContext& c) {
+  Val x = c.input(0), w = c.input(1), off = c.input(2), b = c.input(3), mask = c.input(4);
+  require_float(c, x);
+  const DType dt = c.e.dtype(x);
+  if (c.e.rank(x) != 4 || c.e.rank(w) != 4)
+    c.fail("only 2-D DeformConv (4-D X and W) is supported");
+  auto dim = [&](Val v, int k) { return static_dim(c, v, k, "DeformConv"); };
+  // The batch may be dynamic (kDynamic is the one -1 of each reshape below).
+  const int64_t n = c.e.dims(x)[0], ch = dim(x, 1), h = dim(x, 2), wd = dim(x, 3);
+  const int64_t oc = dim(w, 0), kh = dim(w, 2), kw = dim(w, 3), taps = kh * kw;
+  const int64_t group = c.attr_int("group", 1), og = c.attr_int("offset_group", 1);
+  if (group < 1 || ch % group != 0 || oc % group != 0 || dim(w, 1) != ch / group)
+    c.fail("group=" + std::to_string(group) + " does not fit C=" + std::to_string(ch) + " and W");
+  if (og < 1 || ch % og != 0)
+    c.fail("offset_group=" + std::to_string(og) + " does not divide C=" + std::to_string(ch));
+  std::vector<int64_t> st = c.attr_ints("strides", {1, 1}), dil = c.attr_ints("dilations", {1, 1}),
+                       pads = c.attr_ints("pads", {0, 0, 0, 0});
+  if (st.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    c.fail("strides, dilations and pads must fit 2-D");
+  const int64_t oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) / st[0] + 1;
+  const int64_t ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) / st[1] + 1;
+  if (oh < 1 || ow < 1) c.fail("the kernel does not fit in the padded input");
+  if (taps > (int64_t(1) << 16) || oh > (int64_t(1) << 24) || ow > (int64_t(1) << 24) ||
+      oh * ow > (int64_t(1) << 24) || taps * oh * ow > (int64_t(1) << 26))
+    c.fail("a DeformConv of " + std::to_string(taps) + " taps over " + std::to_string(oh * ow) +
+           " positions is too large to build its sampling positions at import");
+  std::vector<int64_t> od = onnx_dims(c, off);
+  if (od.size() == 4 && (od[0] == kDynamic || n == kDynamic)) od[0] = n;
+  if (od != std::vector<int64_t>{n, og * 2 * taps, oh, ow})
+    c.fail("offset must be (N, offset_group·2·kH·kW, OH, OW)");
+  if (c.e.dtype(off) != dt) off = c.e.emit(op::cast, {off}, {.dtype = dt});
+  if (mask.present() && c.e.dtype(mask) != dt) mask = c.e.emit(op::cast, {mask}, {.dtype = dt});
+  // The taps' base positions (K·OH, OW) as constants.
+  std::vector<double> by, bx;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t r = 0; r < oh; ++r)
+        for (int64_t q = 0; q < ow; ++q) {
+          by.push_back(double(r * st[0] - pads[0] + i * dil[0]));
+          bx.push_back(double(q * st[1] - pads[1] + j * dil[1]));
+        }
+  Val base_y = const_values(c, dt, by, {taps * oh, ow}),
+      base_x = const_values(c, dt, bx, {taps * oh, ow});
+  Val rows = reshape(c, c.e.emit(op::transpose, {x}, {.axes = {0, 2, 3, 1}}),
+                     {n == kDynamic ? kDynamic : n * h * wd, ch});
+  // Each image's first row in `rows`: i·H·W, for a dynamic batch a range at run time.
+  Val offset;
+  if (n != kDynamic) {
+    std::vector<int64_t> starts;
+    for (int64_t i = 0; i < n; ++i) starts.push_back(i * h * wd);
+    offset = reshape(c, c.e.int_vector(starts), {n, 1, 1});
+  } else {
+    Val batch =
+        c.e.emit(op::strided_slice, {c.e.emit(op::shape_of, {x})}, {.begin = {0}, .end = {1}});
+    Val step = c.e.scalar_const(DType::i64, double(h * wd));
+    Val limit = c.e.emit(op::mul, {batch, c.e.int_vector({h * wd})});
+    offset = reshape(c, c.e.emit(op::range, {c.e.scalar_const(DType::i64, 0), limit, step}),
+                     {kDynamic, 1, 1});
+  }
+  const int64_t cg = ch / og;
+  std::vector<Val> parts;
+  for (int64_t g = 0; g < og; ++g) {
+    Val group_rows = og == 1 ? rows
+                             : c.e.emit(op::strided_slice, {rows},
+                                        {.begin = {g * cg}, .end = {(g + 1) * cg}, .axes = {1}});
+    Sampler s{c, dt, n, cg, h, wd, taps * oh, ow, "zeros", 0, 0, 0, 0, group_rows, offset};
+    // offset channels of group g: (dy, dx) per tap -> (N, K, 2, OH, OW)
+    Val o = reshape(c,
+                    c.e.emit(op::strided_slice, {off},
+                             {.begin = {g * 2 * taps}, .end = {(g + 1) * 2 * taps}, .axes = {1}}),
+                    {n, taps, 2, oh, ow});
+    auto coord = [&](int64_t k, Val base) {
+      Val d =
+          reshape(c, c.e.emit(op::strided_slice, {o}, {.begin = {k}, .end = {k + 1}, .axes = {2}}),
+                  {n, taps * oh, ow});
+      return c.e.emit(op::add, {d, base});
+    };
+    Val v = s.bilinear(coord(1, base_x), coord(0, base_y));  // (N, K·OH, OW, C/G)
+    if (mask.present()) {
+      Val m = reshape(c,
+                      c.e.emit(op::strided_slice, {mask},
+                               {.begin = {g * taps}, .end = {(g + 1) * taps}, .axes = {1}}),
+                      {n, taps * oh, ow});
+      v = s.weighted(v, m);
+    }
+    parts.push_back(v);
+  }
+  Val v = parts.size() == 1 ? parts[0]
+                            : c.e.emit(op::concatenate, parts, {.axis = 3});  // (N, K·OH, OW, C)
+  v = c.e.emit(op::transpose, {reshape(c, v, {n, taps, oh * ow, ch})},
+               {.axes = {0, 3, 1, 2}});  // (N, C, K, L)
+  Val cols = reshape(c, v, {n, group, (ch / group) * taps, oh * ow});
+  if (c.e.dtype(w) != dt) w = c.e.emit(op::cast, {w}, {.dtype = dt});
+  Val wg = reshape(c, w, {group, oc / group, (ch / group) * taps});
+  Val y = reshape(c, c.e.emit(op::matmul, {wg, cols}), {n, oc, oh, ow});
+  if (b.present()) {
+    if (c.e.dtype(b) != dt) b = c.e.emit(op::cast, {b}, {.dtype = dt});
+    y = c.e.emit(op::add, {y, per_channel(c, b, 4)});
+  }
+  return one(y);
 }
 
 // RoiAlign (opsets 10, 16) as ONNX Runtime computes it: each output bin of a region of
@@ -266,6 +494,8 @@ std::vector<Val> lower_roi_align(NodeContext& c) {
 }
 
 constexpr LoweringEntry kTable[] = {
+    {"AffineGrid", 20, lower_affine_grid},
+    {"DeformConv", 19, lower_deform_conv},
     {"GridSample", 16, lower_grid_sample},
     {"RoiAlign", 10, lower_roi_align},
 };

@@ -53,5 +53,6 @@ std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
 std::span<const LoweringEntry> activation_table();  // lower_nn_act.cpp
 std::span<const LoweringEntry> resize_table();      // lower_nn_resize.cpp
 std::span<const LoweringEntry> sample_table();      // lower_nn_sample.cpp
+std::span<const LoweringEntry> transformer_table();  // lower_nn_transformer.cpp
 
 }  // namespace mlvm::nn

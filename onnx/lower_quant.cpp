@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lower_nn_util.hpp"
+#include "onnx/tensor_proto.hpp"
 
 namespace mlvm {
 
@@ -31,38 +32,72 @@ Val along(NodeContext& c, Val p, int axis, int rank) {
   return c.e.emit(op::reshape, {p}, {.shape = shape});
 }
 
-// saturate(round(v) + zp) in `dt` (u8 or i8); v is f32.
+// A scale or zero point of QuantizeLinear/DequantizeLinear shaped against x: per tensor, per
+// axis, or (opset 21's block_size) one per block of block_size elements along `axis`, each
+// repeated over its block.
+Val quant_param(NodeContext& c, Val p, Val x, int axis) {
+  const int r = c.e.rank(x);
+  const int64_t block = c.opset >= 21 ? c.attr_int("block_size", 0) : 0;
+  if (block < 0) c.fail("block_size=" + std::to_string(block) + " is not supported");
+  if (block == 0 || !p.present()) return p.present() ? along(c, p, axis, r) : p;
+  if (c.e.rank(p) != r) c.fail("block-wise scale and zero point must have x's rank");
+  const int64_t a = c.axis(axis, r);
+  const int64_t n = nn::static_dim(c, x, int(a), "block-wise quantization");
+  const int64_t blocks = c.e.dims(p)[std::size_t(a)];
+  if (blocks != (n + block - 1) / block)
+    c.fail("block-wise scale and zero point have " + std::to_string(blocks) +
+           " blocks along axis " + std::to_string(a) + ", not ceil(" + std::to_string(n) + " / " +
+           std::to_string(block) + ")");
+  for (int k = 0; k < r; ++k)
+    if (k != a && c.e.dims(p)[std::size_t(k)] != c.e.dims(x)[std::size_t(k)] &&
+        c.e.dims(x)[std::size_t(k)] != kDynamic)
+      c.fail("block-wise scale and zero point must have x's dims but along the axis");
+  Val rep = c.e.emit(op::repeat, {c.e.with_scalar(p, false)}, {.repeats = block, .axis = a});
+  return c.e.emit(op::strided_slice, {rep}, {.begin = {0}, .end = {n}, .axes = {a}});
+}
+
+// saturate(round(v) + zp) in `dt` (u8, i8 or i16); v is f32.
 Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
   Val r = c.e.emit(op::round, {v});
   if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
-  double lo = dt == DType::u8 ? 0 : -128, hi = dt == DType::u8 ? 255 : 127;
+  const double lo = dt == DType::u8 ? 0 : dt == DType::i16 ? -32768 : -128;
+  const double hi = dt == DType::u8 ? 255 : dt == DType::i16 ? 32767 : 127;
   r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = hi});
   return c.e.emit(op::cast, {r}, {.dtype = dt});
 }
 
 DType quant_type(NodeContext& c, Val zp) {
   DType dt = zp.present() ? c.e.dtype(zp) : DType::u8;
-  if (dt != DType::u8 && dt != DType::i8) c.fail("zero point of dtype " + std::string(dtype_name(dt)) + " (u8 or i8 expected)");
+  // Opset 21's output_dtype, when no zero point gives the type.
+  if (!zp.present() && c.opset >= 21 && c.attr_int("output_dtype", 0) != 0) {
+    const int32_t code = int32_t(c.attr_int("output_dtype", 0));
+    auto given = dtype_from_onnx(code);
+    if (!given)
+      c.fail("output_dtype " + onnx_dtype_name(code) + " is not supported (u8, i8 or i16)");
+    dt = *given;
+  }
+  // i16 from opset 21 (u16, int4 and float8 are not mlvm dtypes).
+  if (dt != DType::u8 && dt != DType::i8 && (dt != DType::i16 || c.opset < 21))
+    c.fail("zero point of dtype " + std::string(dtype_name(dt)) +
+           " (u8 or i8 expected; i16 from opset 21)");
   return dt;
 }
 
 std::vector<Val> lower_quantize(NodeContext& c) {
   Val x = c.input(0), zp = c.input(2);
-  int r = c.e.rank(x);
   int axis = int(c.attr_int("axis", 1));
   Val xs = cast(c, x, DType::f32);
-  Val scaled = c.e.emit(op::div, {xs, along(c, c.input(1), axis, r)});
-  Val y = requantize(c, scaled, zp.present() ? along(c, zp, axis, r) : zp, quant_type(c, zp));
+  Val scaled = c.e.emit(op::div, {xs, quant_param(c, c.input(1), x, axis)});
+  Val y = requantize(c, scaled, quant_param(c, zp, x, axis), quant_type(c, zp));
   return one(c.e.with_scalar(y, c.e.scalar(x)));
 }
 
 std::vector<Val> lower_dequantize(NodeContext& c) {
   Val x = c.input(0), zp = c.input(2);
-  int r = c.e.rank(x);
   int axis = int(c.attr_int("axis", 1));
   Val xf = cast(c, x, DType::f32);
-  if (zp.present()) xf = c.e.emit(op::sub, {xf, cast(c, along(c, zp, axis, r), DType::f32)});
-  Val y = c.e.emit(op::mul, {xf, along(c, c.input(1), axis, r)});
+  if (zp.present()) xf = c.e.emit(op::sub, {xf, cast(c, quant_param(c, zp, x, axis), DType::f32)});
+  Val y = c.e.emit(op::mul, {xf, quant_param(c, c.input(1), x, axis)});
   return one(c.e.with_scalar(y, c.e.scalar(x)));
 }
 

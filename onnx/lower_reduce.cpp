@@ -16,16 +16,21 @@ namespace {
 struct ReduceArgs {
   std::vector<int64_t> axes;  // normalized, sorted; empty: every dim
   bool keepdims = true;
-  bool noop = false;  // ReduceSum-13's noop_with_empty_axes with no axes: identity
+  bool noop = false;  // noop_with_empty_axes (ReduceSum-13, the others 18) with no axes: identity
 };
+
+// ReduceSum takes its axes as an input (and noop_with_empty_axes) from opset 13, the others
+// from 18.
+bool axes_input(NodeContext& c) {
+  return c.opset >= (c.node.op_type() == "ReduceSum" ? 13 : 18);
+}
 
 ReduceArgs reduce_args(NodeContext& c) {
   ReduceArgs r;
   r.keepdims = c.attr_int("keepdims", 1) != 0;
   std::vector<int64_t> axes;
-  // ReduceSum takes its axes as an input from opset 13 (the others from 18).
-  if (c.node.op_type() == "ReduceSum" && c.opset >= 13) {
-    if (c.input(1).present()) axes = c.e.ints(c.input(1), "ReduceSum's axes");
+  if (axes_input(c)) {
+    if (c.input(1).present()) axes = c.e.ints(c.input(1), c.node.op_type() + "'s axes");
     if (axes.empty() && c.attr_int("noop_with_empty_axes", 0) != 0) r.noop = true;
   } else {
     axes = c.attr_ints("axes");
@@ -49,15 +54,27 @@ Val reduce(NodeContext& c, Opcode op, Val x, const ReduceArgs& r) {
 std::vector<Val> lower_reduce(NodeContext& c) {
   const std::string& t = c.node.op_type();
   Val x = c.input(0);
-  // ReduceSum-13's axes given at run time: reduce_dyn.
-  if (t == "ReduceSum" && c.opset >= 13 && c.input(1).present() && !c.e.is_const(c.input(1))) {
+  // Axes given at run time (ReduceSum-13, the others from 18): reduce_dyn.
+  if (axes_input(c) && c.input(1).present() && !c.e.is_const(c.input(1))) {
     const bool keepdims = c.attr_int("keepdims", 1) != 0;
     const bool noop = c.attr_int("noop_with_empty_axes", 0) != 0;
     Val axes = c.e.emit(op::cast, {c.input(1)}, {.dtype = DType::i64});
+    using Choice = reduce_dyn_attrs::op_choice;
+    const Choice which = t == "ReduceSum"         ? Choice::sum
+                         : t == "ReduceMean"      ? Choice::mean
+                         : t == "ReduceMax"       ? Choice::max
+                         : t == "ReduceMin"       ? Choice::min
+                         : t == "ReduceProd"      ? Choice::prod
+                         : t == "ReduceSumSquare" ? Choice::sum_square
+                         : t == "ReduceL1"        ? Choice::l1
+                         : t == "ReduceL2"        ? Choice::l2
+                         : t == "ReduceLogSum"    ? Choice::log_sum
+                                                  : Choice::logsumexp;
+    if (!is_float(c.e.dtype(x)) &&
+        (which == Choice::l2 || which == Choice::log_sum || which == Choice::logsumexp))
+      c.fail(t + " of an integer input with axes given at run time is not supported");
     Val y = c.e.emit(op::reduce_dyn, {x, axes},
-                     {.op = reduce_dyn_attrs::op_choice::sum,
-                      .keepdims = keepdims,
-                      .noop_with_empty_axes = noop});
+                     {.op = which, .keepdims = keepdims, .noop_with_empty_axes = noop});
     // Every dim reduced without keepdims is an ONNX scalar: known when the axes' count is.
     const int64_t n = c.e.dims(c.input(1))[0];
     bool all = !keepdims && ((n == c.e.rank(x)) || (n == 0 && !noop));

@@ -1,7 +1,7 @@
 // ONNX sequences, resolved at import time: a sequence is a list of the importer's values, never
 // a run-time object, so SequenceConstruct/Empty/Insert/Erase/At/Length, SplitToSequence and
 // ConcatFromSequence become plain tensor ops (positions and split counts must be known at
-// import; the tensors themselves may be anything).
+// import; the tensors themselves may be anything). Optionals holding a value are that value.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/lowering.hpp"
@@ -99,7 +99,28 @@ std::vector<Val> lower_concat_from_sequence(NodeContext& c) {
   return one(c.e.emit(op::concatenate, parts, {.axis = axis}));
 }
 
+// Optionals (15; 18 lets OptionalHasElement and OptionalGetElement take a tensor or nothing),
+// resolved at import the same way: an optional holding a value is that value. An empty
+// optional cannot be made (Optional without an input), only asked about (an absent input).
+std::vector<Val> lower_optional(NodeContext& c) {
+  if (!c.input(0).present())
+    c.fail("an empty optional is not supported (only optionals holding a value)");
+  return {c.input(0)};
+}
+
+std::vector<Val> lower_optional_has_element(NodeContext& c) {
+  return one(c.e.scalar_const(DType::boolean, c.input(0).present() ? 1.0 : 0.0));
+}
+
+std::vector<Val> lower_optional_get_element(NodeContext& c) {
+  if (!c.input(0).present()) c.fail("OptionalGetElement of an empty optional");
+  return {c.input(0)};
+}
+
 constexpr LoweringEntry kTable[] = {
+    {"Optional", 15, lower_optional},
+    {"OptionalHasElement", 15, lower_optional_has_element},
+    {"OptionalGetElement", 15, lower_optional_get_element},
     {"SequenceConstruct", 11, lower_construct},
     {"SequenceEmpty", 11, lower_empty},
     {"SequenceInsert", 11, lower_insert},

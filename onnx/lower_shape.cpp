@@ -204,13 +204,15 @@ std::vector<Val> lower_concat(NodeContext& c) {
 
 }  // namespace
 
-// Slice, Split, Gather, Expand, Tile, Pad, Constant, ConstantOfShape: lower_shape_more.cpp.
+// Slice, Split, Gather, Expand, Tile, Pad, CenterCropPad, Constant, ConstantOfShape:
+// lower_shape_more.cpp.
 std::vector<Val> lower_slice(NodeContext& c);
 std::vector<Val> lower_split(NodeContext& c);
 std::vector<Val> lower_gather(NodeContext& c);
 std::vector<Val> lower_expand(NodeContext& c);
 std::vector<Val> lower_tile(NodeContext& c);
 std::vector<Val> lower_pad(NodeContext& c);
+std::vector<Val> lower_center_crop_pad(NodeContext& c);
 std::vector<Val> lower_constant(NodeContext& c);
 std::vector<Val> lower_constant_of_shape(NodeContext& c);
 std::vector<Val> lower_range(NodeContext& c);
@@ -231,6 +233,7 @@ constexpr LoweringEntry kTable[] = {
     {"Expand", 8, lower_expand},
     {"Tile", 6, lower_tile},
     {"Pad", 2, lower_pad},
+    {"CenterCropPad", 18, lower_center_crop_pad},
     {"Constant", 1, lower_constant},
     {"ConstantOfShape", 9, lower_constant_of_shape},
     {"Range", 11, lower_range},

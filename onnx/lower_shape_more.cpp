@@ -1,5 +1,6 @@
-// Slice, Split, Gather, Expand, Tile, Pad, Constant, ConstantOfShape, Range. Shape arguments
-// known only at run time go to the run-time shape-argument ops (onnx/lower_shape_dyn.cpp).
+// Slice, Split, Gather, Expand, Tile, Pad, CenterCropPad, Constant, ConstantOfShape, Range.
+// Shape arguments known only at run time go to the run-time shape-argument ops
+// (onnx/lower_shape_dyn.cpp).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -81,6 +82,27 @@ std::vector<Val> lower_split(NodeContext& c) {
   if (c.opset < 13 && sizes.empty() && c.opset == 1 && c.input(1).present())
     sizes = c.e.ints(c.input(1), "Split's split");
   const int outs = c.num_outputs();
+  // Opset 18's num_outputs: pieces of ceil(n / num_outputs), the last one smaller if need be.
+  if (sizes.empty() && c.opset >= 18 && c.has_attr("num_outputs")) {
+    const int64_t k = c.attr_int("num_outputs", 0);
+    if (k != outs)
+      c.fail("num_outputs=" + std::to_string(k) + " for " + std::to_string(outs) + " outputs");
+    if (n == kDynamic) {
+      // Sizes min(max(n - j·piece, 0), piece) for j = 0..k-1, piece = ceil(n / k), at run time.
+      Val len = c.e.emit(op::strided_slice, {c.e.emit(op::shape_of, {x})},
+                         {.begin = {axis}, .end = {axis + 1}});
+      Val kv = c.e.int_vector({k});
+      Val piece = c.e.emit(op::div, {c.e.emit(op::add, {len, c.e.int_vector({k - 1})}), kv});
+      std::vector<int64_t> js;
+      for (int64_t j = 0; j < k; ++j) js.push_back(j);
+      Val rest = c.e.emit(op::sub, {len, c.e.emit(op::mul, {c.e.int_vector(js), piece})});
+      Val each = c.e.emit(op::minimum, {c.e.emit(op::maximum, {rest, c.e.int_vector({0})}), piece});
+      return split_dynamic(c, x, axis, each, outs);
+    }
+    const int64_t piece = (n + k - 1) / k;
+    for (int64_t at = 0, j = 0; j < k; ++j, at += piece)
+      sizes.push_back(std::clamp<int64_t>(n - at, 0, piece));
+  }
   if (sizes.empty()) {
     if (n == kDynamic) c.fail("an even split of a dynamic dim");
     if (outs <= 0 || n % outs != 0)
@@ -153,6 +175,46 @@ std::vector<Val> lower_tile(NodeContext& c) {
   return one(c.e.emit(op::tile, {c.input(0)}, {.reps = reps}));
 }
 
+// Opset 18's axes: `pads` (begins, then ends, of the listed axes only) spread over every dim.
+std::vector<int64_t> pads_on_axes(NodeContext& c, const std::vector<int64_t>& pads,
+                                  const std::vector<int64_t>& axes, int r) {
+  if (pads.size() != 2 * axes.size()) c.fail("pads must have 2 entries per axis");
+  std::vector<int64_t> full(std::size_t(2 * r), 0);
+  std::vector<bool> seen(std::size_t(r), false);
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const int64_t a = c.axis(axes[k], r, "axes entry");
+    if (seen[std::size_t(a)]) c.fail("axis " + std::to_string(a) + " is repeated");
+    seen[std::size_t(a)] = true;
+    full[std::size_t(a)] = pads[k];
+    full[std::size_t(a + r)] = pads[k + axes.size()];
+  }
+  return full;
+}
+
+// Opset 19's mode 'wrap' (x continued periodically): per axis, the last `lo` elements before x
+// and the first `hi` after it (a negative pad crops); pads up to a whole dim.
+Val pad_wrap(NodeContext& c, Val x, const std::vector<int64_t>& pads) {
+  const int r = c.e.rank(x);
+  for (int k = 0; k < r; ++k) {
+    const int64_t lo = pads[std::size_t(k)], hi = pads[std::size_t(k + r)];
+    if (lo == 0 && hi == 0) continue;
+    const int64_t n = c.e.dims(x)[std::size_t(k)];
+    if (n == kDynamic) c.fail("mode 'wrap' on a dynamic dim is not supported");
+    if (lo > n || hi > n) c.fail("mode 'wrap' with a pad larger than the dim is not supported");
+    const int64_t b = std::max<int64_t>(-lo, 0), e = n - std::max<int64_t>(-hi, 0);
+    if (b >= e) c.fail("pads crop the whole of a dim");
+    auto part = [&](int64_t from, int64_t to) {
+      return c.e.emit(op::strided_slice, {x}, {.begin = {from}, .end = {to}, .axes = {k}});
+    };
+    std::vector<Val> parts;
+    if (lo > 0) parts.push_back(part(n - lo, n));
+    parts.push_back(part(b, e));
+    if (hi > 0) parts.push_back(part(0, hi));
+    x = parts.size() == 1 ? parts[0] : c.e.emit(op::concatenate, parts, {.axis = k});
+  }
+  return x;
+}
+
 std::vector<Val> lower_pad(NodeContext& c) {
   Val x = c.input(0);
   int r = c.e.rank(x);
@@ -163,13 +225,21 @@ std::vector<Val> lower_pad(NodeContext& c) {
     pads = c.attr_ints(c.opset < 2 ? "paddings" : "pads");
     value = c.attr_float("value", 0.0);
   } else {
-    if (mode != "constant" && mode != "edge" && mode != "reflect") c.fail("mode '" + mode + "' is not supported");
-    if (!c.e.is_const(c.input(1)) || (c.input(2).present() && !c.e.is_const(c.input(2))))
+    if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+        (mode != "wrap" || c.opset < 19))
+      c.fail("mode '" + mode + "' is not supported");
+    const bool axes = c.opset >= 18 && c.input(3).present();
+    if (!c.e.is_const(c.input(1)) || (c.input(2).present() && !c.e.is_const(c.input(2)))) {
+      if (axes) c.fail("axes with pads or constant_value known only at run time is not supported");
+      if (mode == "wrap") c.fail("mode 'wrap' with pads known only at run time is not supported");
       return one(pad_dynamic(c, x, c.input(1), c.input(2), mode));
+    }
     pads = c.e.ints(c.input(1), "Pad's pads");
     if (c.input(2).present()) value = c.e.doubles(c.input(2), "Pad's constant_value")[0];
+    if (axes) pads = pads_on_axes(c, pads, c.e.ints(c.input(3), "Pad's axes"), r);
   }
   if (int(pads.size()) != 2 * r) c.fail("pads must have 2 entries per dim");
+  if (mode == "wrap") return one(pad_wrap(c, x, pads));
   if (mode != "constant" && mode != "edge" && mode != "reflect") c.fail("mode '" + mode + "' is not supported");
   // Negative pads crop: slice first, then pad the rest.
   std::vector<int64_t> b, e, axes;
@@ -198,6 +268,44 @@ std::vector<Val> lower_pad(NodeContext& c) {
   if (!any) return {x};
   const Scalar v = is_float(c.e.dtype(x)) ? Scalar::from_float(value) : Scalar::from_int(int64_t(value));
   return one(c.e.emit(op::pad, {x}, {.pad_width = width, .value = v, .mode = mode}));
+}
+
+// CenterCropPad (18): each listed axis (all by default) cropped or zero-padded to its target
+// length about the centre; the odd element is cut from, or added at, the end.
+std::vector<Val> lower_center_crop_pad(NodeContext& c) {
+  Val x = c.input(0);
+  const int r = c.e.rank(x);
+  std::vector<int64_t> shape = c.e.ints(c.input(1), "CenterCropPad's shape");
+  std::vector<int64_t> axes = c.attr_ints("axes");
+  if (axes.empty())
+    for (int k = 0; k < r; ++k) axes.push_back(k);
+  if (axes.size() != shape.size())
+    c.fail("shape has " + std::to_string(shape.size()) + " entries for " +
+           std::to_string(axes.size()) + " axes");
+  std::vector<int64_t> pads(std::size_t(2 * r), 0), b, e, cut;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const int64_t a = c.axis(axes[k], r, "axes entry"), n = c.e.dims(x)[std::size_t(a)];
+    if (n == kDynamic) c.fail("CenterCropPad of a dynamic dim is not supported");
+    if (shape[k] < 0) c.fail("a negative target length");
+    if (shape[k] < n) {
+      cut.push_back(a);
+      b.push_back((n - shape[k]) / 2);
+      e.push_back((n - shape[k]) / 2 + shape[k]);
+    } else {
+      pads[std::size_t(a)] = (shape[k] - n) / 2;
+      pads[std::size_t(a + r)] = shape[k] - n - (shape[k] - n) / 2;
+    }
+  }
+  if (!cut.empty()) x = c.e.emit(op::strided_slice, {x}, {.begin = b, .end = e, .axes = cut});
+  std::vector<std::array<int64_t, 2>> width;
+  bool any = false;
+  for (int k = 0; k < r; ++k) {
+    width.push_back({pads[std::size_t(k)], pads[std::size_t(k + r)]});
+    any = any || pads[std::size_t(k)] || pads[std::size_t(k + r)];
+  }
+  if (!any) return {x};
+  const Scalar zero = is_float(c.e.dtype(x)) ? Scalar::from_float(0.0) : Scalar::from_int(0);
+  return one(c.e.emit(op::pad, {x}, {.pad_width = width, .value = zero}));
 }
 
 std::vector<Val> lower_constant(NodeContext& c) {

@@ -110,6 +110,11 @@ std::string onnx_dtype_name(int32_t code) {
     for (char& c : n) c = char(std::tolower(static_cast<unsigned char>(c)));
     return n;
   }
+  // Types added after Debian's ONNX 1.12 (opsets 19-23), named so a refusal says which.
+  static const char* const later[] = {"float8e4m3fn",   "float8e4m3fnuz", "float8e5m2",
+                                      "float8e5m2fnuz", "uint4",          "int4",
+                                      "float4e2m1"};
+  if (code >= 17 && code <= 23) return later[code - 17];
   return "data type " + std::to_string(code);
 }
 

@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(softmax_cross_entropy_f64_with_int32_labels_and_ignore_inde
   BOOST_TEST(out[1].shape() == Dims({3, 2}));
 }
 
-// ONNX Runtime's GridSample (onnxruntime/core/providers/cpu/tensor/grid_sample.cc), one
+// ONNX Runtime 1.30's GridSample (onnxruntime/core/providers/cpu/tensor/grid_sample.cc), one
 // output value, as the reference for every mode, padding mode and align_corners.
 float ort_grid_sample(const float* img, int64_t h, int64_t w, float gx, float gy, const std::string& mode,
                       const std::string& padding, bool align) {
@@ -72,7 +72,9 @@ float ort_grid_sample(const float* img, int64_t h, int64_t w, float gx, float gy
     y = std::nearbyint(y);
   }
   if (x < x_min || x > x_max || y < y_min || y > y_max) {
-    if (padding == "border") {
+    // ONNX Runtime 1.30 (as PyTorch) leaves a bicubic point where it is and clamps its taps
+    // only (checked against onnxruntime-node 1.30 by tests/onnx/opset_suite_test.py's cases).
+    if (padding == "border" && mode != "bicubic") {
       x = std::clamp(x, 0.0f, float(w - 1));
       y = std::clamp(y, 0.0f, float(h - 1));
     } else if (padding == "reflection") {

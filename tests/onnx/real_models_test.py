@@ -53,8 +53,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
+from ort_node import ORT_VERSION, ensure_ort  # noqa: E402 - found through the path above
 SKIP = 77
-ORT_VERSION = "1.30.0"
 AUDIO_SCALE = float(os.environ.get("RM_AUDIO_SCALE", "32767"))
 VAD_CHUNKS = 10
 THRESHOLDS = [round(0.1 * k, 1) for k in range(1, 10)]
@@ -310,28 +310,7 @@ def build_inputs(work):
     return runs, [stage2, stage3, stage4] + [vad_stage(i) for i in range(1, VAD_CHUNKS)]
 
 
-# ---------------------------------------------------------------- ORT
-def ensure_ort(build):
-    node = shutil.which("node") or shutil.which("nodejs")
-    if not node:
-        return None, "node is not installed"
-    node_dir = os.path.join(build, "bench-node")
-    pkg = os.path.join(node_dir, "node_modules", "onnxruntime-node", "package.json")
-    version = json.load(open(pkg)).get("version") if os.path.exists(pkg) else None
-    if version != ORT_VERSION:
-        npm = shutil.which("npm")
-        if not npm:
-            return None, "npm is not installed (onnxruntime-node %s needed)" % ORT_VERSION
-        log("installing onnxruntime-node@%s into %s" % (ORT_VERSION, node_dir))
-        os.makedirs(node_dir, exist_ok=True)
-        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
-        r = subprocess.run([npm, "install", "--prefix", node_dir, "--no-audit", "--no-fund",
-                            "onnxruntime-node@" + ORT_VERSION], env=env, capture_output=True, text=True)
-        if r.returncode != 0:
-            return None, "npm install onnxruntime-node@%s failed: %s" % (ORT_VERSION, r.stderr.strip()[-400:])
-    return (node, os.path.join(node_dir, "node_modules")), None
-
-
+# ---------------------------------------------------------------- ORT (tests/common/ort_node.py installs it)
 def input_names(path):
     import onnx
     g = onnx.load(path, load_external_data=False).graph

@@ -8,7 +8,7 @@
 // "outdir": DIR}, ...]}. For each job one session is created (1 thread, graph optimizations
 // on, as applications run it) and run once per entry of "runs", each output written as
 // DIR/out_K.npy; DIR/outputs.json lists [[NAME, "out_K.npy"], ...] in the session's output
-// order. A run that fails writes DIR/error.txt and the others still run. Dtypes: float32, float64, int64, int32, uint8, int8,
+// order. A run that fails writes DIR/error.txt and the others still run. Dtypes: float32, float64, int64, int32, int16, uint8, int8,
 // bool (C-order .npy, little-endian, 0-d included).
 'use strict';
 const fs = require('fs');
@@ -17,7 +17,7 @@ const ort = require('onnxruntime-node');
 
 const DESCR = {
   '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
-  '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
+  '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array], '<i2': ['int16', Int16Array],
   '|u1': ['uint8', Uint8Array], '|i1': ['int8', Int8Array], '|b1': ['bool', Uint8Array],
 };
 
