@@ -44,16 +44,9 @@ def expected_failures():
     return out
 
 
-RANK0_AS_1 = []  # cases whose rank-0 output mlvm gives as [1]
-
-
 def compare(got, want, name="", atol_of_max=0.0):
-    """None when got matches want, else why not. A rank-0 ONNX output that mlvm gives as [1] is
-    compared by value and noted: 0-d at the interface is issue 43 item 3, not this suite's."""
+    """None when got matches want (shape, rank 0 included, dtype and values), else why not."""
     got = np.asarray(got)
-    if want.ndim == 0 and got.shape == (1,):
-        RANK0_AS_1.append(name)
-        got = got.reshape(())
     if got.shape != want.shape:
         return "shape %s, ORT %s" % (got.shape, want.shape)
     if got.dtype != want.dtype:
@@ -259,8 +252,6 @@ def main():
         failures.append(torch_note)
     if not args.cases:
         failures += torch_models_raised(mlvm, ort, work)
-    if RANK0_AS_1:
-        print("rank-0 outputs given as [1] (issue 43 item 3), compared by value: " + ", ".join(sorted(set(RANK0_AS_1))))
     for f in failures:
         print("FAIL " + f)
     print("onnxruntime-node %s: %d one-node models at opsets 18-23; %d match ORT, %d listed as failing, "
