@@ -1,6 +1,7 @@
 // Program's loaders (include/mlvm/program.hpp) over the front ends: assembling text, importing
 // ONNX and CVM models, and opening a file by its kind. Each front end verifies the module it
 // makes and hands back the verifier's result with it, so a loaded program is verified once.
+#include <filesystem>
 #include <memory>
 #include <span>
 
@@ -38,8 +39,51 @@ AssembleOptions assemble_options(const LoadOptions& options) {
   throw Error(e.kind(), e.what(), e.location().empty() ? path : path + ": " + e.location());
 }
 
-Program from_onnx_import(OnnxImport imported) {
-  return program_from_verified(std::move(imported.module), std::move(imported.verified));
+ValueInfo value_info(const OnnxValue& v) {
+  return ValueInfo{v.name, v.type.dtype, v.type.dims, 0, v.scalar};
+}
+
+// A model whose If branches are chosen by input dims it leaves open (TorchScript's
+// `If (dim == 1) Squeeze else Identity`): imported again with each run's input dims fixed,
+// as ONNX Runtime decides such branches per run. `bytes` is the model (kept for the runs).
+Program per_run_onnx(std::shared_ptr<const std::vector<uint8_t>> bytes, OnnxImportOptions options,
+                     const std::vector<OnnxValue>& inputs, const std::vector<OnnxValue>& outputs,
+                     const std::string& name) {
+  auto p = std::make_shared<CompiledProgram>();
+  p->module.name = name;
+  std::vector<ValueInfo> ins, outs;
+  for (const OnnxValue& v : inputs) ins.push_back(value_info(v));
+  for (const OnnxValue& v : outputs) outs.push_back(value_info(v));
+  p->signature = Signature(name, ins, outs);
+  std::vector<std::string> names;
+  for (const OnnxValue& v : inputs) names.push_back(v.name);
+  p->specializer = std::make_shared<Specializer>(
+      [bytes, options, names, ins](const std::vector<Dims>& shapes) {
+        OnnxImportOptions o = options;
+        for (std::size_t k = 0; k < names.size() && k < shapes.size(); ++k)
+          if (!ins[k].scalar) o.input_shapes[names[k]] = std::vector<int64_t>(shapes[k].begin(), shapes[k].end());
+        OnnxImport made = import_onnx(*bytes, o);
+        return CompiledProgram::from_verified(std::move(made.module), std::move(made.verified));
+      });
+  return ProgramAccess::make(std::move(p));
+}
+
+std::string model_name(const std::string& path) {
+  std::string stem = std::filesystem::path(path).stem().string();
+  return stem.empty() ? "onnx_model" : stem;
+}
+
+// An import, or the model made per run when its branches depend on open input dims.
+template <typename Import, typename Bytes>
+Program onnx_program(Import import, Bytes bytes, OnnxImportOptions options, const std::string& name) {
+  try {
+    OnnxImport imported = import();
+    if (!imported.shape_dependent)
+      return program_from_verified(std::move(imported.module), std::move(imported.verified));
+    return per_run_onnx(bytes(), options, imported.inputs, imported.outputs, name);
+  } catch (const OnnxShapeDependent& e) {
+    return per_run_onnx(bytes(), options, e.inputs, e.outputs, name);
+  }
 }
 
 Program from_cvm_import(CvmImport imported) {
@@ -97,14 +141,26 @@ Program Program::load_file(const std::string& path, const LoadOptions& options) 
 
 Program Program::from_onnx(const std::string& path, const LoadOptions& options) {
   try {
-    return from_onnx_import(import_onnx_file(path, onnx_options(options)));
+    OnnxImportOptions o = onnx_options(options);
+    std::filesystem::path p(path);
+    o.model_dir = p.has_parent_path() ? p.parent_path().string() : ".";
+    return onnx_program(
+        [&] { return import_onnx_file(path, o); },
+        [&] {
+          std::shared_ptr<Storage> s = read_file_storage(path);
+          const auto* b = reinterpret_cast<const uint8_t*>(s->data());
+          return std::make_shared<const std::vector<uint8_t>>(b, b + s->bytes());
+        },
+        o, model_name(path));
   } catch (const Error& e) {
     rethrow_in(e, path);
   }
 }
 
 Program Program::from_onnx_bytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-  return from_onnx_import(import_onnx(bytes, onnx_options(options)));
+  return onnx_program([&] { return import_onnx(bytes, onnx_options(options)); },
+                      [&] { return std::make_shared<const std::vector<uint8_t>>(bytes.begin(), bytes.end()); },
+                      onnx_options(options), "onnx_model");
 }
 
 // The importer proves the program free of overflow (strict precision) whatever `options` say.

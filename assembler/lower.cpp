@@ -56,7 +56,7 @@ class Lowering {
     // A jump or halt has no results (the verifier says so): what `y = jmp a` names is of
     // unknown value throughout, so no read of it is judged by a path through the mistake.
     const bool control = r.op && (r.op->code == Opcode::jmp || r.op->code == Opcode::br ||
-                                  r.op->code == Opcode::halt);
+                                  r.op->code == Opcode::halt || r.op->code == Opcode::trap);
     for (const NameRef& res : s.results) {
       ins.results.push_back(regs_(res.name));
       where.results.push_back(res.pos);

@@ -330,7 +330,8 @@ void recover_line(const std::vector<Token>& t, int line, std::vector<Stmt>& out)
   }
   // A broken jump or halt (or a line whose op is unknown) leaves the control flow unknown.
   s.flow_unknown =
-      s.op.name.empty() || s.op.name == "jmp" || s.op.name == "br" || s.op.name == "halt";
+      s.op.name.empty() || s.op.name == "jmp" || s.op.name == "br" || s.op.name == "halt" ||
+      s.op.name == "trap";
   out.push_back(std::move(s));
 }
 

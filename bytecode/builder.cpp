@@ -112,6 +112,17 @@ ModuleBuilder& ModuleBuilder::br(const std::string& cond, const std::string& lab
 ModuleBuilder& ModuleBuilder::halt() {
   return emit(std::vector<std::string>{}, "halt", {});
 }
+ModuleBuilder& ModuleBuilder::trap() {
+  return emit(std::vector<std::string>{}, "trap", {});
+}
+
+void ModuleBuilder::rollback(const Checkpoint& at) {
+  module_.code.resize(std::min(module_.code.size(), at.code));
+  module_.lines.resize(std::min(module_.lines.size(), at.code));
+  labels_.resize(std::min(labels_.size(), at.labels));
+  pending_targets_.resize(std::min(pending_targets_.size(), at.pending));
+}
+
 ModuleBuilder& ModuleBuilder::print(const std::string& x) {
   return emit(std::vector<std::string>{}, "print", {x});
 }

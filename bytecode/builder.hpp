@@ -69,7 +69,17 @@ class ModuleBuilder {
   ModuleBuilder& jmp(const std::string& label);
   ModuleBuilder& br(const std::string& cond, const std::string& label);
   ModuleBuilder& halt();
+  ModuleBuilder& trap();
   ModuleBuilder& print(const std::string& x);
+
+  // The code written so far, to go back to: rollback(checkpoint()) drops every instruction,
+  // label and jump written since (registers named since stay, unused). A front end that tried
+  // to build a part and failed leaves no trace of it in the code.
+  struct Checkpoint {
+    std::size_t code = 0, labels = 0, pending = 0;
+  };
+  Checkpoint checkpoint() const { return {module_.code.size(), labels_.size(), pending_targets_.size()}; }
+  void rollback(const Checkpoint& at);
 
   // Gives the register named `from` the name `to` (which no register has yet).
   void rename(const std::string& from, const std::string& to);

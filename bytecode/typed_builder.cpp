@@ -1,5 +1,6 @@
 #include "bytecode/typed_builder.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "bytecode/format.hpp"
@@ -193,6 +194,18 @@ void TypedBuilder::br(const std::string& cond, const std::string& label) {
   builder_.br(cond, label);
   origins_.push_back(origin_);
   locations_.push_back(location_);
+}
+
+void TypedBuilder::trap() {
+  builder_.trap();
+  origins_.push_back(origin_);
+  locations_.push_back(location_);
+}
+
+void TypedBuilder::rollback(const ModuleBuilder::Checkpoint& at) {
+  builder_.rollback(at);
+  origins_.resize(std::min(origins_.size(), at.code));
+  locations_.resize(std::min(locations_.size(), at.code));
 }
 
 Module TypedBuilder::finish(Numbering numbering) const {

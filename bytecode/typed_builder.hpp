@@ -95,12 +95,18 @@ class TypedBuilder {
     origin_ = std::move(origin);
     location_ = std::move(location);
   }
+  const std::string& origin() const { return origin_; }
   const std::vector<std::string>& locations() const { return locations_; }
 
   // --- control flow; labels may be used before they are placed ---
   void label(const std::string& name) { builder_.label(name); }
   void jmp(const std::string& label);
   void br(const std::string& cond, const std::string& label);
+  // A path that cannot run; the current origin says why (docs/ops.md, trap).
+  void trap();
+  // See ModuleBuilder::checkpoint; the origins written since go too.
+  ModuleBuilder::Checkpoint checkpoint() const { return builder_.checkpoint(); }
+  void rollback(const ModuleBuilder::Checkpoint& at);
 
   int32_t size() const { return builder_.size(); }
 

@@ -7,6 +7,7 @@ namespace mlvm {
 void infer_jmp(InferContext&) {}
 void infer_halt(InferContext&) {}
 void infer_print(InferContext&) {}
+void infer_trap(InferContext&) {}
 
 // The condition has exactly one element. With a `?` dim the interpreter checks the count at
 // run time (a trap), unless a static dim is 0.

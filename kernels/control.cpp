@@ -17,5 +17,6 @@ void run_jmp(KernelContext&) { interpreter_only("jmp"); }
 void run_br(KernelContext&) { interpreter_only("br"); }
 void run_halt(KernelContext&) { interpreter_only("halt"); }
 void run_print(KernelContext&) { interpreter_only("print"); }
+void run_trap(KernelContext&) { interpreter_only("trap"); }
 
 }  // namespace mlvm

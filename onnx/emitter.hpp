@@ -85,6 +85,16 @@ class Emitter {
   std::string fresh_name(const std::string& want);
   // Every instruction emitted from now on records where it came from ("Conv 'conv1'").
   void set_origin(std::string origin) { b_.set_origin(std::move(origin)); }
+  // A path that cannot run, `why` as its origin (docs/ops.md, trap).
+  void trap(const std::string& why) {
+    const std::string was = b_.origin();
+    b_.set_origin(why);
+    b_.trap();
+    b_.set_origin(was);
+  }
+  // Code written since checkpoint() can be dropped again (a branch that failed to build).
+  ModuleBuilder::Checkpoint checkpoint() const { return b_.checkpoint(); }
+  void rollback(const ModuleBuilder::Checkpoint& at) { b_.rollback(at); }
 
   // --- Control flow (If, Loop, Scan) ---
   // A register that instructions will assign on several paths (a loop-carried value, an If's

@@ -54,6 +54,26 @@ std::string node_label(const onnx::NodeProto& n, int index) {
   return n.op_type() + " " + name;
 }
 
+// An output's type as the graph declares it (for the interface of a model imported per run):
+// symbolic dims and an unstated rank are `?` (an unstated rank shows as one `?`).
+OnnxValue declared_output(const onnx::ValueInfoProto& vi) {
+  OnnxValue v;
+  v.name = vi.name();
+  v.type.dtype = DType::f32;
+  if (!vi.type().has_tensor_type()) return v;
+  const auto& tt = vi.type().tensor_type();
+  if (auto dt = dtype_from_onnx(tt.elem_type())) v.type.dtype = *dt;
+  if (!tt.has_shape() || tt.shape().dim_size() > kMaxRank) {
+    v.type.dims.push_back(kDynamic);
+    return v;
+  }
+  v.scalar = tt.shape().dim_size() == 0;
+  if (v.scalar) v.type.dims.push_back(1);
+  for (const auto& d : tt.shape().dim())
+    v.type.dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : kDynamic);
+  return v;
+}
+
 // The input's type from its ValueInfo, with --input-shape overrides.
 TensorType input_type(const onnx::ValueInfoProto& vi, const std::string& mlvm_name,
                       const OnnxImportOptions& options, bool& scalar) {
@@ -131,6 +151,7 @@ class GraphImporter : public SubgraphLowerer {
       std::string name = take_name(in.name());
       bool scalar = false;
       TensorType t = input_type(in, name, options_, scalar);
+      out_.inputs.push_back({in.name(), t, scalar});
       define(in.name(), e_.input(name, t, scalar));
     }
     for (const auto& init : g_.initializer()) {
@@ -144,8 +165,14 @@ class GraphImporter : public SubgraphLowerer {
       std::string msg = std::to_string(problems_.size()) + " node" +
                         (problems_.size() == 1 ? "" : "s") + " cannot be imported:";
       for (const auto& p : problems_) msg += "\n  " + p;
+      out_.shape_dependent = shape_dependent_ && open_dims();
+      if (out_.shape_dependent) {
+        for (const auto& o : g_.output()) out_.outputs.push_back(declared_output(o));
+        throw OnnxShapeDependent(Error(ErrorKind::invalid, msg), out_);
+      }
       throw Error(ErrorKind::invalid, msg);
     }
+    out_.shape_dependent = shape_dependent_ && open_dims();
     std::vector<std::pair<std::string, Val>> outputs;
     for (int k = 0; k < g_.output_size(); ++k) {
       const auto& [onnx_name, name] = output_names[std::size_t(k)];
@@ -156,6 +183,7 @@ class GraphImporter : public SubgraphLowerer {
       if (type.has_tensor_type() && type.tensor_type().has_shape() &&
           type.tensor_type().shape().dim_size() == 0)
         e_.set_scalar(*v, true);
+      out_.outputs.push_back({name, e_.type(*v), e_.scalar(*v)});
       outputs.emplace_back(name, *v);
     }
     Module m = e_.finish(outputs);
@@ -205,8 +233,19 @@ class GraphImporter : public SubgraphLowerer {
     return out;
   }
 
+  void note_shape_dependent() override { shape_dependent_ = true; }
+  int unsupported_nodes() const override { return unsupported_; }
+
  private:
   void define(const std::string& name, Val v) { scopes_.back()[name] = v; }
+
+  // Whether an input dim is left open (`?`): then a shape-dependent model is imported per run.
+  bool open_dims() const {
+    for (const OnnxValue& v : out_.inputs)
+      for (int64_t d : v.type.dims)
+        if (d == kDynamic) return true;
+    return false;
+  }
   const Val* lookup(const std::string& name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
@@ -228,7 +267,10 @@ class GraphImporter : public SubgraphLowerer {
       problems_.push_back(label + " (domain '" + (node.domain().empty() ? "ai.onnx" : node.domain()) +
                           "', opset " + std::to_string(opset) + "): " + why);
     };
-    if (!default_domain(node.domain())) return problem("unsupported domain");
+    if (!default_domain(node.domain())) {
+      ++unsupported_;
+      return problem("unsupported domain");
+    }
     auto it = lowering_table().find(node.op_type());
     std::vector<Val> inputs;
     bool inputs_ok = true;
@@ -251,6 +293,7 @@ class GraphImporter : public SubgraphLowerer {
       for (const std::string& o : node.output()) failed_.insert(o);
     };
     if (it == lowering_table().end()) {
+      ++unsupported_;
       problem("unsupported op");
       return mark_failed();
     }
@@ -287,6 +330,8 @@ class GraphImporter : public SubgraphLowerer {
   std::vector<std::map<std::string, Val>> scopes_{1};
   std::set<std::string> failed_;
   std::vector<std::string> problems_;
+  int unsupported_ = 0;
+  bool shape_dependent_ = false;
 };
 
 int default_opset(const onnx::ModelProto& model) {
@@ -402,6 +447,9 @@ OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImpor
 }
 
 }  // namespace
+
+OnnxShapeDependent::OnnxShapeDependent(const Error& e, const OnnxImport& partial)
+    : Error(e), inputs(partial.inputs), outputs(partial.outputs) {}
 
 OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
   return import_model(parse_model(bytes), options);

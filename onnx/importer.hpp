@@ -11,6 +11,7 @@
 
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
+#include "tensor/error.hpp"
 
 namespace mlvm {
 
@@ -23,6 +24,13 @@ struct OnnxImportOptions {
   std::string default_name = "onnx_model";
 };
 
+// A graph input or output: its ONNX name, its type (a rank-0 value as [1]) and rank-0 mark.
+struct OnnxValue {
+  std::string name;
+  TensorType type;
+  bool scalar = false;
+};
+
 struct OnnxImport {
   Module module;
   // The verifier's result for `module` (without the precision proof: imported integer
@@ -32,6 +40,19 @@ struct OnnxImport {
   std::vector<std::pair<std::string, std::string>> renamed;
   int opset = 0;           // the model's default-domain opset (after any upgrade)
   int original_opset = 0;  // as the file declared it
+  // The import chose between If branches by input dims the options leave open (`?`): the
+  // module holds traps where a branch could not be built, and the model is better imported
+  // again with each run's input shapes fixed (Program does so).
+  bool shape_dependent = false;
+  std::vector<OnnxValue> inputs, outputs;  // the interface, as imported
+};
+
+// An import that failed where it had to choose between If branches of different ranks by
+// input dims the options leave open: with those dims fixed it may well succeed. Carries the
+// interface as the model declares it. An Error(invalid) listing the nodes, as any other.
+struct OnnxShapeDependent : Error {
+  OnnxShapeDependent(const Error& e, const OnnxImport& partial);
+  std::vector<OnnxValue> inputs, outputs;
 };
 
 // Error(malformed) for bytes that are not an ONNX model (or hostile ones), Error(invalid)

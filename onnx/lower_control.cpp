@@ -4,6 +4,8 @@
 // outputs grow by one slice per iteration.
 #include <onnx/onnx_pb.h>
 
+#include <optional>
+
 #include "onnx/lowering.hpp"
 #include "tensor/error.hpp"
 
@@ -13,6 +15,7 @@ namespace {
 
 // The join of two types at a merge point: same dtype, same rank; differing dims become `?`.
 TensorType join(NodeContext& c, const TensorType& a, const TensorType& b, const std::string& what) {
+  if (a.dims.size() != b.dims.size()) c.note_shape_dependent();
   if (a.dtype != b.dtype || a.dims.size() != b.dims.size())
     c.fail(what + ": " + a.to_string() + " on one path, " + b.to_string() + " on the other");
   TensorType t = a;
@@ -42,25 +45,66 @@ Val bool_const(NodeContext& c, bool v) {
   return c.e.constant(std::move(t), true);
 }
 
+// One branch of an If whose condition is known only at run time. ONNX runs a branch only when
+// it is taken, so one that cannot be built for the shapes at hand (a TorchScript export's
+// 8 kHz path fed 16 kHz frames) must not refuse the model: its code is dropped and a trap put
+// in its place, whose origin says why. Empty when it failed; `why` then holds the reason.
+// A branch holding an op mlvm does not have still refuses the model, as it would in ONNX
+// Runtime: every such node is listed when the model is loaded.
+std::optional<std::vector<Val>> try_branch(NodeContext& c, const char* branch, std::string& why) {
+  const auto at = c.e.checkpoint();
+  const int unsupported = c.unsupported_nodes();
+  try {
+    return c.lower_subgraph(branch, {});
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::invalid || c.unsupported_nodes() != unsupported) throw;
+    c.e.rollback(at);
+    why = e.what();
+    // One line: the origin is also the disassembler's trailing comment.
+    std::string line;
+    for (std::size_t i = 0; i < why.size(); ++i) {
+      if (why[i] != '\n') {
+        line += why[i];
+        continue;
+      }
+      while (i + 1 < why.size() && why[i + 1] == ' ') ++i;
+      line += " | ";
+    }
+    c.e.trap("If '" + c.node.name() + "' " + branch + " cannot run: " + line);
+    return std::nullopt;
+  }
+}
+
 std::vector<Val> lower_if(NodeContext& c) {
   Val cond = c.input(0);
   if (c.e.is_const(cond))
     return c.lower_subgraph(c.e.ints(cond, "If's condition")[0] != 0 ? "then_branch" : "else_branch", {});
   const std::string then_label = c.e.new_label("then"), end_label = c.e.new_label("endif");
   c.e.br(cond, then_label);
-  std::vector<Val> else_out = c.lower_subgraph("else_branch", {});
+  std::string else_why, then_why;
+  std::optional<std::vector<Val>> else_out = try_branch(c, "else_branch", else_why);
   std::vector<Val> out;
-  for (std::size_t k = 0; k < else_out.size(); ++k) {
-    out.push_back(c.e.placeholder(c.e.type(else_out[k]), c.e.scalar(else_out[k]), "if_out"));
-    c.e.assign(out[k], else_out[k]);
+  auto make_outputs = [&](const std::vector<Val>& from) {
+    for (Val v : from) out.push_back(c.e.placeholder(c.e.type(v), c.e.scalar(v), "if_out"));
+  };
+  if (else_out) {
+    make_outputs(*else_out);
+    for (std::size_t k = 0; k < else_out->size(); ++k) c.e.assign(out[k], (*else_out)[k]);
+    c.e.jmp(end_label);
   }
-  c.e.jmp(end_label);
   c.e.place_label(then_label);
-  std::vector<Val> then_out = c.lower_subgraph("then_branch", {});
-  if (then_out.size() != else_out.size()) c.fail("the branches have different output counts");
-  for (std::size_t k = 0; k < then_out.size(); ++k) {
-    c.e.set_type(out[k], join(c, c.e.type(then_out[k]), c.e.type(else_out[k]), "If output " + std::to_string(k)));
-    c.e.assign(out[k], then_out[k]);
+  std::optional<std::vector<Val>> then_out = try_branch(c, "then_branch", then_why);
+  if (!else_out && !then_out)
+    c.fail("neither branch can be built: else_branch: " + else_why + "\n    then_branch: " + then_why);
+  if (then_out) {
+    if (!else_out) make_outputs(*then_out);
+    if (then_out->size() != out.size()) c.fail("the branches have different output counts");
+    for (std::size_t k = 0; k < then_out->size(); ++k) {
+      if (else_out)
+        c.e.set_type(out[k], join(c, c.e.type((*then_out)[k]), c.e.type((*else_out)[k]),
+                                  "If output " + std::to_string(k)));
+      c.e.assign(out[k], (*then_out)[k]);
+    }
   }
   c.e.place_label(end_label);
   return out;

@@ -28,6 +28,11 @@ struct LoweringEntry;
 class SubgraphLowerer {
  public:
   virtual std::vector<Val> lower_subgraph(const onnx::GraphProto& g, const std::vector<Val>& inputs) = 0;
+  // A choice the import made, or could not make, depends on input dims left open (`?`): an If
+  // whose branches differ in rank. Such a model is imported again per run's input shapes.
+  virtual void note_shape_dependent() = 0;
+  // How many nodes so far were refused as unsupported (an op or domain mlvm does not have).
+  virtual int unsupported_nodes() const = 0;
 
  protected:
   ~SubgraphLowerer() = default;
@@ -63,6 +68,8 @@ class NodeContext {
   // A TENSOR attribute as a constant (Constant's value, ConstantOfShape's value).
   Val attr_tensor(std::string_view name) const;
   const onnx::GraphProto* attr_graph(std::string_view name) const;
+  void note_shape_dependent() const;
+  int unsupported_nodes() const;
   // Where external data may be read from (the model's folder; "" = nowhere).
   const std::string& model_dir() const { return model_dir_; }
   // Lowers the graph attribute `name` with its inputs bound to `inputs`.

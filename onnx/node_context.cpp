@@ -19,6 +19,12 @@ std::vector<Val> NodeContext::lower_subgraph(std::string_view name, const std::v
   return subgraphs_->lower_subgraph(*g, inputs);
 }
 
+void NodeContext::note_shape_dependent() const {
+  if (subgraphs_) subgraphs_->note_shape_dependent();
+}
+
+int NodeContext::unsupported_nodes() const { return subgraphs_ ? subgraphs_->unsupported_nodes() : 0; }
+
 int NodeContext::num_outputs() const { return node.output_size(); }
 bool NodeContext::output_wanted(int k) const {
   return k < node.output_size() && !node.output(k).empty();

@@ -49,4 +49,18 @@ std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module mod
   return p;
 }
 
+std::shared_ptr<const CompiledProgram> Specializer::get(const std::vector<Dims>& shapes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = kept_.begin(); it != kept_.end(); ++it)
+    if (it->first == shapes) {
+      std::rotate(kept_.begin(), it, it + 1);  // most recently used first
+      return kept_.front().second;
+    }
+  // Made under the lock: sessions asking for the same shapes at once import the model once.
+  std::shared_ptr<const CompiledProgram> made = make_(shapes);
+  kept_.insert(kept_.begin(), {shapes, made});
+  if (kept_.size() > kKept) kept_.pop_back();
+  return made;
+}
+
 }  // namespace mlvm

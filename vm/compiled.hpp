@@ -1,7 +1,9 @@
 // A verified, planned module: immutable after construction, shared by every run of it.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bytecode/module.hpp"
@@ -10,6 +12,26 @@
 #include "vm/plan.hpp"
 
 namespace mlvm {
+
+struct CompiledProgram;
+
+// A program made per run's input shapes: an imported model whose control flow depends on
+// input dims it leaves open (an ONNX If whose branches differ in rank) is imported again with
+// each run's dims fixed, by the loader's `make` (the VM knows no front end). The last few
+// programs are kept, by input shapes, for every session of the program to share.
+class Specializer {
+ public:
+  using Make = std::function<std::shared_ptr<const CompiledProgram>(const std::vector<Dims>&)>;
+  explicit Specializer(Make make) : make_(std::move(make)) {}
+  // The program for these input shapes (made now, or kept from an earlier run).
+  std::shared_ptr<const CompiledProgram> get(const std::vector<Dims>& shapes) const;
+
+ private:
+  static constexpr std::size_t kKept = 8;
+  Make make_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<std::vector<Dims>, std::shared_ptr<const CompiledProgram>>> kept_;
+};
 
 struct CompiledProgram {
   Module module;
@@ -22,6 +44,9 @@ struct CompiledProgram {
   // that neither a kernel nor a host holding an output that aliases it can write into the
   // module that other runs share.
   std::vector<Tensor> constant_values;
+  // Set for a program made per run's input shapes: `signature` is the model's declared
+  // interface, `module` holds only the name, and each run goes to specializer->get(shapes).
+  std::shared_ptr<const Specializer> specializer;
 
   // Verifies `module` (Error(invalid) with the instruction location on failure) and plans it.
   static std::shared_ptr<const CompiledProgram> compile(Module module,

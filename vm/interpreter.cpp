@@ -368,6 +368,10 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
         break;
       case StepKind::fused:  // its work was done by the step before
         break;
+      case StepKind::trap:
+        // An importer's branch that cannot run with the shapes it was imported for (ONNX runs
+        // an If's branches only when taken); the origin says which and why.
+        fail_at(p, pc, ErrorKind::trap, "the program reached a path it cannot run");
       case StepKind::print:
         if (config.print) {
           const int32_t r = p.args(pool)[0];

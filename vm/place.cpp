@@ -45,7 +45,9 @@ class Placer {
       const PlannedInstruction& s = plan_.code[pc];
       if (landed_[pc + 1]) return npos;  // a jump lands between pc and c
       if (s.kind == StepKind::fused) continue;  // runs nothing; its registers are its producer's
-      if (s.kind == StepKind::jmp || s.kind == StepKind::br || s.kind == StepKind::halt) return npos;
+      if (s.kind == StepKind::jmp || s.kind == StepKind::br || s.kind == StepKind::halt ||
+          s.kind == StepKind::trap)
+        return npos;
       if (lists_register(s.args(pool()), s.num_args, r)) return npos;
       if (lists_register(s.results(pool()), s.num_results, r))
         return s.kind == StepKind::kernel && s.num_results == 1 ? pc : npos;

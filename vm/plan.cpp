@@ -24,6 +24,8 @@ StepKind step_kind(Opcode op) {
       return StepKind::halt;
     case Opcode::print:
       return StepKind::print;
+    case Opcode::trap:
+      return StepKind::trap;
     default:
       return StepKind::kernel;
   }

@@ -23,7 +23,7 @@ namespace mlvm {
 
 // fused: an activation folded into the kernel step before it (vm/fuse.cpp); runs nothing.
 // small: a kernel step the run loop may do itself, in place (vm/small_steps.cpp).
-enum class StepKind : uint8_t { kernel, jmp, br, halt, print, fused, small };
+enum class StepKind : uint8_t { kernel, jmp, br, halt, print, fused, small, trap };
 
 // No static type for this result (the verifier saw none).
 inline constexpr int32_t kNoType = -1;

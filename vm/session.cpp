@@ -9,6 +9,7 @@
 #include "mlvm/session.hpp"
 #include "vm/compiled.hpp"
 #include "vm/interpreter.hpp"
+#include "vm/program_access.hpp"
 
 namespace mlvm {
 
@@ -47,8 +48,9 @@ Session::Session(Program program, SessionOptions options)
   if (options_.max_memory < 0) throw Error(ErrorKind::usage, "max_memory must be >= 0");
   if (options_.max_steps < 0) throw Error(ErrorKind::usage, "max_steps must be >= 0 (0: no limit)");
   cancel_ = options_.cancel ? options_.cancel : std::make_shared<CancelToken>();
-  interpreter_ = std::make_unique<Interpreter>(program_.impl_);
-  bound_.resize(program_.impl().module.outputs.size());
+  // A program made per run's input shapes has no module of its own to interpret.
+  if (!program_.impl().specializer) interpreter_ = std::make_unique<Interpreter>(program_.impl_);
+  bound_.resize(program_.signature().outputs().size());
   busy_ = std::make_unique<std::atomic<bool>>(false);
   buffers_ = std::make_shared<BufferPool>();
   try {
@@ -68,7 +70,7 @@ void Session::cancel() {
 }
 
 void Session::bind_output(std::string_view name, Tensor destination) {
-  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  if (!busy_) throw Error(ErrorKind::usage, "Session was moved from");
   const std::size_t k = output_position(program_, "bind_output", name);
   const ValueInfo& output = program_.signature().outputs()[k];
   const std::string where = "output " + output.name;
@@ -79,7 +81,8 @@ void Session::bind_output(std::string_view name, Tensor destination) {
                 "bind_output: the destination " + destination.type_string() +
                     " is read-only (borrow host memory with writable = true)",
                 where);
-  if (!output.admits(destination.dtype(), destination.shape()))
+  // (A program made per run checks the destination against the program it is made into.)
+  if (!program_.impl().specializer && !output.admits(destination.dtype(), destination.shape()))
     throw Error(ErrorKind::usage, "bind_output: the destination " + destination.type_string() +
                                       " cannot hold " + output.to_string(),
                 where);
@@ -93,7 +96,7 @@ void Session::unbind_output(std::string_view name) {
 void Session::unbind_all() { std::fill(bound_.begin(), bound_.end(), Tensor()); }
 
 std::vector<Tensor> Session::run_ordered(std::span<const Tensor> inputs) {
-  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  if (!busy_) throw Error(ErrorKind::usage, "Session was moved from");
   bool idle = false;
   if (!busy_->compare_exchange_strong(idle, true))
     throw Error(ErrorKind::usage,
@@ -104,6 +107,7 @@ std::vector<Tensor> Session::run_ordered(std::span<const Tensor> inputs) {
     ~Idle() { busy->store(false); }
   } idle_again{busy_.get()};
 
+  if (program_.impl().specializer) return run_specialized(inputs);
   const Module& m = program_.impl().module;
   for (std::size_t k = 0; k < bound_.size(); ++k)
     for (std::size_t j = 0; j < inputs.size() && j < m.inputs.size(); ++j)
@@ -143,6 +147,52 @@ std::vector<Tensor> Session::run_ordered(std::span<const Tensor> inputs) {
   return out;
 }
 
+std::vector<Tensor> Session::run_specialized(std::span<const Tensor> inputs) {
+  const Signature& signature = program_.signature();
+  if (inputs.size() != signature.inputs().size())
+    throw Error(ErrorKind::usage, "run: " + std::to_string(inputs.size()) + " inputs given, the program takes " +
+                                      std::to_string(signature.inputs().size()));
+  std::vector<Dims> shapes;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const ValueInfo& in = signature.inputs()[k];
+    if (!inputs[k].defined()) throw signature.unknown_input(in.name);
+    if (!in.admits(inputs[k].dtype(), inputs[k].shape()))
+      throw Error(ErrorKind::usage,
+                  "input " + in.name + " is declared " + in.type_string() + ", given " + inputs[k].type_string(),
+                  "input " + in.name);
+    shapes.push_back(inputs[k].shape());
+  }
+  std::shared_ptr<const CompiledProgram> made = program_.impl().specializer->get(shapes);
+  auto it = std::find_if(specialized_.begin(), specialized_.end(),
+                         [&](const auto& s) { return &s->program_.impl() == made.get(); });
+  if (it == specialized_.end()) {
+    SessionOptions o = options_;
+    o.cancel = cancel_;  // cancel() reaches the run wherever it goes
+    specialized_.insert(specialized_.begin(),
+                        std::make_unique<Session>(ProgramAccess::make(made), std::move(o)));
+    if (specialized_.size() > 8) specialized_.pop_back();
+    it = specialized_.begin();
+  }
+  Session& inner = **it;
+  inner.budget_ = budget_;
+  for (std::size_t k = 0; k < bound_.size(); ++k) {
+    const std::string& name = signature.outputs()[k].name;
+    if (bound_[k].defined())
+      inner.bind_output(name, bound_[k]);
+    else
+      inner.unbind_output(name);
+  }
+  struct Stats {
+    Session* s;
+    Session* inner;
+    ~Stats() {
+      s->stats_ = inner->stats_;
+      if (!s->options_.cancel) s->cancel_->reset();  // the session's own token
+    }
+  } copy_stats{this, &inner};
+  return inner.run_ordered(inputs);
+}
+
 std::vector<Tensor> Session::run_positional(std::span<const Tensor> inputs) {
   return run_ordered(inputs);
 }
@@ -152,7 +202,7 @@ std::vector<Tensor> Session::run_positional(std::initializer_list<Tensor> inputs
 }
 
 TensorMap Session::run(const TensorMap& inputs) {
-  if (!interpreter_) throw Error(ErrorKind::usage, "Session was moved from");
+  if (!busy_) throw Error(ErrorKind::usage, "Session was moved from");
   const Signature& signature = program_.signature();
   std::vector<Tensor> ordered(signature.inputs().size());
   for (const auto& [name, value] : inputs) ordered[signature.input_index(name)] = value;

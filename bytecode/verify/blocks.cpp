@@ -1,5 +1,6 @@
-// Verifier pass: the control-flow graph. A block starts at instruction 0, after a jump or
-// halt, and at every jump target; it ends by falling through, jumping, branching or halting.
+// Verifier pass: the control-flow graph. A block starts at instruction 0, after a jump, halt
+// or trap, and at every jump target; it ends by falling through, jumping, branching, halting
+// or trapping (a trap has no successor).
 // Also how each instruction moves control and which arguments it reads.
 #include <algorithm>
 
@@ -15,6 +16,11 @@ bool State::is_jump(int32_t pc) const {
 bool State::is_halt(int32_t pc) const {
   const Opcode op = m.code[std::size_t(pc)].op;
   return !op_ignored(pc) && opcode_valid(uint32_t(op)) && op == Opcode::halt;
+}
+
+bool State::is_trap(int32_t pc) const {
+  const Opcode op = m.code[std::size_t(pc)].op;
+  return !op_ignored(pc) && opcode_valid(uint32_t(op)) && op == Opcode::trap;
 }
 
 std::size_t State::reads(int32_t pc) const {
@@ -34,7 +40,7 @@ void build_blocks(State& s) {
   std::vector<uint8_t> leader(std::size_t(n) + 1, 0);
   if (n > 0) leader[0] = 1;
   for (int32_t pc = 0; pc < n; ++pc) {
-    if (!s.is_jump(pc) && !s.is_halt(pc)) continue;
+    if (!s.is_jump(pc) && !s.is_halt(pc) && !s.is_trap(pc)) continue;
     leader[std::size_t(pc) + 1] = 1;
     if (has_target(pc)) leader[std::size_t(s.m.code[std::size_t(pc)].target)] = 1;
   }
@@ -50,6 +56,8 @@ void build_blocks(State& s) {
     const Instruction& ins = s.m.code[std::size_t(last)];
     if (s.is_halt(last)) {
       b.succ.push_back(-1);
+    } else if (s.is_trap(last)) {
+      // The run stops with an error here: nothing follows, and no output need be assigned.
     } else if (s.is_jump(last)) {
       if (ins.op == Opcode::br) b.succ.push_back(target_block(b.end));
       if (has_target(last)) {

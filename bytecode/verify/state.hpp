@@ -87,6 +87,7 @@ struct State {
   // A valid opcode that decides where control goes (jmp, br, halt).
   bool is_jump(int32_t pc) const;
   bool is_halt(int32_t pc) const;
+  bool is_trap(int32_t pc) const;
   // How many of the instruction's arguments it reads: those of a gap, else those its op takes
   // (any beyond are an arity error), none for an unknown opcode.
   std::size_t reads(int32_t pc) const;

@@ -132,6 +132,10 @@ class MLVM_API Session {
   std::vector<Tensor> bound_;  // per program output; undefined: not bound
   std::unique_ptr<std::atomic<bool>> busy_;
   RunStats stats_;
+  // A program made per run's input shapes: a session for each program it was made into
+  // (the most recent first), which the runs go to.
+  std::vector<std::unique_ptr<Session>> specialized_;
+  std::vector<Tensor> run_specialized(std::span<const Tensor> inputs);
   friend struct SessionAccess;  // vm/session_access.hpp: the tools' shared memory budget
 };
 

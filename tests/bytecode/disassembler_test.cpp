@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(every_op_and_attribute_forms) {
       contains(t, "    r_max_pool2d = max_pool2d x, pool_size=(1, 2)\n"));  // strides=none: default
   BOOST_TEST(contains(t, "    r_get_valid_count0, r_get_valid_count1 = get_valid_count x\n"));
   BOOST_TEST(contains(t, "    r_copy = copy x\n"));
-  BOOST_TEST(contains(t, "top:\n    print y\n    br cond, end\n    jmp top\n    halt\nend:\n"));
+  BOOST_TEST(contains(t, "top:\n    print y\n    br cond, end\n    jmp top\n    halt\n    trap\nend:\n"));
 }
 
 BOOST_AUTO_TEST_CASE(register_and_label_naming) {

@@ -127,6 +127,7 @@ inline Module all_ops_module(int first_code = 0, int last_code = 1 << 30) {
   b.br("cond", "end");
   b.jmp("top");
   b.halt();
+  b.trap();
   b.label("end");
   return b.build();
 }
