@@ -92,9 +92,19 @@ int main(int argc, char** argv) {
     OnnxImport r = import_onnx_file(input, options);
     for (const auto& [from, to] : r.renamed)
       std::cerr << "mlvm-onnx: '" << from << "' is named '" << to << "' in the module\n";
+    if (r.shape_dependent)
+      std::cerr << "mlvm-onnx: note: an If chooses by input dims left open; the module traps where "
+                   "a branch could not be built (fix the dims with --input-shape)\n";
     if (vm.count("check")) return kExitOk;
     write_outputs(r.module, vm, fs::path(input).replace_extension(".mlbc").string());
     return kExitOk;
+  } catch (const OnnxShapeDependent& e) {
+    // One module cannot hold branches of different ranks; mlvm-run and the APIs import such
+    // a model per run's shapes, a module needs those dims fixed.
+    std::cerr << "mlvm-onnx: " << input << ": " << error_kind_name(e.kind()) << ": " << e.what()
+              << "\n  (an If chooses by input dims the model leaves open: fix them with "
+                 "--input-shape NAME=D0,D1,...; mlvm-run imports such a model per run's shapes)\n";
+    return exit_code_of(e.kind());
   } catch (const Error& e) {
     std::cerr << "mlvm-onnx: " << (e.location().empty() ? input : e.location()) << ": "
               << error_kind_name(e.kind()) << ": " << e.what() << "\n";
