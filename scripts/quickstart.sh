@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The first command of the README: install, build, and run a real program end to end.
+# It builds mlvm-run alone (and the libraries it links): the test suites, the other tools and
+# the Python package wait for scripts/test.sh, which builds everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh --target mlvm-run
 out=build/samples-out
 mkdir -p "$out"
 echo

@@ -5,6 +5,9 @@
 # the VM (sessions on many threads, cancellation, the thread pool under kernels) and the C API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Release build goes through build.sh (Ninja for a new build/). The sanitizer folders keep
+# CMake's default generator: ccache keys a compile on its working directory, which differs
+# between Makefiles and Ninja, so switching them would rebuild CI's two longest builds uncached.
 jobs=$(nproc 2>/dev/null || echo 2)
 if [[ "${MLVM_TSAN:-0}" == "1" ]]; then
   bash scripts/setup.sh

@@ -15,6 +15,8 @@
 #include "mlvm/mlvm.hpp"
 #include "tensor/npz.hpp"
 #include "api/open.hpp"
+#include "vm/plan.hpp"
+#include "vm/program_access.hpp"
 #include "vm/session_access.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/run_support.hpp"
@@ -35,11 +37,42 @@ int report(const std::string& where, const mlvm::Error& e) {
   return exit_code_of(e.kind());
 }
 
+// What mlvm-run is doing outside a run and on which file, for an allocation the system
+// refuses there (main's std::bad_alloc handler): {"x.npy", "reading input x"}.
+struct Doing {
+  std::string where, what;
+};
+Doing g_doing;
+
+// Where output `name` is made, as a run-time error names its instruction: the last
+// instruction that writes its register, "instruction 3 (line 9)" or "instruction 3 (Conv
+// 'c1')"; the input or constant itself when the program returns one unchanged.
+std::string output_origin(const mlvm::Program& program, const std::string& name) {
+  const mlvm::Module& m = mlvm::program_module(program);
+  int32_t reg = -1;
+  for (const auto& o : m.outputs)
+    if (o.name == name) reg = o.reg;
+  for (std::size_t pc = m.code.size(); pc-- > 0;) {
+    const auto& results = m.code[pc].results;
+    if (std::find(results.begin(), results.end(), reg) != results.end())
+      return mlvm::instruction_location(pc, m.line_of(pc),
+                                        pc < m.origins.size() ? m.origins[pc].c_str() : nullptr);
+  }
+  for (const auto& i : m.inputs)
+    if (i.reg == reg) return "input " + i.name;
+  for (const auto& c : m.constants)
+    if (c.reg == reg) return "constant " + c.name;
+  return "output " + name;
+}
+
 // Writing `what` into `file` needs more memory than there is: the file's bytes are built in
 // memory, an output's elements made contiguous (a broadcast constant of 2^40 elements is one
-// stored value until then). Exit 4, naming the file and the output, as the run's own limits do.
-int report_output_limit(const std::string& file, const std::string& what, const std::string& why) {
-  std::cerr << "mlvm-run: " << file << ": limit: writing " << what << ": " << why << "\n";
+// stored value until then). Exit 4, located like the run's own limits (the program file and
+// the instruction that made the output), naming the file and the output too.
+int report_output_limit(const std::string& program_file, const std::string& origin,
+                        const std::string& file, const std::string& what, const std::string& why) {
+  std::cerr << "mlvm-run: " << program_file << ": " << origin << ": limit: writing " << what
+            << " to " << file << ": " << why << "\n";
   return kExitLimit;
 }
 
@@ -250,6 +283,7 @@ int run_main(int argc, char** argv) {
   load_options.strict_precision = vm.count("strict-precision") > 0;
   mlvm::Program program;
   std::vector<mlvm::Diagnostic> diagnostics;
+  g_doing = {program_path, "reading the program"};
   try {
     program = cvm ? mlvm::Program::from_cvm(program_path, params_path)
                   : mlvm::open_program_file(program_path, load_options, &diagnostics);
@@ -307,6 +341,7 @@ int run_main(int argc, char** argv) {
   std::map<std::string, std::string> sources;
   if (!inputs_npz.empty()) {
     mlvm::NamedTensors arrays;
+    g_doing = {inputs_npz, "reading the inputs"};
     try {
       arrays = mlvm::load_npz(inputs_npz, budget);
     } catch (const mlvm::Error& e) {
@@ -328,6 +363,7 @@ int run_main(int argc, char** argv) {
       }))
     throw signature_error("", *missing, program_path);
   for (const auto& [name, file] : input_files) {
+    g_doing = {file == "-" ? "standard input" : file, "reading input " + name};
     try {
       const mlvm::DType declared = signature.inputs()[*signature.find_input(name)].dtype;
       if (auto v = scalar_input(name, file, declared)) {
@@ -353,6 +389,7 @@ int run_main(int argc, char** argv) {
   sopt.profile = profile;
   std::vector<mlvm::RunStats> runs;
   mlvm::TensorMap results;
+  g_doing = {program_path, "preparing the run"};
   try {
     // `print` instructions write during the first run only; repeats are for timing.
     mlvm::Session first = mlvm::SessionAccess::with_budget(program, sopt, budget);
@@ -382,12 +419,16 @@ int run_main(int argc, char** argv) {
   mlvm::NamedTensors archive;
   std::vector<bool> archive_scalar;
   const std::string over_limit = "more than the memory limit of " + std::to_string(max_memory) + " bytes (--max-memory)";
+  const std::string out_of_memory = "out of memory; the system refused an allocation";
   for (const auto& d : signature.outputs()) {
     const mlvm::Tensor& t = results.at(d.name);
+    g_doing = {program_path + ": " + output_origin(program, d.name), "handling output " + d.name};
     auto f = output_files.find(d.name);
     if (f != output_files.end()) {
       const std::string what = "output " + output_subject(d.name, t);
-      if (t.numel() > max_memory / t.itemsize()) return report_output_limit(f->second, what, over_limit);
+      const std::string origin = output_origin(program, d.name);
+      if (t.numel() > max_memory / t.itemsize())
+        return report_output_limit(program_path, origin, f->second, what, over_limit);
       try {
         mlvm::NpyWriteOptions npy;
         npy.scalar = d.scalar && t.numel() == 1;  // an ONNX scalar is written 0-d
@@ -395,7 +436,7 @@ int run_main(int argc, char** argv) {
       } catch (const mlvm::Error& e) {
         return report(e.location().empty() ? f->second : "", e);
       } catch (const std::bad_alloc&) {
-        return report_output_limit(f->second, what, "out of memory; the system refused an allocation");
+        return report_output_limit(program_path, origin, f->second, what, out_of_memory);
       }
     }
     if (!outputs_npz.empty()) {
@@ -406,21 +447,26 @@ int run_main(int argc, char** argv) {
     if (print_all || !written) mlvm::print_tensor(std::cout, d.name, t, d.scalar);
   }
   if (!outputs_npz.empty()) {
-    std::string what;
-    int64_t bytes_left = max_memory;
-    bool over = false;
+    g_doing = {program_path, "writing the outputs to " + outputs_npz};
+    // Located at the output that takes the archive over the limit (the largest one when the
+    // system refuses the allocation: the likeliest cause).
+    std::string what, over_at, largest;
+    int64_t bytes_left = max_memory, largest_bytes = -1;
     for (const auto& [name, t] : archive) {
       what += (what.empty() ? "outputs " : ", ") + output_subject(name, t);
-      over = over || t.numel() > bytes_left / t.itemsize();
-      if (!over) bytes_left -= t.numel() * t.itemsize();
+      if (over_at.empty() && t.numel() > bytes_left / t.itemsize()) over_at = name;
+      if (over_at.empty()) bytes_left -= t.numel() * t.itemsize();
+      if (t.numel() * t.itemsize() > largest_bytes) largest_bytes = t.numel() * t.itemsize(), largest = name;
     }
-    if (over) return report_output_limit(outputs_npz, what, over_limit);
+    if (!over_at.empty())
+      return report_output_limit(program_path, output_origin(program, over_at), outputs_npz, what, over_limit);
     try {
       mlvm::save_npz(outputs_npz, archive, archive_scalar);
     } catch (const mlvm::Error& e) {
       return report(e.location().empty() ? outputs_npz : "", e);
     } catch (const std::bad_alloc&) {
-      return report_output_limit(outputs_npz, what, "out of memory; the system refused an allocation");
+      return report_output_limit(program_path, output_origin(program, largest), outputs_npz, what,
+                                 out_of_memory);
     }
   }
   if (profile && profile_format == "json")
@@ -443,8 +489,9 @@ int main(int argc, char** argv) {
     return report("", e);
   } catch (const std::bad_alloc&) {
     // Outside any instruction (those report their own): reading, checking or writing files.
-    std::cerr << "mlvm-run: limit: out of memory outside the run (reading the program or "
-                 "inputs, or writing outputs); the system refused an allocation\n";
+    std::cerr << "mlvm-run: " << (g_doing.where.empty() ? "" : g_doing.where + ": ")
+              << "limit: out of memory " << (g_doing.what.empty() ? "outside the run" : g_doing.what)
+              << "; the system refused an allocation\n";
     return kExitLimit;
   } catch (const std::exception& e) {
     std::cerr << "mlvm-run: error: " << e.what() << "\n";

@@ -146,15 +146,25 @@ BOOST_AUTO_TEST_CASE(errors_name_their_subject) {
   BOOST_TEST(contains(r.err, "a tensor of 1024 bytes"));
   BOOST_TEST(contains(r.err, "memory limit of 2047 bytes"));
   // An output too large for its file (a constant of 2^40 elements, one stored value until
-  // written): which file, which output, how many bytes, against which limit.
-  f.write("huge.mlasm", ".output y\n    y = full shape=(1099511627776), dtype=f32, value=1.0\n");
-  r = f.run("huge.mlasm -o y=y.npy --max-memory 1M");
+  // written): located like the run's own limits, at the program file and the instruction that
+  // made the output; then which output, which file, how many bytes, against which limit.
+  f.write("huge.mlasm", ".input x : f32[1]\n.output y\n.output z\n"
+                        "    z = abs x\n    y = full shape=(1099511627776), dtype=f32, value=1.0\n");
+  r = f.run("huge.mlasm -i x=1 -o y=y.npy --max-memory 1M");
   CHECK_RUN(r, 4);
-  BOOST_TEST(contains(r.err, "y.npy: limit: writing output y (f32[1099511627776], 4398046511104 bytes): more "
-                             "than the memory limit of 1048576 bytes"));
-  r = f.run("huge.mlasm --outputs all.npz --max-memory 1M");
+  BOOST_TEST(contains(r.err, "mlvm-run: huge.mlasm: instruction 1 (line 5): limit: writing output y "
+                             "(f32[1099511627776], 4398046511104 bytes) to y.npy: more than the memory "
+                             "limit of 1048576 bytes"));
+  r = f.run("huge.mlasm -i x=1 --outputs all.npz --max-memory 1M");
   CHECK_RUN(r, 4);
-  BOOST_TEST(contains(r.err, "all.npz: limit: writing outputs y (f32[1099511627776]"));
+  BOOST_TEST(contains(r.err, "mlvm-run: huge.mlasm: instruction 1 (line 5): limit: writing outputs "
+                             "y (f32[1099511627776]"));
+  BOOST_TEST(contains(r.err, "to all.npz: more than the memory limit"));
+  // An output that is a constant of the program itself: named as the constant.
+  f.write("konst.mlasm", ".const c : f32[1] = [2.0]\n.output c\n");
+  r = f.run("konst.mlasm -o c=c.npy --max-memory 3");
+  CHECK_RUN(r, 4);
+  BOOST_TEST(contains(r.err, "mlvm-run: konst.mlasm: constant c: limit: writing output c"), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
