@@ -9,14 +9,25 @@
 
 namespace mlvm {
 
+using gemm_run::b_without_min;
 using gemm_run::GemmRun;
 using gemm_run::Plan;
 using gemm_run::plan_for;
+using gemm_run::prefers_b_without_min;
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  const Plan<T> plan = plan_for<T>();
+  const Plan<T> plan = plan_for<T>(b_without_min(g));
   GemmRun<T>(g, plan).run(pool);
+}
+
+template <class T>
+bool gemm_prefers_b_without_min() {
+  return prefers_b_without_min<T>();
+}
+
+bool gemm_runs_sign_quads(const GemmArgs<int8_t>& g) {
+  return b_without_min(g);
 }
 
 template <class T>
@@ -25,7 +36,9 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.n = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>();
+  // For the kernel of a B without -128, the likelier one where a level has it (conv2d's
+  // activations, checked per run); a GEMM that falls back packs A again.
+  const Plan<T> plan = plan_for<T>(true);
   return GemmRun<T>(only, plan).prepack(true);
 }
 
@@ -68,7 +81,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.m = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>();
+  const Plan<T> plan = plan_for<T>(b_without_min(g));
   return GemmRun<T>(only, plan).prepack(false);
 }
 
@@ -76,7 +89,8 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   template void gemm<T>(const GemmArgs<T>&, ThreadPool*);                               \
   template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
   template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&); \
-  template bool gemm_reads_windows<T>();
+  template bool gemm_reads_windows<T>();                                              \
+  template bool gemm_prefers_b_without_min<T>();
 MLVM_GEMM(float)
 MLVM_GEMM(double)
 MLVM_GEMM(int8_t)

@@ -47,20 +47,57 @@ struct Plan {
   simd::WindowPacker pack_window = nullptr;  // B panels from a conv2d window (int8_t only)
 };
 
+// `b_without_min`: B is known to hold no -128 (int8_t only), which the sign-trick kernel needs.
 template <class T>
-Plan<T> plan_for() {
+Plan<T> plan_for(bool b_without_min = false) {
   const simd::GemmKernelTable& t = simd::gemm_kernels();
   if constexpr (std::is_same_v<T, float>) return {t.f32, PackFormat::plain, PackFormat::plain, t.pack_f32, t.pack_f32};
   else if constexpr (std::is_same_v<T, double>) return {t.f64};
   else if constexpr (std::is_same_v<T, int32_t>) return {t.i32};
   else if constexpr (std::is_same_v<T, int64_t>) return {t.i64};
   else {
-    if constexpr (std::is_same_v<T, int8_t>)
+    if constexpr (std::is_same_v<T, int8_t>) {
       if (t.u8s8_quads.fn)
         return {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
                 t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
+      if (b_without_min && t.s8_sign_quads.fn)
+        return {t.s8_sign_quads, PackFormat::quads_s8, PackFormat::quads_s8, t.pack_quads_s8, t.pack_quads_s8};
+    }
     return {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
   }
+}
+
+// Whether the current level would run T faster with B free of -128 (i8 without VNNI).
+template <class T>
+bool prefers_b_without_min() {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    const simd::GemmKernelTable& t = simd::gemm_kernels();
+    return t.s8_sign_quads.fn && !t.u8s8_quads.fn;
+  }
+  return false;
+}
+
+// Whether g's B holds no -128 where that matters: promised by the caller, packed ahead for the
+// sign-trick kernel (checked then) and used whole, or checked here — a plain matrix only; B at
+// row offsets or from a window is the caller's to check (conv2d checks its input).
+template <class T>
+bool b_without_min(const GemmArgs<T>& g) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    if (!prefers_b_without_min<T>()) return false;
+    if (g.b_without_min) return true;
+    const PackedOperand* p = g.b_packed;
+    // B packed ahead and used whole: checked when it was packed (the sign kernel's) or found
+    // to hold -128 then (the i16 pairs').
+    if (p && p->k == g.k && g.b_packed_col0 >= 0 && g.b_packed_col0 + g.n <= p->rows && !g.b_row_offsets &&
+        !g.b_window) {
+      const simd::GemmKernelTable& t = simd::gemm_kernels();
+      if (p->kernel == reinterpret_cast<const void*>(t.s8_sign_quads.fn)) return true;
+      if (p->kernel == reinterpret_cast<const void*>(t.i16_pairs.fn)) return false;
+    }
+    if (g.b_row_offsets || g.b_window || !g.b || g.n <= 0 || g.k <= 0) return false;
+    return !simd::holds_int8_min(g.b, g.k, g.n, g.rsb, g.csb);
+  }
+  return false;
 }
 
 // 64-byte aligned scratch owned by the calling thread and kept between calls, so that a GEMM
