@@ -9,25 +9,28 @@
 
 namespace mlvm {
 
-using gemm_run::b_without_min;
+using gemm_run::b_values;
+using gemm_run::BValues;
 using gemm_run::GemmRun;
 using gemm_run::Plan;
 using gemm_run::plan_for;
-using gemm_run::prefers_b_without_min;
+using gemm_run::prefers_b_values;
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  const Plan<T> plan = plan_for<T>(b_without_min(g));
+  const Plan<T> plan = plan_for<T>(b_values(g));
   GemmRun<T>(g, plan).run(pool);
 }
 
 template <class T>
-bool gemm_prefers_b_without_min() {
-  return prefers_b_without_min<T>();
+bool gemm_prefers_b_values() {
+  return prefers_b_values<T>();
 }
 
-bool gemm_runs_sign_quads(const GemmArgs<int8_t>& g) {
-  return b_without_min(g);
+int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
+  const simd::GemmKernelTable& t = simd::gemm_kernels();
+  const simd::MicroKernel fn = plan_for<int8_t>(b_values(g)).kern.fn;
+  return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : 0;
 }
 
 template <class T>
@@ -38,7 +41,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
   only.bias = nullptr;
   // For the kernel of a B without -128, the likelier one where a level has it (conv2d's
   // activations, checked per run); a GEMM that falls back packs A again.
-  const Plan<T> plan = plan_for<T>(true);
+  const Plan<T> plan = plan_for<T>(BValues::without_min);
   return GemmRun<T>(only, plan).prepack(true);
 }
 
@@ -81,7 +84,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.m = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>(b_without_min(g));
+  const Plan<T> plan = plan_for<T>(b_values(g));
   return GemmRun<T>(only, plan).prepack(false);
 }
 
@@ -90,7 +93,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
   template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&); \
   template bool gemm_reads_windows<T>();                                              \
-  template bool gemm_prefers_b_without_min<T>();
+  template bool gemm_prefers_b_values<T>();
 MLVM_GEMM(float)
 MLVM_GEMM(double)
 MLVM_GEMM(int8_t)

@@ -96,6 +96,22 @@ struct SignQuads {
   }
 };
 
+// s8 quads -> i32 with B in [0, 127] (GemmKernelTable::s8_unsigned_b_quads): b (u8) · a (s8)
+// by vpmaddubsw, then widened as SignQuads does, without its vpsignb and vpabsb.
+struct UnsignedBQuads {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i t;
+    __asm__(
+        "vpmaddubsw %[a], %[b], %[t]\n\t"
+        "vpmaddwd %[ones], %[t], %[t]\n\t"
+        "vpaddd %[t], %[acc], %[acc]"
+        : [acc] "+x"(acc), [t] "=&x"(t)
+        : [a] "x"(a), [b] "x"(b), [ones] "x"(ones));
+    return acc;
+  }
+};
+
 }  // namespace
 
 #include "kernels/simd/gemm_microkernels.inl"
@@ -110,6 +126,7 @@ GemmKernelTable make_table() {
   // 4 x 16: 8 accumulators, 2 B vectors, a, |a|, the ones and a temporary fit the 16 ymm
   // registers (6 x 16 spilled accumulators). KC 1024 keeps conv2d's K (576) in one block.
   t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);
+  t.s8_unsigned_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2>(1024, 120, 2048);  // as s8_sign_quads
   t.pack_quads_s8 = &pack_quads_s8_panel;
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);

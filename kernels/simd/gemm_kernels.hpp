@@ -106,6 +106,10 @@ struct GemmKernelTable {
   // so nothing saturates, as long as B holds no -128 (-(-128) is not an s8): i8 inputs whose
   // B was checked for it (GemmArgs::b_without_min); A may hold anything.
   GemmKernel s8_sign_quads;
+  // The same panels, blocks and tile, B known to hold no negative value (conv2d's activations
+  // after a relu): B as the unsigned operand of vpmaddubsw and A as the signed one, no sign
+  // trick; a pair sum is at most 2·127·128. Packed operands are shared with s8_sign_quads.
+  GemmKernel s8_unsigned_b_quads;
   GemmKernel i32;        // i32 panels, KU 1, wrapping
   GemmKernel i64;        // i64 panels, KU 1, wrapping
   // Optional packers (null: pack_panel): f32 plain panels, and the two u8·s8 quad formats.

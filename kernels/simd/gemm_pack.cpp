@@ -75,19 +75,19 @@ void append_corrections(int R, int64_t kc, void* dst) {
 
 }  // namespace
 
-bool holds_int8_min(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
-  // The contiguous axis inner (either may be), as a branch-free OR the compiler vectorizes.
+int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if (rows <= 0 || cols <= 0) return 0;
+  // The contiguous axis inner (either may be), as a branch-free minimum the compiler vectorizes.
   if (sr == 1 && sc != 1) std::swap(rows, cols), std::swap(sr, sc);
-  for (int64_t r = 0; r < rows; ++r) {
+  int8_t least = 127;
+  for (int64_t r = 0; r < rows && least > -128; ++r) {
     const int8_t* p = data + r * sr;
-    unsigned char hit = 0;
     if (sc == 1)
-      for (int64_t c = 0; c < cols; ++c) hit |= (uint8_t(p[c]) == 0x80);
+      for (int64_t c = 0; c < cols; ++c) least = p[c] < least ? p[c] : least;
     else
-      for (int64_t c = 0; c < cols; ++c) hit |= (uint8_t(p[c * sc]) == 0x80);
-    if (hit) return true;
+      for (int64_t c = 0; c < cols; ++c) least = p[c * sc] < least ? p[c * sc] : least;
   }
-  return false;
+  return least;
 }
 
 int pack_ku(PackFormat f) {

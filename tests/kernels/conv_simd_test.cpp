@@ -260,7 +260,8 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
 }
 
 // x free of -128, which sends the GEMM to AVX2's sign-trick kernel (w over the whole range,
-// all -128 too: pair sums of ±32512), and the same x with one -128, which must not.
+// all -128 too: pair sums of ±32512), and the same x with one -128, which must not; x without
+// negatives (the u8 kernel), and with one -1.
 BOOST_AUTO_TEST_CASE(i8_x_without_min) {
   LevelGuard guard;
   ThreadPool pool(2);
@@ -279,6 +280,12 @@ BOOST_AUTO_TEST_CASE(i8_x_without_min) {
         Tensor x1 = clone(x);
         x1.template data<int8_t>()[x1.numel() / 2] = -128;
         check_case(c, x1, clone(lo_w), &b, pool);
+        const Tensor x_pos = random_tensor(DType::i8, c.x, rng, 0, 127);
+        check_case(c, x_pos, w, &b, pool);
+        check_case(c, x_pos, clone(lo_w), nullptr, pool);
+        Tensor x2 = clone(x_pos);
+        x2.template data<int8_t>()[x2.numel() - 1] = -1;
+        check_case(c, x2, clone(lo_w), nullptr, pool);
       }
     }
   }

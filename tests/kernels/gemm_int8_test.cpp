@@ -1,11 +1,13 @@
 // The i8 GEMM's choice of kernel by B's values (kernels/gemm.hpp): at the AVX2 level (no VNNI)
-// a B free of -128 takes the vpmaddubsw sign-trick kernel, a B holding one -128 anywhere the
-// i16 pairs. Either way, at every level, on 1, 2 and 3 threads and with operands packed ahead,
-// the result is the exact sum modulo 2^32 of an independent loop, bit for bit. The values are
-// the ones where vpmaddubsw would saturate if the choice were wrong: A at -128 against B at
-// ±127 (pair sums of ±32512, the largest the kernel sees), and A negative against B's -128.
+// a B without negatives takes the vpmaddubsw kernel with B as u8, one with negatives but free
+// of -128 the sign-trick kernel, a B holding one -128 anywhere the i16 pairs. Either way, at
+// every level, on 1, 2 and 3 threads and with operands packed ahead, the result is the exact
+// sum modulo 2^32 of an independent loop, bit for bit. The values are the ones where
+// vpmaddubsw would saturate if the choice were wrong: A at -128 against B at ±127 (pair sums
+// of ±32512, the largest the kernels see), and A negative against B's -128.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -50,8 +52,8 @@ std::vector<int32_t> naive(const Shape& s, const std::vector<int8_t>& a, const s
 }
 
 // Runs the GEMM on no pool, on pools of 2 and 3, and with A and B packed ahead; every result
-// must equal the naive one. Returns whether the sign-trick kernel ran.
-bool check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_t>& bv, std::mt19937_64& rng,
+// must equal the naive one. Returns the kernel that ran unpacked (gemm_int8_kernel).
+int check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_t>& bv, std::mt19937_64& rng,
            ThreadPool* pool2, ThreadPool* pool3) {
   const guarded_vector<int8_t> a(av.begin(), av.end()), b(bv.begin(), bv.end());
   std::vector<int32_t> bias(std::size_t(s.n));
@@ -73,10 +75,11 @@ bool check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8
     gemm(gv, pool);
     BOOST_TEST_CONTEXT("variant " << variant) {
       BOOST_TEST((std::memcmp(c.data(), want.data(), want.size() * 4) == 0));
-      if (variant >= 3) BOOST_TEST(gemm_runs_sign_quads(gv) == gemm_runs_sign_quads(g));
+      // B packed ahead is known free of -128, not of negatives: the sign trick at most.
+      if (variant >= 3) BOOST_TEST(gemm_int8_kernel(gv) == std::min(gemm_int8_kernel(g), 1));
     }
   }
-  return gemm_runs_sign_quads(g);
+  return gemm_int8_kernel(g);
 }
 
 std::vector<int8_t> fill(int64_t count, std::mt19937_64& rng, int lo, int hi) {
@@ -90,38 +93,42 @@ std::vector<int8_t> fill(int64_t count, std::mt19937_64& rng, int lo, int hi) {
 
 BOOST_AUTO_TEST_SUITE(gemm_int8)
 
-// B in [-127, 127] takes the sign kernel at AVX2 (A over the whole range, -128 included);
-// one -128 planted in B, at its first, a middle or its last element, sends it to the pairs.
-BOOST_AUTO_TEST_CASE(b_without_min_and_with_one) {
+// B in [0, 127] takes the u8 kernel at AVX2 and B in [-127, 127] the sign kernel (A over the
+// whole range, -128 included); one -1 planted in the first, at its first, a middle or its last
+// element, sends it to the sign kernel, one -128 in the second to the pairs.
+BOOST_AUTO_TEST_CASE(b_values) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
   for (simd::Level level : kLevels) {
     simd::set_level_for_testing(level);
-    const bool sign_level = simd::level() == simd::Level::avx2;
+    const int sign = simd::level() == simd::Level::avx2 ? 1 : 0, unsigned_b = 2 * sign;
     std::mt19937_64 rng(44);
     for (const Shape& s : kShapes)
       BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " m=" << s.m << " n=" << s.n << " k=" << s.k) {
         const std::vector<int8_t> a = fill(s.m * s.k, rng, -128, 127);
-        std::vector<int8_t> b = fill(s.k * s.n, rng, -127, 127);
-        BOOST_TEST(check(s, a, b, rng, &pool2, &pool3) == sign_level);
+        const std::vector<int8_t> b_pos = fill(s.k * s.n, rng, 0, 127), b = fill(s.k * s.n, rng, -127, 127);
+        BOOST_TEST(check(s, a, b_pos, rng, &pool2, &pool3) == unsigned_b);
+        if (s.k * s.n >= 64) BOOST_TEST(check(s, a, b, rng, &pool2, &pool3) == sign);
         for (int64_t at : {int64_t(0), s.k * s.n / 2, s.k * s.n - 1}) {
-          std::vector<int8_t> b1 = b;
-          b1[std::size_t(at)] = -128;
-          BOOST_TEST(!check(s, a, b1, rng, &pool2, &pool3));
+          std::vector<int8_t> b1 = b_pos, b2 = b;
+          b1[std::size_t(at)] = -1;
+          b2[std::size_t(at)] = -128;
+          BOOST_TEST(check(s, a, b1, rng, &pool2, &pool3) == sign);
+          BOOST_TEST(check(s, a, b2, rng, &pool2, &pool3) == 0);
         }
       }
   }
 }
 
-// The extremes: A all -128 against B all 127, all -127, and ±127 mixed (pair sums of ±32512);
-// A ±127 against B all -127; and A negative against B all -128, which must not take the sign
-// kernel (-(-128) wraps in s8).
+// The extremes: A all -128 against B all 127 (the u8 kernel), all -127, and ±127 mixed (pair
+// sums of ±32512); A ±127 against B all 127 and all -127; and A negative against B all -128,
+// which must take neither (-(-128) wraps in s8, and 128 is no s8 either).
 BOOST_AUTO_TEST_CASE(extremes) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
   for (simd::Level level : kLevels) {
     simd::set_level_for_testing(level);
-    const bool sign_level = simd::level() == simd::Level::avx2;
+    const int sign = simd::level() == simd::Level::avx2 ? 1 : 0, unsigned_b = 2 * sign;
     std::mt19937_64 rng(45);
     for (const Shape& s : {Shape{7, 33, 1030}, Shape{13, 17, 64}, Shape{1, 1, 4099}})
       BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " m=" << s.m << " n=" << s.n << " k=" << s.k) {
@@ -130,12 +137,13 @@ BOOST_AUTO_TEST_CASE(extremes) {
         std::vector<int8_t> pm_a = mixed_a, pm_b(std::size_t(s.k * s.n));
         for (auto& x : pm_a) x = x ? int8_t(-127) : int8_t(127);
         for (auto& x : pm_b) x = rng() % 2 ? int8_t(-127) : int8_t(127);
-        BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), 127), rng, &pool2, &pool3) == sign_level);
-        BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), -127), rng, &pool2, &pool3) == sign_level);
-        BOOST_TEST(check(s, lo_a, pm_b, rng, &pool2, &pool3) == sign_level);
-        BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), -127), rng, &pool2, &pool3) == sign_level);
-        BOOST_TEST(!check(s, lo_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3));
-        BOOST_TEST(!check(s, pm_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3));
+        BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), 127), rng, &pool2, &pool3) == unsigned_b);
+        BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), 127), rng, &pool2, &pool3) == unsigned_b);
+        BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), -127), rng, &pool2, &pool3) == sign);
+        BOOST_TEST(check(s, lo_a, pm_b, rng, &pool2, &pool3) == sign);
+        BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), -127), rng, &pool2, &pool3) == sign);
+        BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3) == 0);
+        BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3) == 0);
       }
   }
 }
