@@ -39,8 +39,9 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.n = 1;
   only.bias = nullptr;
-  // For the kernel of a B without -128, the likelier one where a level has it (conv2d's
-  // activations, checked per run); a GEMM that falls back packs A again.
+  // For the s8 quads kernels where a level has them (B without -128 or without negatives: the
+  // same panels), the likelier ones (conv2d's activations, checked per run); a GEMM that
+  // falls back to the i16 pairs packs A again.
   const Plan<T> plan = plan_for<T>(BValues::without_min);
   return GemmRun<T>(only, plan).prepack(true);
 }
