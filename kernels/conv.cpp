@@ -28,6 +28,7 @@
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
 #include "kernels/simd/conv_depthwise.hpp"
+#include "kernels/simd/gemm_pack.hpp"
 #include "kernels/thread_scratch.hpp"
 #include "kernels/thread_pool.hpp"
 #include "tensor/copy.hpp"
@@ -45,6 +46,8 @@ struct ConvData {
   gemm_out_t<T>* y;
   const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
   const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
+  bool x_without_min = false;             // i8: x holds no -128 (GemmArgs::b_without_min)
+  bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
 
 // Per-thread scratch (kernels/thread_scratch.hpp): slot 0 the padded input or phase planes,
@@ -96,6 +99,8 @@ GemmArgs<T> planes_gemm(const ConvShape& s, const ConvData<T>& d, int64_t g, con
   a.csa = 1;
   if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
   a.b = planes;
+  a.b_without_min = d.x_without_min;  // the planes are x and zeros
+  a.b_nonnegative = d.x_nonnegative;
   a.b_row_offsets = koff;
   a.csb = 1;
   a.c = c;
@@ -376,6 +381,15 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
     if constexpr (std::is_floating_point_v<T>) return conv_depthwise_float<T>(s, p, d, env);
     return conv_depthwise<T>(s, p, d, env);
   }
+  // The GEMM reads x at row offsets, so x is checked here for the i8 kernels that need it free
+  // of -128 or of negatives: one pass, against the GEMM's KH·KW·OC/groups multiply-adds per
+  // element.
+  if constexpr (std::is_same_v<T, int8_t>)
+    if (gemm_prefers_b_values<T>()) {
+      const int least = simd::min_int8(d.x, s.n * s.c, s.h * s.w, s.h * s.w, 1);
+      d.x_without_min = least > -128;
+      d.x_nonnegative = least >= 0;
+    }
   const int64_t jobs = s.n * s.groups;
   auto job = [&](int64_t t, ThreadPool* pool) {
     env.check_cancelled();

@@ -9,14 +9,28 @@
 
 namespace mlvm {
 
+using gemm_run::b_values;
+using gemm_run::BValues;
 using gemm_run::GemmRun;
 using gemm_run::Plan;
 using gemm_run::plan_for;
+using gemm_run::prefers_b_values;
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  const Plan<T> plan = plan_for<T>();
+  const Plan<T> plan = plan_for<T>(b_values(g));
   GemmRun<T>(g, plan).run(pool);
+}
+
+template <class T>
+bool gemm_prefers_b_values() {
+  return prefers_b_values<T>();
+}
+
+int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
+  const simd::GemmKernelTable& t = simd::gemm_kernels();
+  const simd::MicroKernel fn = plan_for<int8_t>(b_values(g)).kern.fn;
+  return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : 0;
 }
 
 template <class T>
@@ -25,7 +39,10 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.n = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>();
+  // For the s8 quads kernels where a level has them (B without -128 or without negatives: the
+  // same panels), the likelier ones (conv2d's activations, checked per run); a GEMM that
+  // falls back to the i16 pairs packs A again.
+  const Plan<T> plan = plan_for<T>(BValues::without_min);
   return GemmRun<T>(only, plan).prepack(true);
 }
 
@@ -68,7 +85,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.m = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>();
+  const Plan<T> plan = plan_for<T>(b_values(g));
   return GemmRun<T>(only, plan).prepack(false);
 }
 
@@ -76,7 +93,8 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   template void gemm<T>(const GemmArgs<T>&, ThreadPool*);                               \
   template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
   template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&); \
-  template bool gemm_reads_windows<T>();
+  template bool gemm_reads_windows<T>();                                              \
+  template bool gemm_prefers_b_values<T>();
 MLVM_GEMM(float)
 MLVM_GEMM(double)
 MLVM_GEMM(int8_t)

@@ -8,8 +8,11 @@
 //
 // Integer paths accumulate modulo 2^32 (2^64 for i64): i8, u8, i16 and i32 inputs give an i32
 // result, i64 gives i64 — two's complement wrapping, never C++ signed overflow. i8 uses
-// AVX-512 VNNI (u8·s8 with an exact correction) where the CPU has it, i16 pairs (vpmaddwd,
-// exact modulo 2^32) otherwise; every level gives the same integers.
+// AVX-512 VNNI (u8·s8 with an exact correction) where the CPU has it; without VNNI, at the
+// AVX2 level, vpmaddubsw when B's values allow it (checked per call, or told by the caller:
+// GemmArgs::b_without_min, b_nonnegative), since its i16 pair sums cannot saturate then — B
+// without -128: on |a| and b with a's sign; B without negatives: on b as u8 and a — and i16
+// pairs (vpmaddwd, exact modulo 2^32) otherwise. Every level and path gives the same integers.
 //
 // Float summation order: each output element is summed over k in blocks (K split into equal
 // blocks of at most the level's KC, in whole groups of 4), in k order inside a block, the block sums added to the output in block order (the bias
@@ -71,6 +74,11 @@ struct GemmArgs {
   // Floats: {lo, hi}, and each result v becomes v < lo ? lo : v > hi ? hi : v as its tile is
   // stored (a fused relu/clip, kernels/fused_activation.hpp); null: none.
   const gemm_out_t<T>* clamp = nullptr;
+  // int8_t only: the caller knows B holds no -128 (checked, or a precision of at most 8 bits
+  // proven), or no negative value, which lets a level without VNNI take a faster kernel. Unset,
+  // gemm checks a plain B itself; B at row offsets or from a window is then taken to hold -128.
+  bool b_without_min = false;
+  bool b_nonnegative = false;
   const PackedOperand* a_packed = nullptr;  // A packed ahead (gemm_prepack_a), or null
   const PackedOperand* b_packed = nullptr;  // B packed ahead (gemm_prepack_b), or null
   // A is rows [a_packed_row0, a_packed_row0 + m) of a_packed, B columns [b_packed_col0,
@@ -100,6 +108,16 @@ std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::spa
 // VNNI); elsewhere a caller builds the padded planes itself. Instantiated for every T gemm is.
 template <class T>
 bool gemm_reads_windows();
+
+// Whether the current level has faster kernels for T when B holds no -128 or no negative value
+// (int8_t at AVX2 without VNNI): a caller whose B gemm does not check itself (at row offsets)
+// checks then, and sets GemmArgs::b_without_min / b_nonnegative. Instantiated for every T
+// gemm is.
+template <class T>
+bool gemm_prefers_b_values();
+// Which i8 kernel gemm(g) runs (for tests): 0 the level's general one (VNNI or i16 pairs), 1
+// the sign trick (B without -128), 2 B as u8 (B without negatives).
+int gemm_int8_kernel(const GemmArgs<int8_t>& g);
 
 // The current level's register tile for T: C is computed in MR x NR blocks, so a GEMM's M is
 // padded up to whole MR and its N to whole NR (what a caller weighs when it can choose which

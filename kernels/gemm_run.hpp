@@ -23,7 +23,7 @@
 namespace mlvm {
 
 struct PackedOperand {
-  const void* kernel = nullptr;  // the micro-kernel it was packed for (level and dtype)
+  const void* kernel = nullptr;  // the plan's pack_key: the micro-kernel (level, dtype) it suits
   int64_t rows = 0, k = 0;       // m (A) or n (B), and the depth
   int64_t panel_bytes = 0, panels = 0;
   std::shared_ptr<char[]> raw;  // owns data; shared by the operands packed together
@@ -45,22 +45,71 @@ struct Plan {
   PackFormat fa = PackFormat::plain, fb = PackFormat::plain;
   simd::PanelPacker<T> pack_a = nullptr, pack_b = nullptr;
   simd::WindowPacker pack_window = nullptr;  // B panels from a conv2d window (int8_t only)
+  // What operands packed ahead for this plan are marked with (PackedOperand::kernel): kern.fn,
+  // or, for kernels that share their panels and blocks, the first one's.
+  const void* pack_key = nullptr;
 };
 
+// What is known of an i8 B's values: what the AVX2 kernels without VNNI need.
+enum class BValues { any, without_min, nonnegative };
+
 template <class T>
-Plan<T> plan_for() {
+Plan<T> plan_for(BValues b = BValues::any) {
   const simd::GemmKernelTable& t = simd::gemm_kernels();
-  if constexpr (std::is_same_v<T, float>) return {t.f32, PackFormat::plain, PackFormat::plain, t.pack_f32, t.pack_f32};
-  else if constexpr (std::is_same_v<T, double>) return {t.f64};
-  else if constexpr (std::is_same_v<T, int32_t>) return {t.i32};
-  else if constexpr (std::is_same_v<T, int64_t>) return {t.i64};
+  Plan<T> p;
+  if constexpr (std::is_same_v<T, float>) p = {t.f32, PackFormat::plain, PackFormat::plain, t.pack_f32, t.pack_f32};
+  else if constexpr (std::is_same_v<T, double>) p = {t.f64};
+  else if constexpr (std::is_same_v<T, int32_t>) p = {t.i32};
+  else if constexpr (std::is_same_v<T, int64_t>) p = {t.i64};
   else {
-    if constexpr (std::is_same_v<T, int8_t>)
+    p = {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
+    if constexpr (std::is_same_v<T, int8_t>) {
       if (t.u8s8_quads.fn)
-        return {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
-                t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
-    return {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
+        p = {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
+             t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
+      else if (b != BValues::any && t.s8_sign_quads.fn) {
+        p = {t.s8_sign_quads, PackFormat::quads_s8, PackFormat::quads_s8, t.pack_quads_s8, t.pack_quads_s8};
+        if (b == BValues::nonnegative && t.s8_unsigned_b_quads.fn) p.kern = t.s8_unsigned_b_quads;
+        p.pack_key = reinterpret_cast<const void*>(t.s8_sign_quads.fn);
+      }
+    }
   }
+  if (!p.pack_key) p.pack_key = reinterpret_cast<const void*>(p.kern.fn);
+  return p;
+}
+
+// Whether the current level would run T faster knowing B's values (i8 without VNNI).
+template <class T>
+bool prefers_b_values() {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    const simd::GemmKernelTable& t = simd::gemm_kernels();
+    return t.s8_sign_quads.fn && !t.u8s8_quads.fn;
+  }
+  return false;
+}
+
+// What g's B holds where that matters: as the caller says, as found when B was packed ahead
+// (for the s8 quads kernels: no -128; for the i16 pairs: -128) and used whole, or as checked
+// here — a plain matrix only; B at row offsets or from a window is the caller's to check
+// (conv2d checks its input).
+template <class T>
+BValues b_values(const GemmArgs<T>& g) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    if (!prefers_b_values<T>()) return BValues::any;
+    if (g.b_nonnegative) return BValues::nonnegative;
+    if (g.b_without_min) return BValues::without_min;
+    const PackedOperand* p = g.b_packed;
+    if (p && p->k == g.k && g.b_packed_col0 >= 0 && g.b_packed_col0 + g.n <= p->rows && !g.b_row_offsets &&
+        !g.b_window) {
+      const simd::GemmKernelTable& t = simd::gemm_kernels();
+      if (p->kernel == reinterpret_cast<const void*>(t.s8_sign_quads.fn)) return BValues::without_min;
+      if (p->kernel == reinterpret_cast<const void*>(t.i16_pairs.fn)) return BValues::any;
+    }
+    if (g.b_row_offsets || g.b_window || !g.b || g.n <= 0 || g.k <= 0) return BValues::any;
+    const int least = simd::min_int8(g.b, g.k, g.n, g.rsb, g.csb);
+    return least >= 0 ? BValues::nonnegative : least > -128 ? BValues::without_min : BValues::any;
+  }
+  return BValues::any;
 }
 
 // 64-byte aligned scratch owned by the calling thread and kept between calls, so that a GEMM
@@ -125,7 +174,7 @@ class GemmRun {
   std::shared_ptr<const PackedOperand> prepack(bool side_a, std::shared_ptr<char[]> raw = nullptr,
                                                char* data = nullptr) const {
     auto p = std::make_shared<PackedOperand>();
-    p->kernel = reinterpret_cast<const void*>(k_.fn);
+    p->kernel = p_.pack_key;
     p->rows = side_a ? g_.m : g_.n;
     p->k = g_.k;
     p->panels = side_a ? mpanels_ : npanels_;
@@ -167,7 +216,7 @@ class GemmRun {
  private:
   // Rows [first, first + rows) of p, whole panels of `height`.
   bool fits(const PackedOperand* p, int64_t rows, int64_t first, int64_t height) const {
-    return p && p->kernel == reinterpret_cast<const void*>(k_.fn) && p->k == g_.k && first >= 0 &&
+    return p && p->kernel == p_.pack_key && p->k == g_.k && first >= 0 &&
            first % height == 0 && first + rows <= p->rows;
   }
   // Few row panels (a 1x1 convolution to few channels: MobileNet's projections) reuse each

@@ -70,6 +70,48 @@ struct MaddPairs {
   }
 };
 
+// s8 quads -> i32 without VNNI: |a| (u8) · (b with a's sign) (s8) by vpmaddubsw — the same
+// products — then the i16 pair sums to i32 by vpmaddwd with ones. Exact when B holds no -128
+// (GemmKernelTable::s8_sign_quads): a pair sum is then at most 2·128·127 in magnitude, below
+// vpmaddubsw's saturation. Per 32 products: vpsignb, vpmaddubsw, vpmaddwd and vpaddd (and a
+// vpabsb per A broadcast), against two vpmaddwd and two vpaddd for i16 pairs; it is faster for
+// the half-size panels and the spread over ports, not fewer instructions, and no exact form
+// without VNNI needs fewer: the i16 pair sums of full-range products must be widened per step.
+// Written as asm with the accumulator tied ("+x"), as the VNNI steps (gemm_avx512.cpp): GCC
+// 12 compiled the intrinsics with a copy of every accumulator to the stack and back per step.
+// AT&T order: vpsignb negates its second operand by the first's sign; vpmaddubsw takes the
+// signed operand first, then the unsigned one.
+struct SignQuads {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    const __m256i ua = _mm256_abs_epi8(a), ones = _mm256_set1_epi16(1);
+    __m256i t;
+    __asm__(
+        "vpsignb %[a], %[b], %[t]\n\t"
+        "vpmaddubsw %[t], %[ua], %[t]\n\t"
+        "vpmaddwd %[ones], %[t], %[t]\n\t"
+        "vpaddd %[t], %[acc], %[acc]"
+        : [acc] "+x"(acc), [t] "=&x"(t)
+        : [a] "x"(a), [b] "x"(b), [ua] "x"(ua), [ones] "x"(ones));
+    return acc;
+  }
+};
+
+// s8 quads -> i32 with B in [0, 127] (GemmKernelTable::s8_unsigned_b_quads): b (u8) · a (s8)
+// by vpmaddubsw, then widened as SignQuads does, without its vpsignb and vpabsb.
+struct UnsignedBQuads {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i t;
+    __asm__(
+        "vpmaddubsw %[a], %[b], %[t]\n\t"
+        "vpmaddwd %[ones], %[t], %[t]\n\t"
+        "vpaddd %[t], %[acc], %[acc]"
+        : [acc] "+x"(acc), [t] "=&x"(t)
+        : [a] "x"(a), [b] "x"(b), [ones] "x"(ones));
+    return acc;
+  }
+};
+
 }  // namespace
 
 #include "kernels/simd/gemm_microkernels.inl"
@@ -81,6 +123,11 @@ GemmKernelTable make_table() {
   t.f32 = fma_entry<VF32, 6, 2>(256, 120, 2048);
   t.f64 = fma_entry<VF64, 6, 2>(256, 60, 1024);
   t.i16_pairs = int_entry<VI32, MaddPairs, 2, 6, 2>(512, 120, 2048);
+  // 4 x 16: 8 accumulators, 2 B vectors, a, |a|, the ones and a temporary fit the 16 ymm
+  // registers (6 x 16 spilled accumulators). KC 1024 keeps conv2d's K (576) in one block.
+  t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);
+  t.s8_unsigned_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2>(1024, 120, 2048);  // as s8_sign_quads
+  t.pack_quads_s8 = &pack_quads_s8_panel;
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
   t.pack_f32 = &pack_f32_panel;

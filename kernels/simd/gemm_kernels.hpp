@@ -10,7 +10,7 @@
 // ceil(kc / KU) groups of R x KU elements, dst[(g·R + r)·KU + u] = element (r, g·KU + u),
 // zero past the valid rows/columns and past kc. KU is how many consecutive k one SIMD lane
 // consumes: 1 for plain multiply-add, 2 for i16 pairs (vpmaddwd), 4 for u8·s8 quads
-// (vpdpbusd). Every kernel reads its A column group as one 4-byte broadcast (MR groups per
+// (vpdpbusd) and for s8 quads (AVX2's vpmaddubsw with the sign trick). Every kernel reads its A column group as one 4-byte broadcast (MR groups per
 // step) and its B row group as NR lanes of 4 bytes, except the f64/i64 ones (8-byte elements).
 //
 // This header is included by the per-level translation units, so it holds declarations and
@@ -101,12 +101,22 @@ struct GemmKernelTable {
   GemmKernel f64;        // double panels, KU 1
   GemmKernel i16_pairs;  // i16 panels, KU 2, i32 accumulators: i8, u8 and i16 inputs
   GemmKernel u8s8_quads; // A u8 (x + 128), B s8 + column corrections, KU 4: i8 inputs (VNNI)
+  // A and B s8, KU 4, without VNNI: |a| (u8) times b with a's sign (s8) by vpmaddubsw, the
+  // i16 pair sums widened by vpmaddwd. A pair sum is at most 2·128·127 = 32512 in magnitude,
+  // so nothing saturates, as long as B holds no -128 (-(-128) is not an s8): i8 inputs whose
+  // B was checked for it (GemmArgs::b_without_min); A may hold anything.
+  GemmKernel s8_sign_quads;
+  // The same panels, blocks and tile, B known to hold no negative value (conv2d's activations
+  // after a relu): B as the unsigned operand of vpmaddubsw and A as the signed one, no sign
+  // trick; a pair sum is at most 2·127·128. Packed operands are shared with s8_sign_quads.
+  GemmKernel s8_unsigned_b_quads;
   GemmKernel i32;        // i32 panels, KU 1, wrapping
   GemmKernel i64;        // i64 panels, KU 1, wrapping
   // Optional packers (null: pack_panel): f32 plain panels, and the two u8·s8 quad formats.
   PanelPacker<float> pack_f32 = nullptr;
   PanelPacker<int8_t> pack_quads_u8_offset = nullptr;
   PanelPacker<int8_t> pack_quads_s8_sums = nullptr;
+  PanelPacker<int8_t> pack_quads_s8 = nullptr;  // the s8_sign_quads panels (A and B)
   // Set with u8s8_quads: its B panels from a conv2d window (GemmArgs::b_window).
   WindowPacker pack_window_s8_sums = nullptr;
 };
@@ -131,9 +141,11 @@ void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j
 }
 namespace avx2 {
 const GemmKernelTable& gemm_table();
-// The f32 packer (gemm_pack_avx2.cpp).
+// The packers (gemm_pack_avx2.cpp).
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst);
+void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                         int64_t kc, void* dst);
 }
 namespace sse2 {
 const GemmKernelTable& gemm_table();

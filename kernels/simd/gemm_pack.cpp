@@ -2,6 +2,7 @@
 #include "kernels/simd/gemm_pack.hpp"
 
 #include <cstring>
+#include <utility>
 #include <type_traits>
 
 #include "tensor/error.hpp"
@@ -74,12 +75,28 @@ void append_corrections(int R, int64_t kc, void* dst) {
 
 }  // namespace
 
+int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if (rows <= 0 || cols <= 0) return 0;
+  // The contiguous axis inner (either may be), as a branch-free minimum the compiler vectorizes.
+  if (sr == 1 && sc != 1) std::swap(rows, cols), std::swap(sr, sc);
+  int8_t least = 127;
+  for (int64_t r = 0; r < rows && least > -128; ++r) {
+    const int8_t* p = data + r * sr;
+    if (sc == 1)
+      for (int64_t c = 0; c < cols; ++c) least = p[c] < least ? p[c] : least;
+    else
+      for (int64_t c = 0; c < cols; ++c) least = p[c * sc] < least ? p[c * sc] : least;
+  }
+  return least;
+}
+
 int pack_ku(PackFormat f) {
   switch (f) {
     case PackFormat::plain: return 1;
     case PackFormat::pairs16: return 2;
     case PackFormat::quads_u8_offset:
-    case PackFormat::quads_s8_sums: return 4;
+    case PackFormat::quads_s8_sums:
+    case PackFormat::quads_s8: return 4;
   }
   return 1;
 }
@@ -90,7 +107,8 @@ int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc) {
   switch (f) {
     case PackFormat::plain: return padded_k * R * elem_size;
     case PackFormat::pairs16: return padded_k * R * 2;
-    case PackFormat::quads_u8_offset: return padded_k * R;
+    case PackFormat::quads_u8_offset:
+    case PackFormat::quads_s8: return padded_k * R;
     case PackFormat::quads_s8_sums: return padded_k * R + int64_t(R) * 4;
   }
   return 0;
@@ -109,6 +127,9 @@ void pack_panel(PackFormat f, const T* data, int64_t sr, int64_t sk, const int64
     if constexpr (std::is_same_v<T, int8_t>) {
       if (f == PackFormat::quads_u8_offset)
         return pack_core<T, uint8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<uint8_t*>(dst), OffsetU8{});
+      if (f == PackFormat::quads_s8)
+        return pack_core<T, int8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<int8_t*>(dst),
+                                       Convert<T, int8_t>{});
       if (f == PackFormat::quads_s8_sums) {
         pack_core<T, int8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<int8_t*>(dst), Convert<T, int8_t>{});
         return append_corrections(R, kc, dst);

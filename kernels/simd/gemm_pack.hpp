@@ -17,6 +17,7 @@ enum class PackFormat {
   pairs16,          // KU 2, i16 (from i8, u8 or i16)
   quads_u8_offset,  // KU 4, u8 = x + 128 (from i8; the A side of vpdpbusd)
   quads_s8_sums,    // KU 4, s8 (from i8), then R i32 corrections 128·sum_k x (the B side)
+  quads_s8,         // KU 4, s8 (from i8) as it is (both sides of AVX2's sign-trick kernel)
 };
 
 // k consecutive values one lane consumes.
@@ -28,6 +29,11 @@ int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc);
 // and k past kc are zero: x + 128 = 128 for quads_u8_offset). `dst` must be 64-byte aligned.
 // Instantiated for float, double, int8_t, uint8_t, int16_t, int32_t, int64_t with the formats
 // kernels/gemm_run.hpp uses for them.
+// The least element (r, c) = data[r·sr + c·sc], r < rows, c < cols (0 when there is none): an
+// i8 B operand's -128 keeps it off the sign-trick kernel (GemmKernelTable::s8_sign_quads), and
+// one without negatives can take the u8 one (s8_unsigned_b_quads).
+int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc);
+
 template <class T>
 void pack_panel(PackFormat f, const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets,
                 int rvalid, int R, int64_t kc, void* dst);

@@ -6,6 +6,10 @@
 //     consecutive floats become one packed row; two (masked) vector copies for R = 16;
 //   * panels read along k (row-major A: conv2d's and dense's weights; B transposed): R rows
 //     transposed 8 rows by 8 k at a time through registers.
+// and of the s8 quads of the sign-trick i8 kernel:
+//   * B panels of 16 columns read along r (conv2d's padded input planes): four k rows of 16
+//     bytes interleaved byte-wise into 4-byte column groups;
+//   * panels read along k (dense's x and w, conv2d's weights): 4-byte words copied.
 // Anything else goes to the generic packer.
 #include <immintrin.h>
 
@@ -90,7 +94,57 @@ void pack_along_k(const float* data, int64_t sr, int rvalid, int R, int64_t kc, 
     for (int q = 0; q < R; ++q) d[k * R + q] = q < rvalid ? data[q * sr + k] : 0.0f;
 }
 
+// Quads of 16 columns along r: group g of k rows 4g..4g+3 (zero past kc), each 16 bytes
+// (all columns valid), becomes 16 4-byte groups.
+void quads_along_r_16(const int8_t* data, int64_t sk, const int64_t* koff, int64_t kc, int8_t* d) {
+  const int64_t groups = (kc + 3) / 4;
+  for (int64_t g = 0; g < groups; ++g) {
+    __m128i r[4];
+    for (int u = 0; u < 4; ++u) {
+      const int64_t k = 4 * g + u;
+      r[u] = k < kc ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + (koff ? koff[k] : k * sk)))
+                    : _mm_setzero_si128();
+    }
+    const __m128i ab_lo = _mm_unpacklo_epi8(r[0], r[1]), ab_hi = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i cd_lo = _mm_unpacklo_epi8(r[2], r[3]), cd_hi = _mm_unpackhi_epi8(r[2], r[3]);
+    __m128i* out = reinterpret_cast<__m128i*>(d + g * 64);
+    _mm_store_si128(out + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));  // columns 0-3
+    _mm_store_si128(out + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));  // 4-7
+    _mm_store_si128(out + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));  // 8-11
+    _mm_store_si128(out + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));  // 12-15
+  }
+}
+
+// Quads along k: d32[g·R + r] = the 4 bytes of row r at k = 4g (zero past kc and past rvalid).
+void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
+  const int64_t full = kc / 4, groups = (kc + 3) / 4;
+  for (int r = 0; r < R; ++r) {
+    if (r >= rvalid) {
+      for (int64_t g = 0; g < groups; ++g) d32[g * R + r] = 0;
+      continue;
+    }
+    const int8_t* row = data + r * sr;
+    for (int64_t g = 0; g < full; ++g) {
+      uint32_t w;
+      __builtin_memcpy(&w, row + 4 * g, 4);
+      d32[g * R + r] = w;
+    }
+    if (full < groups) {
+      uint32_t w = 0;
+      for (int64_t k = 4 * full; k < kc; ++k) w |= uint32_t(uint8_t(row[k])) << (8 * (k - 4 * full));
+      d32[full * R + r] = w;
+    }
+  }
+}
+
 }  // namespace
+
+void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                         int64_t kc, void* dst) {
+  if (sr == 1 && R == 16 && rvalid == 16) return quads_along_r_16(data, sk, koff, kc, static_cast<int8_t*>(dst));
+  if (!koff && sk == 1 && sr != 1) return quads_along_k(data, sr, rvalid, R, kc, static_cast<uint32_t*>(dst));
+  pack_panel<int8_t>(PackFormat::quads_s8, data, sr, sk, koff, rvalid, R, kc, dst);
+}
 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst) {

@@ -259,4 +259,36 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
   }
 }
 
+// x free of -128, which sends the GEMM to AVX2's sign-trick kernel (w over the whole range,
+// all -128 too: pair sums of ±32512), and the same x with one -128, which must not; x without
+// negatives (the u8 kernel), and with one -1.
+BOOST_AUTO_TEST_CASE(i8_x_without_min) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : kLevels) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(23);
+    for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
+      const ConvCase& c = conv_cases()[ci];
+      if (ci == 11 || ci == 12 || c.w[0] >= 200 || c.x[2] * c.x[3] >= 20000) continue;  // naive loop time
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+        const Tensor x = random_tensor(DType::i8, c.x, rng, -127, 127), w = random_tensor(DType::i8, c.w, rng);
+        const Tensor b = bias_for(DType::i8, c.w[0], rng);
+        check_case(c, x, w, ci % 2 ? &b : nullptr, pool);
+        const Tensor lo_w = constant_tensor(DType::i8, c.w, Scalar::from_int(-128));
+        check_case(c, x, clone(lo_w), nullptr, pool);
+        Tensor x1 = clone(x);
+        x1.template data<int8_t>()[x1.numel() / 2] = -128;
+        check_case(c, x1, clone(lo_w), &b, pool);
+        const Tensor x_pos = random_tensor(DType::i8, c.x, rng, 0, 127);
+        check_case(c, x_pos, w, &b, pool);
+        check_case(c, x_pos, clone(lo_w), nullptr, pool);
+        Tensor x2 = clone(x_pos);
+        x2.template data<int8_t>()[x2.numel() - 1] = -1;
+        check_case(c, x2, clone(lo_w), nullptr, pool);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
