@@ -212,12 +212,27 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
                       (sizes.empty() || sizes[std::size_t(k)] == dims[std::size_t(k)]);
     if (!kept) dims[std::size_t(k)] = static_dim(c, x, k, "Resize with antialias");
   }
+  // A hostile model may give any scale or size: each is checked before it sizes anything.
+  constexpr double kMaxLength = double(int64_t(1) << 26);
+  for (double sc : scales)
+    if (!std::isfinite(sc) || !(sc > 0))
+      c.fail("Resize with antialias: scale " + std::to_string(sc) + " is not a positive finite number");
+  for (int64_t sz : sizes)
+    if (sz < 0 || double(sz) > kMaxLength)
+      c.fail("Resize with antialias: size " + std::to_string(sz) + " is outside 0.." +
+             std::to_string(int64_t(kMaxLength)));
   if (sizes.empty())
-    for (int k = 0; k < r; ++k)
-      sizes.push_back(
-          dims[std::size_t(k)] == kDynamic
-              ? kDynamic
-              : int64_t(std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)])));
+    for (int k = 0; k < r; ++k) {
+      if (dims[std::size_t(k)] == kDynamic) {
+        sizes.push_back(kDynamic);
+        continue;
+      }
+      const double v = std::floor(double(dims[std::size_t(k)]) * scales[std::size_t(k)]);
+      if (v > kMaxLength)
+        c.fail("Resize with antialias: axis " + std::to_string(k) + " would have " +
+               std::to_string(v) + " elements, more than " + std::to_string(int64_t(kMaxLength)));
+      sizes.push_back(int64_t(v));
+    }
   const bool cubic = s.mode == "cubic";
   auto filter = [&](double t) {
     t = std::fabs(t);
@@ -235,8 +250,15 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
     if (in > (int64_t(1) << 26) || out > (int64_t(1) << 26) || in * out > (int64_t(1) << 26))
       c.fail("antialias=1 over " + std::to_string(in) + " -> " + std::to_string(out) +
              " is too large");
+    if (in <= 0 || !std::isfinite(rscale) || !(rscale > 0))
+      c.fail("Resize with antialias: axis " + std::to_string(k) + " of " + std::to_string(in) +
+             " cannot be resized to " + std::to_string(out) + " (scale " + std::to_string(rscale) + ")");
     const double down = 1.0 / rscale;  // > 1 when downscaling
     const double support = (cubic ? 2.0 : 1.0) * (down >= 1 ? down : 1.0);
+    // The filter spans 2·support taps per output: bounded, so the weights are built in time.
+    if (support > 2.0 * double(in) + 8.0)
+      c.fail("Resize with antialias: scale " + std::to_string(rscale) + " over an axis of " +
+             std::to_string(in) + " makes a filter wider than the axis");
     const double stretch = down >= 1 ? 1.0 / down : 1.0;
     std::vector<double> m(std::size_t(out * in), 0.0);
     for (int64_t i = 0; i < out; ++i) {
