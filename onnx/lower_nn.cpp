@@ -189,6 +189,8 @@ std::vector<Val> lower_col2im(NodeContext& c) {
                        pads = c.attr_ints("pads", {0, 0, 0, 0});
   if (dil.size() != 2 || str.size() != 2 || pads.size() != 4)
     c.fail("dilations, strides and pads must fit a 2-D image");
+  for (int64_t b : block)  // checked before their product is taken
+    if (b < 1 || b > (int64_t(1) << 24)) c.fail("block dim " + std::to_string(b) + " is outside 1..2^24");
   const int64_t k = block[0] * block[1], cols = static_dim(c, x, 1, "Col2Im");
   if (k < 1 || cols % k != 0)
     c.fail("the input's " + std::to_string(cols) + " rows are not a multiple of the block's size");

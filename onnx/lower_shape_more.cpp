@@ -201,6 +201,7 @@ Val pad_wrap(NodeContext& c, Val x, const std::vector<int64_t>& pads) {
     const int64_t n = c.e.dims(x)[std::size_t(k)];
     if (n == kDynamic) c.fail("mode 'wrap' on a dynamic dim is not supported");
     if (lo > n || hi > n) c.fail("mode 'wrap' with a pad larger than the dim is not supported");
+    if (lo < -n || hi < -n) c.fail("pads crop more than the whole of a dim");
     const int64_t b = std::max<int64_t>(-lo, 0), e = n - std::max<int64_t>(-hi, 0);
     if (b >= e) c.fail("pads crop the whole of a dim");
     auto part = [&](int64_t from, int64_t to) {
