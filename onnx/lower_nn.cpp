@@ -199,6 +199,11 @@ std::vector<Val> lower_col2im(NodeContext& c) {
     c.fail("a block of " + std::to_string(k) + " over " + std::to_string(cols) +
            " rows is too large for the placing kernel");
   std::vector<int64_t> pos(2), extra(2);
+  // Bounded first, so the arithmetic below cannot overflow on a hostile model.
+  constexpr int64_t kMax = int64_t(1) << 24;
+  for (const auto* v : {&image, &pads, &dil, &str})
+    for (int64_t e : *v)
+      if (e < 0 || e > kMax) c.fail("image_shape, pads, dilations and strides must be within 0..2^24");
   for (int d = 0; d < 2; ++d) {
     if (str[std::size_t(d)] < 1 || dil[std::size_t(d)] < 1 || block[std::size_t(d)] < 1)
       c.fail("strides, dilations and block_shape must be positive");

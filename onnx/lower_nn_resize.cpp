@@ -127,7 +127,11 @@ Val resize(NodeContext& c, Val x, const Spec& s, std::vector<double> scales, std
   if (by_scales && sizes.empty())
     for (int k = 0; k < r; ++k) {
       const int64_t in = static_dim(c, x, k, "Resize with scales (the output dims are floor(dims * scales))");
-      sizes.push_back(int64_t(std::floor(double(in) * scales[std::size_t(k)])));
+      const double v = std::floor(double(in) * scales[std::size_t(k)]);
+      if (!(v >= 0 && v <= double(int64_t(1) << 40)))  // NaN too: checked before the conversion
+        c.fail("axis " + std::to_string(k) + " of " + std::to_string(in) + " scaled by " +
+               std::to_string(scales[std::size_t(k)]) + " gives no valid length");
+      sizes.push_back(int64_t(v));
     }
   Val roi;
   if (s.coord == "tf_crop_and_resize" && s.roi.present()) {
