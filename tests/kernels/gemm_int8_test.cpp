@@ -16,18 +16,15 @@
 #include "kernels/gemm.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/thread_pool.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using mlvm::testing::guarded_vector;
 
 namespace {
 
-const simd::Level kLevels[] = {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512};
-
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
+using simd_test::LevelGuard;
+using simd_test::levels;
 
 struct Shape {
   int64_t m, n, k;
@@ -99,7 +96,7 @@ BOOST_AUTO_TEST_SUITE(gemm_int8)
 BOOST_AUTO_TEST_CASE(b_values) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     const int sign = simd::level() == simd::Level::avx2 ? 1 : 0, unsigned_b = 2 * sign;
     std::mt19937_64 rng(44);
@@ -126,7 +123,7 @@ BOOST_AUTO_TEST_CASE(b_values) {
 BOOST_AUTO_TEST_CASE(extremes) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     const int sign = simd::level() == simd::Level::avx2 ? 1 : 0, unsigned_b = 2 * sign;
     std::mt19937_64 rng(45);
