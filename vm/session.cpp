@@ -152,10 +152,10 @@ std::vector<Tensor> Session::run_specialized(std::span<const Tensor> inputs) {
   if (inputs.size() != signature.inputs().size())
     throw Error(ErrorKind::usage, "run: " + std::to_string(inputs.size()) + " inputs given, the program takes " +
                                       std::to_string(signature.inputs().size()));
+  signature.check_complete([&](std::size_t k) { return inputs[k].defined(); });
   std::vector<Dims> shapes;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const ValueInfo& in = signature.inputs()[k];
-    if (!inputs[k].defined()) throw signature.unknown_input(in.name);
     if (!in.admits(inputs[k].dtype(), inputs[k].shape()))
       throw Error(ErrorKind::usage,
                   "input " + in.name + " is declared " + in.type_string() + ", given " + inputs[k].type_string(),
