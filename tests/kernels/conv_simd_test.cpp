@@ -10,6 +10,7 @@
 
 #include "kernels/simd/cpu_features.hpp"
 #include "nn_test_util.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using namespace nn_test;
@@ -169,12 +170,8 @@ void expect_conv(const Tensor& y, const ConvRef& r) {
   BOOST_TEST(bad == 0);
 }
 
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
-
-const simd::Level kLevels[] = {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512};
+using simd_test::LevelGuard;
+using simd_test::levels;
 
 Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
   const DType bd = result_dtype(x_dtype);
@@ -197,7 +194,7 @@ BOOST_AUTO_TEST_SUITE(conv2d_simd)
 BOOST_AUTO_TEST_CASE(every_level_every_case) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(21);
     for (DType dt : {DType::f32, DType::i8, DType::f64, DType::u8, DType::i16, DType::i32, DType::i64})
@@ -220,7 +217,7 @@ BOOST_AUTO_TEST_CASE(every_level_every_case) {
 BOOST_AUTO_TEST_CASE(strided_inputs) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(22);
     for (std::size_t ci : {std::size_t(0), std::size_t(4), std::size_t(7)}) {
@@ -244,7 +241,7 @@ BOOST_AUTO_TEST_CASE(strided_inputs) {
 BOOST_AUTO_TEST_CASE(i8_extremes) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     for (std::size_t ci : {std::size_t(0), std::size_t(3), std::size_t(6), std::size_t(11)}) {
       const ConvCase& c = conv_cases()[ci];
@@ -265,7 +262,7 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
 BOOST_AUTO_TEST_CASE(i8_x_without_min) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(23);
     for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {

@@ -18,19 +18,15 @@
 #include "kernels/gemm.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "kernels/thread_pool.hpp"
+#include "simd_test_support.hpp"
 
 using namespace mlvm;
 using mlvm::testing::guarded_vector;
 
 namespace {
 
-const simd::Level kLevels[] = {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512};
-
-// Restores the process-wide level when a test case ends.
-struct LevelGuard {
-  simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
-};
+using simd_test::LevelGuard;
+using simd_test::levels;
 
 // A strided matrix view over its own storage: element (r, c) = data[origin + r*rs + c*cs].
 template <class T>
@@ -264,7 +260,7 @@ template <class T>
 void sweep_shapes() {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(7);
     for (const Problem& p : problems())
@@ -293,7 +289,7 @@ BOOST_AUTO_TEST_CASE(shapes_i64) { sweep_shapes<int64_t>(); }
 BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
   LevelGuard guard;
   ThreadPool pool2(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(21);
     for (const Problem& p : {Problem{7, 200, 600}, Problem{7, 70, 33}, Problem{6, 16, 5}})
@@ -329,7 +325,7 @@ BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
 BOOST_AUTO_TEST_CASE(layouts_and_biases) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(8);
     for (Layout la : kLayouts)
@@ -356,7 +352,7 @@ BOOST_AUTO_TEST_CASE(layouts_and_biases) {
 BOOST_AUTO_TEST_CASE(extreme_integers) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
       std::mt19937_64 rng(9);
@@ -384,7 +380,7 @@ BOOST_AUTO_TEST_CASE(extreme_integers) {
 BOOST_AUTO_TEST_CASE(row_offsets) {
   LevelGuard guard;
   ThreadPool pool2(2);
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
       std::mt19937_64 rng(10);
@@ -439,7 +435,7 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
 // C with a row stride larger than N: the columns in between are never written.
 BOOST_AUTO_TEST_CASE(output_row_stride) {
   LevelGuard guard;
-  for (simd::Level level : kLevels) {
+  for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(11);
     const int64_t m = 20, n = 35, k = 19, ldc = 50;

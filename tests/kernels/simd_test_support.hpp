@@ -1,4 +1,4 @@
-// Shared by the SIMD suites (simd_binary_test, simd_unary_test, simd_reduce_test): a seeded
+// Shared by the SIMD suites (simd_binary/unary/reduce, gemm_simd, gemm_int8, conv_simd): a seeded
 // generator (tests/common/tensor_helpers.hpp's), the list of SIMD levels this CPU can run, a
 // guard restoring the level, a bit-exact comparison and the distance in ulps. Each suite keeps its own value
 // generator (their edge-case mixes differ).

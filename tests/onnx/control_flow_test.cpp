@@ -3,6 +3,7 @@
 // hand-computed results.
 #include <boost/test/unit_test.hpp>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/copy.hpp"
@@ -11,17 +12,12 @@
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
+using mlvm::testing::import_error;
+using mlvm::testing::import_model;
 
 namespace {
 
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
-constexpr int32_t I64 = onnx::TensorProto::INT64;
-constexpr int32_t BOOL = onnx::TensorProto::BOOL;
-
-Program import(const OnnxModelBuilder& m) {
-  std::string b = m.bytes();
-  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
-}
 
 // Loop(M, cond=true, x): x' = x + 1 (carried), y = 2 x' (scan output); also stops early when
 // the body's condition (x'[0] < limit) turns false.
@@ -74,7 +70,7 @@ OnnxModelBuilder loop_model() {
 BOOST_AUTO_TEST_SUITE(onnx_control_flow)
 
 BOOST_AUTO_TEST_CASE(loop_runs_its_trip_count_and_stacks_scan_outputs) {
-  Program p = import(loop_model());
+  Program p = import_model(loop_model());
   Session s(p);
   for (int64_t trips : {0, 1, 3, 7}) {
     TensorMap out = s.run({{"M", make_tensor<int64_t>({1}, {trips})},
@@ -121,7 +117,7 @@ BOOST_AUTO_TEST_CASE(if_takes_the_branch_chosen_at_run_time) {
   OnnxModelBuilder::attr_graph(n, "then_branch", branch("then", "Add"));
   OnnxModelBuilder::attr_graph(n, "else_branch", branch("else", "Sub"));
   m.output("y", F32, {3});
-  Program p = import(m);
+  Program p = import_model(m);
   Session s(p);
   for (bool c : {true, false}) {
     Tensor ct = Tensor::empty(DType::boolean, Dims{1});

@@ -7,22 +7,19 @@
 
 #include <cmath>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/error.hpp"
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
+using mlvm::testing::import_error;
+using mlvm::testing::import_model;
 
 namespace {
 
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
-constexpr int32_t BOOL = onnx::TensorProto::BOOL;
-
-Program import(const OnnxModelBuilder& m) {
-  std::string b = m.bytes();
-  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
-}
 
 std::vector<float> run_x(const Program& p, const std::vector<float>& x, const std::string& out = "y") {
   Session s(p);
@@ -30,17 +27,6 @@ std::vector<float> run_x(const Program& p, const std::vector<float>& x, const st
   return to_vector<float>(s.run(inputs).at(out));
 }
 
-// The message of the Error importing m throws, with its kind checked.
-std::string import_error(const OnnxModelBuilder& m, ErrorKind kind) {
-  try {
-    import(m);
-  } catch (const Error& e) {
-    BOOST_TEST(int(e.kind()) == int(kind));
-    return e.what();
-  }
-  BOOST_ERROR("the import succeeded");
-  return {};
-}
 
 }  // namespace
 
@@ -56,7 +42,7 @@ BOOST_AUTO_TEST_CASE(nodes_in_reverse_order_are_sorted) {
   m.node("Mul", {"x", "two"}, {"d"}, "mul");
   m.node("Neg", {"x"}, {"n"}, "neg");
   m.output("y", F32, {4});
-  BOOST_TEST(run_x(import(m), {-3, -1, 0.5f, 4}) == std::vector<float>({0, 0, 0.5f, 4}),
+  BOOST_TEST(run_x(import_model(m), {-3, -1, 0.5f, 4}) == std::vector<float>({0, 0, 0.5f, 4}),
              boost::test_tools::per_element());
 }
 
@@ -83,7 +69,7 @@ BOOST_AUTO_TEST_CASE(a_branch_reading_an_outer_value_waits_for_it) {
   OnnxModelBuilder::attr_graph(cond, "else_branch", branch("else", false));
   m.node("Mul", {"x", "three"}, {"t"}, "triple");
   m.output("y", F32, {2});
-  Program p = import(m);
+  Program p = import_model(m);
   Session s(p);
   for (bool c : {true, false}) {
     Tensor ct = Tensor::empty(DType::boolean, Dims{1});  // an ONNX scalar is [1] at the interface
@@ -119,7 +105,7 @@ BOOST_AUTO_TEST_CASE(an_output_with_a_type_and_no_shape_imports) {
   auto* out = m.proto().mutable_graph()->add_output();
   out->set_name("y");
   out->mutable_type()->mutable_tensor_type()->set_elem_type(F32);
-  BOOST_TEST(run_x(import(m), {-1, 2, -3}) == std::vector<float>({1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(run_x(import_model(m), {-1, 2, -3}) == std::vector<float>({1, 2, 3}), boost::test_tools::per_element());
 }
 
 // y = x + Cast(w): w held as f16 (raw little-endian halves) or bf16 (in int32_data), the
@@ -148,7 +134,7 @@ BOOST_AUTO_TEST_CASE(half_weights_feeding_casts_are_widened) {
     OnnxModelBuilder::attr_int(m.node("Cast", {"w"}, {"wf"}, "widen"), "to", onnx::TensorProto::FLOAT);
     m.node("Add", {"x", "wf"}, {"y"}, "add");
     m.output("y", F32, {5});
-    const std::vector<float> got = run_x(import(m), {0, 0, 0, 0, 0});
+    const std::vector<float> got = run_x(import_model(m), {0, 0, 0, 0, 0});
     const std::vector<float>& want = bf ? want_bf : want_half;
     for (std::size_t k = 0; k < want.size(); ++k) BOOST_TEST(got[k] == want[k], (bf ? "bf16 " : "f16 ") << k);
   }

@@ -5,6 +5,7 @@
 // computed by hand from the graphs.
 #include <boost/test/unit_test.hpp>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "mlvm/mlvm.hpp"
 #include "onnx/importer.hpp"
@@ -12,16 +13,11 @@
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
+using mlvm::testing::bytes_span;
 
 namespace {
 
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
-constexpr int32_t I64 = onnx::TensorProto::INT64;
-constexpr int32_t BOOL = onnx::TensorProto::BOOL;
-
-std::span<const uint8_t> span_of(const std::string& b) {
-  return {reinterpret_cast<const uint8_t*>(b.data()), b.size()};
-}
 
 // A one-node branch `op(inputs) -> NAME_out`, its output declared without a shape.
 onnx::GraphProto branch(const std::string& name, const std::string& op,
@@ -90,7 +86,7 @@ BOOST_AUTO_TEST_SUITE(if_branches)
 
 BOOST_AUTO_TEST_CASE(a_branch_that_cannot_be_built_runs_only_if_taken) {
   const std::string model = broken_then_model("MatMul");
-  Program p = Program::from_onnx_bytes(span_of(model));
+  Program p = Program::from_onnx_bytes(bytes_span(model));
   Session s(p);
   Tensor a = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   TensorMap out = s.run({{"c", flag(false)}, {"a", a}});
@@ -109,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_branch_that_cannot_be_built_runs_only_if_taken) {
 
 BOOST_AUTO_TEST_CASE(an_op_mlvm_lacks_still_refuses_the_model) {
   const std::string model = broken_then_model("NoSuchOp");
-  BOOST_CHECK_EXCEPTION(Program::from_onnx_bytes(span_of(model)), Error, [](const Error& e) {
+  BOOST_CHECK_EXCEPTION(Program::from_onnx_bytes(bytes_span(model)), Error, [](const Error& e) {
     return e.kind() == ErrorKind::invalid &&
            std::string(e.what()).find("NoSuchOp 'then_NoSuchOp'") != std::string::npos &&
            std::string(e.what()).find("unsupported op") != std::string::npos;
@@ -119,11 +115,11 @@ BOOST_AUTO_TEST_CASE(an_op_mlvm_lacks_still_refuses_the_model) {
 BOOST_AUTO_TEST_CASE(branches_of_different_ranks_are_chosen_per_run) {
   const std::string model = squeeze_if_model();
   // Imported alone, the model cannot be one module: the import says why and what to fix.
-  BOOST_CHECK_EXCEPTION(import_onnx(span_of(model)), OnnxShapeDependent, [](const OnnxShapeDependent& e) {
+  BOOST_CHECK_EXCEPTION(import_onnx(bytes_span(model)), OnnxShapeDependent, [](const OnnxShapeDependent& e) {
     return std::string(e.what()).find("f32[4] on one path, f32[?, 4] on the other") != std::string::npos &&
            e.inputs.size() == 1 && e.outputs.size() == 1;
   });
-  Program p = Program::from_onnx_bytes(span_of(model));
+  Program p = Program::from_onnx_bytes(bytes_span(model));
   BOOST_TEST(p.inputs()[0].type_string() == "f32[?, 4]");
   BOOST_CHECK_EXCEPTION(p.to_bytes(), Error, [](const Error& e) {
     return e.kind() == ErrorKind::usage && std::string(e.what()).find("input shapes") != std::string::npos;
@@ -146,7 +142,7 @@ BOOST_AUTO_TEST_CASE(branches_of_different_ranks_are_chosen_per_run) {
   // Fixing the dim makes it one module again.
   LoadOptions fixed;
   fixed.input_shapes["x"] = {1, 4};
-  Program one = Program::from_onnx_bytes(span_of(model), fixed);
+  Program one = Program::from_onnx_bytes(bytes_span(model), fixed);
   BOOST_TEST(one.outputs()[0].type_string() == "f32[4]");
   BOOST_TEST(!one.to_bytes().empty());
 }

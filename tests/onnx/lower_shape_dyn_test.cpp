@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "ir/op_table.hpp"
 #include "mlvm/mlvm.hpp"
@@ -21,16 +22,9 @@
 
 using namespace mlvm;
 using namespace mlvm::testing;
+using namespace mlvm::testing::onnx_types;
 
 namespace {
-
-constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
-constexpr int32_t kI64 = onnx::TensorProto::INT64;
-
-Program import(const OnnxModelBuilder& m) {
-  const std::string b = m.bytes();
-  return Program::from_onnx_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
-}
 
 std::vector<Tensor> run(const Program& p, const std::vector<Tensor>& in) {
   Session s(p);
@@ -63,7 +57,7 @@ BOOST_AUTO_TEST_SUITE(onnx_lower_shape_dyn)
 
 BOOST_AUTO_TEST_CASE(dynamic_batch_flatten_through_shape_gather_concat_reshape) {
   OnnxModelBuilder m(13);
-  m.input("x", kF32, {-1, 3, 4});
+  m.input("x", F32, {-1, 3, 4});
   m.initializer_i64("zero", {}, {0});
   m.initializer_i64("axes0", {1}, {0});
   m.initializer_i64("rest", {1}, {-1});
@@ -72,8 +66,8 @@ BOOST_AUTO_TEST_CASE(dynamic_batch_flatten_through_shape_gather_concat_reshape) 
   m.node("Unsqueeze", {"n", "axes0"}, {"n1"});
   OnnxModelBuilder::attr_int(m.node("Concat", {"n1", "rest"}, {"shape"}), "axis", 0);
   m.node("Reshape", {"x", "shape"}, {"y"});
-  m.output("y", kF32, {-1, -1});
-  Program p = import(m);
+  m.output("y", F32, {-1, -1});
+  Program p = import_model(m);
   BOOST_TEST(count_ops(p, "reshape_dyn") == 1);
   for (int64_t n : {1, 2, 5}) {
     auto out = run(p, {iota_f32(Dims{n, 3, 4})});
@@ -84,13 +78,13 @@ BOOST_AUTO_TEST_CASE(dynamic_batch_flatten_through_shape_gather_concat_reshape) 
 
 BOOST_AUTO_TEST_CASE(slice_with_run_time_starts_keeps_the_other_dims_static) {
   OnnxModelBuilder m(13);
-  m.input("x", kF32, {-1, 5, 4});
-  m.input("starts", kI64, {1});
+  m.input("x", F32, {-1, 5, 4});
+  m.input("starts", I64, {1});
   m.initializer_i64("ends", {1}, {std::numeric_limits<int64_t>::max()});
   m.initializer_i64("axes", {1}, {1});
   m.node("Slice", {"x", "starts", "ends", "axes"}, {"y"});
-  m.output("y", kF32, {-1, -1, 4});
-  Program p = import(m);
+  m.output("y", F32, {-1, -1, 4});
+  Program p = import_model(m);
   BOOST_TEST(p.outputs()[0].type_string() == "f32[?, ?, 4]");
   auto out = run(p, {iota_f32(Dims{2, 5, 4}), i64s({-2})});
   BOOST_TEST(shape_of(out[0]) == "[2, 2, 4]");
@@ -103,17 +97,17 @@ BOOST_AUTO_TEST_CASE(slice_with_run_time_starts_keeps_the_other_dims_static) {
 
 BOOST_AUTO_TEST_CASE(flatten_squeeze_unsqueeze_size_with_several_dynamic_dims) {
   OnnxModelBuilder m(13);
-  m.input("x", kF32, {-1, 1, -1, 2});
+  m.input("x", F32, {-1, 1, -1, 2});
   m.initializer_i64("a1", {1}, {1});
   m.initializer_i64("a03", {2}, {0, 3});
   OnnxModelBuilder::attr_int(m.node("Flatten", {"x"}, {"f"}), "axis", 2);
   m.node("Squeeze", {"x", "a1"}, {"s"});
   m.node("Unsqueeze", {"s", "a03"}, {"u"});
   m.node("Size", {"x"}, {"n"});
-  m.output("f", kF32, {-1, -1});
-  m.output("u", kF32, {1, -1, -1, 1, 2});
-  m.output("n", kI64, {});
-  Program p = import(m);
+  m.output("f", F32, {-1, -1});
+  m.output("u", F32, {1, -1, -1, 1, 2});
+  m.output("n", I64, {});
+  Program p = import_model(m);
   BOOST_TEST(p.outputs()[1].type_string() == "f32[1, ?, ?, 1, 2]");
   auto out = run(p, {iota_f32(Dims{2, 1, 3, 2})});
   BOOST_TEST(shape_of(out[0]) == "[2, 6]");
@@ -124,19 +118,19 @@ BOOST_AUTO_TEST_CASE(flatten_squeeze_unsqueeze_size_with_several_dynamic_dims) {
 
 BOOST_AUTO_TEST_CASE(split_expand_pad_with_run_time_or_dynamic_arguments) {
   OnnxModelBuilder m(13);
-  m.input("x", kF32, {5, 2});
-  m.input("sizes", kI64, {2});
-  m.input("d", kF32, {-1, 1});
+  m.input("x", F32, {5, 2});
+  m.input("sizes", I64, {2});
+  m.input("d", F32, {-1, 1});
   m.initializer_i64("shape", {2}, {1, 3});
   m.initializer_i64("pads", {4}, {0, 1, -1, 0});
   OnnxModelBuilder::attr_int(m.node("Split", {"x", "sizes"}, {"s0", "s1"}), "axis", 0);
   m.node("Expand", {"d", "shape"}, {"e"});
   m.node("Pad", {"d", "pads"}, {"q"});
-  m.output("s0", kF32, {-1, 2});
-  m.output("s1", kF32, {-1, 2});
-  m.output("e", kF32, {-1, 3});
-  m.output("q", kF32, {-1, -1});
-  Program p = import(m);
+  m.output("s0", F32, {-1, 2});
+  m.output("s1", F32, {-1, 2});
+  m.output("e", F32, {-1, 3});
+  m.output("q", F32, {-1, -1});
+  Program p = import_model(m);
   // broadcast_dyn keeps x's static dims other than 1; the 3 comes from the shape's values.
   BOOST_TEST(p.outputs()[2].type_string() == "f32[?, ?]");
   auto out = run(p, {iota_f32(Dims{5, 2}), i64s({3, 2}), iota_f32(Dims{3, 1})});
@@ -150,21 +144,21 @@ BOOST_AUTO_TEST_CASE(split_expand_pad_with_run_time_or_dynamic_arguments) {
 
 BOOST_AUTO_TEST_CASE(constant_of_shape_and_range_at_run_time) {
   OnnxModelBuilder m(13);
-  m.input("shape", kI64, {2});
-  m.input("limit", kI64, {});
+  m.input("shape", I64, {2});
+  m.input("limit", I64, {});
   m.initializer_i64("start", {}, {1});
   m.initializer_i64("delta", {}, {2});
   auto& n = m.node("ConstantOfShape", {"shape"}, {"c"});
   auto* a = n.add_attribute();
   a->set_name("value");
   a->set_type(onnx::AttributeProto::TENSOR);
-  a->mutable_t()->set_data_type(kI64);
+  a->mutable_t()->set_data_type(I64);
   a->mutable_t()->add_dims(1);
   a->mutable_t()->add_int64_data(7);
   m.node("Range", {"start", "limit", "delta"}, {"r"});
-  m.output("c", kI64, {-1, -1});
-  m.output("r", kI64, {-1});
-  Program p = import(m);
+  m.output("c", I64, {-1, -1});
+  m.output("r", I64, {-1});
+  Program p = import_model(m);
   auto out = run(p, {i64s({2, 3}), make_tensor<int64_t>(Dims{1}, {8})});
   BOOST_TEST(shape_of(out[0]) == "[2, 3]");
   BOOST_TEST(to_vector<int64_t>(contiguous(out[0])) == std::vector<int64_t>(6, 7),
@@ -175,11 +169,11 @@ BOOST_AUTO_TEST_CASE(constant_of_shape_and_range_at_run_time) {
 
 BOOST_AUTO_TEST_CASE(a_bad_run_time_shape_traps_naming_the_op_and_the_node) {
   OnnxModelBuilder m(14);
-  m.input("x", kF32, {2, 3});
-  m.input("shape", kI64, {2});
+  m.input("x", F32, {2, 3});
+  m.input("shape", I64, {2});
   m.node("Reshape", {"x", "shape"}, {"y"}, "to_rows");
-  m.output("y", kF32, {-1, -1});
-  Program p = import(m);
+  m.output("y", F32, {-1, -1});
+  Program p = import_model(m);
   auto ok = run(p, {iota_f32(Dims{2, 3}), i64s({3, -1})});
   BOOST_TEST(shape_of(ok[0]) == "[3, 2]");
   ok = run(p, {iota_f32(Dims{2, 3}), i64s({0, 3})});  // 0 copies dim 0

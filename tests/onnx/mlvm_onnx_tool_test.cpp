@@ -8,6 +8,7 @@
 
 #include "bytecode/codec.hpp"
 #include "bytecode/module_compare.hpp"
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "common/tool_runner.hpp"
 #include "onnx/importer.hpp"
@@ -16,6 +17,7 @@
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
 using mlvm::tool_test::contains;
 namespace fs = std::filesystem;
 
@@ -24,7 +26,6 @@ namespace {
 const std::string kOnnx = MLVM_BINARY_DIR "/tools/mlvm-onnx";
 const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
 const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
 
 // y = relu(x + b) (b has 100 elements: a side file in --emit-asm), z = y * 3;
 // the input's name needs sanitizing, the second output's too.

@@ -6,22 +6,20 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
 #include "mlvm/mlvm.hpp"
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
 
 namespace {
-
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
 
 // Each output of m run on x (dims) as a flat vector.
 std::map<std::string, std::vector<float>> run(const OnnxModelBuilder& m, const Dims& dims,
                                               const std::vector<float>& x) {
-  std::string b = m.bytes();
-  Program p = Program::from_onnx_bytes(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+  Program p = mlvm::testing::import_model(m);
   Session s(p);
   TensorMap inputs{{"x", make_tensor<float>(dims, std::span<const float>(x))}};
   std::map<std::string, std::vector<float>> out;

@@ -6,37 +6,21 @@
 // be imported is listed with its op and opset, all at once.
 #include <boost/test/unit_test.hpp>
 
+#include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
+#include "common/tool_runner.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/error.hpp"
 
 using namespace mlvm;
 using mlvm::testing::OnnxModelBuilder;
+using namespace mlvm::testing::onnx_types;
+using mlvm::testing::import_error;
+using mlvm::testing::import_model;
+using mlvm::tool_test::contains;
 
 namespace {
 
-constexpr int32_t F32 = onnx::TensorProto::FLOAT;
-
-Program import(const OnnxModelBuilder& m) {
-  std::string b = m.bytes();
-  return Program::from_onnx_bytes(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
-}
-
-std::string import_error(const OnnxModelBuilder& m, ErrorKind kind = ErrorKind::invalid) {
-  try {
-    import(m);
-  } catch (const Error& e) {
-    BOOST_TEST(int(e.kind()) == int(kind));
-    return e.what();
-  }
-  BOOST_ERROR("the import succeeded");
-  return {};
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 
 std::vector<float> run_x(const Program& p, const Dims& dims, const std::vector<float>& x) {
   Session s(p);
@@ -70,7 +54,7 @@ BOOST_AUTO_TEST_CASE(reduce_axes_are_an_input_from_opset_18_and_an_attribute_bef
         OnnxModelBuilder::attr_ints(m.node("ReduceMean", {"x"}, {"y"}), "axes", {1});
       }
       m.output("y", F32, {2, 1});
-      BOOST_TEST(run_x(import(m), {2, 3}, {1, 2, 3, 4, 5, 9}) == std::vector<float>({2, 6}),
+      BOOST_TEST(run_x(import_model(m), {2, 3}, {1, 2, 3, 4, 5, 9}) == std::vector<float>({2, 6}),
                  boost::test_tools::per_element());
     }
   }
@@ -81,7 +65,7 @@ BOOST_AUTO_TEST_CASE(an_opset_20_gelu_imports_without_the_onnx_1_12_checker) {
   m.input("x", F32, {3});
   m.node("Gelu", {"x"}, {"y"});
   m.output("y", F32, {3});
-  std::vector<float> y = run_x(import(m), {3}, {-1, 0, 2});
+  std::vector<float> y = run_x(import_model(m), {3}, {-1, 0, 2});
   BOOST_TEST(std::abs(y[0] - -0.15865525f) < 1e-6f);
   BOOST_TEST(y[1] == 0.0f);
   BOOST_TEST(std::abs(y[2] - 1.9544997f) < 1e-6f);
