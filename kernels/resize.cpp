@@ -7,11 +7,13 @@
 // and cubic taps clamped to the input (edge padding), linear on the clamped coordinate, a dim
 // whose scale is exactly 1 and whose size does not change copied as is; with
 // tf_crop_and_resize an output position whose coordinate falls outside [0, n - 1] on any dim
-// is extrapolation_value. The static rule is in ir/infer_resize.cpp.
+// is extrapolation_value. Linear resizes of two adjacent dims in f32 instead run ONNX Runtime's
+// bilinear formula to the bit (bilinear_pass). The static rule is in ir/infer_resize.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/run_table.hpp"
@@ -40,6 +42,11 @@ struct DimTaps {
   std::vector<uint8_t> outside;  // tf_crop_and_resize: extrapolation_value at this position
   bool any_outside = false;
   bool identity = false;
+  // Linear mode, as ONNX Runtime's SetupUpsampleBilinear makes them: the two rows each output
+  // reads (lo, hi = lo + 1 or the edge row again) and their f32 weights (the distance to the
+  // other row; 0.5 each when both are the edge row).
+  std::vector<int64_t> lo, hi;
+  std::vector<float> w_lo, w_hi;
 };
 
 // x_original of output position x, in f32 as ONNX Runtime computes it.
@@ -125,6 +132,12 @@ DimTaps make_taps(const resize_attrs& a, int d, int64_t in, int64_t out, float s
       idx[0] = t.identity ? j : clamp(nearest_index(a.nearest_mode, float(xd), scale));
       w[0] = 1;
     } else if (t.k == 2) {
+      const float xf = std::clamp(float(xd), 0.0f, float(in - 1));
+      const int64_t lo = std::min<int64_t>(int64_t(xf), in - 1), hi = std::min<int64_t>(lo + 1, in - 1);
+      t.lo.push_back(lo);
+      t.hi.push_back(hi);
+      t.w_lo.push_back(lo == hi ? 0.5f : std::fabs(xf - float(hi)));
+      t.w_hi.push_back(lo == hi ? 0.5f : std::fabs(xf - float(lo)));
       const double xc = std::clamp(xd, 0.0, double(in - 1));
       idx[0] = std::min<int64_t>(int64_t(xc), in - 1);
       idx[1] = std::min<int64_t>(idx[0] + 1, in - 1);
@@ -213,6 +226,50 @@ void resize_pass(const T* src, T* dst, int64_t outer, int64_t inner, const DimTa
                        const T* sq = src + (o * t.in + idx[q]) * inner;
                        for (int64_t i = 0; i < inner; ++i) d[i] += wq * sq[i];
                      }
+                   }
+                 }
+               });
+}
+
+// Two adjacent dims resized linearly in f32, as ONNX Runtime's UpsampleBilinear (NCHW and NHWC
+// alike) computes them: out = dx2·dy2·X11 + dx1·dy2·X21 + dx2·dy1·X12 + dx1·dy1·X22, each
+// weight a product of f32 distances, summed in that order, so the result is ORT's to the bit.
+// Two separable passes round differently, and a dynamically quantized model amplifies that
+// (a changed maximum changes the next DynamicQuantizeLinear's scale, and every value after it).
+// Terms of weight 0 are skipped, as in ONNX's definition (0 · NaN does not reach the output).
+// src is (outer, ty.in, tx.in, inner), dst (outer, ty.out, tx.out, inner).
+void bilinear_pass(const float* src, float* dst, int64_t outer, int64_t inner, const DimTaps& ty,
+                   const DimTaps& tx, ThreadPool* pool) {
+  const int64_t rows = outer * ty.out;
+  parallel_for(pool, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, tx.out * inner * 4)),
+               [&](int64_t f, int64_t l) {
+                 for (int64_t r = f; r < l; ++r) {
+                   const int64_t o = r / ty.out, y = r % ty.out;
+                   const float* plane = src + o * ty.in * tx.in * inner;
+                   const float* row[2] = {plane + ty.lo[std::size_t(y)] * tx.in * inner,
+                                          plane + ty.hi[std::size_t(y)] * tx.in * inner};
+                   const float wy[2] = {ty.w_lo[std::size_t(y)], ty.w_hi[std::size_t(y)]};
+                   float* d = dst + r * tx.out * inner;
+                   for (int64_t x = 0; x < tx.out; ++x, d += inner) {
+                     const int64_t cols[2] = {tx.lo[std::size_t(x)] * inner, tx.hi[std::size_t(x)] * inner};
+                     const float wx[2] = {tx.w_lo[std::size_t(x)], tx.w_hi[std::size_t(x)]};
+                     const float* s[4];
+                     float w[4];
+                     int used = 0;
+                     for (int a = 0; a < 2; ++a)
+                       for (int b = 0; b < 2; ++b) {
+                         const float wt = wx[b] * wy[a];
+                         if (wt == 0) continue;
+                         s[used] = row[a] + cols[b];
+                         w[used++] = wt;
+                       }
+                     if (used == 0) {
+                       std::fill_n(d, inner, 0.0f);
+                       continue;
+                     }
+                     for (int64_t i = 0; i < inner; ++i) d[i] = w[0] * s[0][i];
+                     for (int q = 1; q < used; ++q)
+                       for (int64_t i = 0; i < inner; ++i) d[i] += w[q] * s[q][i];
                    }
                  }
                });
@@ -309,6 +366,19 @@ void run_resize(KernelContext& ctx) {
   });
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
+    if constexpr (std::is_same_v<T, float>) {
+      if (dims.size() == 2 && a.mode == Mode::linear && !dims[0].any_outside && !dims[1].any_outside &&
+          std::abs(dims[0].d - dims[1].d) == 1) {
+        const DimTaps& ty = dims[0].d < dims[1].d ? dims[0] : dims[1];
+        const DimTaps& tx = dims[0].d < dims[1].d ? dims[1] : dims[0];
+        int64_t outer = 1, inner = 1;
+        for (int d = 0; d < ty.d; ++d) outer *= x.dim(d);
+        for (int d = tx.d + 1; d < rank; ++d) inner *= x.dim(d);
+        ctx.env.check_cancelled();
+        bilinear_pass(x.template data<float>(), y.template data<float>(), outer, inner, ty, tx, ctx.env.pool);
+        return;
+      }
+    }
     Dims cur = x.shape();
     Tensor src = x;
     if (dims.empty()) copy_into(x, y);

@@ -102,13 +102,15 @@ std::vector<Val> lower_dequantize(NodeContext& c) {
 }
 
 // ONNX's DynamicQuantizeLinear: u8 with scale = (max(x, 0) - min(x, 0)) / 255 and zero point
-// saturate(round(-min / scale)).
+// saturate(round(-min / scale)). An all-zero x (max = min = 0) gets scale 1, as in ONNX Runtime,
+// where 0 / 0 would make every output NaN cast to u8.
 std::vector<Val> lower_dynamic_quantize(NodeContext& c) {
   Val x = cast(c, c.input(0), DType::f32);
   Val zero = c.e.scalar_const(DType::f32, 0.0);
   Val mx = c.e.emit(op::maximum, {c.e.emit(op::max, {x}), zero});
   Val mn = c.e.emit(op::minimum, {c.e.emit(op::min, {x}), zero});
-  Val scale = c.e.emit(op::div, {c.e.emit(op::sub, {mx, mn}), c.e.scalar_const(DType::f32, 255.0)});
+  Val range = c.e.emit(op::div, {c.e.emit(op::sub, {mx, mn}), c.e.scalar_const(DType::f32, 255.0)});
+  Val scale = c.e.emit(op::where, {c.e.emit(op::equal, {mx, mn}), c.e.scalar_const(DType::f32, 1.0), range});
   Val zp_f = c.e.emit(
       op::clip, {c.e.emit(op::round, {c.e.emit(op::div, {c.e.emit(op::negative, {mn}), scale})})},
       {.a_min = 0.0, .a_max = 255.0});

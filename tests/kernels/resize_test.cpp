@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <tuple>
 
 #include "nn_test_util.hpp"
 
@@ -353,6 +355,79 @@ BOOST_AUTO_TEST_CASE(identity_empty_nan_and_large) {
   const Dims out{1, 3, 97, 33};
   expect_close(run_op(Opcode::resize, {big}, resize_attrs_of(out, lin), &pool), out, ref_resize(big, out, lin, {}, {}), 1e-5,
                1e-5);
+}
+
+// ONNX Runtime's bilinear resize (onnxruntime/core/providers/cpu/tensor/upsample.h,
+// SetupUpsampleBilinear and UpsampleBilinear), restated per element: f32 distances to the two
+// rows (0.5 each at the clamped edge), four products summed in ORT's order. Dynamically
+// quantized models need these bits, not just these values to a tolerance.
+float ort_bilinear_at(const Tensor& x, std::vector<int64_t> idx, int dy, int dx, const Dims& out,
+                      const std::string& coord) {
+  float w[2][2];
+  int64_t rows[2][2];
+  for (int k = 0; k < 2; ++k) {
+    const int d = k == 0 ? dy : dx;
+    const int64_t in = x.dim(d);
+    const float scale = float(out[d]) / float(in);
+    float c = scale == 1 ? float(idx[d]) : coordinate(coord, float(idx[d]), scale, float(out[d]), float(in), 0, 1);
+    c = std::max(0.0f, std::min(c, float(in - 1)));
+    const int64_t lo = std::min<int64_t>(int64_t(c), in - 1), hi = std::min<int64_t>(lo + 1, in - 1);
+    rows[k][0] = lo, rows[k][1] = hi;
+    w[k][0] = lo == hi ? 0.5f : std::fabs(c - float(hi));  // dx2: the weight of row lo
+    w[k][1] = lo == hi ? 0.5f : std::fabs(c - float(lo));  // dx1
+  }
+  float sum = 0;
+  bool first = true;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) {
+      const float wt = w[1][b] * w[0][a];
+      if (wt == 0) continue;  // ONNX: a weight-0 tap is not read (0 * NaN stays out)
+      idx[dy] = rows[0][a];
+      idx[dx] = rows[1][b];
+      const float term = wt * float(x.get_double(idx));
+      sum = first ? term : sum + term;
+      first = false;
+    }
+  return sum;
+}
+
+BOOST_AUTO_TEST_CASE(bilinear_f32_is_onnx_runtimes_to_the_bit) {
+  std::mt19937_64 rng(94);
+  ThreadPool pool(2);
+  // NCHW up and down, NHWC (dims 1 and 2 of 4), rank 2 and 3, one side shrinking, the other growing
+  const std::vector<std::tuple<Dims, Dims, int>> cases = {
+      {{1, 3, 17, 23}, {1, 3, 40, 61}, 2}, {{2, 2, 30, 28}, {2, 2, 11, 9}, 2}, {{1, 9, 7, 5}, {1, 19, 12, 5}, 1},
+      {{13, 8}, {29, 5}, 0},               {{3, 6, 10}, {3, 15, 4}, 1},      {{1, 1, 1, 4}, {1, 1, 3, 8}, 2}};
+  int n = 0;
+  for (const auto& [in, out, dy] : cases)
+    for (const std::string coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}) {
+      Opts o;
+      o.mode = "linear";
+      o.coord = coord;
+      const Layout l = kLayoutsNoBroadcast[n++ % 4];
+      BOOST_TEST_CONTEXT(dims_to_string(in) << " -> " << dims_to_string(out) << " " << coord << " " << layout_name(l)) {
+        Tensor x = random_tensor(DType::f32, in, rng);
+        for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+          Tensor y = run_op(Opcode::resize, {relayout(x, l)}, resize_attrs_of(out, o), p);
+          int bad = 0;
+          for_each_index(out, [&](const std::vector<int64_t>& oi) {
+            const float want = ort_bilinear_at(x, oi, dy, dy + 1, out, coord);
+            const float got = float(y.get_double(oi));
+            if (std::memcmp(&want, &got, 4) != 0 && ++bad <= 3)
+              BOOST_ERROR("at " << dims_to_string(Dims(oi)) << ": " << got << ", ORT gives " << want);
+          });
+          BOOST_TEST(bad == 0);
+        }
+      }
+    }
+  // A NaN read with weight 0 (an exact coordinate) stays out; one read with weight > 0 spreads.
+  Opts o;
+  o.mode = "linear";
+  o.coord = "align_corners";
+  const double nan = std::nan("");
+  Tensor x = make(DType::f32, Dims{1, 1, 2, 3}, {1, 2, 3, 4, 5, nan});
+  expect_close(run_op(Opcode::resize, {x}, resize_attrs_of({1, 1, 3, 5}, o)), Dims{1, 1, 3, 5},
+               {1, 1.5, 2, 2.5, 3, 2.5, 3, 3.5, nan, nan, 4, 4.5, 5, nan, nan}, 0, 0);
 }
 
 BOOST_AUTO_TEST_CASE(static_rule_and_errors) {

@@ -49,6 +49,28 @@ BOOST_AUTO_TEST_CASE(split_18_num_outputs_leaves_the_last_piece_smaller) {
   BOOST_TEST(out["c"] == std::vector<float>({6}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(dynamic_quantize_linear_of_all_zeros_has_scale_1) {
+  // ONNX Runtime's rule for max = min: scale 1, not 0 / 0 (which would make every y NaN cast
+  // to u8). The outputs go through Cast to f32 for comparison.
+  OnnxModelBuilder m(11);
+  m.input("x", F32, {3});
+  m.node("DynamicQuantizeLinear", {"x"}, {"q", "s", "z"});
+  for (const char* o : {"q", "z"})
+    OnnxModelBuilder::attr_int(m.node("Cast", {o}, {std::string(o) + "f"}), "to", F32);
+  m.output("qf", F32, {3});
+  m.output("s", F32, {});
+  m.output("zf", F32, {});
+  auto zeros = run(m, {3}, {0, 0, 0});
+  BOOST_TEST(zeros["qf"] == std::vector<float>({0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(zeros["s"] == std::vector<float>({1}), boost::test_tools::per_element());
+  BOOST_TEST(zeros["zf"] == std::vector<float>({0}), boost::test_tools::per_element());
+  // By hand: scale (1.55 + 1) / 255 = 0.01, zero point 1 / 0.01 = 100, y = x / 0.01 + 100.
+  auto some = run(m, {3}, {-1, 0, 1.55f});
+  BOOST_TEST(some["qf"] == std::vector<float>({0, 100, 255}), boost::test_tools::per_element());
+  BOOST_TEST(some["zf"] == std::vector<float>({100}), boost::test_tools::per_element());
+  check_near(some["s"], {0.01f});
+}
+
 BOOST_AUTO_TEST_CASE(pad_19_wraps_along_the_listed_axes_only) {
   OnnxModelBuilder m(19);
   m.input("x", F32, {2, 3});
