@@ -1,7 +1,6 @@
 // Walking an ONNX graph with the graphs nested in its nodes' attributes (If branches, Loop and
 // Scan bodies), which see the values of the graphs around them. Shared by the passes that read
-// a model before it is lowered: the structure check, the node sort, the widening of half-
-// precision weights, BatchNorm folding.
+// a model before it is lowered: the structure check, the node sort, BatchNorm folding.
 #pragma once
 
 #include <onnx/onnx_pb.h>

@@ -11,7 +11,6 @@
 
 #include "bytecode/verifier.hpp"
 #include "onnx/graph_check.hpp"
-#include "onnx/half_initializers.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/node_order.hpp"
 #include "onnx/tensor_proto.hpp"
@@ -408,10 +407,7 @@ OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImpor
     throw Error(ErrorKind::invalid, "opset " + std::to_string(out.original_opset) +
                                         " is newer than the newest this build knows (" +
                                         std::to_string(kMaxOpset) + ")");
-  if (model->has_graph()) {
-    sort_nodes(*model->mutable_graph());
-    widen_half_initializers(*model->mutable_graph());
-  }
+  if (model->has_graph()) sort_nodes(*model->mutable_graph());
   check_graph_structure(*model);
   // ONNX's checker stops at the first unknown op; the importer lists every node it cannot
   // import, so the checker's verdict is reported only when the import itself found nothing.

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -68,6 +69,52 @@ std::vector<uint8_t> read_external(const TP& proto, const std::string& what,
   return out;
 }
 
+float from_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// IEEE binary16 to binary32: every value (subnormals, infinities, NaN payloads) exactly.
+float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0) return std::copysign(std::ldexp(float(mant), -24), from_bits(sign | 0x3f800000u));
+  if (exp == 31) return from_bits(sign | 0x7f800000u | (mant << 13));
+  return from_bits(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+float bfloat_to_float(uint16_t b) { return from_bits(uint32_t(b) << 16); }
+
+// An f16 or bf16 tensor widened to f32 (exact): from external data, raw_data (little-endian
+// pairs of bytes) or int32_data (one value per entry, its low 16 bits).
+Tensor widened_half(const TP& proto, const std::string& what, const ExternalDataRoot& root,
+                    const Dims& shape, int64_t numel) {
+  std::vector<uint16_t> bits(static_cast<std::size_t>(numel));
+  auto from_bytes = [&](const uint8_t* p) {
+    for (int64_t k = 0; k < numel; ++k) bits[std::size_t(k)] = uint16_t(p[2 * k] | (p[2 * k + 1] << 8));
+  };
+  if (proto.data_location() == TP::EXTERNAL) {
+    from_bytes(read_external(proto, what, root, 2 * numel).data());
+  } else if (proto.has_raw_data()) {
+    if (int64_t(proto.raw_data().size()) != 2 * numel)
+      bad(what, "raw_data has " + std::to_string(proto.raw_data().size()) + " bytes, dims " +
+                    dims_to_string(shape) + " of " + onnx_dtype_name(proto.data_type()) + " need " +
+                    std::to_string(2 * numel));
+    from_bytes(reinterpret_cast<const uint8_t*>(proto.raw_data().data()));
+  } else {
+    if (int64_t(proto.int32_data_size()) != numel)
+      bad(what, "int32_data holds " + std::to_string(proto.int32_data_size()) + " values, dims " +
+                    dims_to_string(shape) + " need " + std::to_string(numel));
+    for (int64_t k = 0; k < numel; ++k) bits[std::size_t(k)] = uint16_t(proto.int32_data(int(k)));
+  }
+  Tensor t = Tensor::empty(DType::f32, shape);
+  float* out = t.data<float>();
+  const bool half = proto.data_type() == TP::FLOAT16;
+  for (int64_t k = 0; k < numel; ++k)
+    out[k] = half ? half_to_float(bits[std::size_t(k)]) : bfloat_to_float(bits[std::size_t(k)]);
+  return t;
+}
+
 template <class Src, class Dst>
 void copy_field(const google::protobuf::RepeatedField<Src>& field, Tensor& t) {
   Dst* out = t.data<Dst>();
@@ -86,6 +133,8 @@ std::optional<DType> dtype_from_onnx(int32_t code) {
     case TP::INT32: return DType::i32;
     case TP::INT64: return DType::i64;
     case TP::BOOL: return DType::boolean;
+    case TP::FLOAT16:
+    case TP::BFLOAT16: return DType::f32;  // half-precision models compute in f32
     default: return std::nullopt;
   }
 }
@@ -140,6 +189,10 @@ OnnxTensor tensor_from_proto(const TP& proto, const std::string& what, const Ext
   for (int64_t d : shape) {
     if (d != 0 && numel > INT64_MAX / 8 / d) bad(what, "dims " + dims_to_string(shape) + " overflow");
     numel *= d;
+  }
+  if (proto.data_type() == TP::FLOAT16 || proto.data_type() == TP::BFLOAT16) {
+    r.value = widened_half(proto, what, root, shape, numel);
+    return r;
   }
   const int64_t bytes = numel * int64_t(dtype_size(*dt));
   auto size_error = [&](const std::string& field, int64_t have) {

@@ -18,7 +18,9 @@ class TensorProto;
 namespace mlvm {
 
 // mlvm's dtype for an ONNX TensorProto.DataType code; nullopt for the ones mlvm has no dtype
-// for (f16, bf16, strings, u16/u32/u64, complex).
+// for (strings, u16/u32/u64, complex, 8- and 4-bit floats). f16 and bf16 give f32: mlvm has no
+// 16-bit float, so a half-precision model computes in f32 (docs/onnx.md, "Half precision"),
+// its f16/bf16 tensors widened exactly by tensor_from_proto.
 std::optional<DType> dtype_from_onnx(int32_t code);
 int32_t onnx_from_dtype(DType t);
 // "float16", "string", ... for messages.

@@ -1,8 +1,8 @@
 // Graphs as they come: nodes in any order are sorted as ONNX Runtime sorts them
 // (onnx/node_order.hpp), an If branch reading an outer value waits for its producer, a true
 // cycle and a value defined nowhere stay errors that say which, a graph output with a type but
-// no shape imports (ONNX 1.12's checker alone would refuse it), and f16/bf16 weights that only
-// feed Casts to f32 are widened at import (onnx/half_initializers.hpp).
+// no shape imports (ONNX 1.12's checker alone would refuse it), and half-precision models
+// compute in f32: f16/bf16 weights widened exactly at import (onnx/tensor_proto.hpp).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -138,18 +138,38 @@ BOOST_AUTO_TEST_CASE(half_weights_feeding_casts_are_widened) {
     const std::vector<float>& want = bf ? want_bf : want_half;
     for (std::size_t k = 0; k < want.size(); ++k) BOOST_TEST(got[k] == want[k], (bf ? "bf16 " : "f16 ") << k);
   }
-  // Read by anything but a widening Cast, an f16 weight is not rewritten: refused, named.
-  OnnxModelBuilder direct(13);
-  direct.input("x", F32, {1});
-  auto* w = direct.proto().mutable_graph()->add_initializer();
+}
+
+// A model in half precision throughout (f16 input, weights read directly, a Constant node, a
+// Cast to f16, an f16 output) computes in f32: its f16 values are f32 at the interface.
+BOOST_AUTO_TEST_CASE(a_half_precision_graph_computes_in_f32) {
+  constexpr int32_t F16 = onnx::TensorProto::FLOAT16;
+  OnnxModelBuilder m(13);
+  m.input("x", F16, {3});
+  auto* w = m.proto().mutable_graph()->add_initializer();
   w->set_name("w");
-  w->add_dims(1);
-  w->set_data_type(onnx::TensorProto::FLOAT16);
-  w->add_int32_data(0x3c00);
-  direct.node("Add", {"x", "w"}, {"y"}, "add");
-  direct.output("y", F32, {1});
-  const std::string e = import_error(direct, ErrorKind::malformed);
-  BOOST_TEST(e.find("initializer 'w': dtype float16 is not supported") != std::string::npos, e);
+  w->add_dims(3);
+  w->set_data_type(F16);
+  for (uint16_t h : {0x3c00, 0x4200, 0xbc00}) w->add_int32_data(h);  // 1, 3, -1
+  auto& k = m.node("Constant", {}, {"k"}, "k");
+  auto* kt = k.add_attribute();
+  kt->set_name("value");
+  kt->set_type(onnx::AttributeProto::TENSOR);
+  kt->mutable_t()->set_data_type(F16);
+  kt->mutable_t()->set_raw_data(std::string("\x00\x38", 2));  // 0.5, a scalar
+  m.node("Mul", {"x", "w"}, {"p"}, "mul");
+  m.node("Add", {"p", "k"}, {"s"}, "add");
+  OnnxModelBuilder::attr_int(m.node("Cast", {"s"}, {"y"}, "to_half"), "to", F16);
+  m.output("y", F16, {3});
+  Program p = import_model(m);
+  BOOST_TEST(p.inputs()[0].type_string() == "f32[3]");
+  BOOST_TEST(p.outputs()[0].type_string() == "f32[3]");
+  BOOST_TEST(run_x(p, {2, 0.25f, 4}) == std::vector<float>({2.5f, 1.25f, -3.5f}), boost::test_tools::per_element());
+  // Out of range half data is still checked: two bytes per value.
+  w->clear_int32_data();
+  w->set_raw_data(std::string(5, '\0'));
+  const std::string e = import_error(m, ErrorKind::malformed);
+  BOOST_TEST(e.find("initializer 'w': raw_data has 5 bytes") != std::string::npos, e);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -50,6 +50,13 @@ CORPUS = {
     "imgly_isnet_fp16": (IMGLY, "models/isnet_medium.onnx", "background removal", None),
 }
 
+# Relative tolerance against ORT where 1e-3 does not apply. ORT computes the f16 ISNet partly in
+# half precision; mlvm computes it in f32 (docs/onnx.md, "Half precision"). By close()'s measure
+# ORT's own run of the model widened to f32 is 0.078 from its f16 run on the first side logits
+# ('input.1252'), 0.0026 on the mask; mlvm's distances are the same (it is within 3e-6 of that
+# f32 run). The mask decision (alpha within 1/255, the cut-out at 0.5) is checked as for any model.
+RTOL = {"imgly_isnet_fp16": 0.1}
+
 PHRASES = [("alexa", "Alexa"), ("hey_jarvis", "Hey Jarvis"), ("hey_mycroft", "Hey Mycroft"),
            ("hey_rhasspy", "Hey Rhasspy"), ("timer", "Set a timer for five minutes"),
            ("weather", "What is the weather today"), ("other", "The quick brown fox jumps")]
