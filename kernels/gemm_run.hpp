@@ -402,6 +402,7 @@ class GemmRun {
             whole.emplace(*this, jr0, full1, kb, bfirst, nr_ * int64_t(sizeof(T)), b_in_place_stride_, rows);
           if (full1 < jr1) last.emplace(*this, full1, jr1, kb, bpack, bpb);
           for (int64_t ir = 0; ir < mpanels_; ++ir) {
+            if ((ir & 15) == 15) poll_cancel();  // a k block over M rows can take milliseconds
             const char* ap = a_panel(apack, kb, ir);
             if (whole) whole->run(ir, ap);
             if (last) last->run(ir, ap);
@@ -421,12 +422,17 @@ class GemmRun {
         // along MR rows at a time, not in one NR-wide column down all M rows (M streams).
         if (k_.strip) {
           Strips strips(*this, jr0, jr1, kb, bfirst, bstride);
-          for (int64_t ir = 0; ir < mpanels_; ++ir) strips.run(ir, a_panel(apack, kb, ir));
+          for (int64_t ir = 0; ir < mpanels_; ++ir) {
+            if ((ir & 15) == 15) poll_cancel();
+            strips.run(ir, a_panel(apack, kb, ir));
+          }
           continue;
         }
-        for (int64_t ir = 0; ir < mpanels_; ++ir)
+        for (int64_t ir = 0; ir < mpanels_; ++ir) {
+          if ((ir & 15) == 15) poll_cancel();
           for (int64_t jr = jr0; jr < jr1; ++jr)
             tile(ir, jr, kb, a_panel(apack, kb, ir), bfirst + (jr - jr0) * bstride);
+        }
       }
     });
   }
