@@ -1,6 +1,7 @@
 // Program's loaders (include/mlvm/program.hpp) over the front ends: assembling text, importing
 // ONNX and CVM models, and opening a file by its kind. Each front end verifies the module it
 // makes and hands back the verifier's result with it, so a loaded program is verified once.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -43,12 +44,14 @@ ValueInfo value_info(const OnnxValue& v) {
   return ValueInfo{v.name, v.type.dtype, v.type.dims, 0, v.scalar};
 }
 
-// A model whose If branches are chosen by input dims it leaves open (TorchScript's
-// `If (dim == 1) Squeeze else Identity`): imported again with each run's input dims fixed,
-// as ONNX Runtime decides such branches per run. `bytes` is the model (kept for the runs).
+// A model imported per run (vm/compiled.hpp, Specializer): its If branches are chosen by input
+// dims it leaves open (TorchScript's `If (dim == 1) Squeeze else Identity`), as ONNX Runtime
+// decides them per run, or its nodes need the values of small inputs (`value_inputs`: STFT's
+// frame_step fed as an input). Each run's dims, and those values, are fixed and the model
+// imported again. `bytes` is the model (kept for the runs).
 Program per_run_onnx(std::shared_ptr<const std::vector<uint8_t>> bytes, OnnxImportOptions options,
                      const std::vector<OnnxValue>& inputs, const std::vector<OnnxValue>& outputs,
-                     const std::string& name) {
+                     const std::vector<std::string>& value_inputs, const std::string& name) {
   auto p = std::make_shared<CompiledProgram>();
   p->module.name = name;
   std::vector<ValueInfo> ins, outs;
@@ -56,15 +59,47 @@ Program per_run_onnx(std::shared_ptr<const std::vector<uint8_t>> bytes, OnnxImpo
   for (const OnnxValue& v : outputs) outs.push_back(value_info(v));
   p->signature = Signature(name, ins, outs);
   std::vector<std::string> names;
-  for (const OnnxValue& v : inputs) names.push_back(v.name);
+  std::vector<std::size_t> by_value;
+  for (const OnnxValue& v : inputs) {
+    if (std::find(value_inputs.begin(), value_inputs.end(), v.name) != value_inputs.end())
+      by_value.push_back(names.size());
+    names.push_back(v.name);
+  }
+  std::string why = "input shapes (an If in it chooses by dims its inputs leave open); fix the input shapes "
+                    "(input_shapes, --input-shape NAME=D0,D1,...) to get one";
+  if (!value_inputs.empty()) {
+    why = "values of input";
+    for (std::size_t k = 0; k < value_inputs.size(); ++k)
+      why += (k ? ", '" : (value_inputs.size() > 1 ? "s '" : " '")) + value_inputs[k] + "'";
+    why += " (nodes in it need them at import: their outputs' dims depend on them)";
+  }
+  // Each import may find that more inputs' values are needed (a node reads several: STFT's
+  // frame_step, then its frame_length): they are added and the import tried again.
   p->specializer = std::make_shared<Specializer>(
-      [bytes, options, names, ins](const std::vector<Dims>& shapes) {
+      [bytes, options, names, ins](std::span<const Tensor> inputs, const std::vector<std::size_t>& by_value) {
         OnnxImportOptions o = options;
-        for (std::size_t k = 0; k < names.size() && k < shapes.size(); ++k)
-          if (!ins[k].scalar) o.input_shapes[names[k]] = std::vector<int64_t>(shapes[k].begin(), shapes[k].end());
-        OnnxImport made = import_onnx(*bytes, o);
-        return CompiledProgram::from_verified(std::move(made.module), std::move(made.verified));
-      });
+        for (std::size_t k = 0; k < names.size() && k < inputs.size(); ++k)
+          if (!ins[k].scalar)
+            o.input_shapes[names[k]] = std::vector<int64_t>(inputs[k].shape().begin(), inputs[k].shape().end());
+        std::vector<std::size_t> known = by_value;
+        for (;;) {
+          for (std::size_t k : known)
+            if (k < inputs.size()) o.input_values[names[k]] = inputs[k];
+          try {
+            OnnxImport made = import_onnx(*bytes, o);
+            return Specializer::Made{CompiledProgram::from_verified(std::move(made.module), std::move(made.verified)),
+                                     known};
+          } catch (const OnnxShapeDependent& e) {
+            const std::size_t before = known.size();
+            for (const std::string& n : e.value_inputs)
+              for (std::size_t k = 0; k < names.size(); ++k)
+                if (names[k] == n && std::find(known.begin(), known.end(), k) == known.end()) known.push_back(k);
+            if (known.size() == before) throw;  // nothing more to fix: the import's own error
+            std::sort(known.begin(), known.end());
+          }
+        }
+      },
+      by_value, why);
   return ProgramAccess::make(std::move(p));
 }
 
@@ -80,9 +115,9 @@ Program onnx_program(Import import, Bytes bytes, OnnxImportOptions options, cons
     OnnxImport imported = import();
     if (!imported.shape_dependent)
       return program_from_verified(std::move(imported.module), std::move(imported.verified));
-    return per_run_onnx(bytes(), options, imported.inputs, imported.outputs, name);
+    return per_run_onnx(bytes(), options, imported.inputs, imported.outputs, {}, name);
   } catch (const OnnxShapeDependent& e) {
-    return per_run_onnx(bytes(), options, e.inputs, e.outputs, name);
+    return per_run_onnx(bytes(), options, e.inputs, e.outputs, e.value_inputs, name);
   }
 }
 

@@ -1,6 +1,8 @@
 #include "onnx/emitter.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "ir/op_table.hpp"
 #include "kernels/run_table.hpp"
@@ -46,6 +48,7 @@ Val Emitter::input(const std::string& name, const TensorType& type, bool scalar)
   s.reg = name;  // the caller made it with fresh_name
   s.scalar = scalar;
   s.named = true;
+  s.inputs = uint64_t(1) << std::min(input_count_++, 63);
   b_.input(name, type, scalar);
   return add(std::move(s));
 }
@@ -89,14 +92,21 @@ Val Emitter::with_scalar(Val v, bool scalar_flag) {
 
 bool Emitter::is_const(Val v) const { return v.present() && slot(v).value.defined(); }
 const Tensor& Emitter::value(Val v) const {
-  if (!is_const(v)) fail(ErrorKind::invalid, "a value is not known at import time");
+  if (!is_const(v)) {
+    if (v.present()) needed_inputs_ |= slot(v).inputs;
+    fail(ErrorKind::invalid, "a value is not known at import time");
+  }
   return slot(v).value;
 }
 
+uint64_t Emitter::take_needed_inputs() const { return std::exchange(needed_inputs_, 0); }
+
 std::vector<int64_t> Emitter::ints(Val v, const std::string& what) const {
-  if (!is_const(v))
+  if (!is_const(v)) {
+    if (v.present()) needed_inputs_ |= slot(v).inputs;
     fail(ErrorKind::invalid, what + " must be known at import time (a constant or computable from "
                                     "static shapes); pass --input-shape to fix dynamic dims");
+  }
   const Tensor& t = slot(v).value;
   if (is_float(t.dtype())) fail(ErrorKind::invalid, what + " must be integers");
   std::vector<int64_t> out;
@@ -110,7 +120,10 @@ std::vector<int64_t> Emitter::ints(Val v, const std::string& what) const {
 }
 
 std::vector<double> Emitter::doubles(Val v, const std::string& what) const {
-  if (!is_const(v)) fail(ErrorKind::invalid, what + " must be known at import time");
+  if (!is_const(v)) {
+    if (v.present()) needed_inputs_ |= slot(v).inputs;
+    fail(ErrorKind::invalid, what + " must be known at import time");
+  }
   const Tensor& t = slot(v).value;
   Tensor flat = t.is_contiguous() ? t : clone(t);
   Tensor line = flat.with_layout(Dims{flat.numel()}, Dims{1}, flat.offset());
@@ -188,10 +201,15 @@ std::vector<Val> Emitter::emit_values(Opcode op, const std::vector<Val>& args,
     return results;
   }
   std::vector<std::string> arg_regs, res_regs;
-  for (Val a : args) arg_regs.push_back(reg(a));
+  uint64_t from = 0;
+  for (Val a : args) {
+    arg_regs.push_back(reg(a));
+    if (a.present()) from |= slot(a).inputs;
+  }
   for (const TensorType& t : typed.types) {
     Slot s;
     s.type = t;
+    s.inputs = from;
     s.reg = fresh_name("t" + std::to_string(++temp_counter_));
     res_regs.push_back(s.reg);
     results.push_back(add(std::move(s)));
@@ -202,6 +220,8 @@ std::vector<Val> Emitter::emit_values(Opcode op, const std::vector<Val>& args,
 
 Val Emitter::sequence(std::vector<Val> elements) {
   Slot s;
+  for (Val e : elements)
+    if (e.present()) s.inputs |= slot(e).inputs;
   s.is_sequence = true;
   s.elements = std::move(elements);
   return add(std::move(s));
@@ -233,6 +253,7 @@ void Emitter::assign(Val dst, Val src) {
   std::vector<int64_t> axes;
   for (int k = 0; k < type(src).dims.size(); ++k) axes.push_back(k);
   std::string from = reg(src);
+  slots_[std::size_t(dst.id)].inputs |= slot(src).inputs;
   b_.rewrite(reg(dst), Opcode::transpose, {from}, write::axes{.axes = axes}.values());
 }
 

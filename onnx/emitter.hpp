@@ -73,6 +73,11 @@ class Emitter {
   // A constant's elements as int64 / double (Error(invalid) naming `what` if not constant).
   std::vector<int64_t> ints(Val v, const std::string& what) const;
   std::vector<double> doubles(Val v, const std::string& what) const;
+  // The graph inputs (bit k: the k-th declared; bit 63 also stands for every later one) whose
+  // values a failed value()/ints()/doubles() needed since the last call, which clears them: a
+  // node that needs an input's value at import time (STFT's frame_step fed as a graph input)
+  // can be imported once that value is known.
+  uint64_t take_needed_inputs() const;
 
   // The register holding `v`, declaring a constant the first time one is read.
   std::string reg(Val v);
@@ -125,6 +130,7 @@ class Emitter {
     bool named = false;    // reg carries an ONNX value's name
     bool is_sequence = false;
     std::vector<Val> elements;  // a sequence's values
+    uint64_t inputs = 0;        // the graph inputs it is computed from (take_needed_inputs)
   };
   Val add(Slot s);
   const Slot& slot(Val v) const;
@@ -136,6 +142,8 @@ class Emitter {
   std::map<std::string, std::string> reserved_;
   int temp_counter_ = 0;
   int label_counter_ = 0;
+  int input_count_ = 0;
+  mutable uint64_t needed_inputs_ = 0;
 };
 
 }  // namespace mlvm

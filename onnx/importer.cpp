@@ -151,7 +151,15 @@ class GraphImporter : public SubgraphLowerer {
       bool scalar = false;
       TensorType t = input_type(in, name, options_, scalar);
       out_.inputs.push_back({in.name(), t, scalar});
-      define(in.name(), e_.input(name, t, scalar));
+      Val v = e_.input(name, t, scalar);
+      if (auto it = options_.input_values.find(in.name()); it != options_.input_values.end()) {
+        const Tensor& value = it->second;
+        if (value.dtype() != t.dtype || !(value.shape() == t.dims))
+          throw Error(ErrorKind::invalid, "graph input '" + in.name() + "' is " + t.to_string() +
+                                              "; its fixed value is " + value.type_string());
+        v = e_.constant(value, scalar);  // still declared: each run passes it
+      }
+      define(in.name(), v);
     }
     for (const auto& init : g_.initializer()) {
       OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'",
@@ -165,7 +173,11 @@ class GraphImporter : public SubgraphLowerer {
                         (problems_.size() == 1 ? "" : "s") + " cannot be imported:";
       for (const auto& p : problems_) msg += "\n  " + p;
       out_.shape_dependent = shape_dependent_ && open_dims();
-      if (out_.shape_dependent) {
+      // Every failure for want of small inputs' values: importable per run, with them known.
+      if (value_problems_ == problems_.size())
+        for (std::size_t k = 0; k < out_.inputs.size(); ++k)
+          if (needed_values_ >> std::min<std::size_t>(k, 63) & 1) out_.value_inputs.push_back(out_.inputs[k].name);
+      if (out_.shape_dependent || !out_.value_inputs.empty()) {
         for (const auto& o : g_.output()) out_.outputs.push_back(declared_output(o));
         throw OnnxShapeDependent(Error(ErrorKind::invalid, msg), out_);
       }
@@ -298,6 +310,7 @@ class GraphImporter : public SubgraphLowerer {
     }
     if (!inputs_ok) return mark_failed();
     e_.set_origin(label);
+    e_.take_needed_inputs();
     try {
       NodeContext ctx(node, opset_, e_, std::move(inputs), options_.model_dir, this);
       ctx.original_opset = out_.original_opset;
@@ -314,9 +327,27 @@ class GraphImporter : public SubgraphLowerer {
         e_.name_value(results[std::size_t(k)], name);
       }
     } catch (const Error& err) {
+      // (A subgraph's failures reach here as its node's one error: not keyed by values.)
+      const uint64_t needed = e_.take_needed_inputs();
+      if (scopes_.size() == 1 && small_inputs(needed)) ++value_problems_;
       problem(err.message());
       mark_failed();
     }
+  }
+
+  // Whether `mask` names graph inputs (Emitter::take_needed_inputs) that are all small enough
+  // to key a per-run import by their values: static dims, at most 64 elements. Records them.
+  bool small_inputs(uint64_t mask) {
+    if (mask == 0 || (mask >> 63 && out_.inputs.size() > 64)) return false;
+    for (std::size_t k = 0; k < out_.inputs.size() && k < 64; ++k) {
+      if (!(mask >> k & 1)) continue;
+      const TensorType& t = out_.inputs[k].type;
+      int64_t n = 1;
+      for (int64_t d : t.dims) n = d == kDynamic || d > 64 ? 65 : n * d;
+      if (n > 64) return false;
+    }
+    needed_values_ |= mask;
+    return true;
   }
 
   std::shared_ptr<const onnx::ModelProto> model_;
@@ -331,6 +362,8 @@ class GraphImporter : public SubgraphLowerer {
   std::vector<std::string> problems_;
   int unsupported_ = 0;
   bool shape_dependent_ = false;
+  std::size_t value_problems_ = 0;  // top-level nodes that failed only for small inputs' values
+  uint64_t needed_values_ = 0;      // those inputs (bit k: out_.inputs[k])
 };
 
 int default_opset(const onnx::ModelProto& model) {
@@ -445,7 +478,7 @@ OnnxImport import_model(std::shared_ptr<onnx::ModelProto> model, const OnnxImpor
 }  // namespace
 
 OnnxShapeDependent::OnnxShapeDependent(const Error& e, const OnnxImport& partial)
-    : Error(e), inputs(partial.inputs), outputs(partial.outputs) {}
+    : Error(e), inputs(partial.inputs), outputs(partial.outputs), value_inputs(partial.value_inputs) {}
 
 OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options) {
   return import_model(parse_model(bytes), options);

@@ -12,6 +12,7 @@
 #include "bytecode/module.hpp"
 #include "bytecode/verifier.hpp"
 #include "tensor/error.hpp"
+#include "tensor/tensor.hpp"
 
 namespace mlvm {
 
@@ -22,6 +23,10 @@ struct OnnxImportOptions {
   std::string model_dir;
   // The program name when the graph has none.
   std::string default_name = "onnx_model";
+  // Graph inputs whose values the import takes as known, by ONNX name: they stay declared
+  // inputs of the module, and the module is right only for runs given these values (Program
+  // imports such a model per run, keyed by them).
+  std::map<std::string, Tensor> input_values;
 };
 
 // A graph input or output: its ONNX name, its type (a rank-0 value as [1]) and rank-0 mark.
@@ -44,15 +49,21 @@ struct OnnxImport {
   // module holds traps where a branch could not be built, and the model is better imported
   // again with each run's input shapes fixed (Program does so).
   bool shape_dependent = false;
+  // Set when nodes could be imported only with the values of these small graph inputs known
+  // (STFT's frame_step, MelWeightMatrix's sizes, MaxUnpool's output_shape fed as inputs): the
+  // import failed (OnnxShapeDependent), and Program imports the model per run with them fixed.
+  std::vector<std::string> value_inputs;
   std::vector<OnnxValue> inputs, outputs;  // the interface, as imported
 };
 
 // An import that failed where it had to choose between If branches of different ranks by
-// input dims the options leave open: with those dims fixed it may well succeed. Carries the
+// input dims the options leave open, or where nodes need the values of small graph inputs:
+// with those dims or values fixed it may well succeed. Carries the
 // interface as the model declares it. An Error(invalid) listing the nodes, as any other.
 struct OnnxShapeDependent : Error {
   OnnxShapeDependent(const Error& e, const OnnxImport& partial);
   std::vector<OnnxValue> inputs, outputs;
+  std::vector<std::string> value_inputs;  // empty: the input dims decide, not values
 };
 
 // Error(malformed) for bytes that are not an ONNX model (or hostile ones), Error(invalid)

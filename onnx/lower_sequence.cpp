@@ -70,8 +70,7 @@ std::vector<Val> lower_split_to_sequence(NodeContext& c) {
     return one(c.e.sequence(parts));
   }
   Val split = c.input(1);
-  if (!c.e.is_const(split)) c.fail("SplitToSequence's split must be known at import time");
-  std::vector<int64_t> sizes = c.e.ints(split, "split");
+  std::vector<int64_t> sizes = c.e.ints(split, "SplitToSequence's split");
   if (c.e.scalar(split)) {  // a chunk size: equal parts, the last one shorter
     if (n == kDynamic || sizes[0] <= 0) c.fail("a chunk split of a dynamic dim or a non-positive size");
     int64_t chunk = sizes[0];

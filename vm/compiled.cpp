@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tensor/copy.hpp"
+
 namespace mlvm {
 
 namespace {
@@ -49,18 +51,36 @@ std::shared_ptr<const CompiledProgram> CompiledProgram::from_verified(Module mod
   return p;
 }
 
-std::shared_ptr<const CompiledProgram> Specializer::get(const std::vector<Dims>& shapes) const {
+Specializer::Key Specializer::key_of(std::span<const Tensor> inputs) const {
+  Key key;
+  for (const Tensor& t : inputs) key.shapes.push_back(t.shape());
+  for (std::size_t k : by_value_) {
+    if (k >= inputs.size()) continue;
+    const Tensor c = contiguous(inputs[k]);
+    key.values += dtype_name(c.dtype());
+    key.values.append(reinterpret_cast<const char*>(c.raw_data()), std::size_t(c.numel()) * dtype_size(c.dtype()));
+  }
+  return key;
+}
+
+std::shared_ptr<const CompiledProgram> Specializer::get(std::span<const Tensor> inputs) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  Key key = key_of(inputs);
   for (auto it = kept_.begin(); it != kept_.end(); ++it)
-    if (it->first == shapes) {
+    if (it->first == key) {
       std::rotate(kept_.begin(), it, it + 1);  // most recently used first
       return kept_.front().second;
     }
-  // Made under the lock: sessions asking for the same shapes at once import the model once.
-  std::shared_ptr<const CompiledProgram> made = make_(shapes);
-  kept_.insert(kept_.begin(), {shapes, made});
+  // Made under the lock: sessions asking for the same inputs at once import the model once.
+  Made made = make_(inputs, by_value_);
+  if (made.by_value != by_value_) {  // more inputs' values matter: the old keys say too little
+    by_value_ = made.by_value;
+    kept_.clear();
+    key = key_of(inputs);
+  }
+  kept_.insert(kept_.begin(), {std::move(key), made.program});
   if (kept_.size() > kKept) kept_.pop_back();
-  return made;
+  return made.program;
 }
 
 }  // namespace mlvm

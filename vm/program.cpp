@@ -35,10 +35,9 @@ const std::string& Program::name() const { return impl().module.name; }
 
 std::vector<uint8_t> Program::to_bytes() const {
   if (impl().specializer)
-    throw Error(ErrorKind::usage,
-                "program " + (name().empty() ? std::string("(unnamed)") : name()) + " is imported again for each run's input shapes (an If "
-                "in it chooses by dims its inputs leave open), so it has no one module to write; fix "
-                "the input shapes (input_shapes, --input-shape NAME=D0,D1,...) to get one");
+    throw Error(ErrorKind::usage, "program " + (name().empty() ? std::string("(unnamed)") : name()) +
+                                      " is imported again for each run's " + impl().specializer->why() +
+                                      ", so it has no one module to write");
   return encode_module(impl().module);
 }
 

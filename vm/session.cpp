@@ -153,16 +153,14 @@ std::vector<Tensor> Session::run_specialized(std::span<const Tensor> inputs) {
     throw Error(ErrorKind::usage, "run: " + std::to_string(inputs.size()) + " inputs given, the program takes " +
                                       std::to_string(signature.inputs().size()));
   signature.check_complete([&](std::size_t k) { return inputs[k].defined(); });
-  std::vector<Dims> shapes;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const ValueInfo& in = signature.inputs()[k];
     if (!in.admits(inputs[k].dtype(), inputs[k].shape()))
       throw Error(ErrorKind::usage,
                   "input " + in.name + " is declared " + in.type_string() + ", given " + inputs[k].type_string(),
                   "input " + in.name);
-    shapes.push_back(inputs[k].shape());
   }
-  std::shared_ptr<const CompiledProgram> made = program_.impl().specializer->get(shapes);
+  std::shared_ptr<const CompiledProgram> made = program_.impl().specializer->get(inputs);
   auto it = std::find_if(specialized_.begin(), specialized_.end(),
                          [&](const auto& s) { return &s->program_.impl() == made.get(); });
   if (it == specialized_.end()) {
