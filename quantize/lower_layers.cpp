@@ -1,5 +1,5 @@
 // The ops computed in i32 and requantized: conv2d and dense (per-channel weights), avg_pool2d
-// (a depthwise sum), add and concatenate (inputs aligned by shifts).
+// (a depthwise sum), mean (a sum), add and concatenate (inputs aligned by shifts).
 #include <algorithm>
 #include <cmath>
 
@@ -24,14 +24,27 @@ int32_t Lowerer::layer_result(const GraphNode& n) const {
   return relu >= 0 ? g_.nodes[std::size_t(relu)].results[0] : n.results[0];
 }
 
+bool Lowerer::fused_nonnegative(const GraphNode& n) const {
+  const int32_t f = p_.fused_relu[std::size_t(n.pc)];
+  if (f < 0) return false;
+  const GraphNode& reader = g_.nodes[std::size_t(f)];
+  return reader.op == Opcode::relu || g_.attrs(reader).get<clip_attrs>().a_min.as_double() >= 0;
+}
+
+std::string Lowerer::fused_name(const GraphNode& n) const {
+  const int32_t f = p_.fused_relu[std::size_t(n.pc)];
+  return op_info(n.op).name + (f < 0 ? "" : "+" + op_info(g_.nodes[std::size_t(f)].op).name);
+}
+
 std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
-  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, op::relu, {acc});
+  // A fused clip whose lower bound is >= 0 takes the relu too: nothing below 0 survives it.
+  if (fused_nonnegative(n)) e_.emit_over(acc, op::relu, {acc});
   return acc;
 }
 
 void Lowerer::weighted_layer(const GraphNode& n) {
   const Module& m = *g_.module;
-  const QValue& x = q_[std::size_t(n.args[0])];
+  const QValue& x = qv(n.args[0]);
   if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
   const ChannelWeights w = quantize_weights(m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value);
   const double sa = std::ldexp(1.0, -x.exp);
@@ -50,7 +63,7 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   // scale. The calibrated accumulator range sets the pre-shift (after a fused relu only the
   // positive part reaches it).
   const ValueStats& s = stats_[std::size_t(n.results[0])];
-  const bool fused = p_.fused_relu[std::size_t(n.pc)] >= 0;
+  const bool fused = fused_nonnegative(n);
   std::vector<double> factor(w.scale.size());
   double acc_max = 0;
   for (std::size_t o = 0; o < w.scale.size(); ++o) {
@@ -62,9 +75,9 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   const Requant rq = choose_requant(factor, acc_max);
   const int rank = e_.type(acc).dims.size();
   const std::string y = requantize(acc, rq, n.op == Opcode::conv2d ? 1 : rank - 1, rank, bits, hint(r, ".q"));
-  q_[std::size_t(r)] = QValue{y, eo, bits};
+  q_[std::size_t(r)] = maybe_clip(n, QValue{y, eo, bits});
 
-  LayerReport& l = report(n, r, op_info(n.op).name + (fused ? "+relu" : ""));
+  LayerReport& l = report(n, r, fused_name(n));
   l.has_weights = true;
   l.weight_scale_min = *std::min_element(w.scale.begin(), w.scale.end());
   l.weight_scale_max = *std::max_element(w.scale.begin(), w.scale.end());
@@ -83,7 +96,7 @@ void Lowerer::avg_pool(const GraphNode& n) {
   if (a.ceil_mode || (padded && !a.count_include_pad))
     fail_invalid("only a constant divisor can be requantized: ceil_mode=false, and no padding unless "
                  "count_include_pad=true");
-  const QValue& x = q_[std::size_t(n.args[0])];
+  const QValue& x = qv(n.args[0]);
   const Dims& xd = e_.type(x.reg).dims;
   if (xd.size() != 4 || xd[1] == kDynamic) fail_invalid("the channel count of x must be known, got " + e_.type(x.reg).to_string());
   const int64_t kh = a.pool_size[0], kw = a.pool_size.size() > 1 ? a.pool_size[1] : a.pool_size[0];
@@ -114,6 +127,31 @@ void Lowerer::avg_pool(const GraphNode& n) {
   l.multiplier_min = l.multiplier_max = rq.multiplier[0];
 }
 
+void Lowerer::mean(const GraphNode& n) {
+  const QValue& x = qv(n.args[0]);
+  const int32_t r = n.results[0];
+  // The sum in i32 (8 + ceil(log2 N) bits, N the elements averaged), requantized with 1/N in
+  // the factor: global average pooling is a mean over the spatial axes.
+  const std::string xi = convert(x, x.exp, x.precision, DType::i32, hint(n.args[0], ".i32")).reg;
+  const std::string acc =
+      e_.emit_stored(Opcode::sum, {xi}, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".acc")}, {})[0];
+  const double count = double(reduced_count(e_.type(xi).dims, g_.attrs(n).get<reduce_attrs>()));
+  if (count < 1) fail_invalid("internal: mean over " + e_.type(xi).to_string() + " has no known count");
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const Requant rq = choose_requant({std::ldexp(1.0, eo - x.exp) / count},
+                                    stats_[std::size_t(r)].max_abs * count * std::ldexp(1.0, x.exp));
+  const int rank = int(e_.type(acc).dims.size());
+  q_[std::size_t(r)] = QValue{requantize(acc, rq, 0, rank, bits, hint(r, ".q")), eo, bits};
+  LayerReport& l = report(n, r, op_info(Opcode::mean).name);
+  l.exponent = eo;
+  l.bits = bits;
+  l.requantized = true;
+  l.pre_shift = rq.pre_shift;
+  l.shift = rq.shift;
+  l.multiplier_min = l.multiplier_max = rq.multiplier[0];
+}
+
 void Lowerer::add(const GraphNode& n) {
   const int32_t r = layer_result(n);
   const int bits = bits_of(r);
@@ -123,8 +161,8 @@ void Lowerer::add(const GraphNode& n) {
   int ec = 0;
   if (act0 && act1) {
     // Both at the finer of the two scales (exact left shifts), as far as 31 bits allow.
-    const QValue& qa = q_[std::size_t(n.args[0])];
-    const QValue& qb = q_[std::size_t(n.args[1])];
+    const QValue& qa = qv(n.args[0]);
+    const QValue& qb = qv(n.args[1]);
     ec = std::max(qa.exp, qb.exp);
     ec = std::min({ec, qa.exp + 31 - qa.precision, qb.exp + 31 - qb.precision});
     a = convert(qa, ec, qa.precision + std::max(0, ec - qa.exp), DType::i32, hint(n.args[0], ".i32")).reg;
@@ -134,7 +172,7 @@ void Lowerer::add(const GraphNode& n) {
     // The constant at 4 bits finer than both the activation and the result, so its rounding
     // stays below the result's own.
     const int32_t xv = act0 ? n.args[0] : n.args[1], cv = act0 ? n.args[1] : n.args[0];
-    const QValue& qx = q_[std::size_t(xv)];
+    const QValue& qx = qv(xv);
     ec = std::min(std::max(qx.exp, eo) + 4, qx.exp + 30 - qx.precision);
     const std::string x = convert(qx, ec, qx.precision + std::max(0, ec - qx.exp), DType::i32, hint(xv, ".i32")).reg;
     const Tensor& c = g_.module->constants[std::size_t(g_.values[std::size_t(cv)].constant)].value;
@@ -145,8 +183,8 @@ void Lowerer::add(const GraphNode& n) {
   }
   const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
   const QValue acc{sum, ec, e_.type(sum).precision};
-  q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
-  LayerReport& l = report(n, r, op_info(Opcode::add).name + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
+  q_[std::size_t(r)] = maybe_clip(n, convert(acc, eo, bits, dtype_for(bits), hint(r, ".q")));
+  LayerReport& l = report(n, r, fused_name(n));
   l.exponent = eo;
   l.bits = bits;
   l.rescale = text + ", sum" + shift_text(ec, eo);
@@ -159,7 +197,7 @@ void Lowerer::concatenate(const GraphNode& n) {
   std::vector<std::string> args;
   std::string text;
   for (int32_t a : n.args) {
-    const QValue& qa = q_[std::size_t(a)];
+    const QValue& qa = qv(a);
     args.push_back(convert(qa, eo, bits, dtype_for(bits), hint(a, ".c")).reg);
     text += (text.empty() ? "" : " ") + shift_text(qa.exp, eo);
   }
