@@ -1,0 +1,165 @@
+// The integer lowerings real networks need beyond conv2d and dense: mean (global average
+// pooling) as a requantized sum, clip (ReLU6) with its bounds at the integers' scale, fused
+// into the layer before it, mul by a constant and by an activation, and pointwise functions as
+// 256-entry lookup tables. Each against numbers computed here from the definition (in double),
+// and against the float program within the quantization error. docs/quantize.md.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <functional>
+
+#include "common/quantize_support.hpp"
+#include "quantize/scales.hpp"
+
+using namespace mlvm;
+using namespace mlvm::quant_test;
+using mlvm::testing::values;
+
+namespace {
+
+// The input's integers as the program makes them: x * 2^e rounded half to even, within +-127.
+double q_in(double x, int e) { return std::clamp(std::nearbyint(x * std::ldexp(1.0, e)), -127.0, 127.0); }
+
+const quant::LayerReport& row(const quant::QuantizeResult& r, const std::string& op) {
+  for (const quant::LayerReport& l : r.layers)
+    if (l.op == op) return l;
+  BOOST_FAIL("the report has no row " + op);
+  return r.layers.front();
+}
+
+struct Runs {
+  quant::QuantizeResult r;
+  std::vector<double> fy, qy, x;
+  int ex = 0;  // the input's exponent
+};
+
+Runs quantize_and_run(const std::string& text, const Tensor& x) {
+  const Program f = assemble(text);
+  Runs out{quant::quantize_program(f, x), {}, {}, values(x), 0};
+  out.fy = values(run(f, {{"x", x}}).at("y"));
+  out.qy = values(run(strict_program(out.r.module), {{"x", x}}).at("y"));
+  out.ex = out.r.layers.front().exponent;
+  BOOST_TEST(out.ex == quant::pow2_exponent(max_abs(x), 8));
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(quantize_lowerings)
+
+BOOST_AUTO_TEST_CASE(mean_over_the_spatial_axes_is_a_requantized_sum) {
+  const Tensor x = random_f32({16, 2, 3, 3}, -1, 1, 31);
+  const Runs t = quantize_and_run(
+      ".program g\n.input  x : f32[?, 2, 3, 3]\n.output y\n    y = mean x, axes=(2, 3), keepdims=true\n", x);
+  const quant::LayerReport& l = row(t.r, "mean");
+  BOOST_TEST(l.bits == 16);
+  BOOST_TEST(l.requantized);
+  // Hand pipeline: the sum of the nine input integers, times 2^(eo - ex) / 9 by the report's
+  // shifts and multiplier (the cvm ops in exact integers).
+  quant::Requant rq;
+  rq.pre_shift = l.pre_shift;
+  rq.shift = l.shift;
+  rq.multiplier = {l.multiplier_min};
+  BOOST_TEST(std::fabs(double(rq.multiplier[0]) * std::ldexp(1.0, -(rq.pre_shift + rq.shift)) -
+                       std::ldexp(1.0, l.exponent - t.ex) / 9) < 1e-4 * std::ldexp(1.0, l.exponent - t.ex) / 9);
+  for (std::size_t o = 0; o < t.qy.size(); ++o) {
+    int64_t sum = 0;
+    for (std::size_t k = 0; k < 9; ++k) sum += int64_t(q_in(t.x[o * 9 + k], t.ex));
+    const double want = std::ldexp(double(quant::requant_value(sum, rq, 0, 16)), -l.exponent);
+    BOOST_TEST(t.qy[o] == want);
+    // The mean of rounded inputs, then one rounding at the result's scale.
+    BOOST_TEST(std::fabs(t.qy[o] - t.fy[o]) <= std::ldexp(1.0, -t.ex - 1) + std::ldexp(1.0, -l.exponent));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clip_is_exact_at_the_integers_scale) {
+  // max |x| = 1.5: the input's exponent is 6 and the bounds 0 and 0.75 are 0 and 48.
+  Tensor x = random_f32({32, 4}, -1.5, 1.5, 32);
+  x.data<float>()[0] = 1.5f;
+  const Runs t = quantize_and_run(".program c\n.input  x : f32[?, 4]\n.output y\n    y = clip x, a_min=0, a_max=0.75\n", x);
+  BOOST_TEST(t.ex == 6);
+  for (std::size_t k = 0; k < t.x.size(); ++k)
+    BOOST_TEST(t.qy[k] == std::clamp(q_in(t.x[k], 6), 0.0, 48.0) / 64);
+}
+
+BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
+  // The dense output reaches about +-12; ReLU6 keeps [0, 6], so the result gets exponent 4
+  // (6 * 16 = 96), not the 3 the dense range would give.
+  const std::string text = R"(.program r
+.input  x : f32[?, 4]
+.const  w : f32[4, 4] = [[3, 3, 3, 3], [-3, 3, -3, 3], [3, -3, 1, 1], [1, 2, -3, -3]]
+.output y
+    h = dense x, w
+    z = clip h, a_min=0, a_max=6
+    y = dense z, w
+)";
+  const Tensor x = random_f32({64, 4}, -1, 1, 33);
+  const Runs t = quantize_and_run(text, x);
+  BOOST_TEST(row(t.r, "dense+clip").exponent == 4);
+  const Program f = assemble(std::string(text) + ".output z\n");
+  const std::vector<double> fz = values(run(f, {{"x", x}}).at("z"));
+  BOOST_TEST(*std::max_element(fz.begin(), fz.end()) == 6.0);
+  double fmax = 0, err = 0;
+  for (std::size_t k = 0; k < t.fy.size(); ++k) {
+    fmax = std::max(fmax, std::fabs(t.fy[k]));
+    err = std::max(err, std::fabs(t.fy[k] - t.qy[k]));
+  }
+  BOOST_TEST_INFO("y max |float - int| " << err << " of " << fmax);
+  BOOST_TEST(err < 0.03 * fmax);
+}
+
+BOOST_AUTO_TEST_CASE(pointwise_functions_are_tables_of_their_value_at_every_integer) {
+  const std::vector<std::pair<std::string, std::function<double(double)>>> fns{
+      {"sigmoid", [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {"tanh", [](double v) { return std::tanh(v); }},
+      {"exp", [](double v) { return std::exp(v); }},
+      {"hard_swish", [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }},
+      {"hard_sigmoid", [](double v) { return std::clamp(0.2 * v + 0.5, 0.0, 1.0); }},
+  };
+  const Tensor x = random_f32({64, 8}, -3, 3, 34);
+  for (const auto& [op, fn] : fns) {
+    BOOST_TEST_CONTEXT(op) {
+      const Runs t = quantize_and_run(".program p\n.input  x : f32[?, 8]\n.output y\n    y = " + op + " x\n", x);
+      const quant::LayerReport& l = row(t.r, op);
+      BOOST_TEST(l.float_reason.empty());
+      BOOST_TEST(l.bits == 16);
+      double fmax = 0;
+      for (double v : t.fy) fmax = std::max(fmax, std::fabs(v));
+      BOOST_TEST(l.exponent == quant::pow2_exponent(fmax, 16));
+      const double step = std::ldexp(1.0, -l.exponent);
+      int exact = 0;
+      for (std::size_t k = 0; k < t.x.size(); ++k) {
+        // f at the input's integer, rounded to the result's scale: f32 against double may
+        // round a tie the other way, never by more than one step.
+        const double want = std::round(fn(q_in(t.x[k], t.ex) * std::ldexp(1.0, -t.ex)) / step) * step;
+        BOOST_TEST(std::fabs(t.qy[k] - want) <= step);
+        exact += t.qy[k] == want;
+      }
+      BOOST_TEST(exact >= int(t.x.size()) - 4);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(mul_by_a_constant_and_by_an_activation) {
+  const Tensor x = random_f32({32, 4}, -2, 2, 35);
+  const Runs c = quantize_and_run(
+      ".program m\n.input  x : f32[?, 4]\n.const  c : f32[4] = [0.5, -1.25, 3, 0.1]\n.output y\n    y = mul x, c\n", x);
+  const double cs[] = {0.5, -1.25, 3, 0.1};
+  const int ey = row(c.r, "mul").exponent;
+  for (std::size_t k = 0; k < c.x.size(); ++k) {
+    // The exact product of the input's integer and the constant (3 and 0.5 are exact at 16
+    // bits, 0.1 and -1.25 within 2^-14), rounded once at the result's scale.
+    const double want = q_in(c.x[k], c.ex) * std::ldexp(1.0, -c.ex) * cs[k % 4];
+    BOOST_TEST(std::fabs(c.qy[k] - want) <= std::ldexp(1.0, -ey - 1) + 1e-3);
+    BOOST_TEST(std::fabs(c.qy[k] - c.fy[k]) <= 3 * std::ldexp(1.0, -c.ex - 1) + std::ldexp(1.0, -ey));
+  }
+  const Runs s = quantize_and_run(".program s\n.input  x : f32[?, 4]\n.output y\n    h = relu x\n    y = mul x, h\n", x);
+  const int es = row(s.r, "mul").exponent;
+  for (std::size_t k = 0; k < s.x.size(); ++k) {
+    const double q = q_in(s.x[k], s.ex) * std::ldexp(1.0, -s.ex);
+    const double want = std::round(q * std::max(q, 0.0) * std::ldexp(1.0, es)) * std::ldexp(1.0, -es);
+    BOOST_TEST(std::fabs(s.qy[k] - want) <= std::ldexp(1.0, -es));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
