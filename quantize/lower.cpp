@@ -91,8 +91,10 @@ void Lowerer::lower_node(const GraphNode& n) {
     case Opcode::dense: return weighted_layer(n);
     case Opcode::avg_pool2d: return avg_pool(n);
     case Opcode::mean: return mean(n);
-    case Opcode::add: return add(n);
-    case Opcode::mul: return mul(n);
+    case Opcode::add:
+    case Opcode::sub: return add(n);
+    case Opcode::mul:
+    case Opcode::div: return mul(n);
     case Opcode::concatenate: return concatenate(n);
     default:
       if (is_table_op(n.op)) return table(n);

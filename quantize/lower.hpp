@@ -66,11 +66,11 @@ class Lowerer {
   void weighted_layer(const GraphNode& n);  // conv2d, dense
   void avg_pool(const GraphNode& n);
   void mean(const GraphNode& n);
-  void add(const GraphNode& n);
+  void add(const GraphNode& n);  // and sub
   void concatenate(const GraphNode& n);
 
   // lower_pointwise.cpp: multiplication, clip and the lookup tables.
-  void mul(const GraphNode& n);
+  void mul(const GraphNode& n);  // and div by a constant
   void table(const GraphNode& n);
   // x's integers clipped to clip's bounds at exponent exp (rounded, within x's precision).
   std::string clip_ints(const QValue& x, const clip_attrs& a, const std::string& want);

@@ -181,13 +181,13 @@ void Lowerer::add(const GraphNode& n) {
     b = act0 ? k : x;
     text = "x" + shift_text(qx.exp, ec);
   }
-  const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
+  const std::string sum = maybe_relu(n, e_.emit_stored(n.op, {a, b}, {}, {hint(n.results[0], ".acc")}, {})[0]);
   const QValue acc{sum, ec, e_.type(sum).precision};
   q_[std::size_t(r)] = maybe_clip(n, convert(acc, eo, bits, dtype_for(bits), hint(r, ".q")));
   LayerReport& l = report(n, r, fused_name(n));
   l.exponent = eo;
   l.bits = bits;
-  l.rescale = text + ", sum" + shift_text(ec, eo);
+  l.rescale = text + (n.op == Opcode::sub ? ", difference" : ", sum") + shift_text(ec, eo);
 }
 
 void Lowerer::concatenate(const GraphNode& n) {

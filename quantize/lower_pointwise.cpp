@@ -1,5 +1,6 @@
 // The pointwise ops on integers: mul (of two activations, or of an activation and an f32
-// constant) in i32 and shifted to the result's exponent; clip with its bounds at the
+// constant; div by a constant is mul by its reciprocal) in i32 and shifted to the result's
+// exponent; clip with its bounds at the
 // integers' scale; and unary functions (sigmoid, tanh, exp, hard_swish, ...) as 256-entry
 // lookup tables indexed by the i8 input + 128, computed by running the float op itself on the
 // 256 values the input can hold, so the table is exactly the float program's function.
@@ -78,18 +79,24 @@ void Lowerer::mul(const GraphNode& n) {
     // The constant at 16 bits: its rounding stays far below the i8 activation's.
     const int32_t xv = act0 ? n.args[0] : n.args[1], cv = act0 ? n.args[1] : n.args[0];
     const QValue qx = qv(xv);
-    const Tensor& c = g_.module->constants[std::size_t(g_.values[std::size_t(cv)].constant)].value;
+    Tensor c = g_.module->constants[std::size_t(g_.values[std::size_t(cv)].constant)].value;
+    if (n.op == Opcode::div) {
+      // x / c as x * (1/c), the reciprocal in double (the plan checked every c is non-zero).
+      std::vector<float> inv = to_vector<float>(c);
+      for (float& v : inv) v = float(1.0 / double(v));
+      c = make_tensor<float>(c.shape(), std::span<const float>(inv));
+    }
     const int ec = pow2_exponent(max_abs_of(c), 16);
     const std::string x = convert(qx, qx.exp, qx.precision, DType::i32, hint(xv, ".i32")).reg;
     const std::string k = e_.constant(hint(cv, ".q"), quantize_constant(c, ec, 16));
     a = act0 ? x : k;
     b = act0 ? k : x;
     ep = qx.exp + ec;
-    text = "x*c(2^" + std::to_string(-ec) + ")";
+    text = std::string(n.op == Opcode::div ? "x*(1/c)" : "x*c") + "(2^" + std::to_string(-ec) + ")";
   }
   const std::string prod = e_.emit(op::mul, {a, b}, {}, hint(r, ".acc"));
   q_[std::size_t(r)] = convert(QValue{prod, ep, e_.type(prod).precision}, eo, bits, dtype_for(bits), hint(r, ".q"));
-  LayerReport& l = report(n, r, op_info(Opcode::mul).name);
+  LayerReport& l = report(n, r, op_info(n.op).name);
   l.exponent = eo;
   l.bits = bits;
   const int d = ep - eo;

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "tensor/error.hpp"
@@ -56,7 +57,15 @@ Verdict integer_verdict(const Graph& g, const GraphNode& n, const std::function<
       if (n.args.size() > 2 && n.args[2] != kNoValue && !is_f32_constant(g, n.args[2]))
         return no("the bias '" + g.name(n.args[2]) + "' is not an f32 constant");
       return {NodeRole::layer, ""};
+    case Opcode::div:
+      // x / c is x * (1/c): the constant divisor only, every element non-zero.
+      if (!act(n.args[0]) || !is_f32_constant(g, n.args[1]))
+        return no("only an activation divided by an f32 constant is lowered");
+      for (float c : to_vector<float>(g.module->constants[std::size_t(g.values[std::size_t(n.args[1])].constant)].value))
+        if (!(std::fabs(c) > 0) || !std::isfinite(c)) return no("the divisor '" + g.name(n.args[1]) + "' has a zero or non-finite element");
+      return {NodeRole::layer, ""};
     case Opcode::add:
+    case Opcode::sub:
     case Opcode::mul: {
       if (act(n.args[0]) && act(n.args[1])) return {NodeRole::layer, ""};
       const int32_t other = act(n.args[0]) ? n.args[1] : n.args[0];
@@ -89,7 +98,15 @@ Verdict integer_verdict(const Graph& g, const GraphNode& n, const std::function<
     if (x.type.dtype != DType::f32) return no("a lookup table needs an f32 input, got " + x.type.to_string());
     return {NodeRole::layer, ""};
   }
-  if (is_same_scale_op(n.op) || is_reader_op(n.op) || n.op == Opcode::clip) {
+  if (n.op == Opcode::resize) {
+    // Nearest sampling picks input elements, so it commutes with the scale; tf_crop_and_resize
+    // also writes extrapolation_value, which has none.
+    const auto& a = g.attrs(n).get<resize_attrs>();
+    if (a.mode != resize_attrs::mode_choice::nearest ||
+        a.coordinate_transformation_mode == resize_attrs::coordinate_transformation_mode_choice::tf_crop_and_resize)
+      return no("only a nearest resize (not tf_crop_and_resize) keeps the scale");
+  }
+  if (is_same_scale_op(n.op) || is_reader_op(n.op)) {
     if (!act(n.args[0])) return no("it reads an activation as its shape argument");
     for (std::size_t k = 1; k < n.args.size(); ++k)
       if (act(n.args[k])) return no("it reads an activation as a shape argument");
@@ -122,7 +139,7 @@ int64_t reduced_count(const Dims& dims, const reduce_attrs& a) {
 bool is_layer_op(Opcode op) {
   switch (op) {
     case Opcode::conv2d: case Opcode::dense: case Opcode::avg_pool2d: case Opcode::add:
-    case Opcode::concatenate: case Opcode::mean: case Opcode::mul:
+    case Opcode::concatenate: case Opcode::mean: case Opcode::mul: case Opcode::sub: case Opcode::div:
       return true;
     default:
       return is_table_op(op);
@@ -133,7 +150,7 @@ bool is_same_scale_op(Opcode op) {
   switch (op) {
     case Opcode::relu: case Opcode::max_pool2d: case Opcode::reshape: case Opcode::flatten:
     case Opcode::transpose: case Opcode::squeeze: case Opcode::expand_dims: case Opcode::copy:
-    case Opcode::strided_slice: case Opcode::clip:
+    case Opcode::strided_slice: case Opcode::clip: case Opcode::upsampling: case Opcode::resize:
       return true;
     default:
       return false;

@@ -16,7 +16,7 @@ namespace mlvm::quant {
 
 enum class NodeRole : uint8_t {
   copy,     // reads no activation: copied unchanged
-  layer,    // conv2d, dense, avg_pool2d, add, concatenate, mean, mul, lookup tables: in i32
+  layer,    // conv2d, dense, avg_pool2d, add, sub, mul, div, concatenate, mean, tables: in i32
   same,     // relu, clip, max_pool2d and views: the same integers' scale carries through
   reader,   // argmax, argmin, shape_of: read the integers, make a non-activation value
   fused,    // a relu or clip folded into the layer before it

@@ -1,6 +1,7 @@
 // The integer lowerings real networks need beyond conv2d and dense: mean (global average
 // pooling) as a requantized sum, clip (ReLU6) with its bounds at the integers' scale, fused
-// into the layer before it, mul by a constant and by an activation, and pointwise functions as
+// into the layer before it, mul by a constant and by an activation, sub, div by a constant,
+// and pointwise functions as
 // 256-entry lookup tables. Each against numbers computed here from the definition (in double),
 // and against the float program within the quantization error. docs/quantize.md.
 #include <boost/test/unit_test.hpp>
@@ -160,6 +161,54 @@ BOOST_AUTO_TEST_CASE(mul_by_a_constant_and_by_an_activation) {
     const double want = std::round(q * std::max(q, 0.0) * std::ldexp(1.0, es)) * std::ldexp(1.0, -es);
     BOOST_TEST(std::fabs(s.qy[k] - want) <= std::ldexp(1.0, -es));
   }
+}
+
+BOOST_AUTO_TEST_CASE(sub_of_activations_and_div_by_a_constant) {
+  const Tensor x = random_f32({32, 4}, -2, 2, 36);
+  // x - relu(x) = min(x, 0): both at the input's exponent, so the difference is exact, and
+  // held at the 16-bit result's finer exponent (saturated where the input's rounding passed
+  // the calibrated range).
+  const Runs s = quantize_and_run(".program s\n.input  x : f32[?, 4]\n.output y\n    h = relu x\n    y = sub x, h\n", x);
+  const int es = row(s.r, "sub").exponent;
+  BOOST_TEST(es >= s.ex);
+  for (std::size_t k = 0; k < s.x.size(); ++k) {
+    const double q = std::min(q_in(s.x[k], s.ex), 0.0) * std::ldexp(1.0, es - s.ex);
+    BOOST_TEST(s.qy[k] == std::max(q, -32767.0) * std::ldexp(1.0, -es));
+  }
+  // x / 6 (hard-swish's divisor) as x * (1/6) at 16 bits, rounded once at the result's scale.
+  const Runs d = quantize_and_run(
+      ".program d\n.input  x : f32[?, 4]\n.const  c : f32[1] = [6]\n.output y\n    y = div x, c\n", x);
+  const int ey = row(d.r, "div").exponent;
+  BOOST_TEST(ey == quant::pow2_exponent(max_abs(x) / 6, 16));
+  for (std::size_t k = 0; k < d.x.size(); ++k) {
+    const double want = q_in(d.x[k], d.ex) * std::ldexp(1.0, -d.ex) / 6;
+    BOOST_TEST(std::fabs(d.qy[k] - want) <= std::ldexp(1.0, -ey - 1) + 2 * std::ldexp(1.0, -14));
+  }
+  // A zero divisor has no reciprocal: the div stays float and computes the float result.
+  const Program z = assemble(".program z\n.input  x : f32[?, 2]\n.const  c : f32[2] = [2, 0]\n.output y\n    y = div x, c\n");
+  const Tensor xz = random_f32({4, 2}, 0.5, 1, 37);
+  const quant::QuantizeResult r = quant::quantize_program(z, xz);
+  BOOST_TEST(row(r, "div").float_reason == "no integer lowering: the divisor 'c' has a zero or non-finite element");
+  BOOST_TEST(max_abs_diff(run(z, {{"x", xz}}).at("y"), run(strict_program(r.module), {{"x", xz}}).at("y")) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(nearest_resize_and_upsampling_keep_the_scale) {
+  const Tensor x = random_f32({4, 1, 2, 2}, -1, 1, 38);
+  for (const std::string op : {"upsampling x, scale=(2, 2)", "resize x, none, none, none, sizes=(4, 1, 4, 4), mode=\"nearest\""}) {
+    BOOST_TEST_CONTEXT(op) {
+      const Runs t = quantize_and_run(".program u\n.input  x : f32[4, 1, 2, 2]\n.output y\n    y = " + op + "\n", x);
+      BOOST_TEST(t.r.layers.size() == 1u);  // the input only: a view-like op has no row
+      // Output pixel (i, j) of each 4x4 image is input pixel (i / 2, j / 2), as integers.
+      for (std::size_t k = 0; k < t.qy.size(); ++k) {
+        const std::size_t img = k / 16, i = (k % 16) / 4, j = k % 4;
+        BOOST_TEST(t.qy[k] == q_in(t.x[img * 4 + (i / 2) * 2 + j / 2], t.ex) * std::ldexp(1.0, -t.ex));
+      }
+    }
+  }
+  const Program linear = assemble(".program l\n.input  x : f32[4, 1, 2, 2]\n.output y\n"
+                                  "    y = resize x, none, none, none, sizes=(4, 1, 4, 4), mode=\"linear\"\n");
+  const quant::QuantizeResult r = quant::quantize_program(linear, x);
+  BOOST_TEST(row(r, "resize").float_reason == "no integer lowering: only a nearest resize (not tf_crop_and_resize) keeps the scale");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -121,6 +121,9 @@ def main():
     print(f"mlvm float vs torch: max |diff| {torch_err:.3g}")
     print(f"cosine int8 vs float over {len(test)} images: min {plain.min():.5f} mean {plain.mean():.5f}")
     print(f"centered cosine (less the float mean): min {centered.min():.5f} mean {centered.mean():.5f}")
+    print(f"image-dependent part of the float logits: |f - mean| / |f| = "
+          f"{np.linalg.norm(f - m) / np.linalg.norm(f):.2e}; int8 error |q - f| / |f| = "
+          f"{np.linalg.norm(q - f) / np.linalg.norm(f):.2e}")
     print(f"argmax agreement: {(f.argmax(1) == q.argmax(1)).mean() * 100:.1f} %")
     ok = torch_err < 1e-3 * max(1.0, np.abs(want).max())
     ok = ok and plain.min() >= args.min_cosine and centered.mean() >= args.min_centered
