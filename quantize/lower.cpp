@@ -1,5 +1,6 @@
 #include "quantize/lower.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -51,7 +52,10 @@ Lowered Lowerer::run() {
     for (const InputDecl& in : m.inputs) e_.reserve(in.name);
   }
   declare_inputs();
-  quantize_input();
+  // The input is quantized only if something reads its integers: float ops read the f32.
+  const std::vector<int32_t>& readers = g_.values[std::size_t(p_.input)].readers;
+  if (std::any_of(readers.begin(), readers.end(), [&](int32_t pc) { return p_.role[std::size_t(pc)] != NodeRole::float_op; }))
+    quantize_input();
   for (const GraphNode& n : g_.nodes) {
     if (probe_ && !p_.in_slice[std::size_t(n.pc)]) continue;
     std::string origin = origin_of(m, n);

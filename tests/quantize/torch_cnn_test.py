@@ -14,7 +14,7 @@ the ctest quantize.torch_cnn. With --model NAME, a model of tests/common/torch_m
 (resnet18, mobilenet_v2: batch 1, 32 calibration images; minutes, not in ctest).
 
 Usage: torch_cnn_test.py MLVM_QUANTIZE MLVM_RUN [--model NAME] [--min-cosine C]
-       [--min-centered C] [--keep DIR]
+       [--min-centered C] [--keep-float PATTERN]... [--keep DIR]
 Exit 0 when every image's plain cosine reaches --min-cosine and the mean centered cosine
 --min-centered (and mlvm's float program matches torch), 1 otherwise, 77 without torch.
 """
@@ -87,6 +87,7 @@ def main():
     ap.add_argument("--model", default="")
     ap.add_argument("--min-cosine", type=float, default=0.98)
     ap.add_argument("--min-centered", type=float, default=0.9)
+    ap.add_argument("--keep-float", action="append", default=[], help="passed to mlvm-quantize")
     ap.add_argument("--keep", default="")
     args = ap.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="torch_cnn_test_")
@@ -108,7 +109,8 @@ def main():
     calib = smooth_images(n_calib, size, 1).astype(np.float32)
     test = smooth_images(n_test, size, 2)
     np.save(os.path.join(work, "calib.npy"), calib)
-    report = run([args.mlvm_quantize, path, "--calib", "calib.npy", "--report", "-o", "int8.mlbc"], work)
+    keep_float = [a for p in args.keep_float for a in ("--keep-float", p)]
+    report = run([args.mlvm_quantize, path, "--calib", "calib.npy", "--report", "-o", "int8.mlbc"] + keep_float, work)
     print(report)
     f = outputs(args.mlvm_run, path, test, batch, work)
     q = outputs(args.mlvm_run, os.path.join(work, "int8.mlbc"), test, batch, work)
