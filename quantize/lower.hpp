@@ -95,6 +95,10 @@ class Lowerer {
   // rescale.cpp: moving integers between scales and widths.
   // v at exponent `exp`, within `precision` bits, as dtype (i8 or i32).
   QValue convert(const QValue& v, int exp, int precision, DType dtype, const std::string& want);
+  // Before a right shift by at most kDitherShifts of an i32 register: ties alternate along the
+  // last axis (rescale.cpp says why).
+  static constexpr int kDitherShifts = 3;
+  void dither(std::string& reg, bool& own, const std::string& want);
   // acc (i32) * factor[channel] by choose_requant's pipeline, to `precision` bits; the
   // multiplier constant broadcasts along `channel_axis` of a rank-`rank` result.
   std::string requantize(const std::string& acc, const Requant& r, int channel_axis, int rank,

@@ -211,4 +211,32 @@ BOOST_AUTO_TEST_CASE(nearest_resize_and_upsampling_keep_the_scale) {
   BOOST_TEST(row(r, "resize").float_reason == "no integer lowering: only a nearest resize (not tf_crop_and_resize) keeps the scale");
 }
 
+BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbiased) {
+  // x + relu(x) doubles the range: the sum (at the input's exponent) is shifted right by one
+  // bit, and every odd sum is a tie. cvm_right_shift rounds half up; subtracting 0, 1, 0, 1,
+  // ... along the last axis first sends every other tie down.
+  const Tensor x = random_f32({256, 8}, -2, 2, 39);
+  // (s is i8 because a layer reads it; y = s * 1 is exact at 16 bits.)
+  const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 8]\n.const  one : f32[1] = [1]\n.output y\n"
+                                  "    h = relu x\n    s = add x, h\n    y = mul s, one\n", x);
+  const quant::LayerReport& l = row(t.r, "add");
+  BOOST_TEST(l.rescale == "a>>0 b>>0, sum>>1");
+  const double step = std::ldexp(1.0, -l.exponent);
+  const double y_max = 32767 * std::ldexp(1.0, -row(t.r, "mul").exponent);
+  double bias = 0, bias_half_up = 0;
+  for (std::size_t k = 0; k < t.x.size(); ++k) {
+    const double q = q_in(t.x[k], t.ex), sum = q + std::max(q, 0.0);
+    const double want = std::floor((sum - double(k % 2) + 1) / 2);
+    // (y saturates at 16 bits where the input's rounding passed the calibrated maximum.)
+    BOOST_TEST(t.qy[k] == std::min(want * step, y_max));
+    bias += want - sum / 2;
+    bias_half_up += std::floor((sum + 1) / 2) - sum / 2;
+  }
+  bias /= double(t.x.size());
+  bias_half_up /= double(t.x.size());
+  BOOST_TEST_INFO("mean rounding error " << bias << " steps; half up " << bias_half_up);
+  BOOST_TEST(std::fabs(bias) < 0.02);
+  BOOST_TEST(bias_half_up > 0.1);  // the data has ties: without the alternation the bias shows
+}
+
 BOOST_AUTO_TEST_SUITE_END()
