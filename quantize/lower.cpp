@@ -100,6 +100,7 @@ void Lowerer::lower_node(const GraphNode& n) {
     case Opcode::mul:
     case Opcode::div: return mul(n);
     case Opcode::concatenate: return concatenate(n);
+    case Opcode::matmul: return matmul(n);
     default:
       if (is_table_op(n.op)) return table(n);
       fail_invalid("internal: no lowering for " + op_info(n.op).name);

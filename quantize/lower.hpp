@@ -64,6 +64,7 @@ class Lowerer {
 
   // lower_layers.cpp: the ops computed in i32.
   void weighted_layer(const GraphNode& n);  // conv2d, dense
+  void matmul(const GraphNode& n);
   void avg_pool(const GraphNode& n);
   void mean(const GraphNode& n);
   void add(const GraphNode& n);  // and sub

@@ -1,5 +1,6 @@
-// The ops computed in i32 and requantized: conv2d and dense (per-channel weights), avg_pool2d
-// (a depthwise sum), mean (a sum), add and concatenate (inputs aligned by shifts).
+// The ops computed in i32 and requantized: conv2d, dense and matmul by a constant (per-channel
+// weights), matmul of two activations, avg_pool2d (a depthwise sum), mean (a sum), add and
+// concatenate (inputs aligned by shifts).
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +16,14 @@ DType dtype_for(int bits) { return bits <= 8 ? DType::i8 : DType::i32; }
 std::string shift_text(int from, int to) {
   const int d = from - to;
   return d >= 0 ? ">>" + std::to_string(d) : "<<" + std::to_string(-d);
+}
+
+void set_requant(LayerReport& l, const Requant& rq) {
+  l.requantized = true;
+  l.pre_shift = rq.pre_shift;
+  l.shift = rq.shift;
+  l.multiplier_min = *std::min_element(rq.multiplier.begin(), rq.multiplier.end());
+  l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
 }
 
 }  // namespace
@@ -83,11 +92,57 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   l.weight_scale_max = *std::max_element(w.scale.begin(), w.scale.end());
   l.exponent = eo;
   l.bits = bits;
-  l.requantized = true;
-  l.pre_shift = rq.pre_shift;
-  l.shift = rq.shift;
-  l.multiplier_min = *std::min_element(rq.multiplier.begin(), rq.multiplier.end());
-  l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
+  set_requant(l, rq);
+}
+
+void Lowerer::matmul(const GraphNode& n) {
+  const QValue& a = qv(n.args[0]);
+  const int32_t r = n.results[0];
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  if (p_.activation[std::size_t(n.args[1])]) {
+    // The exact i32 product of the two i8 operands, at the sum of their exponents.
+    const QValue& b = qv(n.args[1]);
+    const std::string acc = e_.emit(op::matmul, {a.reg, b.reg}, {}, hint(r, ".acc"));
+    q_[std::size_t(r)] = convert(QValue{acc, a.exp + b.exp, e_.type(acc).precision}, eo, bits, dtype_for(bits), hint(r, ".q"));
+    LayerReport& l = report(n, r, op_info(n.op).name);
+    l.exponent = eo;
+    l.bits = bits;
+    l.rescale = "a@b" + shift_text(a.exp + b.exp, eo);
+    return;
+  }
+  // x @ W with W [K, N]: per output column, as dense's rows (quantized on W transposed).
+  const Tensor& w = g_.module->constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
+  const int64_t k = w.shape()[0], cols = w.shape()[1];
+  const std::vector<float> wv = to_vector<float>(w);
+  std::vector<float> wt(wv.size());
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < cols; ++j) wt[std::size_t(j * k + i)] = wv[std::size_t(i * cols + j)];
+  const ChannelWeights cw = quantize_weights(make_tensor<float>(Dims{cols, k}, std::span<const float>(wt)));
+  const std::vector<int8_t> qt = to_vector<int8_t>(cw.q);
+  std::vector<int8_t> q(qt.size());
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < cols; ++j) q[std::size_t(i * cols + j)] = qt[std::size_t(j * k + i)];
+  const std::string wq = e_.constant(hint(n.args[1], ".q"), make_tensor<int8_t>(Dims{k, cols}, std::span<const int8_t>(q)));
+  const std::string acc = e_.emit(op::matmul, {a.reg, wq}, {}, hint(r, ".acc"));
+  const double sa = std::ldexp(1.0, -a.exp);
+  const ValueStats& s = stats_[std::size_t(r)];
+  std::vector<double> factor(cw.scale.size());
+  double acc_max = 0;
+  for (std::size_t o = 0; o < cw.scale.size(); ++o) {
+    factor[o] = sa * cw.scale[o] * std::ldexp(1.0, eo);
+    acc_max = std::max(acc_max, (o < s.channel_abs.size() ? s.channel_abs[o] : s.max_abs) / (sa * cw.scale[o]));
+  }
+  const Requant rq = choose_requant(factor, acc_max);
+  const int rank = int(e_.type(acc).dims.size());
+  q_[std::size_t(r)] = QValue{requantize(acc, rq, rank - 1, rank, bits, hint(r, ".q")), eo, bits};
+  LayerReport& l = report(n, r, op_info(n.op).name);
+  l.has_weights = true;
+  l.weight_scale_min = *std::min_element(cw.scale.begin(), cw.scale.end());
+  l.weight_scale_max = *std::max_element(cw.scale.begin(), cw.scale.end());
+  l.exponent = eo;
+  l.bits = bits;
+  set_requant(l, rq);
 }
 
 void Lowerer::avg_pool(const GraphNode& n) {
@@ -121,10 +176,7 @@ void Lowerer::avg_pool(const GraphNode& n) {
   LayerReport& l = report(n, r, op_info(Opcode::avg_pool2d).name);
   l.exponent = eo;
   l.bits = bits;
-  l.requantized = true;
-  l.pre_shift = rq.pre_shift;
-  l.shift = rq.shift;
-  l.multiplier_min = l.multiplier_max = rq.multiplier[0];
+  set_requant(l, rq);
 }
 
 void Lowerer::mean(const GraphNode& n) {
@@ -146,10 +198,7 @@ void Lowerer::mean(const GraphNode& n) {
   LayerReport& l = report(n, r, op_info(Opcode::mean).name);
   l.exponent = eo;
   l.bits = bits;
-  l.requantized = true;
-  l.pre_shift = rq.pre_shift;
-  l.shift = rq.shift;
-  l.multiplier_min = l.multiplier_max = rq.multiplier[0];
+  set_requant(l, rq);
 }
 
 void Lowerer::add(const GraphNode& n) {

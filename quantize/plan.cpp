@@ -73,6 +73,11 @@ Verdict integer_verdict(const Graph& g, const GraphNode& n, const std::function<
         return no("'" + g.name(other) + "' is neither an activation nor an f32 constant");
       return {NodeRole::layer, ""};
     }
+    case Opcode::matmul:
+      if (act(n.args[0]) && act(n.args[1])) return {NodeRole::layer, ""};
+      if (!act(n.args[0]) || !is_f32_constant(g, n.args[1]) || g.values[std::size_t(n.args[1])].type.dims.size() != 2)
+        return no("only a product of two activations, or of an activation and an f32 constant matrix [K, N], is lowered");
+      return {NodeRole::layer, ""};
     case Opcode::concatenate:
       for (int32_t a : n.args)
         if (!act(a)) return no("it joins '" + g.name(a) + "', which is not computed from the input");
@@ -140,6 +145,7 @@ bool is_layer_op(Opcode op) {
   switch (op) {
     case Opcode::conv2d: case Opcode::dense: case Opcode::avg_pool2d: case Opcode::add:
     case Opcode::concatenate: case Opcode::mean: case Opcode::mul: case Opcode::sub: case Opcode::div:
+    case Opcode::matmul:
       return true;
     default:
       return is_table_op(op);

@@ -51,7 +51,7 @@ int channel_axis(const Graph& g, int32_t value) {
   if (v.def < 0) return -1;
   const Opcode op = g.node_of(value).op;
   if (op == Opcode::conv2d) return 1;
-  if (op == Opcode::dense) return v.type.dims.size() - 1;
+  if (op == Opcode::dense || op == Opcode::matmul) return v.type.dims.size() - 1;
   return -1;
 }
 

@@ -211,6 +211,38 @@ BOOST_AUTO_TEST_CASE(nearest_resize_and_upsampling_keep_the_scale) {
   BOOST_TEST(row(r, "resize").float_reason == "no integer lowering: only a nearest resize (not tf_crop_and_resize) keeps the scale");
 }
 
+BOOST_AUTO_TEST_CASE(matmul_by_a_constant_is_dense_by_its_transpose) {
+  // x @ W is quantized per output column, as dense quantizes W^T per row: the same integers.
+  const std::string w = "[[0.5, -1, 0.25], [1, 0.75, -0.5], [-0.25, 0.5, 1], [0.125, -0.5, 0.5]]";
+  const std::string wt = "[[0.5, 1, -0.25, 0.125], [-1, 0.75, 0.5, -0.5], [0.25, -0.5, 1, 0.5]]";
+  const Tensor x = random_f32({32, 4}, -1, 1, 40);
+  const Runs m = quantize_and_run(".program m\n.input  x : f32[?, 4]\n.const  w : f32[4, 3] = " + w +
+                                      "\n.output y\n    y = matmul x, w\n", x);
+  const Runs d = quantize_and_run(".program d\n.input  x : f32[?, 4]\n.const  w : f32[3, 4] = " + wt +
+                                      "\n.output y\n    y = dense x, w\n", x);
+  BOOST_TEST(row(m.r, "matmul").has_weights);
+  BOOST_TEST(m.qy == d.qy, boost::test_tools::per_element());
+  BOOST_TEST(max_abs_diff(make_tensor<double>({32, 3}, m.qy), make_tensor<double>({32, 3}, m.fy)) < 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(matmul_of_two_activations_multiplies_the_integers) {
+  // Attention's q @ k^T: both i8, the exact i32 product at the sum of their exponents, then
+  // one rounding to the result's.
+  const Tensor x = random_f32({16, 3, 4}, -1, 1, 41);
+  const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 3, 4]\n.output y\n"
+                                  "    k = transpose x, axes=(0, 2, 1)\n    y = matmul x, k\n", x);
+  const int ey = row(t.r, "matmul").exponent;
+  for (std::size_t b = 0; b < 16; ++b)
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 3; ++j) {
+        double dot = 0;
+        for (std::size_t c = 0; c < 4; ++c)
+          dot += q_in(t.x[b * 12 + i * 4 + c], t.ex) * q_in(t.x[b * 12 + j * 4 + c], t.ex);
+        const double want = dot * std::ldexp(1.0, -2 * t.ex);
+        BOOST_TEST(std::fabs(t.qy[b * 9 + i * 3 + j] - want) <= std::ldexp(1.0, -ey));
+      }
+}
+
 BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbiased) {
   // x + relu(x) doubles the range: the sum (at the input's exponent) is shifted right by one
   // bit, and every odd sum is a tie. cvm_right_shift rounds half up; subtracting 0, 1, 0, 1,
