@@ -237,9 +237,11 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
     } else {
       v = integer_verdict(g, n, act);
       // An op fed only by float ops stays float (quantizing costs more than it saves), except
-      // a conv2d or dense, which is what integers are for.
+      // a conv2d, dense or matmul by constant weights, which is what integers are for.
       const bool fed_by_float = std::all_of(n.args.begin(), n.args.end(), [&](int32_t a) { return !act(a) || held_float(a); });
-      if (v.role != NodeRole::float_op && fed_by_float && n.op != Opcode::conv2d && n.op != Opcode::dense)
+      const bool weighted = n.op == Opcode::conv2d || n.op == Opcode::dense ||
+                            (n.op == Opcode::matmul && is_f32_constant(g, n.args[1]));
+      if (v.role != NodeRole::float_op && fed_by_float && !weighted)
         v = Verdict{NodeRole::float_op, "its input is float (computed by a float op)"};
     }
     p.role[std::size_t(n.pc)] = v.role;

@@ -149,4 +149,34 @@ BOOST_AUTO_TEST_CASE(keep_float_matches_op_names_registers_and_origins) {
              boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(only_weighted_layers_quantize_a_float_result) {
+  // After a float softmax: the scaling mul and the add of two float values stay float; the
+  // matmul by constant weights quantizes its input; the matmul of the two floats stays float.
+  const std::string text = R"(.program w
+.input  x : f32[?, 2, 4]
+.const  c : f32[1] = [0.5]
+.const  w : f32[4, 3] = [[1, 0.5, -0.25], [0, 1, 0.5], [0.25, 0, 1], [-0.5, 0.25, 0]]
+.output y
+.output z
+    s = softmax x, axis=2
+    h = mul s, c
+    t = add h, s
+    y = matmul t, w
+    k = transpose t, axes=(0, 2, 1)
+    z = matmul t, k
+)";
+  const Program f = assemble(text);
+  const Tensor x = random_f32({16, 2, 4}, -2, 2, 9);
+  const quant::QuantizeResult r = quant::quantize_program(f, x);
+  BOOST_TEST(report_ops(r.layers) ==
+                 (std::vector<std::string>{"softmax", "mul", "add", "quantize", "matmul", "transpose", "matmul"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.layers[1].float_reason == "its input is float (computed by a float op)");
+  BOOST_TEST(r.layers[4].float_reason.empty());
+  BOOST_TEST(r.layers[6].float_reason == "its input is float (computed by a float op)");
+  const TensorMap fo = run(f, {{"x", x}}), qo = run(strict_program(r.module), {{"x", x}});
+  BOOST_TEST(max_abs_diff(fo.at("y"), qo.at("y")) < 0.03 * max_abs(fo.at("y")));
+  BOOST_TEST(max_abs_diff(fo.at("z"), qo.at("z")) == 0);  // all float, from the f32 input
+}
+
 BOOST_AUTO_TEST_SUITE_END()
