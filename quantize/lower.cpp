@@ -151,7 +151,7 @@ std::string Lowerer::reg_of(int32_t value, const GraphNode* at) {
   if (v.input >= 0)
     throw Error(ErrorKind::invalid,
                 "the activations depend on input '" + g_.name(value) + "' as well as on '" + g_.name(p_.input) +
-                    "'; the quantizer calibrates one input (the others must not reach a layer)",
+                    "'; the quantizer calibrates one input (no instruction computed from it may read another input)",
                 at ? g_.where(*at) : std::string());
   fail_invalid("internal: value " + std::to_string(value) + " has no register");
 }

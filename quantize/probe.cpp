@@ -96,7 +96,7 @@ Probe float_probe(const Graph& g, const QuantPlan& p) {
     }
     throw Error(ErrorKind::invalid,
                 "the activations depend on input '" + g.name(v) + "' as well as on '" + out.input +
-                    "'; the quantizer calibrates one input (the others must not reach a layer)",
+                    "'; the quantizer calibrates one input (no instruction computed from it may read another input)",
                 g.where(n));
   };
   for (const GraphNode& n : g.nodes) {
