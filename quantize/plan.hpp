@@ -16,8 +16,8 @@ namespace mlvm::quant {
 
 enum class NodeRole : uint8_t {
   copy,     // reads no activation: copied unchanged
-  layer,    // conv2d, dense, avg_pool2d, add, sub, mul, div, concatenate, mean, tables: in i32
-  same,     // relu, clip, max_pool2d and views: the same integers' scale carries through
+  layer,    // conv2d, dense, matmul, avg_pool2d, mean, add, sub, mul, div, concatenate, tables
+  same,     // relu, clip, max_pool2d, nearest resizes, views: the integers' scale carries through
   reader,   // argmax, argmin, shape_of: read the integers, make a non-activation value
   fused,    // a relu or clip folded into the layer before it
   float_op, // reads an activation but runs in f32 (no integer lowering, or kept by option)
@@ -40,7 +40,7 @@ struct QuantPlan {
   // quantizes it with the exponent its calibrated range gives.
   std::vector<bool> floating;
   // Per activation value: true when no layer reads it (directly or through `same` nodes), only
-  // outputs and readers: it keeps 16 bits (i32) instead of 8 (i8).
+  // outputs, readers and float ops: it keeps 16 bits (i32) instead of 8 (i8).
   std::vector<bool> terminal;
   std::vector<NodeRole> role;     // per node
   // Per node of role `layer`: the relu or clip node folded into it, or -1.
