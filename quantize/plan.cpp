@@ -111,6 +111,16 @@ Verdict integer_verdict(const Graph& g, const GraphNode& n, const std::function<
         a.coordinate_transformation_mode == resize_attrs::coordinate_transformation_mode_choice::tf_crop_and_resize)
       return no("only a nearest resize (not tf_crop_and_resize) keeps the scale");
   }
+  // Padding adds elements of its own: only zeros (or copies of x's, edge and reflect) keep
+  // the scale.
+  if (n.op == Opcode::pad) {
+    const auto& a = g.attrs(n).get<pad_attrs>();
+    if (a.mode == pad_attrs::mode_choice::constant && a.value.as_double() != 0)
+      return no("a constant pad keeps the scale only with value 0");
+  }
+  if (n.op == Opcode::pad_dyn && n.args.size() > 2 && n.args[2] != kNoValue &&
+      g.attrs(n).get<pad_dyn_attrs>().mode == pad_dyn_attrs::mode_choice::constant)
+    return no("a constant pad keeps the scale only without a value operand (zeros)");
   if (is_same_scale_op(n.op) || is_reader_op(n.op)) {
     if (!act(n.args[0])) return no("it reads an activation as its shape argument");
     for (std::size_t k = 1; k < n.args.size(); ++k)
@@ -157,6 +167,11 @@ bool is_same_scale_op(Opcode op) {
     case Opcode::relu: case Opcode::max_pool2d: case Opcode::reshape: case Opcode::flatten:
     case Opcode::transpose: case Opcode::squeeze: case Opcode::expand_dims: case Opcode::copy:
     case Opcode::strided_slice: case Opcode::clip: case Opcode::upsampling: case Opcode::resize:
+    case Opcode::broadcast_to: case Opcode::flip: case Opcode::depth_to_space: case Opcode::space_to_depth:
+    case Opcode::repeat: case Opcode::tile: case Opcode::pad: case Opcode::max: case Opcode::min:
+    case Opcode::take: case Opcode::gather_elements: case Opcode::gather_nd: case Opcode::reshape_dyn:
+    case Opcode::slice_dyn: case Opcode::broadcast_dyn: case Opcode::tile_dyn: case Opcode::squeeze_dyn:
+    case Opcode::expand_dims_dyn: case Opcode::pad_dyn:
       return true;
     default:
       return false;

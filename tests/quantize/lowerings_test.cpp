@@ -243,6 +243,43 @@ BOOST_AUTO_TEST_CASE(matmul_of_two_activations_multiplies_the_integers) {
       }
 }
 
+BOOST_AUTO_TEST_CASE(ops_that_move_or_select_elements_keep_the_scale) {
+  // Each on the input's integers: the result is the float op on the input as the integers
+  // stand for it (q * 2^-e), exactly, with no row of its own.
+  const std::vector<std::string> ops{
+      "pad x, pad_width=((0, 0), (0, 0), (1, 1), (0, 2))",
+      "pad x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)), mode=\"reflect\"",
+      "space_to_depth x, blocksize=2",
+      "depth_to_space x, blocksize=2",
+      "flip x, axis=3",
+      "tile x, reps=(1, 2, 1, 2)",
+      "repeat x, repeats=2, axis=2",
+      "max x, axes=(2, 3), keepdims=true",
+      "min x, axes=(1,)",
+      "broadcast_to x, shape=(2, 3, 4, 4, 4)",
+      "take x, idx, axis=3",
+  };
+  const Tensor x = random_f32({3, 4, 4, 4}, -1, 1, 43);
+  const int ex = quant::pow2_exponent(max_abs(x), 8);
+  std::vector<double> xq = values(x);
+  for (double& v : xq) v = q_in(v, ex) * std::ldexp(1.0, -ex);
+  const Tensor fake = mlvm::testing::make(DType::f32, {3, 4, 4, 4}, xq);
+  for (const std::string& op : ops) {
+    BOOST_TEST_CONTEXT(op) {
+      const Program f = assemble(".program v\n.input  x : f32[3, 4, 4, 4]\n.const  idx : i64[3] = [3, 0, 2]\n"
+                                 ".output y\n    y = " + op + "\n");
+      const quant::QuantizeResult r = quant::quantize_program(f, x);
+      BOOST_TEST(report_ops(r.layers) == std::vector<std::string>{"input"}, boost::test_tools::per_element());
+      BOOST_TEST(max_abs_diff(run(strict_program(r.module), {{"x", x}}).at("y"), run(f, {{"x", fake}}).at("y")) == 0);
+    }
+  }
+  // A pad with a value other than 0 adds a number the integers have no scale for: float.
+  const Program p = assemble(".program p\n.input  x : f32[3, 4, 4, 4]\n.output y\n"
+                             "    y = pad x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)), value=0.5\n");
+  const quant::QuantizeResult r = quant::quantize_program(p, x);
+  BOOST_TEST(row(r, "pad").float_reason == "no integer lowering: a constant pad keeps the scale only with value 0");
+}
+
 BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbiased) {
   // x + relu(x) doubles the range: the sum (at the input's exponent) is shifted right by one
   // bit, and every odd sum is a tie. cvm_right_shift rounds half up; subtracting 0, 1, 0, 1,
