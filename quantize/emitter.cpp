@@ -7,12 +7,13 @@
 namespace mlvm::quant {
 
 std::string Emitter::fresh(const std::string& want, bool exact) {
-  const std::string base = is_identifier(want) && !is_literal_word(want) ? want : "t";
-  // An exact name may already be a register: the float program wrote its output into an input's
-  // or constant's register (`x = dense x, w` with `.output x`), and so does this one, at the
-  // same point (nothing reads the register's old value afterwards).
-  if (exact) return base;
-  return b_.fresh_name(base);
+  // An exact name is an input's or output's, which the module keeps whatever its spelling (an
+  // ONNX input "0" or "onnx::x", quoted in the text). It may already be a register: the float
+  // program wrote its output into an input's or constant's register (`x = dense x, w` with
+  // `.output x`), and so does this one, at the same point (nothing reads the register's old
+  // value afterwards).
+  if (exact) return want;
+  return b_.fresh_name(is_identifier(want) && !is_literal_word(want) ? want : "t");
 }
 
 std::string Emitter::input(const std::string& name, const TensorType& type) {

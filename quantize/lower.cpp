@@ -1,5 +1,6 @@
 #include "quantize/lower.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -29,6 +30,7 @@ Lowerer::Lowerer(const Graph& g, const QuantPlan& p, const std::vector<ValueStat
     : g_(g), p_(p), stats_(stats), probe_(probe), e_(program_name(*g.module, probe)) {
   regs_.resize(g.values.size());
   q_.resize(g.values.size());
+  f_.resize(g.values.size());
   exact_.resize(g.values.size());
 }
 
@@ -50,7 +52,10 @@ Lowered Lowerer::run() {
     for (const InputDecl& in : m.inputs) e_.reserve(in.name);
   }
   declare_inputs();
-  quantize_input();
+  // The input is quantized only if something reads its integers: float ops read the f32.
+  const std::vector<int32_t>& readers = g_.values[std::size_t(p_.input)].readers;
+  if (std::any_of(readers.begin(), readers.end(), [&](int32_t pc) { return p_.role[std::size_t(pc)] != NodeRole::float_op; }))
+    quantize_input();
   for (const GraphNode& n : g_.nodes) {
     if (probe_ && !p_.in_slice[std::size_t(n.pc)]) continue;
     std::string origin = origin_of(m, n);
@@ -82,15 +87,23 @@ void Lowerer::lower_node(const GraphNode& n) {
     case NodeRole::same: return same_scale_node(n);
     case NodeRole::reader: return reader_node(n);
     case NodeRole::fused: return;  // done by the layer before it
+    case NodeRole::float_op: return float_node(n);
     case NodeRole::layer: break;
   }
   switch (n.op) {
     case Opcode::conv2d:
     case Opcode::dense: return weighted_layer(n);
     case Opcode::avg_pool2d: return avg_pool(n);
-    case Opcode::add: return add(n);
+    case Opcode::mean: return mean(n);
+    case Opcode::add:
+    case Opcode::sub: return add(n);
+    case Opcode::mul:
+    case Opcode::div: return mul(n);
     case Opcode::concatenate: return concatenate(n);
-    default: fail_invalid("internal: no lowering for " + op_info(n.op).name);
+    case Opcode::matmul: return matmul(n);
+    default:
+      if (is_table_op(n.op)) return table(n);
+      fail_invalid("internal: no lowering for " + op_info(n.op).name);
   }
 }
 
@@ -114,15 +127,7 @@ void Lowerer::quantize_input() {
   const std::string& name = g_.name(in);
   e_.set_origin("the input '" + name + "', quantized");
   const int e = pow2_exponent(stats_[std::size_t(in)].max_abs, 8);
-  // x * 2^e, rounded to nearest (ties to even), saturated to i8 by the cast, and clipped to
-  // +-127 so the verifier knows its precision (a cast from float proves none).
-  const std::string t =
-      e_.emit(op::mul, {regs_[std::size_t(in)], scalar_f32(hint(in, ".scale"), std::ldexp(1.0, e))},
-              {}, hint(in, ".q"));
-  e_.emit_over(t, op::round, {t});
-  e_.emit_over(t, op::cast, {t}, {.dtype = DType::i8});
-  e_.emit_over(t, op::cvm_clip, {t}, {.precision = 8});
-  q_[std::size_t(in)] = QValue{t, e, 8};
+  q_[std::size_t(in)] = quantize_f32(regs_[std::size_t(in)], e, hint(in, ".q"));
   LayerReport l;
   l.value = in;
   l.layer = "input '" + name + "'";
@@ -146,7 +151,7 @@ std::string Lowerer::reg_of(int32_t value, const GraphNode* at) {
   if (v.input >= 0)
     throw Error(ErrorKind::invalid,
                 "the activations depend on input '" + g_.name(value) + "' as well as on '" + g_.name(p_.input) +
-                    "'; the quantizer calibrates one input (the others must not reach a layer)",
+                    "'; the quantizer calibrates one input (no instruction computed from it may read another input)",
                 at ? g_.where(*at) : std::string());
   fail_invalid("internal: value " + std::to_string(value) + " has no register");
 }
@@ -176,10 +181,13 @@ void Lowerer::same_scale_node(const GraphNode& n) {
   std::vector<std::string> args{x.reg};
   for (std::size_t k = 1; k < n.args.size(); ++k) args.push_back(reg_of(n.args[k], &n));
   const int32_t r = n.results[0];
-  const std::string y = e_.emit_stored(n.op, args, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".q")}, {})[0];
-  q_[std::size_t(r)] = QValue{y, x.exp, x.precision};
+  const std::string y =
+      n.op == Opcode::clip
+          ? clip_ints(x, g_.attrs(n).get<clip_attrs>(), hint(r, ".q"))
+          : e_.emit_stored(n.op, args, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".q")}, {})[0];
+  q_[std::size_t(r)] = QValue{y, x.exp, e_.type(y).precision};
   // Views are bookkeeping; relu and pooling are layers a user looks for in the report.
-  if (n.op == Opcode::relu || n.op == Opcode::max_pool2d) {
+  if (n.op == Opcode::relu || n.op == Opcode::max_pool2d || n.op == Opcode::clip) {
     LayerReport& l = report(n, r, op_info(n.op).name);
     l.exponent = x.exp;
     l.bits = x.precision;
@@ -212,7 +220,7 @@ void Lowerer::finish_outputs() {
     const OutputDecl& o = m.outputs[k];
     const int32_t v = g_.outputs[k];
     e_.set_origin("output '" + o.name + "'");
-    if (p_.activation[std::size_t(v)] && v != p_.input) {
+    if (p_.activation[std::size_t(v)] && !p_.floating[std::size_t(v)] && v != p_.input) {
       dequantize(q_[std::size_t(v)], o.name, true);
     } else if (reg_of(v, nullptr) != o.name) {
       fail_invalid("internal: output '" + o.name + "' is in register '" + regs_[std::size_t(v)] + "'");
@@ -225,7 +233,9 @@ void Lowerer::finish_probe(Lowered& out) {
   out.probe.input = regs_[std::size_t(p_.input)];
   std::set<std::string> seen;
   for (std::size_t v = 0; v < g_.values.size(); ++v) {
-    const QValue& q = q_[v];
+    // Float activations as themselves (exponent 0), so their error is measured too.
+    const bool held_float = p_.floating[v] && !f_[v].empty();
+    const QValue q = held_float ? QValue{f_[v], 0, 32} : q_[v];
     if (q.reg.empty() || !seen.insert(q.reg).second) continue;
     e_.output(q.reg);
     out.probe.outputs.push_back(ProbeOutput{int32_t(v), q.reg, q.exp});

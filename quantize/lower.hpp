@@ -1,9 +1,11 @@
 // Lowering the float program to the integer one (docs/quantize.md, "What each op becomes").
 // The activation input is quantized in the program (x * 2^e, rounded, cast to i8, cvm_clip);
-// every layer computes in i32 and is requantized to i8 (or to 16 bits in i32 when only outputs
-// and argmax read it); relu, max_pool2d and views run on the integers unchanged; outputs that
-// are activations are dequantized back to f32, so the program keeps the float one's inputs
-// and outputs. Everything that reads no activation is copied.
+// every layer computes in i32 and is requantized to i8 (or to 16 bits in i32 when only outputs,
+// argmax and float ops read it); relu, max_pool2d and views run on the integers unchanged;
+// outputs that are activations are dequantized back to f32, so the program keeps the float
+// one's inputs and outputs. Ops without an integer lowering run in f32 on dequantized inputs,
+// and their results are quantized where a layer reads them. Everything that reads no
+// activation is copied.
 #pragma once
 
 #include <cstdint>
@@ -62,16 +64,42 @@ class Lowerer {
 
   // lower_layers.cpp: the ops computed in i32.
   void weighted_layer(const GraphNode& n);  // conv2d, dense
+  void matmul(const GraphNode& n);
   void avg_pool(const GraphNode& n);
-  void add(const GraphNode& n);
+  void mean(const GraphNode& n);
+  void add(const GraphNode& n);  // and sub
   void concatenate(const GraphNode& n);
+
+  // lower_pointwise.cpp: multiplication, clip and the lookup tables.
+  void mul(const GraphNode& n);  // and div by a constant
+  void table(const GraphNode& n);
+  // x's integers clipped to clip's bounds at exponent exp (rounded, within x's precision).
+  std::string clip_ints(const QValue& x, const clip_attrs& a, const std::string& want);
+  // A fused clip applied to the layer's requantized result; y unchanged otherwise.
+  QValue maybe_clip(const GraphNode& n, const QValue& y);
+
+  // lower_mixed.cpp: the boundary between integers and floats.
+  // The value as integers: an integer activation's own, or a float one quantized (once).
+  const QValue& qv(int32_t value);
+  // The value as f32: a float activation's register, or an integer one dequantized (once).
+  std::string fv(int32_t value);
+  // f32 reg * 2^exp, rounded (ties to even), cast to i8 and clipped to 8 bits.
+  QValue quantize_f32(const std::string& reg, int exp, const std::string& want);
+  void float_node(const GraphNode& n);
   // The value a layer's requantized result stands for: the fused relu's result, or its own.
   int32_t layer_result(const GraphNode& n) const;
   std::string maybe_relu(const GraphNode& n, const std::string& acc);
+  // Whether the fused relu or clip leaves only values >= 0 (the scale is chosen for those).
+  bool fused_nonnegative(const GraphNode& n) const;
+  std::string fused_name(const GraphNode& n) const;  // "conv2d+relu", "add+clip", "dense"
 
   // rescale.cpp: moving integers between scales and widths.
   // v at exponent `exp`, within `precision` bits, as dtype (i8 or i32).
   QValue convert(const QValue& v, int exp, int precision, DType dtype, const std::string& want);
+  // Before a right shift by at most kDitherShifts of an i32 register: ties alternate along the
+  // last axis (rescale.cpp says why).
+  static constexpr int kDitherShifts = 3;
+  void dither(std::string& reg, bool& own, const std::string& want);
   // acc (i32) * factor[channel] by choose_requant's pipeline, to `precision` bits; the
   // multiplier constant broadcasts along `channel_axis` of a rank-`rank` result.
   std::string requantize(const std::string& acc, const Requant& r, int channel_axis, int rank,
@@ -88,6 +116,7 @@ class Lowerer {
   Emitter e_;
   std::vector<std::string> regs_;   // per value: its register (non-activations, the input)
   std::vector<QValue> q_;           // per value: its integers (activations)
+  std::vector<std::string> f_;      // per value: its f32 register (float activations, dequantized ones)
   std::vector<std::string> exact_;  // per value: the output name it must carry, or ""
   std::vector<LayerReport> layers_;
 };

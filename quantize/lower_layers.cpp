@@ -1,5 +1,6 @@
-// The ops computed in i32 and requantized: conv2d and dense (per-channel weights), avg_pool2d
-// (a depthwise sum), add and concatenate (inputs aligned by shifts).
+// The ops computed in i32 and requantized: conv2d, dense and matmul by a constant (per-channel
+// weights), matmul of two activations, avg_pool2d (a depthwise sum), mean (a sum), add and
+// concatenate (inputs aligned by shifts).
 #include <algorithm>
 #include <cmath>
 
@@ -17,6 +18,14 @@ std::string shift_text(int from, int to) {
   return d >= 0 ? ">>" + std::to_string(d) : "<<" + std::to_string(-d);
 }
 
+void set_requant(LayerReport& l, const Requant& rq) {
+  l.requantized = true;
+  l.pre_shift = rq.pre_shift;
+  l.shift = rq.shift;
+  l.multiplier_min = *std::min_element(rq.multiplier.begin(), rq.multiplier.end());
+  l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
+}
+
 }  // namespace
 
 int32_t Lowerer::layer_result(const GraphNode& n) const {
@@ -24,14 +33,27 @@ int32_t Lowerer::layer_result(const GraphNode& n) const {
   return relu >= 0 ? g_.nodes[std::size_t(relu)].results[0] : n.results[0];
 }
 
+bool Lowerer::fused_nonnegative(const GraphNode& n) const {
+  const int32_t f = p_.fused_relu[std::size_t(n.pc)];
+  if (f < 0) return false;
+  const GraphNode& reader = g_.nodes[std::size_t(f)];
+  return reader.op == Opcode::relu || g_.attrs(reader).get<clip_attrs>().a_min.as_double() >= 0;
+}
+
+std::string Lowerer::fused_name(const GraphNode& n) const {
+  const int32_t f = p_.fused_relu[std::size_t(n.pc)];
+  return op_info(n.op).name + (f < 0 ? "" : "+" + op_info(g_.nodes[std::size_t(f)].op).name);
+}
+
 std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
-  if (p_.fused_relu[std::size_t(n.pc)] >= 0) e_.emit_over(acc, op::relu, {acc});
+  // A fused clip whose lower bound is >= 0 takes the relu too: nothing below 0 survives it.
+  if (fused_nonnegative(n)) e_.emit_over(acc, op::relu, {acc});
   return acc;
 }
 
 void Lowerer::weighted_layer(const GraphNode& n) {
   const Module& m = *g_.module;
-  const QValue& x = q_[std::size_t(n.args[0])];
+  const QValue& x = qv(n.args[0]);
   if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
   const ChannelWeights w = quantize_weights(m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value);
   const double sa = std::ldexp(1.0, -x.exp);
@@ -50,7 +72,7 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   // scale. The calibrated accumulator range sets the pre-shift (after a fused relu only the
   // positive part reaches it).
   const ValueStats& s = stats_[std::size_t(n.results[0])];
-  const bool fused = p_.fused_relu[std::size_t(n.pc)] >= 0;
+  const bool fused = fused_nonnegative(n);
   std::vector<double> factor(w.scale.size());
   double acc_max = 0;
   for (std::size_t o = 0; o < w.scale.size(); ++o) {
@@ -62,19 +84,65 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   const Requant rq = choose_requant(factor, acc_max);
   const int rank = e_.type(acc).dims.size();
   const std::string y = requantize(acc, rq, n.op == Opcode::conv2d ? 1 : rank - 1, rank, bits, hint(r, ".q"));
-  q_[std::size_t(r)] = QValue{y, eo, bits};
+  q_[std::size_t(r)] = maybe_clip(n, QValue{y, eo, bits});
 
-  LayerReport& l = report(n, r, op_info(n.op).name + (fused ? "+relu" : ""));
+  LayerReport& l = report(n, r, fused_name(n));
   l.has_weights = true;
   l.weight_scale_min = *std::min_element(w.scale.begin(), w.scale.end());
   l.weight_scale_max = *std::max_element(w.scale.begin(), w.scale.end());
   l.exponent = eo;
   l.bits = bits;
-  l.requantized = true;
-  l.pre_shift = rq.pre_shift;
-  l.shift = rq.shift;
-  l.multiplier_min = *std::min_element(rq.multiplier.begin(), rq.multiplier.end());
-  l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
+  set_requant(l, rq);
+}
+
+void Lowerer::matmul(const GraphNode& n) {
+  const QValue& a = qv(n.args[0]);
+  const int32_t r = n.results[0];
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  if (p_.activation[std::size_t(n.args[1])]) {
+    // The exact i32 product of the two i8 operands, at the sum of their exponents.
+    const QValue& b = qv(n.args[1]);
+    const std::string acc = e_.emit(op::matmul, {a.reg, b.reg}, {}, hint(r, ".acc"));
+    q_[std::size_t(r)] = convert(QValue{acc, a.exp + b.exp, e_.type(acc).precision}, eo, bits, dtype_for(bits), hint(r, ".q"));
+    LayerReport& l = report(n, r, op_info(n.op).name);
+    l.exponent = eo;
+    l.bits = bits;
+    l.rescale = "a@b" + shift_text(a.exp + b.exp, eo);
+    return;
+  }
+  // x @ W with W [K, N]: per output column, as dense's rows (quantized on W transposed).
+  const Tensor& w = g_.module->constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
+  const int64_t k = w.shape()[0], cols = w.shape()[1];
+  const std::vector<float> wv = to_vector<float>(w);
+  std::vector<float> wt(wv.size());
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < cols; ++j) wt[std::size_t(j * k + i)] = wv[std::size_t(i * cols + j)];
+  const ChannelWeights cw = quantize_weights(make_tensor<float>(Dims{cols, k}, std::span<const float>(wt)));
+  const std::vector<int8_t> qt = to_vector<int8_t>(cw.q);
+  std::vector<int8_t> q(qt.size());
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < cols; ++j) q[std::size_t(i * cols + j)] = qt[std::size_t(j * k + i)];
+  const std::string wq = e_.constant(hint(n.args[1], ".q"), make_tensor<int8_t>(Dims{k, cols}, std::span<const int8_t>(q)));
+  const std::string acc = e_.emit(op::matmul, {a.reg, wq}, {}, hint(r, ".acc"));
+  const double sa = std::ldexp(1.0, -a.exp);
+  const ValueStats& s = stats_[std::size_t(r)];
+  std::vector<double> factor(cw.scale.size());
+  double acc_max = 0;
+  for (std::size_t o = 0; o < cw.scale.size(); ++o) {
+    factor[o] = sa * cw.scale[o] * std::ldexp(1.0, eo);
+    acc_max = std::max(acc_max, (o < s.channel_abs.size() ? s.channel_abs[o] : s.max_abs) / (sa * cw.scale[o]));
+  }
+  const Requant rq = choose_requant(factor, acc_max);
+  const int rank = int(e_.type(acc).dims.size());
+  q_[std::size_t(r)] = QValue{requantize(acc, rq, rank - 1, rank, bits, hint(r, ".q")), eo, bits};
+  LayerReport& l = report(n, r, op_info(n.op).name);
+  l.has_weights = true;
+  l.weight_scale_min = *std::min_element(cw.scale.begin(), cw.scale.end());
+  l.weight_scale_max = *std::max_element(cw.scale.begin(), cw.scale.end());
+  l.exponent = eo;
+  l.bits = bits;
+  set_requant(l, rq);
 }
 
 void Lowerer::avg_pool(const GraphNode& n) {
@@ -83,7 +151,7 @@ void Lowerer::avg_pool(const GraphNode& n) {
   if (a.ceil_mode || (padded && !a.count_include_pad))
     fail_invalid("only a constant divisor can be requantized: ceil_mode=false, and no padding unless "
                  "count_include_pad=true");
-  const QValue& x = q_[std::size_t(n.args[0])];
+  const QValue& x = qv(n.args[0]);
   const Dims& xd = e_.type(x.reg).dims;
   if (xd.size() != 4 || xd[1] == kDynamic) fail_invalid("the channel count of x must be known, got " + e_.type(x.reg).to_string());
   const int64_t kh = a.pool_size[0], kw = a.pool_size.size() > 1 ? a.pool_size[1] : a.pool_size[0];
@@ -108,10 +176,29 @@ void Lowerer::avg_pool(const GraphNode& n) {
   LayerReport& l = report(n, r, op_info(Opcode::avg_pool2d).name);
   l.exponent = eo;
   l.bits = bits;
-  l.requantized = true;
-  l.pre_shift = rq.pre_shift;
-  l.shift = rq.shift;
-  l.multiplier_min = l.multiplier_max = rq.multiplier[0];
+  set_requant(l, rq);
+}
+
+void Lowerer::mean(const GraphNode& n) {
+  const QValue& x = qv(n.args[0]);
+  const int32_t r = n.results[0];
+  // The sum in i32 (8 + ceil(log2 N) bits, N the elements averaged), requantized with 1/N in
+  // the factor: global average pooling is a mean over the spatial axes.
+  const std::string xi = convert(x, x.exp, x.precision, DType::i32, hint(n.args[0], ".i32")).reg;
+  const std::string acc =
+      e_.emit_stored(Opcode::sum, {xi}, g_.module->code[std::size_t(n.pc)].attrs, {hint(r, ".acc")}, {})[0];
+  const double count = double(reduced_count(e_.type(xi).dims, g_.attrs(n).get<reduce_attrs>()));
+  if (count < 1) fail_invalid("internal: mean over " + e_.type(xi).to_string() + " has no known count");
+  const int bits = bits_of(r);
+  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const Requant rq = choose_requant({std::ldexp(1.0, eo - x.exp) / count},
+                                    stats_[std::size_t(r)].max_abs * count * std::ldexp(1.0, x.exp));
+  const int rank = int(e_.type(acc).dims.size());
+  q_[std::size_t(r)] = QValue{requantize(acc, rq, 0, rank, bits, hint(r, ".q")), eo, bits};
+  LayerReport& l = report(n, r, op_info(Opcode::mean).name);
+  l.exponent = eo;
+  l.bits = bits;
+  set_requant(l, rq);
 }
 
 void Lowerer::add(const GraphNode& n) {
@@ -123,8 +210,8 @@ void Lowerer::add(const GraphNode& n) {
   int ec = 0;
   if (act0 && act1) {
     // Both at the finer of the two scales (exact left shifts), as far as 31 bits allow.
-    const QValue& qa = q_[std::size_t(n.args[0])];
-    const QValue& qb = q_[std::size_t(n.args[1])];
+    const QValue& qa = qv(n.args[0]);
+    const QValue& qb = qv(n.args[1]);
     ec = std::max(qa.exp, qb.exp);
     ec = std::min({ec, qa.exp + 31 - qa.precision, qb.exp + 31 - qb.precision});
     a = convert(qa, ec, qa.precision + std::max(0, ec - qa.exp), DType::i32, hint(n.args[0], ".i32")).reg;
@@ -134,7 +221,7 @@ void Lowerer::add(const GraphNode& n) {
     // The constant at 4 bits finer than both the activation and the result, so its rounding
     // stays below the result's own.
     const int32_t xv = act0 ? n.args[0] : n.args[1], cv = act0 ? n.args[1] : n.args[0];
-    const QValue& qx = q_[std::size_t(xv)];
+    const QValue& qx = qv(xv);
     ec = std::min(std::max(qx.exp, eo) + 4, qx.exp + 30 - qx.precision);
     const std::string x = convert(qx, ec, qx.precision + std::max(0, ec - qx.exp), DType::i32, hint(xv, ".i32")).reg;
     const Tensor& c = g_.module->constants[std::size_t(g_.values[std::size_t(cv)].constant)].value;
@@ -143,13 +230,13 @@ void Lowerer::add(const GraphNode& n) {
     b = act0 ? k : x;
     text = "x" + shift_text(qx.exp, ec);
   }
-  const std::string sum = maybe_relu(n, e_.emit(op::add, {a, b}, {}, hint(n.results[0], ".acc")));
+  const std::string sum = maybe_relu(n, e_.emit_stored(n.op, {a, b}, {}, {hint(n.results[0], ".acc")}, {})[0]);
   const QValue acc{sum, ec, e_.type(sum).precision};
-  q_[std::size_t(r)] = convert(acc, eo, bits, dtype_for(bits), hint(r, ".q"));
-  LayerReport& l = report(n, r, op_info(Opcode::add).name + (p_.fused_relu[std::size_t(n.pc)] >= 0 ? "+relu" : ""));
+  q_[std::size_t(r)] = maybe_clip(n, convert(acc, eo, bits, dtype_for(bits), hint(r, ".q")));
+  LayerReport& l = report(n, r, fused_name(n));
   l.exponent = eo;
   l.bits = bits;
-  l.rescale = text + ", sum" + shift_text(ec, eo);
+  l.rescale = text + (n.op == Opcode::sub ? ", difference" : ", sum") + shift_text(ec, eo);
 }
 
 void Lowerer::concatenate(const GraphNode& n) {
@@ -159,7 +246,7 @@ void Lowerer::concatenate(const GraphNode& n) {
   std::vector<std::string> args;
   std::string text;
   for (int32_t a : n.args) {
-    const QValue& qa = q_[std::size_t(a)];
+    const QValue& qa = qv(a);
     args.push_back(convert(qa, eo, bits, dtype_for(bits), hint(a, ".c")).reg);
     text += (text.empty() ? "" : " ") + shift_text(qa.exp, eo);
   }

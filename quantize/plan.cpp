@@ -1,17 +1,16 @@
 #include "quantize/plan.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "tensor/error.hpp"
 
 namespace mlvm::quant {
 
 namespace {
-
-const char* const kSupported =
-    "the quantizer handles conv2d, dense, avg_pool2d, add, concatenate (computed in i32); relu, "
-    "max_pool2d, reshape, flatten, transpose, squeeze, expand_dims, copy, strided_slice (the same "
-    "scale); argmax, argmin, shape_of (read the integers)";
 
 bool is_f32_constant(const Graph& g, int32_t v) {
   return v != kNoValue && g.values[std::size_t(v)].is_constant() &&
@@ -24,15 +23,142 @@ std::string list(const std::vector<std::string>& names) {
   return s.empty() ? "none" : s;
 }
 
+// The first --keep-float pattern naming the node, or "".
+std::string kept_by(const Graph& g, const GraphNode& n, const std::vector<std::string>& patterns) {
+  std::vector<std::string> names{op_info(n.op).name};
+  for (int32_t r : n.results) names.push_back(g.name(r));
+  const std::size_t pc = std::size_t(n.pc);
+  if (pc < g.module->origins.size() && !g.module->origins[pc].empty()) {
+    const std::string& origin = g.module->origins[pc];
+    names.push_back(origin);
+    const std::size_t a = origin.find('\''), b = origin.rfind('\'');
+    if (a != std::string::npos && b > a) names.push_back(origin.substr(a + 1, b - a - 1));
+  }
+  for (const std::string& pattern : patterns)
+    for (const std::string& name : names)
+      if (fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return pattern;
+  return "";
+}
+
+struct Verdict {
+  NodeRole role = NodeRole::float_op;
+  std::string why;  // for float_op: what the integer lowering lacks
+};
+
+// How a node reading activations runs on integers, or why it cannot.
+Verdict integer_verdict(const Graph& g, const GraphNode& n, const std::function<bool(int32_t)>& act) {
+  auto no = [](const std::string& why) { return Verdict{NodeRole::float_op, "no integer lowering: " + why}; };
+  const GraphValue& x = g.values[std::size_t(n.args[0] == kNoValue ? n.results[0] : n.args[0])];
+  switch (n.op) {
+    case Opcode::conv2d:
+    case Opcode::dense:
+      if (!act(n.args[0])) return no("the weights or bias are computed from the input");
+      if (!is_f32_constant(g, n.args[1])) return no("the weights '" + g.name(n.args[1]) + "' are not an f32 constant");
+      if (n.args.size() > 2 && n.args[2] != kNoValue && !is_f32_constant(g, n.args[2]))
+        return no("the bias '" + g.name(n.args[2]) + "' is not an f32 constant");
+      return {NodeRole::layer, ""};
+    case Opcode::div:
+      // x / c is x * (1/c): the constant divisor only, every element non-zero.
+      if (!act(n.args[0]) || !is_f32_constant(g, n.args[1]))
+        return no("only an activation divided by an f32 constant is lowered");
+      for (float c : to_vector<float>(g.module->constants[std::size_t(g.values[std::size_t(n.args[1])].constant)].value))
+        if (!(std::fabs(c) > 0) || !std::isfinite(c)) return no("the divisor '" + g.name(n.args[1]) + "' has a zero or non-finite element");
+      return {NodeRole::layer, ""};
+    case Opcode::add:
+    case Opcode::sub:
+    case Opcode::mul: {
+      if (act(n.args[0]) && act(n.args[1])) return {NodeRole::layer, ""};
+      const int32_t other = act(n.args[0]) ? n.args[1] : n.args[0];
+      if (!is_f32_constant(g, other))
+        return no("'" + g.name(other) + "' is neither an activation nor an f32 constant");
+      return {NodeRole::layer, ""};
+    }
+    case Opcode::matmul:
+      if (act(n.args[0]) && act(n.args[1])) return {NodeRole::layer, ""};
+      if (!act(n.args[0]) || !is_f32_constant(g, n.args[1]) || g.values[std::size_t(n.args[1])].type.dims.size() != 2)
+        return no("only a product of two activations, or of an activation and an f32 constant matrix [K, N], is lowered");
+      return {NodeRole::layer, ""};
+    case Opcode::concatenate:
+      for (int32_t a : n.args)
+        if (!act(a)) return no("it joins '" + g.name(a) + "', which is not computed from the input");
+      return {NodeRole::layer, ""};
+    case Opcode::avg_pool2d: {
+      const auto& a = g.attrs(n).get<avg_pool2d_attrs>();
+      const bool padded = std::any_of(a.padding.begin(), a.padding.end(), [](int64_t p) { return p != 0; });
+      if (a.ceil_mode || (padded && !a.count_include_pad))
+        return no("only a constant divisor can be requantized: ceil_mode=false, and no padding unless "
+                  "count_include_pad=true");
+      if (x.type.dims.size() != 4 || x.type.dims[1] == kDynamic)
+        return no("the channel count of x must be known, got " + x.type.to_string());
+      return {NodeRole::layer, ""};
+    }
+    case Opcode::mean:
+      if (reduced_count(x.type.dims, g.attrs(n).get<reduce_attrs>()) < 1)
+        return no("the reduced dims of " + x.type.to_string() + " must be known");
+      return {NodeRole::layer, ""};
+    default:
+      break;
+  }
+  if (is_table_op(n.op)) {
+    if (x.type.dtype != DType::f32) return no("a lookup table needs an f32 input, got " + x.type.to_string());
+    return {NodeRole::layer, ""};
+  }
+  if (n.op == Opcode::resize) {
+    // Nearest sampling picks input elements, so it commutes with the scale; tf_crop_and_resize
+    // also writes extrapolation_value, which has none.
+    const auto& a = g.attrs(n).get<resize_attrs>();
+    if (a.mode != resize_attrs::mode_choice::nearest ||
+        a.coordinate_transformation_mode == resize_attrs::coordinate_transformation_mode_choice::tf_crop_and_resize)
+      return no("only a nearest resize (not tf_crop_and_resize) keeps the scale");
+  }
+  // Padding adds elements of its own: only zeros (or copies of x's, edge and reflect) keep
+  // the scale.
+  if (n.op == Opcode::pad) {
+    const auto& a = g.attrs(n).get<pad_attrs>();
+    if (a.mode == pad_attrs::mode_choice::constant && a.value.as_double() != 0)
+      return no("a constant pad keeps the scale only with value 0");
+  }
+  if (n.op == Opcode::pad_dyn && n.args.size() > 2 && n.args[2] != kNoValue &&
+      g.attrs(n).get<pad_dyn_attrs>().mode == pad_dyn_attrs::mode_choice::constant)
+    return no("a constant pad keeps the scale only without a value operand (zeros)");
+  if (is_same_scale_op(n.op) || is_reader_op(n.op)) {
+    if (!act(n.args[0])) return no("it reads an activation as its shape argument");
+    for (std::size_t k = 1; k < n.args.size(); ++k)
+      if (act(n.args[k])) return no("it reads an activation as a shape argument");
+    return {is_reader_op(n.op) ? NodeRole::reader : NodeRole::same, ""};
+  }
+  return {NodeRole::float_op, "no integer lowering"};
+}
+
 }  // namespace
+
+int64_t reduced_count(const Dims& dims, const reduce_attrs& a) {
+  const int rank = int(dims.size());
+  std::vector<bool> reduced(std::size_t(rank), a.axes.empty() && !a.exclude);
+  for (int64_t ax : a.axes) {
+    const int64_t k = ax < 0 ? ax + rank : ax;
+    if (k < 0 || k >= rank) return -1;
+    reduced[std::size_t(k)] = true;
+  }
+  if (a.exclude)
+    for (std::size_t k = 0; k < reduced.size(); ++k) reduced[k] = !reduced[k];
+  int64_t n = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (!reduced[std::size_t(k)]) continue;
+    if (dims[std::size_t(k)] == kDynamic) return -1;
+    n *= dims[std::size_t(k)];
+  }
+  return n;
+}
 
 bool is_layer_op(Opcode op) {
   switch (op) {
     case Opcode::conv2d: case Opcode::dense: case Opcode::avg_pool2d: case Opcode::add:
-    case Opcode::concatenate:
+    case Opcode::concatenate: case Opcode::mean: case Opcode::mul: case Opcode::sub: case Opcode::div:
+    case Opcode::matmul:
       return true;
     default:
-      return false;
+      return is_table_op(op);
   }
 }
 
@@ -40,7 +166,12 @@ bool is_same_scale_op(Opcode op) {
   switch (op) {
     case Opcode::relu: case Opcode::max_pool2d: case Opcode::reshape: case Opcode::flatten:
     case Opcode::transpose: case Opcode::squeeze: case Opcode::expand_dims: case Opcode::copy:
-    case Opcode::strided_slice:
+    case Opcode::strided_slice: case Opcode::clip: case Opcode::upsampling: case Opcode::resize:
+    case Opcode::broadcast_to: case Opcode::flip: case Opcode::depth_to_space: case Opcode::space_to_depth:
+    case Opcode::repeat: case Opcode::tile: case Opcode::pad: case Opcode::max: case Opcode::min:
+    case Opcode::take: case Opcode::gather_elements: case Opcode::gather_nd: case Opcode::reshape_dyn:
+    case Opcode::slice_dyn: case Opcode::broadcast_dyn: case Opcode::tile_dyn: case Opcode::squeeze_dyn:
+    case Opcode::expand_dims_dyn: case Opcode::pad_dyn:
       return true;
     default:
       return false;
@@ -49,6 +180,18 @@ bool is_same_scale_op(Opcode op) {
 
 bool is_reader_op(Opcode op) {
   return op == Opcode::argmax || op == Opcode::argmin || op == Opcode::shape_of;
+}
+
+bool is_table_op(Opcode op) {
+  switch (op) {
+    case Opcode::sigmoid: case Opcode::tanh: case Opcode::exp: case Opcode::erf: case Opcode::softplus:
+    case Opcode::softsign: case Opcode::hard_sigmoid: case Opcode::hard_swish: case Opcode::gelu:
+    case Opcode::leaky_relu: case Opcode::elu: case Opcode::selu: case Opcode::celu:
+    case Opcode::thresholded_relu: case Opcode::sin: case Opcode::cos: case Opcode::atan:
+      return true;
+    default:
+      return false;
+  }
 }
 
 int32_t find_activation_input(const Graph& g, const std::string& name) {
@@ -87,68 +230,58 @@ int32_t find_activation_input(const Graph& g, const std::string& name) {
   return found;
 }
 
-QuantPlan plan_quantization(const Graph& g, int32_t input) {
+QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options) {
   QuantPlan p;
   p.input = input;
   p.activation.assign(g.values.size(), false);
+  p.floating.assign(g.values.size(), false);
   p.terminal.assign(g.values.size(), true);
   p.role.assign(g.nodes.size(), NodeRole::copy);
   p.fused_relu.assign(g.nodes.size(), -1);
+  p.float_reason.assign(g.nodes.size(), "");
   p.in_slice.assign(g.nodes.size(), false);
   p.activation[std::size_t(input)] = true;
-  auto act = [&](int32_t v) { return v != kNoValue && p.activation[std::size_t(v)]; };
+  const std::function<bool(int32_t)> act = [&](int32_t v) { return v != kNoValue && p.activation[std::size_t(v)]; };
+  auto held_float = [&](int32_t v) { return v != kNoValue && p.floating[std::size_t(v)]; };
 
   for (const GraphNode& n : g.nodes) {
     if (std::none_of(n.args.begin(), n.args.end(), act)) continue;
-    const std::string op = op_info(n.op).name;
-    auto refuse = [&](const std::string& why) {
-      throw Error(ErrorKind::invalid, op + ": " + why + " (the instruction: " + g.text(n) + ")", g.where(n));
-    };
-    const std::string first = n.args.empty() || n.args[0] == kNoValue ? "" : g.name(n.args[0]);
-    NodeRole role = NodeRole::copy;
-    if (n.op == Opcode::conv2d || n.op == Opcode::dense) {
-      if (!act(n.args[0])) refuse("only x may be computed from the quantized input; the weights and bias must be f32 constants");
-      if (!is_f32_constant(g, n.args[1]))
-        refuse("the weights '" + g.name(n.args[1]) + "' must be an f32 constant to be quantized");
-      if (n.args.size() > 2 && n.args[2] != kNoValue && !is_f32_constant(g, n.args[2]))
-        refuse("the bias '" + g.name(n.args[2]) + "' must be an f32 constant to be quantized");
-      role = NodeRole::layer;
-    } else if (n.op == Opcode::add) {
-      const bool both = act(n.args[0]) && act(n.args[1]);
-      if (!both && !is_f32_constant(g, act(n.args[0]) ? n.args[1] : n.args[0]))
-        refuse("adds an activation and '" + g.name(act(n.args[0]) ? n.args[1] : n.args[0]) +
-               "', which is neither an activation nor an f32 constant");
-      role = NodeRole::layer;
-    } else if (n.op == Opcode::concatenate) {
-      for (int32_t a : n.args)
-        if (!act(a)) refuse("joins the activation with '" + g.name(a) + "', which is not computed from the input");
-      role = NodeRole::layer;
-    } else if (n.op == Opcode::avg_pool2d) {
-      role = NodeRole::layer;
-    } else if (is_same_scale_op(n.op) || is_reader_op(n.op)) {
-      if (!act(n.args[0])) refuse("reads an activation as its shape argument");
-      for (std::size_t k = 1; k < n.args.size(); ++k)
-        if (act(n.args[k])) refuse("reads an activation as a shape argument");
-      role = is_reader_op(n.op) ? NodeRole::reader : NodeRole::same;
+    Verdict v;
+    if (const std::string pattern = kept_by(g, n, options.keep_float); !pattern.empty()) {
+      v.why = "kept float by option --keep-float '" + pattern + "'";
     } else {
-      refuse("it reads the activation '" + first +
-             "' (computed from the quantized input) and has no integer lowering; " + kSupported);
+      v = integer_verdict(g, n, act);
+      // An op fed only by float ops stays float (quantizing costs more than it saves), except
+      // a conv2d, dense or matmul by constant weights, which is what integers are for.
+      const bool fed_by_float = std::all_of(n.args.begin(), n.args.end(), [&](int32_t a) { return !act(a) || held_float(a); });
+      const bool weighted = n.op == Opcode::conv2d || n.op == Opcode::dense ||
+                            (n.op == Opcode::matmul && is_f32_constant(g, n.args[1]));
+      if (v.role != NodeRole::float_op && fed_by_float && !weighted)
+        v = Verdict{NodeRole::float_op, "its input is float (computed by a float op)"};
     }
-    p.role[std::size_t(n.pc)] = role;
-    if (role == NodeRole::layer || role == NodeRole::same)
-      for (int32_t r : n.results) p.activation[std::size_t(r)] = true;
+    p.role[std::size_t(n.pc)] = v.role;
+    p.float_reason[std::size_t(n.pc)] = v.why;
+    for (int32_t r : n.results) {
+      if (v.role == NodeRole::layer || v.role == NodeRole::same) p.activation[std::size_t(r)] = true;
+      // A float op's f32 results are activations held in float; others (an argmax's indices)
+      // are ordinary values.
+      if (v.role == NodeRole::float_op && g.values[std::size_t(r)].type.dtype == DType::f32)
+        p.activation[std::size_t(r)] = p.floating[std::size_t(r)] = true;
+    }
   }
 
   // A relu that is the only reader of a conv2d, dense or add result runs on the i32
   // accumulator, before the requantization: the scale is then chosen for the non-negative
-  // part only, which is all that survives the relu.
+  // part only, which is all that survives the relu. A clip (ReLU6) there sets the result's
+  // scale to the clipped range and clips the requantized integers.
   for (const GraphNode& n : g.nodes) {
     if (p.role[std::size_t(n.pc)] != NodeRole::layer) continue;
     if (n.op != Opcode::conv2d && n.op != Opcode::dense && n.op != Opcode::add) continue;
     const GraphValue& r = g.values[std::size_t(n.results[0])];
     if (r.readers.size() != 1 || g.is_output(n.results[0])) continue;
     const GraphNode& reader = g.nodes[std::size_t(r.readers[0])];
-    if (reader.op != Opcode::relu) continue;
+    if ((reader.op != Opcode::relu && reader.op != Opcode::clip) || p.role[std::size_t(reader.pc)] != NodeRole::same)
+      continue;
     p.fused_relu[std::size_t(n.pc)] = reader.pc;
     p.role[std::size_t(reader.pc)] = NodeRole::fused;
   }

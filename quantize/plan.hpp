@@ -1,7 +1,9 @@
 // Which values of the float program the quantizer turns into integers, and how. Starting from
 // the one float input it quantizes (the "activation input"), every float value computed from
-// it is an activation; the instructions that read activations must be ones the quantizer
-// knows. Everything else (labels, accuracy arithmetic) is copied as it is.
+// it is an activation. An instruction reading activations runs on integers when the quantizer
+// has a lowering for it, else in float (mixed precision): its integer inputs are dequantized,
+// and its f32 result is quantized again only where an integer layer reads it. Everything that
+// reads no activation (labels, accuracy arithmetic) is copied as it is.
 #pragma once
 
 #include <cstdint>
@@ -14,21 +16,38 @@ namespace mlvm::quant {
 
 enum class NodeRole : uint8_t {
   copy,     // reads no activation: copied unchanged
-  layer,    // conv2d, dense, avg_pool2d, add, concatenate: computed in i32, requantized
-  same,     // relu, max_pool2d and views: the same integers' scale carries through
+  layer,    // conv2d, dense, matmul, avg_pool2d, mean, add, sub, mul, div, concatenate, tables
+  same,     // relu, clip, max_pool2d, nearest resizes, views: the integers' scale carries through
   reader,   // argmax, argmin, shape_of: read the integers, make a non-activation value
-  fused,    // a relu folded into the layer before it (applied to the i32 accumulator)
+  fused,    // a relu or clip folded into the layer before it
+  float_op, // reads an activation but runs in f32 (no integer lowering, or kept by option)
+};
+
+// The ops computed as a 256-entry lookup table on their i8 input (pointwise unary functions).
+bool is_table_op(Opcode op);
+
+struct PlanOptions {
+  // Instructions to keep in float: shell-style patterns (fnmatch) matched against the op's
+  // name, its result registers, its origin (an ONNX node: "Conv '/layer1/conv'") and the
+  // node name inside the origin's quotes.
+  std::vector<std::string> keep_float;
 };
 
 struct QuantPlan {
   int32_t input = kNoValue;       // the activation input's value
-  std::vector<bool> activation;   // per value
+  std::vector<bool> activation;   // per value: computed from the input (integers or floats)
+  // Per activation value: held in f32 (the result of a float_op); an integer layer reading it
+  // quantizes it with the exponent its calibrated range gives.
+  std::vector<bool> floating;
   // Per activation value: true when no layer reads it (directly or through `same` nodes), only
-  // outputs and readers: it keeps 16 bits (i32) instead of 8 (i8).
+  // outputs, readers and float ops: it keeps 16 bits (i32) instead of 8 (i8).
   std::vector<bool> terminal;
   std::vector<NodeRole> role;     // per node
-  // Per node of role `layer`: the relu node folded into it, or -1.
+  // Per node of role `layer`: the relu or clip node folded into it, or -1.
   std::vector<int32_t> fused_relu;
+  // Per node of role float_op: why it stays float ("no integer lowering", "kept float by
+  // option --keep-float 'PATTERN'", "its input is float", ...).
+  std::vector<std::string> float_reason;
   // Per node: needed to compute the activations (the calibration run keeps only these).
   std::vector<bool> in_slice;
 };
@@ -38,12 +57,15 @@ bool is_layer_op(Opcode op);
 bool is_same_scale_op(Opcode op);
 bool is_reader_op(Opcode op);
 
+// The number of elements a reduction (`mean`) over dims with these attributes takes in, when
+// every reduced dim is known; -1 otherwise.
+int64_t reduced_count(const Dims& dims, const reduce_attrs& a);
+
 // Picks the activation input: `name` is an input or an f32 constant of the module; "" means
 // the module's only f32 input. Error(invalid) naming what was expected.
 int32_t find_activation_input(const Graph& g, const std::string& name);
 
-// Classifies every node. Error(invalid) at the first node reading an activation that the
-// quantizer cannot handle, naming the instruction and the supported ops.
-QuantPlan plan_quantization(const Graph& g, int32_t input);
+// Classifies every node; nodes without an integer lowering become float_op with the reason.
+QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options = {});
 
 }  // namespace mlvm::quant

@@ -51,7 +51,7 @@ int channel_axis(const Graph& g, int32_t value) {
   if (v.def < 0) return -1;
   const Opcode op = g.node_of(value).op;
   if (op == Opcode::conv2d) return 1;
-  if (op == Opcode::dense) return v.type.dims.size() - 1;
+  if (op == Opcode::dense || op == Opcode::matmul) return v.type.dims.size() - 1;
   return -1;
 }
 
@@ -96,7 +96,7 @@ Probe float_probe(const Graph& g, const QuantPlan& p) {
     }
     throw Error(ErrorKind::invalid,
                 "the activations depend on input '" + g.name(v) + "' as well as on '" + out.input +
-                    "'; the quantizer calibrates one input (the others must not reach a layer)",
+                    "'; the quantizer calibrates one input (no instruction computed from it may read another input)",
                 g.where(n));
   };
   for (const GraphNode& n : g.nodes) {

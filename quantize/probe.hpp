@@ -33,7 +33,8 @@ Probe float_probe(const Graph& g, const QuantPlan& p);
 
 struct ValueStats {
   double max_abs = 0, max_pos = 0;
-  // conv2d and dense results: the same per output channel (conv2d's axis 1, dense's last).
+  // conv2d, dense and matmul results: the same per output channel (conv2d's axis 1, the
+  // others' last).
   std::vector<double> channel_abs, channel_pos;
 };
 

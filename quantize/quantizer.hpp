@@ -22,6 +22,10 @@ struct QuantizeOptions {
   int64_t max_samples = 0;       // calibration samples used; 0: all
   int threads = 0;               // kernel threads for the calibration runs; 0: all cores
   bool measure_errors = true;    // run both programs once more for the report's errors
+  // Instructions kept in float even when they have an integer lowering: shell-style patterns
+  // matched against op names, result registers and origins (ONNX node names); see
+  // PlanOptions.
+  std::vector<std::string> keep_float;
 };
 
 struct QuantizeResult {
@@ -31,7 +35,8 @@ struct QuantizeResult {
   int64_t samples = 0;              // calibration samples used
 };
 
-// Error(invalid) for a program the quantizer cannot handle (naming the instruction), for
+// Ops without an integer lowering run in float (their rows in `layers` say why). Error(invalid)
+// for a program the quantizer cannot handle (naming the instruction), for
 // samples that do not fit the input (saying what was expected), and for an integer program
 // the verifier cannot prove (naming the float layer). The program must outlive the call.
 QuantizeResult quantize_program(const Program& program, const Tensor& samples,

@@ -22,10 +22,12 @@ struct LayerReport {
   int32_t multiplier_min = 0, multiplier_max = 0;
   std::string rescale;     // add, concatenate: the shifts that align their inputs and result
   double float_max = 0;    // max |float value| over the calibration set
+  std::string float_reason;  // an op that stayed float: why ("no integer lowering", ...)
   double max_error = -1;   // max |float - q * 2^-exponent| over the calibration set; -1: not measured
 };
 
-// The report as a table, one line per layer, with a header line.
+// The report as a table, one line per layer, with a header line; then the ops kept in float,
+// each with its reason.
 void print_report(std::ostream& os, const std::vector<LayerReport>& layers);
 
 }  // namespace mlvm::quant

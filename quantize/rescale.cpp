@@ -24,11 +24,33 @@ QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, co
   const int d = v.exp - exp;
   // Shifts past 32 bits are the same as by 32: everything has left (right) or saturated (left).
   const write::cvm_shift shift{.precision = precision, .shift_bit = std::min(std::abs(d), 32)};
+  if (d > 0 && d <= kDitherShifts) dither(reg, own, want);
   if (d > 0) apply(op::cvm_right_shift, shift);
   else if (d < 0) apply(op::cvm_left_shift, shift);
   else if (v.precision > precision) apply(op::cvm_clip, {.precision = precision});
   if (e_.type(reg).dtype == DType::i32 && dtype == DType::i8) apply(op::cast, {.dtype = DType::i8});
   return QValue{reg, exp, e_.type(reg).precision};
+}
+
+// cvm_right_shift rounds half up: a tie (low bits exactly 10...0) always goes up, which on a
+// short shift is frequent (every odd value of a shift by 1) and biases the result up by
+// 2^-(d+1) of a step on average; through a network of residual adds and ReLUs that adds up.
+// Subtracting 0, 1, 0, 1, ... along the last axis first sends the ties of every other element
+// down instead (a non-tie rounds the same either way), so the bias cancels over the axis.
+void Lowerer::dither(std::string& reg, bool& own, const std::string& want) {
+  const TensorType& t = e_.type(reg);
+  if (t.dtype != DType::i32 || t.dims.empty() || t.precision == kUnknownPrecision || t.precision >= 31) return;
+  const int64_t n = t.dims.back();
+  if (n < 2 || n == kDynamic) return;
+  std::vector<int32_t> pattern(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = int32_t(k % 2);
+  const std::string c = e_.constant(want + ".dither", make_tensor<int32_t>(Dims{n}, std::span<const int32_t>(pattern)));
+  if (own) {
+    e_.emit_over(reg, op::sub, {reg, c});
+  } else {
+    reg = e_.emit(op::sub, {reg, c}, {}, want);
+    own = true;
+  }
 }
 
 std::string Lowerer::requantize(const std::string& acc, const Requant& r, int channel_axis, int rank,

@@ -38,7 +38,9 @@ int main(int argc, char** argv) {
       "Usage: mlvm-quantize MODEL (.mlbc|.mlasm|.onnx) --calib FILE.npy|FILE.npz [options]\n\n"
       "Quantizes a float model to the CVM integer discipline (i8 activations, i32 accumulators,\n"
       "cvm_right_shift requantization), calibrated on the samples, and proves the result\n"
-      "overflow-free (strict precision). The program keeps the model's inputs and outputs.\n\nOptions");
+      "overflow-free (strict precision). Ops without an integer lowering run in float between a\n"
+      "dequantization and a quantization (--report lists them). The program keeps the model's\n"
+      "inputs and outputs.\n\nOptions");
   visible.add_options()                          //
       ("help,h", "print this help and exit")     //
       ("version", "print the version and exit")  //
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
       ("output,o", po::value<std::string>(), "write the module here (default: MODEL_int8.mlbc beside the model)")  //
       ("emit-asm", po::value<std::string>(), "also write the integer program as .mlasm (large constants as .npy files beside it)")  //
       ("report", "print each layer's scale, shifts and the largest float-vs-integer error on the calibration set")  //
+      ("keep-float", po::value<std::vector<std::string>>()->composing(), "keep these instructions in float (repeatable): a shell pattern (*, ?) matched against op names (sigmoid), result registers, and ONNX node names (/layer4/*)")  //
       ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
       ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
   po::variables_map vm;
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   const std::string calib = vm["calib"].as<std::string>();
   quant::QuantizeOptions options;
   if (vm.count("input")) options.input = vm["input"].as<std::string>();
+  if (vm.count("keep-float")) options.keep_float = vm["keep-float"].as<std::vector<std::string>>();
   if (vm.count("max-samples")) options.max_samples = vm["max-samples"].as<int64_t>();
   options.threads = vm["threads"].as<int>();
   options.measure_errors = vm.count("report") != 0;

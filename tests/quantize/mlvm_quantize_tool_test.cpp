@@ -116,14 +116,34 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1) {
   BOOST_TEST(!fs::exists(s.path("missing_int8.mlbc")));
 }
 
+BOOST_AUTO_TEST_CASE(keep_float_and_the_report_of_float_ops) {
+  Scratch s;
+  s.write("m.mlasm", ".program m\n.input  x : f32[?, 2]\n.const  w : f32[2, 2] = [[1, 0.5], [-0.5, 1]]\n.output y\n"
+                     "    h = dense x, w\n    s = softmax h, axis=1\n    y = sigmoid h\n");
+  save_npy(s.path("c.npy"), random_f32({16, 2}, -1, 1, 3));
+  auto r = s.run(kQuantize, "m.mlasm --calib c.npy --report --keep-float 'sig*' --emit-asm q.mlasm -o q.mlbc");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "ops kept in float (2):"), r.out);
+  BOOST_TEST(contains(r.out, "softmax  no integer lowering"), r.out);
+  BOOST_TEST(contains(r.out, "sigmoid  kept float by option --keep-float 'sig*'"), r.out);
+  // Without the option sigmoid is a lookup table, and only softmax stays float.
+  r = s.run(kQuantize, "m.mlasm --calib c.npy --report -o q2.mlbc");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "ops kept in float (1):"), r.out);
+  BOOST_TEST(contains(r.out, "table[256]"), r.out);
+  // The text with its float ops re-assembles with the integer part proven.
+  r = s.run(kAsm, "--strict-precision q.mlasm -o back.mlbc");
+  CHECK_RUN(r, 0);
+}
+
 BOOST_AUTO_TEST_CASE(bad_models_and_calibration_files_exit_2_saying_what_was_expected) {
   Scratch s;
-  s.write("s.mlasm", ".program s\n.input  x : f32[?, 2]\n.const  w : f32[2, 2] = [[1, 0], [0, 1]]\n.output y\n"
-                     "    h = dense x, w\n    y = sigmoid h\n");
+  s.write("s.mlasm", ".program s\n.input  x : f32[?, 2]\n.input  z : f32[?, 2]\n.const  w : f32[2, 2] = [[1, 0], [0, 1]]\n"
+                     ".output y\n    h = dense x, w\n    y = add h, z\n");
   save_npy(s.path("c.npy"), make_tensor<float>({2, 2}, {1, 2, 3, 4}));
-  auto r = s.run(kQuantize, "s.mlasm --calib c.npy");
+  auto r = s.run(kQuantize, "s.mlasm --calib c.npy --input x");
   CHECK_RUN(r, 2);
-  BOOST_TEST(contains(r.err, "mlvm-quantize: s.mlasm: instruction 1 (line 6): invalid: sigmoid: it reads the activation 'h'"),
+  BOOST_TEST(contains(r.err, "mlvm-quantize: s.mlasm: instruction 1 (line 7): invalid: the activations depend on input 'z'"),
              r.err);
 
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy");

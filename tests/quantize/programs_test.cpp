@@ -134,6 +134,23 @@ BOOST_AUTO_TEST_CASE(an_output_may_reuse_the_inputs_register) {
   BOOST_TEST(max_abs_diff(run(f, {{"x", x}}).at("x"), run(q, {{"x", x}}).at("x")) < 0.02);
 }
 
+BOOST_AUTO_TEST_CASE(inputs_and_outputs_keep_names_that_are_not_identifiers) {
+  // ONNX names its tensors "0", "onnx::x", ...: the integer program keeps them, and the
+  // calibration run feeds the input by that name.
+  const char* text = R"(.program onnx_names
+.input  "onnx::x" : f32[?, 2]
+.const  w : f32[2, 2] = [[0.5, -1], [0.25, 1]]
+.output "4"
+    "4" = dense "onnx::x", w
+)";
+  const Program f = assemble(text);
+  const Tensor x = random_f32({8, 2}, -1, 1, 42);
+  const Program q = strict_program(quant::quantize_program(f, x).module);
+  BOOST_TEST(q.inputs()[0].name == "onnx::x");
+  BOOST_TEST(q.outputs()[0].name == "4");
+  BOOST_TEST(max_abs_diff(run(f, {{"onnx::x", x}}).at("4"), run(q, {{"onnx::x", x}}).at("4")) < 0.02);
+}
+
 BOOST_AUTO_TEST_CASE(a_constant_can_be_the_quantized_input) {
   // A program with its data baked in (like samples/digits/digits_f32.mlasm): --input names
   // the constant, the integer program keeps it and quantizes it when it runs.
