@@ -26,8 +26,8 @@ void check_threshold(const std::span<const TensorType> in, std::size_t k, const 
   int64_t n = 1;
   for (int64_t d : t.dims) n = d == kDynamic || n == kDynamic ? kDynamic : n * d;
   if (!is_float(t.dtype) || (n != 1 && n != kDynamic))
-    fail_invalid(std::string("nms_boxes: ") + name + " must be a float tensor of one element, got " +
-                 t.to_string());
+    fail_invalid(std::string("nms_boxes: ") + name +
+                 " must be a float tensor of one element, got " + t.to_string());
 }
 
 }  // namespace
@@ -51,17 +51,19 @@ void infer_non_max_suppression(InferContext& ctx) {
 // and for their values (a threshold in range) by the kernel.
 void infer_nms_boxes(InferContext& ctx) {
   if (ctx.in.size() < 2 || ctx.in.size() > 5)
-    fail(ErrorKind::usage, "nms_boxes: expected 2 to 5 inputs, got " + std::to_string(ctx.in.size()));
+    fail(ErrorKind::usage,
+         "nms_boxes: expected 2 to 5 inputs, got " + std::to_string(ctx.in.size()));
   const TensorType &boxes = ctx.in[0], &scores = ctx.in[1];
-  if (!is_float(boxes.dtype) || boxes.dims.size() != 3 || (boxes.dims[2] != 4 && boxes.dims[2] != kDynamic))
+  if (!is_float(boxes.dtype) || boxes.dims.size() != 3 ||
+      (boxes.dims[2] != 4 && boxes.dims[2] != kDynamic))
     fail_invalid("nms_boxes: boxes must be a float tensor [B, N, 4], got " + boxes.to_string());
   if (scores.dtype != boxes.dtype || scores.dims.size() != 3)
     fail_invalid("nms_boxes: scores must be [B, C, N] of boxes' dtype, got " + scores.to_string() +
                  " beside boxes " + boxes.to_string());
   auto differ = [](int64_t a, int64_t b) { return a != kDynamic && b != kDynamic && a != b; };
   if (differ(boxes.dims[0], scores.dims[0]) || differ(boxes.dims[1], scores.dims[2]))
-    fail_invalid("nms_boxes: scores " + scores.to_string() + " does not match boxes " + boxes.to_string() +
-                 " (scores [B, C, N] for boxes [B, N, 4])");
+    fail_invalid("nms_boxes: scores " + scores.to_string() + " does not match boxes " +
+                 boxes.to_string() + " (scores [B, C, N] for boxes [B, N, 4])");
   attr_input("nms_boxes", ctx.in, 2, "max_output");
   check_threshold(ctx.in, 3, "iou_threshold");
   check_threshold(ctx.in, 4, "score_threshold");

@@ -18,7 +18,8 @@ void infer_det(InferContext& ctx) {
   if (r < 2) fail_invalid("det: x must have rank >= 2 ([..., M, M]), got " + x.to_string());
   const int64_t rows = x.dims[r - 2], cols = x.dims[r - 1];
   if (rows != kDynamic && cols != kDynamic && rows != cols)
-    fail_invalid("det: the last two dims of x must be equal (square matrices), got " + x.to_string());
+    fail_invalid("det: the last two dims of x must be equal (square matrices), got " +
+                 x.to_string());
   Dims out = x.dims;
   out.resize(r - 2);
   if (out.empty()) out = Dims{1};

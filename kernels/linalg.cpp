@@ -27,7 +27,8 @@ double lu_det(std::vector<double>& a, int64_t m) {
     for (int64_t i = k + 1; i < m; ++i)
       if (std::fabs(a[std::size_t(i * m + k)]) > std::fabs(a[std::size_t(p * m + k)])) p = i;
     if (p != k) {
-      for (int64_t j = 0; j < m; ++j) std::swap(a[std::size_t(k * m + j)], a[std::size_t(p * m + j)]);
+      for (int64_t j = 0; j < m; ++j)
+        std::swap(a[std::size_t(k * m + j)], a[std::size_t(p * m + j)]);
       det = -det;
     }
     const double pivot = a[std::size_t(k * m + k)];
@@ -36,7 +37,8 @@ double lu_det(std::vector<double>& a, int64_t m) {
     for (int64_t i = k + 1; i < m; ++i) {
       const double f = a[std::size_t(i * m + k)] / pivot;
       if (f == 0.0) continue;
-      for (int64_t j = k + 1; j < m; ++j) a[std::size_t(i * m + j)] -= f * a[std::size_t(k * m + j)];
+      for (int64_t j = k + 1; j < m; ++j)
+        a[std::size_t(i * m + j)] -= f * a[std::size_t(k * m + j)];
     }
     if ((k & 63) == 63) poll_cancel();
   }

@@ -3,11 +3,12 @@
 // (kernels/detection.cpp) has other rows, IoU in percent and a fixed-size result.
 //
 // For every batch b and class c, greedily: the boxes whose score passes score_threshold, by
-// score descending (ties by box index, NaN scores last), are taken in turn, and one is kept
-// unless its IoU with a box already kept for (b, c) exceeds iou_threshold; at most max_output
-// per (b, c). The geometry is ONNX Runtime's (onnxruntime/core/providers/cpu/object_detection/
-// non_max_suppression.cc), computed in the boxes' dtype, so that its f32 decisions are
-// reproduced bit for bit. Sequential: identical at every SIMD level and thread count.
+// score descending (ties by box index, NaN scores last: ONNX Runtime's heap leaves both to its
+// layout), are taken in turn, and one is kept unless its IoU with a box already kept for (b, c)
+// exceeds iou_threshold; at most max_output per (b, c). The geometry is ONNX Runtime's
+// (onnxruntime/core/providers/cpu/object_detection/non_max_suppression_helper.h), computed in
+// the boxes' dtype, so that its f32 decisions are reproduced bit for bit. Sequential: identical
+// at every SIMD level and thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -59,8 +60,9 @@ Extent<T> extent(const T* b, bool center) {
   return e;
 }
 
-// Whether IoU(p, q) > threshold. No overlap, an empty box or a non-positive union never
-// suppresses; neither does a NaN (every comparison with it is false).
+// Whether IoU(p, q) > threshold, p the box kept and q the candidate (std::max and std::min
+// are not symmetric in a NaN, so the order is ONNX Runtime's). No overlap, an empty box or a
+// non-positive union never suppresses; neither does a NaN area (every comparison is false).
 template <class T>
 bool suppresses(const Extent<T>& p, const Extent<T>& q, double threshold) {
   const T ix_min = std::max(p.x_min, q.x_min), ix_max = std::min(p.x_max, q.x_max);
@@ -78,10 +80,13 @@ bool suppresses(const Extent<T>& p, const Extent<T>& q, double threshold) {
 
 // The value of a one-element float tensor (checked by the static rule).
 double one_float(const Tensor& t) {
-  return t.dtype() == DType::f32 ? double(ew::load<float>(t.raw_data())) : ew::load<double>(t.raw_data());
+  return t.dtype() == DType::f32 ? double(ew::load<float>(t.raw_data()))
+                                 : ew::load<double>(t.raw_data());
 }
 
-bool present(const KernelContext& ctx, std::size_t k) { return ctx.in.size() > k && ctx.in[k].defined(); }
+bool present(const KernelContext& ctx, std::size_t k) {
+  return ctx.in.size() > k && ctx.in[k].defined();
+}
 
 }  // namespace
 
@@ -95,7 +100,8 @@ void run_nms_boxes(KernelContext& ctx) {
   const int64_t max_output = present(ctx, 2) ? std::max<int64_t>(read_ints(ctx.in[2])[0], 0) : 0;
   const double iou = present(ctx, 3) ? one_float(ctx.in[3]) : 0.0;
   if (!(iou >= 0.0 && iou <= 1.0))
-    fail_trap("nms_boxes: iou_threshold is " + std::to_string(iou) + "; expected a number in [0, 1]");
+    fail_trap("nms_boxes: iou_threshold is " + std::to_string(iou) +
+              "; expected a number in [0, 1]");
   const bool filter = present(ctx, 4);
   const double score_threshold = filter ? one_float(ctx.in[4]) : 0.0;
   const Tensor boxes = contiguous(ctx.in[0], ctx.env.budget);
@@ -128,7 +134,8 @@ void run_nms_boxes(KernelContext& ctx) {
             if ((k & 1023) == 1023) poll_cancel();  // the comparisons grow as kept x candidates
             bool keep = true;
             for (int64_t q : kept)
-              if (suppresses(ext[std::size_t(i)], ext[std::size_t(q)], iou)) {
+              if (suppresses(ext[std::size_t(q)], ext[std::size_t(i)],
+                             iou)) {  // kept first, as ORT
                 keep = false;
                 break;
               }

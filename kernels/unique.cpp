@@ -81,8 +81,9 @@ Groups group_slices(const T* p, int64_t n, int64_t len, bool sorted) {
     const std::size_t k = g.first.size();
     std::vector<int64_t> by_first(k), new_id(k);
     std::iota(by_first.begin(), by_first.end(), int64_t(0));
-    std::sort(by_first.begin(), by_first.end(),
-              [&](int64_t a, int64_t b) { return g.first[std::size_t(a)] < g.first[std::size_t(b)]; });
+    std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) {
+      return g.first[std::size_t(a)] < g.first[std::size_t(b)];
+    });
     Groups h;
     for (std::size_t q = 0; q < k; ++q) {
       new_id[std::size_t(by_first[q])] = int64_t(q);

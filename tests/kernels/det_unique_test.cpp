@@ -61,7 +61,8 @@ void check_det_against_laplace(const Tensor& x) {
     std::vector<long double> a(xv.begin() + b * m * m, xv.begin() + (b + 1) * m * m);
     const double want = double(laplace(a, m));
     BOOST_TEST(std::fabs(yv[std::size_t(b)] - want) <= 1e-6 * std::fabs(want) + 1e-9,
-               "det " << x.type_string() << " matrix " << b << ": " << yv[std::size_t(b)] << " vs " << want);
+               "det " << x.type_string() << " matrix " << b << ": " << yv[std::size_t(b)] << " vs "
+                      << want);
   }
 }
 
@@ -73,9 +74,9 @@ std::vector<Tensor> unique(const Tensor& x, std::optional<int64_t> axis, bool so
   return run_all(Opcode::unique, {x}, unique_of(axis, sorted));
 }
 
-void check_unique(const std::vector<Tensor>& r, DType dt, const Dims& yshape, const std::vector<double>& y,
-                  const std::vector<int64_t>& indices, const std::vector<int64_t>& inverse,
-                  const std::vector<int64_t>& counts) {
+void check_unique(const std::vector<Tensor>& r, DType dt, const Dims& yshape,
+                  const std::vector<double>& y, const std::vector<int64_t>& indices,
+                  const std::vector<int64_t>& inverse, const std::vector<int64_t>& counts) {
   check_values(r[0], dt, yshape, y);
   BOOST_TEST(int_values(r[1]) == indices);
   BOOST_TEST(int_values(r[2]) == inverse);
@@ -84,10 +85,12 @@ void check_unique(const std::vector<Tensor>& r, DType dt, const Dims& yshape, co
 }
 
 // The same four results, bit for bit.
-void require_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b, const std::string& what) {
+void require_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b,
+                  const std::string& what) {
   BOOST_REQUIRE_EQUAL(a.size(), b.size());
   for (std::size_t k = 0; k < a.size(); ++k) {
-    BOOST_TEST(dims_to_string(a[k].shape()) == dims_to_string(b[k].shape()), what << " result " << k);
+    BOOST_TEST(dims_to_string(a[k].shape()) == dims_to_string(b[k].shape()),
+               what << " result " << k);
     BOOST_TEST(same_bits(a[k], b[k]), what << " result " << k);
   }
 }
@@ -138,7 +141,8 @@ void check_unique_reference(const Tensor& x, std::optional<int64_t> axis, bool s
   for (std::size_t g = 0; g < order.size(); ++g) order[g] = int64_t(g);
   if (sorted)
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return less(slices[std::size_t(first[std::size_t(a)])], slices[std::size_t(first[std::size_t(b)])]);
+      return less(slices[std::size_t(first[std::size_t(a)])],
+                  slices[std::size_t(first[std::size_t(b)])]);
     });
   std::vector<int64_t> want_first, want_count;
   for (std::size_t q = 0; q < order.size(); ++q) {
@@ -161,7 +165,8 @@ void check_unique_reference(const Tensor& x, std::optional<int64_t> axis, bool s
   int64_t bad = 0;
   for_each_index(y.shape(), [&](const std::vector<int64_t>& idx) {
     const std::size_t q = std::size_t(axis ? idx[std::size_t(ax)] : idx[0]);
-    const double v = y.get_double(idx), w = slices[std::size_t(want_first[q])][std::size_t(seen[q]++)];
+    const double v = y.get_double(idx),
+                 w = slices[std::size_t(want_first[q])][std::size_t(seen[q]++)];
     if (!(v == w || (std::isnan(v) && std::isnan(w)))) ++bad;
   });
   BOOST_TEST(bad == 0, what);
@@ -172,28 +177,38 @@ void check_unique_reference(const Tensor& x, std::optional<int64_t> axis, bool s
 BOOST_AUTO_TEST_SUITE(kernels_det_unique)
 
 BOOST_AUTO_TEST_CASE(det_hand_cases) {
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1, 2, 3, 4})}, Attrs{}), DType::f32, Dims{1}, {-2});
-  check_values(run_op(Opcode::det, {make(DType::f64, Dims{2, 2, 2}, {2, 0, 0, 3, 0, 1, 1, 0})}, Attrs{}), DType::f64,
-               Dims{2}, {6, -1});
+  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1, 2, 3, 4})}, Attrs{}),
+               DType::f32, Dims{1}, {-2});
+  check_values(
+      run_op(Opcode::det, {make(DType::f64, Dims{2, 2, 2}, {2, 0, 0, 3, 0, 1, 1, 0})}, Attrs{}),
+      DType::f64, Dims{2}, {6, -1});
   // A zero first pivot: rows are swapped (the sign flips).
-  check_values(run_op(Opcode::det, {make(DType::f64, Dims{3, 3}, {0, 1, 2, 1, 0, 3, 4, -3, 8})}, Attrs{}), DType::f64,
-               Dims{1}, {-2});
+  check_values(
+      run_op(Opcode::det, {make(DType::f64, Dims{3, 3}, {0, 1, 2, 1, 0, 3, 4, -3, 8})}, Attrs{}),
+      DType::f64, Dims{1}, {-2});
   // Singular: a zero pivot column, no division by it.
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1, 2, 2, 4})}, Attrs{}), DType::f32, Dims{1}, {0});
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{3, 3}, {0, 1, 2, 0, 3, 4, 0, 5, 6})}, Attrs{}), DType::f32,
-               Dims{1}, {0});
+  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1, 2, 2, 4})}, Attrs{}),
+               DType::f32, Dims{1}, {0});
+  check_values(
+      run_op(Opcode::det, {make(DType::f32, Dims{3, 3}, {0, 1, 2, 0, 3, 4, 0, 5, 6})}, Attrs{}),
+      DType::f32, Dims{1}, {0});
   // 1x1 and 0x0 matrices; no matrices at all.
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{3, 1, 1}, {5, -1, 0})}, Attrs{}), DType::f32, Dims{3}, {5, -1, 0});
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{3, 0, 0}, {})}, Attrs{}), DType::f32, Dims{3}, {1, 1, 1});
-  check_values(run_op(Opcode::det, {make(DType::f64, Dims{0, 2, 2}, {})}, Attrs{}), DType::f64, Dims{0}, {});
-  check_values(run_op(Opcode::det, {make(DType::f64, Dims{2, 0, 3, 3}, {})}, Attrs{}), DType::f64, Dims{2, 0}, {});
+  check_values(run_op(Opcode::det, {make(DType::f32, Dims{3, 1, 1}, {5, -1, 0})}, Attrs{}),
+               DType::f32, Dims{3}, {5, -1, 0});
+  check_values(run_op(Opcode::det, {make(DType::f32, Dims{3, 0, 0}, {})}, Attrs{}), DType::f32,
+               Dims{3}, {1, 1, 1});
+  check_values(run_op(Opcode::det, {make(DType::f64, Dims{0, 2, 2}, {})}, Attrs{}), DType::f64,
+               Dims{0}, {});
+  check_values(run_op(Opcode::det, {make(DType::f64, Dims{2, 0, 3, 3}, {})}, Attrs{}), DType::f64,
+               Dims{2, 0}, {});
   // A NaN reaches the result, even in a singular matrix.
-  const Tensor nan = run_op(Opcode::det, {make(DType::f32, Dims{2, 2, 2}, {NAN, 1, 2, 3, 0, 0, 0, NAN})}, Attrs{});
+  const Tensor nan =
+      run_op(Opcode::det, {make(DType::f32, Dims{2, 2, 2}, {NAN, 1, 2, 3, 0, 0, 0, NAN})}, Attrs{});
   BOOST_TEST(std::isnan(values(nan)[0]));
   BOOST_TEST(std::isnan(values(nan)[1]));
   // f32 inputs are accumulated in f64: 1e20 and 1e-20 products do not overflow on the way.
-  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1e20f, 0, 0, 1e-20f})}, Attrs{}), DType::f32,
-               Dims{1}, {double(float(double(1e20f) * double(1e-20f)))});
+  check_values(run_op(Opcode::det, {make(DType::f32, Dims{2, 2}, {1e20f, 0, 0, 1e-20f})}, Attrs{}),
+               DType::f32, Dims{1}, {double(float(double(1e20f) * double(1e-20f)))});
 }
 
 BOOST_AUTO_TEST_CASE(det_against_laplace_every_layout) {
@@ -208,37 +223,51 @@ BOOST_AUTO_TEST_CASE(det_against_laplace_every_layout) {
         BOOST_TEST(same_bits(run_op(Opcode::det, {v}, Attrs{}), run_op(Opcode::det, {x}, Attrs{})),
                    layout_name(lay) << " m " << m);
         // det(x^T) = det(x): the transpose is a strided view of x.
-        const Tensor xt = run_op(Opcode::transpose, {x}, attrs_for(Opcode::transpose, {ints({0, 1, 3, 2})}));
+        const Tensor xt =
+            run_op(Opcode::transpose, {x}, attrs_for(Opcode::transpose, {ints({0, 1, 3, 2})}));
         check_det_against_laplace(xt);
       }
 }
 
 BOOST_AUTO_TEST_CASE(det_errors) {
-  expect_error([] { infer_op(Opcode::det, {tt(DType::i32, {2, 2})}, Attrs{}); }, ErrorKind::invalid,
-               "det: x has dtype i32; expected one of f32, f64");
+  expect_error(
+      [] {
+        infer_op(Opcode::det, {tt(DType::i32, {2, 2})}, Attrs{});
+      },
+      ErrorKind::invalid, "det: x has dtype i32; expected one of f32, f64");
   expect_error([] { infer_op(Opcode::det, {tt(DType::f32, {3})}, Attrs{}); }, ErrorKind::invalid,
                "det: x must have rank >= 2");
-  expect_error([] { infer_op(Opcode::det, {tt(DType::f32, {2, 3})}, Attrs{}); }, ErrorKind::invalid,
-               "det: the last two dims of x must be equal");
-  BOOST_TEST(infer_op(Opcode::det, {tt(DType::f64, {kDynamic, 4, kDynamic})}, Attrs{}).to_string() == "f64[?]");
+  expect_error(
+      [] {
+        infer_op(Opcode::det, {tt(DType::f32, {2, 3})}, Attrs{});
+      },
+      ErrorKind::invalid, "det: the last two dims of x must be equal");
+  BOOST_TEST(
+      infer_op(Opcode::det, {tt(DType::f64, {kDynamic, 4, kDynamic})}, Attrs{}).to_string() ==
+      "f64[?]");
   BOOST_TEST(infer_op(Opcode::det, {tt(DType::f32, {3, 3})}, Attrs{}).to_string() == "f32[1]");
   // What a `?` hid traps at run time.
-  expect_error([] { run_op(Opcode::det, {make(DType::f32, Dims{2, 3}, {1, 2, 3, 4, 5, 6})}, Attrs{}); },
-               ErrorKind::trap, "square matrices");
+  expect_error(
+      [] {
+        run_op(Opcode::det, {make(DType::f32, Dims{2, 3}, {1, 2, 3, 4, 5, 6})}, Attrs{});
+      },
+      ErrorKind::trap, "square matrices");
 }
 
 BOOST_AUTO_TEST_CASE(unique_onnx_examples) {
   const Tensor x = make(DType::f32, Dims{6}, {2, 1, 1, 3, 4, 3});
-  check_unique(unique(x, std::nullopt, false), DType::f32, Dims{4}, {2, 1, 3, 4}, {0, 1, 3, 4}, {0, 1, 1, 2, 3, 2},
-               {1, 2, 2, 1});
-  check_unique(unique(x, std::nullopt), DType::f32, Dims{4}, {1, 2, 3, 4}, {1, 0, 3, 4}, {1, 0, 0, 2, 3, 2},
-               {2, 1, 2, 1});
+  check_unique(unique(x, std::nullopt, false), DType::f32, Dims{4}, {2, 1, 3, 4}, {0, 1, 3, 4},
+               {0, 1, 1, 2, 3, 2}, {1, 2, 2, 1});
+  check_unique(unique(x, std::nullopt), DType::f32, Dims{4}, {1, 2, 3, 4}, {1, 0, 3, 4},
+               {1, 0, 0, 2, 3, 2}, {2, 1, 2, 1});
   const Tensor m = make(DType::f32, Dims{3, 3}, {1, 0, 0, 1, 0, 0, 2, 3, 4});
   check_unique(unique(m, 0), DType::f32, Dims{2, 3}, {1, 0, 0, 2, 3, 4}, {0, 2}, {0, 0, 1}, {2, 1});
-  const Tensor c = make(DType::f32, Dims{2, 4, 2}, {1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1});
-  check_unique(unique(c, 1), DType::f32, Dims{2, 3, 2}, {0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1}, {1, 0, 2}, {1, 0, 2, 0},
-               {2, 1, 1});
-  check_unique(unique(m, -1), DType::f32, Dims{3, 3}, {0, 0, 1, 0, 0, 1, 3, 4, 2}, {1, 2, 0}, {2, 0, 1}, {1, 1, 1});
+  const Tensor c =
+      make(DType::f32, Dims{2, 4, 2}, {1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1});
+  check_unique(unique(c, 1), DType::f32, Dims{2, 3, 2}, {0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1},
+               {1, 0, 2}, {1, 0, 2, 0}, {2, 1, 1});
+  check_unique(unique(m, -1), DType::f32, Dims{3, 3}, {0, 0, 1, 0, 0, 1, 3, 4, 2}, {1, 2, 0},
+               {2, 0, 1}, {1, 1, 1});
 }
 
 BOOST_AUTO_TEST_CASE(unique_nan_zero_and_empty) {
@@ -253,15 +282,19 @@ BOOST_AUTO_TEST_CASE(unique_nan_zero_and_empty) {
   BOOST_TEST(std::isnan(y[4]));
   check_unique_reference(f, std::nullopt, false);
   // Empty inputs.
-  check_unique(unique(make(DType::i32, Dims{0}, {}), std::nullopt), DType::i32, Dims{0}, {}, {}, {}, {});
-  check_unique(unique(make(DType::i32, Dims{2, 0}, {}), std::nullopt), DType::i32, Dims{0}, {}, {}, {}, {});
+  check_unique(unique(make(DType::i32, Dims{0}, {}), std::nullopt), DType::i32, Dims{0}, {}, {}, {},
+               {});
+  check_unique(unique(make(DType::i32, Dims{2, 0}, {}), std::nullopt), DType::i32, Dims{0}, {}, {},
+               {}, {});
   // Slices of no elements are all equal: one group.
-  check_unique(unique(make(DType::i32, Dims{2, 0}, {}), 0), DType::i32, Dims{1, 0}, {}, {0}, {0, 0}, {2});
+  check_unique(unique(make(DType::i32, Dims{2, 0}, {}), 0), DType::i32, Dims{1, 0}, {}, {0}, {0, 0},
+               {2});
   check_unique(unique(make(DType::i32, Dims{2, 0}, {}), 1), DType::i32, Dims{2, 0}, {}, {}, {}, {});
   // bool and integer extremes.
-  check_unique(unique(make(DType::boolean, Dims{4}, {1, 0, 1, 1}), std::nullopt, false), DType::boolean, Dims{2},
-               {1, 0}, {0, 1}, {0, 1, 0, 0}, {3, 1});
-  const std::vector<Tensor> big = unique(make_i64(Dims{3}, {INT64_MAX, INT64_MIN, INT64_MAX - 1}), std::nullopt);
+  check_unique(unique(make(DType::boolean, Dims{4}, {1, 0, 1, 1}), std::nullopt, false),
+               DType::boolean, Dims{2}, {1, 0}, {0, 1}, {0, 1, 0, 0}, {3, 1});
+  const std::vector<Tensor> big =
+      unique(make_i64(Dims{3}, {INT64_MAX, INT64_MIN, INT64_MAX - 1}), std::nullopt);
   BOOST_TEST(int_values(big[0]) == (std::vector<int64_t>{INT64_MIN, INT64_MAX - 1, INT64_MAX}));
 }
 
@@ -285,24 +318,32 @@ BOOST_AUTO_TEST_CASE(unique_every_dtype_layout_and_axis) {
 }
 
 BOOST_AUTO_TEST_CASE(unique_errors) {
-  expect_error([] { infer_all(Opcode::unique, {tt(DType::f32, {2, 3})}, unique_of(2)); }, ErrorKind::invalid,
-               "unique: axis");
-  const std::vector<TensorType> t = infer_all(Opcode::unique, {tt(DType::i8, {kDynamic, 3}, 4)}, unique_of(-1));
+  expect_error(
+      [] {
+        infer_all(Opcode::unique, {tt(DType::f32, {2, 3})}, unique_of(2));
+      },
+      ErrorKind::invalid, "unique: axis");
+  const std::vector<TensorType> t =
+      infer_all(Opcode::unique, {tt(DType::i8, {kDynamic, 3}, 4)}, unique_of(-1));
   BOOST_REQUIRE_EQUAL(t.size(), 4u);
   BOOST_TEST(t[0].to_string() == "i8[?, ?] precision=4");
   BOOST_TEST(t[1].to_string() == "i64[?]");
   BOOST_TEST(t[2].to_string() == "i64[3]");
   BOOST_TEST(t[3].to_string() == "i64[?]");
-  BOOST_TEST(infer_all(Opcode::unique, {tt(DType::f32, {2, 3})}, unique_of(std::nullopt))[2].to_string() == "i64[6]");
-  BOOST_TEST(infer_all(Opcode::unique, {tt(DType::f32, {kDynamic, 3})}, unique_of(std::nullopt))[2].to_string() ==
-             "i64[?]");
+  BOOST_TEST(
+      infer_all(Opcode::unique, {tt(DType::f32, {2, 3})}, unique_of(std::nullopt))[2].to_string() ==
+      "i64[6]");
+  BOOST_TEST(infer_all(Opcode::unique, {tt(DType::f32, {kDynamic, 3})}, unique_of(std::nullopt))[2]
+                 .to_string() == "i64[?]");
 }
 
 BOOST_AUTO_TEST_CASE(threads_and_simd_levels) {
   ThreadPool pool(3);
   mlvm::simd_test::LevelGuard guard;
-  const Tensor m = relayout(make(DType::f64, Dims{40, 6, 6}, small_values(40 * 36, 9)), Layout::transposed);
-  const Tensor u = relayout(make(DType::i16, Dims{300, 4}, small_values(1200, 11)), Layout::flipped);
+  const Tensor m =
+      relayout(make(DType::f64, Dims{40, 6, 6}, small_values(40 * 36, 9)), Layout::transposed);
+  const Tensor u =
+      relayout(make(DType::i16, Dims{300, 4}, small_values(1200, 11)), Layout::flipped);
   const Tensor d0 = run_op(Opcode::det, {m}, Attrs{});
   const std::vector<Tensor> u0 = unique(u, 0, true);
   for (simd::Level l : mlvm::simd_test::levels()) {
