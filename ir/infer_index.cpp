@@ -1,10 +1,10 @@
 // Static rules of the indexing ops (docs/ops.md, "Indexing"): gather_elements, gather_nd,
-// scatter_elements, scatter_nd (kernels/gather_scatter.cpp) and one_hot, trilu, nonzero, range,
-// compress (kernels/index.cpp). The kernels re-apply these rules to the concrete types
+// scatter_elements, scatter_nd (kernels/gather_scatter.cpp), one_hot, trilu, nonzero, range,
+// compress (kernels/index.cpp) and unique (kernels/unique.cpp). The kernels re-apply these rules to the concrete types
 // (kernels/run_time_type.hpp), so a shape disagreement that a `?` dim hid traps there with the
 // same message; what depends on the data (an index out of range, a count) is the kernels' own.
 //
-// nonzero, range and compress have a result dim that only the data fixes: it is `?` here.
+// nonzero, range, compress and unique have a result dim that only the data fixes: it is `?` here.
 #include <algorithm>
 #include <string>
 
@@ -227,6 +227,27 @@ void infer_compress(InferContext& ctx) {
     out[normalize_axis(*a.axis, x.dims.size(), "compress: axis")] = kDynamic;
   }
   set_result(ctx, result_type(x.dtype, out, x.precision));
+}
+
+// y: x's distinct elements ([?]) or distinct slices along axis (x's dims, that one `?`);
+// indices and counts [?]; inverse_indices one entry per element (per slice along axis).
+void infer_unique(InferContext& ctx) {
+  require_inputs("unique", ctx.in.size(), 1);
+  const TensorType& x = ctx.in[0];
+  const auto& a = ctx.attrs.get<unique_attrs>();
+  Dims y{kDynamic};
+  int64_t n = 1;
+  if (a.axis) {
+    const int axis = normalize_axis(*a.axis, x.dims.size(), "unique: axis");
+    y = x.dims;
+    y[axis] = kDynamic;
+    n = x.dims[axis];
+  } else {
+    for (int64_t d : x.dims) n = d == kDynamic || n == kDynamic ? kDynamic : n * d;
+  }
+  const TensorType counted = result_type(DType::i64, Dims{kDynamic}, kUnknownPrecision);
+  ctx.out = {result_type(x.dtype, y, x.precision), counted,
+             result_type(DType::i64, Dims{n}, kUnknownPrecision), counted};
 }
 
 }  // namespace mlvm

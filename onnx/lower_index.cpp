@@ -1,8 +1,13 @@
 // Indexing: GatherElements, GatherND, ScatterElements (and opset 9-10 Scatter), ScatterND,
 // OneHot, Trilu, NonZero, Compress, EyeLike (ir/infer_index.cpp, kernels/gather_scatter.cpp and
-// kernels/index.cpp). Arguments that ONNX passes as inputs but mlvm takes as attributes
-// (OneHot's depth, Trilu's k) must be known at import time.
+// kernels/index.cpp), and the ops whose results are sized by the data or are one value per
+// matrix: Unique (kernels/unique.cpp), NonMaxSuppression (kernels/nms_boxes.cpp), Det
+// (kernels/linalg.cpp). Arguments that ONNX passes as inputs but mlvm takes as attributes
+// (OneHot's depth, Trilu's k) must be known at import time; NonMaxSuppression's thresholds and
+// box limit are op inputs, so they may be graph inputs.
 #include <onnx/onnx_pb.h>
+
+#include <string>
 
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
@@ -107,6 +112,32 @@ std::vector<Val> lower_eye_like(NodeContext& c) {
   return one(c.e.constant(std::move(t)));
 }
 
+// Y, indices, inverse_indices, counts: mlvm's unique has the same four results.
+std::vector<Val> lower_unique(NodeContext& c) {
+  Val x = c.input(0);
+  write::unique attrs;
+  if (c.has_attr("axis")) attrs.axis = c.axis(c.attr_int("axis", 0), c.e.rank(x));
+  attrs.sorted = c.attr_int("sorted", 1) != 0;
+  return c.e.emit_n(op::unique, {x}, attrs);
+}
+
+// The optional inputs pass through as they are (absent ones stay absent: max_output_boxes_per_class
+// then selects nothing, as ONNX defines); ONNX's scalars are one-element tensors here.
+std::vector<Val> lower_non_max_suppression(NodeContext& c) {
+  const int64_t center = c.attr_int("center_point_box", 0);
+  if (center != 0 && center != 1)
+    c.fail("center_point_box must be 0 or 1, got " + std::to_string(center));
+  std::vector<Val> args{c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)};
+  while (!args.back().present()) args.pop_back();  // trailing absent inputs are left out
+  return one(c.e.emit(op::nms_boxes, args, {.center_point_box = center != 0}));
+}
+
+// A single matrix's determinant is an ONNX scalar.
+std::vector<Val> lower_det(NodeContext& c) {
+  Val x = c.input(0);
+  return one(c.e.with_scalar(c.e.emit(op::det, {x}), c.e.rank(x) == 2));
+}
+
 constexpr LoweringEntry kTable[] = {
     {"GatherElements", 11, lower_gather_elements},
     {"GatherND", 11, lower_gather_nd},
@@ -118,6 +149,9 @@ constexpr LoweringEntry kTable[] = {
     {"NonZero", 9, lower_nonzero},
     {"Compress", 9, lower_compress},
     {"EyeLike", 9, lower_eye_like},
+    {"Unique", 11, lower_unique},
+    {"NonMaxSuppression", 10, lower_non_max_suppression},
+    {"Det", 11, lower_det},
 };
 
 }  // namespace

@@ -48,6 +48,7 @@ BOOST_AUTO_TEST_CASE(every_released_opcode_keeps_its_number) {
       {"reshape_dyn", 147}, {"slice_dyn", 148}, {"broadcast_dyn", 149}, {"tile_dyn", 150},
       {"pad_dyn", 151}, {"squeeze_dyn", 152}, {"expand_dims_dyn", 153}, {"reduce_dyn", 154},
       {"shear", 155}, {"affine", 156}, {"project", 157}, {"lstm", 158}, {"trap", 159},
+      {"det", 160}, {"unique", 161}, {"nms_boxes", 162},
   };
   for (const auto& [name, code] : released) {
     const OpInfo* op = find_op(name);
