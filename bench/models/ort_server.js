@@ -2,49 +2,22 @@
 // and npm's onnxruntime-node (found through NODE_PATH). One process serves one model at one
 // thread count, so bench/models/driver.py can interleave its runs with mlvm's and torch's.
 //
-//   node ort_server.js MODEL.onnx THREADS INPUT.npy            serve (protocol below)
-//   node ort_server.js MODEL.onnx THREADS INPUT.npy --first-run
+//   node ort_server.js MODEL.onnx THREADS INPUT.npy|INPUTS.json            serve (protocol below)
+//   node ort_server.js MODEL.onnx THREADS INPUT.npy|INPUTS.json --first-run
 //       create the session, run once, print "ok CREATE_SECONDS RUN_SECONDS" and exit
 //
 // Serving: prints "ready CREATE_SECONDS" once the session exists, then answers one line per
 // command: "run" -> "ok SECONDS" (the awaited session.run alone), "dump PATH.npy" -> "ok"
-// (one untimed run, the first output written as float32 .npy), "quit" ends it. Errors are
-// "error MESSAGE". The model's one input is fed from INPUT.npy (float32, C order).
+// (one untimed run, the first output written as .npy), "quit" ends it. Errors are
+// "error MESSAGE". INPUT.npy feeds the model's first input; INPUTS.json maps input names to
+// .npy files (tests/common/npy.js reads them: any of its dtypes, 0-d included).
 'use strict';
 const fs = require('fs');
+const path = require('path');
 const readline = require('readline');
 const ort = require('onnxruntime-node');
 
-function readNpy(path) {
-  const buf = fs.readFileSync(path);
-  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(path + ': not a .npy file');
-  const major = buf[6];
-  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const start = (major === 1 ? 10 : 12);
-  const header = buf.toString('latin1', start, start + headerLen);
-  if (!/'descr':\s*'<f4'/.test(header) || /'fortran_order':\s*True/.test(header))
-    throw new Error(path + ': expected a C-order float32 array, got ' + header.trim());
-  const shape = header.match(/'shape':\s*\(([^)]*)\)/)[1].split(',')
-    .map((s) => s.trim()).filter((s) => s.length).map(Number);
-  const dataStart = start + headerLen;
-  // A copy: the data of a .npy need not be 4-byte aligned inside the file's buffer.
-  const data = new Float32Array(buf.buffer.slice(buf.byteOffset + dataStart, buf.byteOffset + buf.length));
-  return new ort.Tensor('float32', data, shape);
-}
-
-function writeNpy(path, tensor) {
-  if (tensor.type !== 'float32') throw new Error('output is ' + tensor.type + ', not float32');
-  const dims = tensor.dims.join(', ') + (tensor.dims.length === 1 ? ',' : '');
-  let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + '), }';
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';  // data 64-byte aligned
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head[7] = 0;
-  head.writeUInt16LE(header.length, 8);
-  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-  fs.writeFileSync(path, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
-}
+const { readNpy, writeNpy } = require(path.join(__dirname, '..', '..', 'tests', 'common', 'npy.js'));
 
 const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
@@ -60,7 +33,15 @@ async function main() {
     graphOptimizationLevel: 'all',
   });
   const create = seconds(t0);
-  const feeds = { [session.inputNames[0]]: readNpy(inputPath) };
+  // INPUT.npy feeds the model's first input; INPUTS.json ({"NAME": "PATH.npy", ...}) feeds
+  // inputs by name (the real application models of bench/models/apps.py).
+  const feeds = {};
+  if (inputPath.endsWith('.json')) {
+    for (const [name, file] of Object.entries(JSON.parse(fs.readFileSync(inputPath, 'utf8'))))
+      feeds[name] = readNpy(file, ort);
+  } else {
+    feeds[session.inputNames[0]] = readNpy(inputPath, ort);
+  }
   const output = session.outputNames[0];
   if (mode === '--first-run') {
     t0 = process.hrtime.bigint();
