@@ -147,7 +147,7 @@ bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout&
     for_each_item(pool, bands, [&](int64_t bi) { band(bi, nullptr); });
   else
     for (int64_t bi = 0; bi < bands; ++bi) band(bi, pool);
-  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow, pool);
+  if constexpr (std::is_same_v<T, float>) apply_fused_after(d.act, yg, s.ocg * s.oh * s.ow, pool);
   return true;
 }
 
@@ -220,7 +220,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       for_each_item(s.ocg * pixels >= 16384 ? pool : nullptr, (s.ocg + 15) / 16, [&](int64_t blk) {
         transpose_columns(out, pixels, s.ocg, blk * 16, std::min(s.ocg, blk * 16 + 16), yg, pixels);
       });
-      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * pixels, pool);
+      if constexpr (std::is_same_v<T, float>) apply_fused_after(d.act, yg, s.ocg * pixels, pool);
       return;
     }
   }
@@ -260,7 +260,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     else
       for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
   }
-  if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, yg, s.ocg * s.oh * s.ow, pool);
+  if constexpr (std::is_same_v<T, float>) apply_fused_after(d.act, yg, s.ocg * s.oh * s.ow, pool);
 }
 
 // f32 depthwise with one output channel per input channel: a register of channels at a time
@@ -279,7 +279,7 @@ void conv_depthwise_blocked(const ConvShape& s, const ConvParams& p, const ConvD
     table.depthwise_blocked({d.x + (n * s.c + c0) * plane, channels, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left,
                              p.sh, p.sw, p.dh, p.dw, d.w + c0 * s.kh * s.kw, d.bias ? d.bias + c0 * d.bias_stride : nullptr,
                              d.bias_stride, bounds[0], bounds[1], y, buf});
-    apply_fused_silu(d.act, y, channels * oplane);
+    apply_fused_after(d.act, y, channels * oplane);
   });
 }
 
@@ -303,7 +303,7 @@ void conv_depthwise_planes(const ConvShape& s, const ConvParams& p, const ConvDa
     float* y = d.y + t * oplane;
     table.depthwise_plane({d.x + t * plane, s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw,
                            d.w + c * s.kh * s.kw, d.bias ? d.bias[c * d.bias_stride] : 0.f, bounds[0], bounds[1], y});
-    apply_fused_silu(d.act, y, oplane);
+    apply_fused_after(d.act, y, oplane);
   });
 }
 
@@ -343,7 +343,7 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
       const simd::DepthwiseRows<T> a{buf, koff.data(), d.w + o * s.kh * s.kw, s.kh * s.kw, s.oh, s.ow, l.wq,
                                      d.bias ? d.bias[o * d.bias_stride] : T(0), lo, hi, d.y + t * s.oh * s.ow};
       rows(a);
-      if constexpr (std::is_same_v<T, float>) apply_fused_silu(d.act, a.y, s.oh * s.ow);
+      if constexpr (std::is_same_v<T, float>) apply_fused_after(d.act, a.y, s.oh * s.ow);
     }
   });
 }

@@ -240,7 +240,7 @@ void output_channel(const WinogradConv& a, int64_t n, int64_t o, const float* mr
   float* y = a.y + (n * a.oc + o) * a.oh * a.ow;
   const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
   simd::winograd_kernels().output({m, mrow, m_stride, th, tw, a.oh, a.ow, b, bounds[0], bounds[1], y, work});
-  apply_fused_silu(a.act, y, a.oh * a.ow);
+  apply_fused_after(a.act, y, a.oh * a.ow);
 }
 
 // Output channels [o0, o1) of image n, the whole pipeline on the calling thread in its own
@@ -301,8 +301,8 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
         winograd_tile_rows(a, n, th * t / threads, th * (t + 1) / threads, u, packed, bounds);
       });
       float* yn = a.y + n * a.oc * a.oh * a.ow;
-      if (a.act && a.act->kind == FusedActivation::Kind::silu)
-        for_each_item(env.pool, a.oc, [&](int64_t o) { apply_fused_silu(a.act, yn + o * a.oh * a.ow, a.oh * a.ow); });
+      if (applied_after(a.act))
+        for_each_item(env.pool, a.oc, [&](int64_t o) { apply_fused_after(a.act, yn + o * a.oh * a.ow, a.oh * a.ow); });
     }
     return;
   }

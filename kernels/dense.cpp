@@ -52,7 +52,7 @@ void run_dense(KernelContext& ctx) {
       }
     gemm(g, ctx.env.pool);
   });
-  if (y.dtype() == DType::f32) apply_fused_silu(ctx.activation, y.data<float>(), y.numel(), ctx.env.pool);
+  if (y.dtype() == DType::f32) apply_fused_after(ctx.activation, y.data<float>(), y.numel(), ctx.env.pool);
   ctx.out[0] = y;
 }
 
@@ -152,7 +152,7 @@ void run_matmul(KernelContext& ctx) {
     if (small) parallel_for(batch_pool, batches, 1, [&](int64_t f, int64_t l) { run_batches(f, l, nullptr); });
     else run_batches(0, batches, ctx.env.pool);
   });
-  if (y.dtype() == DType::f32) apply_fused_silu(ctx.activation, y.data<float>(), y.numel(), ctx.env.pool);
+  if (y.dtype() == DType::f32) apply_fused_after(ctx.activation, y.data<float>(), y.numel(), ctx.env.pool);
   ctx.out[0] = y;
 }
 

@@ -11,8 +11,18 @@ bool accepts_fused_activation(Opcode op) {
   return op == Opcode::conv2d || op == Opcode::dense || op == Opcode::matmul;
 }
 
-void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
-  if (!a || a->kind != FusedActivation::Kind::silu || n <= 0) return;
+void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
+  if (!applied_after(a) || n <= 0) return;
+  if (a->kind == FusedActivation::Kind::leaky) {
+    const float alpha = float(a->alpha);  // as leaky_relu's kernel rounds it for f32
+    constexpr int64_t kItem = int64_t(1) << 16;
+    for_each_item(pool, (n + kItem - 1) / kItem, [&](int64_t t) {
+      float* p = y + t * kItem;
+      const int64_t m = std::min(kItem, n - t * kItem);
+      for (int64_t i = 0; i < m; ++i) p[i] = p[i] < 0.0f ? alpha * p[i] : p[i];
+    });
+    return;
+  }
   // The run that is the sigmoid and mul kernels' runs on contiguous f32 in one pass (every
   // level has it), over chunks at multiples of kChunk from y: every element lands where the
   // unfused ops' runs put it (a run's last partial register is computed differently: which

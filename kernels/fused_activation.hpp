@@ -9,7 +9,10 @@
 //   silu   s = sigmoid h; y = mul h, s (or mul s, h), f32 only: applied with the sigmoid and
 //          mul kernels' own SIMD runs, 2048 elements at a time through an L1 buffer, so no s
 //          tensor is written: to each depthwise or Winograd plane as it is finished, and to a
-//          GEMM's whole result after it by the pool's threads (apply_fused_silu).
+//          GEMM's whole result after it by the pool's threads (apply_fused_after).
+//   leaky  y = leaky_relu h (f32): y < 0 ? alpha·y : y with alpha rounded to f32, the
+//          leaky_relu kernel's own expression, applied where silu is (openWakeWord's embedding
+//          CNN follows each of its 20 convolutions with one).
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 
@@ -23,10 +26,11 @@ namespace mlvm {
 class ThreadPool;
 
 struct FusedActivation {
-  enum class Kind : uint8_t { clamp, silu };
+  enum class Kind : uint8_t { clamp, silu, leaky };
   Kind kind = Kind::clamp;
   double lo = 0, hi = 0;          // clamp
   bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
+  double alpha = 0;               // leaky: leaky_relu's alpha
 };
 
 // The ops whose kernels apply KernelContext::activation.
@@ -40,8 +44,11 @@ std::array<T, 2> clamp_bounds(const FusedActivation* a) {
   return {T(a->lo), T(a->hi)};
 }
 
-// y[0 .. n) ← silu(y) in place when `a` is a silu (y f32, contiguous); otherwise nothing.
-// With a pool, its threads share the work (the same chunks, so the same bits).
-void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool = nullptr);
+// Whether `a` is applied to a finished result (silu, leaky) rather than as tiles are stored.
+inline bool applied_after(const FusedActivation* a) { return a && a->kind != FusedActivation::Kind::clamp; }
+
+// y[0 .. n) ← silu(y) or leaky_relu(y) in place when `a` is one (y f32, contiguous); otherwise
+// nothing. With a pool, its threads share the work (the same chunks, so the same bits).
+void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool = nullptr);
 
 }  // namespace mlvm

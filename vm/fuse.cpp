@@ -2,6 +2,7 @@
 // matmul right before them, whose float result only they read:
 //   p: h = conv2d ...   q: y = relu h | y = clip h           -> clamp
 //   p: h = conv2d ...   q: s = sigmoid h   r: y = mul h, s   -> silu (f32; mul s, h too)
+//   p: h = conv2d ...   q: y = leaky_relu h                 -> leaky (f32)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
@@ -16,9 +17,15 @@ namespace mlvm {
 
 namespace {
 
-// The clamp a relu or clip step applies to a `dt` result, or nothing.
-std::optional<FusedActivation> clamp_of(const PlannedInstruction& q, DType dt) {
+// The activation a relu, clip (a clamp) or leaky_relu step applies to a `dt` result, or nothing.
+std::optional<FusedActivation> single_step_activation(const PlannedInstruction& q, DType dt) {
   FusedActivation a;
+  if (q.op == Opcode::leaky_relu) {  // f32 only: apply_fused_after runs it
+    if (dt != DType::f32) return std::nullopt;
+    a.kind = FusedActivation::Kind::leaky;
+    a.alpha = q.attrs->get<leaky_relu_attrs>().alpha.as_double();
+    return a;
+  }
   if (q.op == Opcode::relu) {
     a.lo = 0.0;
     a.hi = std::numeric_limits<double>::infinity();
@@ -76,7 +83,7 @@ class Fuser {
     if (!absorbable(pc + 1, 1, dt)) return false;
     const int32_t h = at(pc).results(pool())[0];
     if (at(pc + 1).args(pool())[0] != h || !dies_at(pc + 1, h)) return false;
-    const std::optional<FusedActivation> a = clamp_of(at(pc + 1), dt);
+    const std::optional<FusedActivation> a = single_step_activation(at(pc + 1), dt);
     const int32_t out = at(pc + 1).results(pool())[0];
     if (!a || !can_write(pc, out)) return false;
     fuse(pc, {pc + 1}, out, *a);

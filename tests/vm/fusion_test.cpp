@@ -230,6 +230,51 @@ BOOST_AUTO_TEST_CASE(silu_on_every_gemm_path) {
     }
 }
 
+// leaky_relu after the convolution paths (implicit GEMM with padding, 1x1, depthwise, Winograd
+// 3x3 over several planes), dense and matmul: specials (NaN, infinities, -0) through all.
+BOOST_AUTO_TEST_CASE(leaky_relu_on_every_path) {
+  struct Case {
+    const char* decl;
+    const char* plain_out;
+    const char* producer;
+    TensorMap inputs;
+  };
+  const std::vector<Case> cases = {
+      {".input x : f32[2, 3, 19, 17]\n.input w : f32[8, 3, 3, 3]\n.output y : f32[2, 8, 19, 17]\n",
+       ".output h : f32[2, 8, 19, 17]", "    h = conv2d x, w, padding=(1, 1)\n",
+       {{"x", specials(DType::f32, {2, 3, 19, 17}, 41)}, {"w", plain_values(DType::f32, {8, 3, 3, 3}, 42)}}},
+      {".input x : f32[1, 32, 30, 34]\n.input w : f32[32, 32, 3, 3]\n.output y : f32[1, 32, 30, 34]\n",
+       ".output h : f32[1, 32, 30, 34]", "    h = conv2d x, w, padding=(1, 1)\n",
+       {{"x", plain_values(DType::f32, {1, 32, 30, 34}, 43)}, {"w", plain_values(DType::f32, {32, 32, 3, 3}, 44)}}},
+      {".input x : f32[1, 100, 7, 7]\n.input w : f32[120, 100, 1, 1]\n.output y : f32[1, 120, 7, 7]\n",
+       ".output h : f32[1, 120, 7, 7]", "    h = conv2d x, w\n",
+       {{"x", specials(DType::f32, {1, 100, 7, 7}, 45)}, {"w", plain_values(DType::f32, {120, 100, 1, 1}, 46)}}},
+      {".input x : f32[1, 6, 31, 29]\n.input w : f32[6, 1, 3, 3]\n.output y : f32[1, 6, 31, 29]\n",
+       ".output h : f32[1, 6, 31, 29]", "    h = conv2d x, w, padding=(1, 1), groups=6\n",
+       {{"x", specials(DType::f32, {1, 6, 31, 29}, 47)}, {"w", plain_values(DType::f32, {6, 1, 3, 3}, 48)}}},
+      {".input x : f32[5, 64]\n.input w : f32[70, 64]\n.output y : f32[5, 70]\n", ".output h : f32[5, 70]",
+       "    h = dense x, w\n",
+       {{"x", specials(DType::f32, {5, 64}, 49)}, {"w", plain_values(DType::f32, {70, 64}, 50)}}},
+      {".input a : f32[3, 40]\n.input b : f32[40, 300]\n.output y : f32[3, 300]\n", ".output h : f32[3, 300]",
+       "    h = matmul a, b\n",
+       {{"a", specials(DType::f32, {3, 40}, 51)}, {"b", plain_values(DType::f32, {40, 300}, 52)}}},
+  };
+  for (const Case& c : cases)
+    BOOST_TEST_CONTEXT(c.producer) {
+      check_fused_like_unfused(c.decl, c.plain_out, std::string(c.producer) + "    y = leaky_relu h, alpha=0.2\n", 0,
+                               c.inputs);
+    }
+  // f64: not fused (the after-pass is f32's), and still right.
+  const Program p = program_from(R"(
+.input x : f64[4, 8]
+.input w : f64[3, 8]
+.output y : f64[4, 3]
+    h = dense x, w
+    y = leaky_relu h, alpha=0.1
+)");
+  BOOST_TEST(!fusion_of(p).fused[1]);
+}
+
 BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
   // K = 0: the result is the bias alone, clamped.
   check_fused_like_unfused(R"(
