@@ -1,5 +1,5 @@
 // Control flow: If becomes a branch, Loop and Scan become loops in bytecode (no unrolling, so
-// trip counts and sequence lengths may be dynamic). Loop-carried values and If results live in
+// trip counts and sequence lengths may be dynamic; only Scan-8's static batch is unrolled). Loop-carried values and If results live in
 // placeholder registers that every path assigns (Emitter::assign, a zero-copy view); scan
 // outputs grow by one slice per iteration.
 #include <onnx/onnx_pb.h>
@@ -216,34 +216,28 @@ std::vector<Val> lower_loop(NodeContext& c) {
   return results;
 }
 
-std::vector<Val> lower_scan(NodeContext& c) {
-  if (c.opset < 9) c.fail("Scan before opset 9 (batched, with sequence_lens) is not supported");
-  const int m = int(c.attr_int("num_scan_inputs", 0));
-  const int n = c.num_inputs() - m;
-  if (m < 1 || n < 0) c.fail("num_scan_inputs " + std::to_string(m) + " does not fit the inputs");
-  const onnx::GraphProto* body = c.attr_graph("body");
-  if (!body) c.fail("Scan without a body");
-  const int k_out = body->output_size() - n;
-  if (k_out < 0) c.fail("the body has fewer outputs than states");
-  if (body->input_size() != n + m)
-    c.fail("the body takes " + std::to_string(body->input_size()) + " inputs, the Scan gives " +
-           std::to_string(n + m));
-  std::vector<int64_t> in_dirs = c.attr_ints("scan_input_directions", std::vector<int64_t>(std::size_t(m), 0));
-  std::vector<int64_t> in_axes = c.attr_ints("scan_input_axes", std::vector<int64_t>(std::size_t(m), 0));
-  std::vector<int64_t> out_dirs = c.attr_ints("scan_output_directions", std::vector<int64_t>(std::size_t(k_out), 0));
-  std::vector<int64_t> out_axes = c.attr_ints("scan_output_axes", std::vector<int64_t>(std::size_t(k_out), 0));
-  if (int(in_dirs.size()) != m || int(in_axes.size()) != m || int(out_dirs.size()) != k_out ||
-      int(out_axes.size()) != k_out)
-    c.fail("scan direction/axis lists do not match the scan inputs and outputs");
+// The directions and axes of a Scan's inputs and outputs (opset 9's attributes; opset 8 has
+// `directions` for its inputs and scans along axis 0 of each batch element).
+struct ScanShape {
+  int n = 0, m = 0, k_out = 0;  // states, scan inputs, scan outputs
+  std::vector<int64_t> in_dirs, in_axes, out_dirs, out_axes;
+};
+
+// One Scan-9 over `states` (n values) and `xs` (m values): the body lowered once, as a loop.
+std::vector<Val> scan_loop(NodeContext& c, const onnx::GraphProto* body, const ScanShape& sh,
+                           const std::vector<Val>& init, const std::vector<Val>& xs) {
+  const int n = sh.n, m = sh.m, k_out = sh.k_out;
+  const std::vector<int64_t>&in_dirs = sh.in_dirs, &in_axes = sh.in_axes, &out_dirs = sh.out_dirs,
+                            &out_axes = sh.out_axes;
   // T from the first scan input's scanned dim (a run-time value if dynamic).
-  Val x0 = c.input(n);
+  Val x0 = xs[0];
   int64_t ax0 = c.axis(in_axes[0], c.e.rank(x0));
   Val t_len = c.e.emit(op::take, {c.e.emit(op::shape_of, {x0}), c.e.int_vector({ax0})}, {.axis = 0});
   Val i = c.e.placeholder(TensorType{DType::i64, Dims{1}}, true, "step");
   c.e.assign(i, one_i64(c, 0));
   std::vector<Val> states;
   for (int k = 0; k < n; ++k) {
-    Val v0 = c.input(k);
+    Val v0 = init[std::size_t(k)];
     states.push_back(c.e.placeholder(carried_type(c.e.type(v0), body->input(k)), c.e.scalar(v0), "state"));
     c.e.assign(states.back(), v0);
   }
@@ -253,7 +247,7 @@ std::vector<Val> lower_scan(NodeContext& c) {
   c.e.place_label(body_label);
   std::vector<Val> inputs = states;
   for (int j = 0; j < m; ++j) {
-    Val x = c.input(n + j);
+    Val x = xs[std::size_t(j)];
     int64_t ax = c.axis(in_axes[std::size_t(j)], c.e.rank(x));
     Val idx = in_dirs[std::size_t(j)] ? c.e.emit(op::sub, {c.e.emit(op::sub, {t_len, one_i64(c, 1)}), i}) : i;
     Val slice = c.e.emit(op::take, {x, idx}, {.axis = ax, .mode = take_attrs::mode_choice::raise});
@@ -297,10 +291,87 @@ std::vector<Val> lower_scan(NodeContext& c) {
   return results;
 }
 
+std::vector<Val> lower_scan_8(NodeContext& c);
+
+// The body and the counts, checked against the node.
+const onnx::GraphProto* scan_body(NodeContext& c, int first_state, ScanShape& sh) {
+  sh.m = int(c.attr_int("num_scan_inputs", 0));
+  sh.n = c.num_inputs() - first_state - sh.m;
+  if (sh.m < 1 || sh.n < 0) c.fail("num_scan_inputs " + std::to_string(sh.m) + " does not fit the inputs");
+  const onnx::GraphProto* body = c.attr_graph("body");
+  if (!body) c.fail("Scan without a body");
+  sh.k_out = body->output_size() - sh.n;
+  if (sh.k_out < 0) c.fail("the body has fewer outputs than states");
+  if (body->input_size() != sh.n + sh.m)
+    c.fail("the body takes " + std::to_string(body->input_size()) + " inputs, the Scan gives " +
+           std::to_string(sh.n + sh.m));
+  return body;
+}
+
+std::vector<Val> lower_scan(NodeContext& c) {
+  if (c.opset < 9) return lower_scan_8(c);
+  ScanShape sh;
+  const onnx::GraphProto* body = scan_body(c, 0, sh);
+  const std::size_t m = std::size_t(sh.m), k_out = std::size_t(sh.k_out);
+  sh.in_dirs = c.attr_ints("scan_input_directions", std::vector<int64_t>(m, 0));
+  sh.in_axes = c.attr_ints("scan_input_axes", std::vector<int64_t>(m, 0));
+  sh.out_dirs = c.attr_ints("scan_output_directions", std::vector<int64_t>(k_out, 0));
+  sh.out_axes = c.attr_ints("scan_output_axes", std::vector<int64_t>(k_out, 0));
+  if (sh.in_dirs.size() != m || sh.in_axes.size() != m || sh.out_dirs.size() != k_out || sh.out_axes.size() != k_out)
+    c.fail("scan direction/axis lists do not match the scan inputs and outputs");
+  std::vector<Val> init, xs;
+  for (int k = 0; k < sh.n; ++k) init.push_back(c.input(k));
+  for (int j = 0; j < sh.m; ++j) xs.push_back(c.input(sh.n + j));
+  return scan_loop(c, body, sh, init, xs);
+}
+
+// Scan-8: states [B, ...] and scan inputs [B, T, ...], batch element b scanned on its own (its
+// slices along axis 0 of x[b]) and the results stacked along a new axis 0. The batch (static)
+// is unrolled: the body is lowered once per element. sequence_lens may be absent or a constant
+// equal to T for every element (shorter sequences are refused).
+std::vector<Val> lower_scan_8(NodeContext& c) {
+  ScanShape sh;
+  const onnx::GraphProto* body = scan_body(c, 1, sh);
+  sh.in_dirs = c.attr_ints("directions", std::vector<int64_t>(std::size_t(sh.m), 0));
+  if (int(sh.in_dirs.size()) != sh.m) c.fail("directions does not list every scan input");
+  sh.in_axes.assign(std::size_t(sh.m), 0);
+  sh.out_dirs.assign(std::size_t(sh.k_out), 0);
+  sh.out_axes.assign(std::size_t(sh.k_out), 0);
+  Val x0 = c.input(1 + sh.n);
+  if (c.e.rank(x0) < 2) c.fail("a Scan-8 input must be [batch, sequence, ...]");
+  const int64_t batch = c.e.dims(x0)[0], t = c.e.dims(x0)[1];
+  if (batch == kDynamic || batch > 64) c.fail("Scan-8's batch must be static and at most 64 (it is unrolled)");
+  if (c.input(0).present()) {
+    for (int64_t len : c.e.ints(c.input(0), "Scan-8's sequence_lens"))
+      if (len != t) c.fail("sequence_lens " + std::to_string(len) + " shorter than the sequence (" +
+                           std::to_string(t) + ") is not supported");
+  }
+  auto element = [&](Val v, int64_t b) {
+    if (c.e.rank(v) < 1 || c.e.dims(v)[0] != batch) c.fail("every Scan-8 input has the batch as its dim 0");
+    Val one = c.e.emit(op::take, {v, c.e.int_vector({b})}, {.axis = 0, .mode = take_attrs::mode_choice::raise});
+    Val e = c.e.emit(op::squeeze, {one}, {.axes = {0}});
+    return c.e.with_scalar(e, c.e.rank(v) == 1);
+  };
+  std::vector<std::vector<Val>> per_output;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Val> init, xs;
+    for (int k = 0; k < sh.n; ++k) init.push_back(element(c.input(1 + k), b));
+    for (int j = 0; j < sh.m; ++j) xs.push_back(element(c.input(1 + sh.n + j), b));
+    std::vector<Val> out = scan_loop(c, body, sh, init, xs);
+    per_output.resize(out.size());
+    for (std::size_t k = 0; k < out.size(); ++k)
+      per_output[k].push_back(c.e.scalar(out[k]) ? out[k] : c.e.emit(op::expand_dims, {out[k]}, {.axis = 0}));
+  }
+  std::vector<Val> results;
+  for (auto& parts : per_output)
+    results.push_back(parts.size() == 1 ? parts[0] : c.e.emit(op::concatenate, parts, {.axis = 0}));
+  return results;
+}
+
 constexpr LoweringEntry kTable[] = {
     {"If", 1, lower_if},
     {"Loop", 1, lower_loop},
-    {"Scan", 9, lower_scan},
+    {"Scan", 8, lower_scan},
 };
 
 }  // namespace

@@ -65,9 +65,59 @@ OnnxModelBuilder loop_model() {
   return m;
 }
 
+// Scan-8 (batched): per batch element, sum += x[t] (a state) and the running sums stacked (a
+// scan output); x read backwards when `reverse`. sequence_lens given as a constant when `lens`.
+OnnxModelBuilder scan8_model(bool reverse, const std::vector<int64_t>& lens) {
+  onnx::GraphProto body;
+  body.set_name("scan_body");
+  OnnxModelBuilder::value_info(body.add_input(), "sum_in", F32, {2});
+  OnnxModelBuilder::value_info(body.add_input(), "next", F32, {2});
+  auto* add = body.add_node();
+  add->set_op_type("Add");
+  add->add_input("sum_in");
+  add->add_input("next");
+  add->add_output("sum_out");
+  auto* id = body.add_node();
+  id->set_op_type("Identity");
+  id->add_input("sum_out");
+  id->add_output("scan_out");
+  OnnxModelBuilder::value_info(body.add_output(), "sum_out", F32, {2});
+  OnnxModelBuilder::value_info(body.add_output(), "scan_out", F32, {2});
+  OnnxModelBuilder m(8);
+  m.input("initial", F32, {2, 2});
+  m.input("x", F32, {2, 3, 2});
+  if (!lens.empty()) m.initializer_i64("lens", {int64_t(lens.size())}, lens);
+  auto& scan = m.node("Scan", {lens.empty() ? "" : "lens", "initial", "x"}, {"y", "z"}, "scan");
+  OnnxModelBuilder::attr_graph(scan, "body", body);
+  OnnxModelBuilder::attr_int(scan, "num_scan_inputs", 1);
+  if (reverse) OnnxModelBuilder::attr_ints(scan, "directions", {1});
+  m.output("y", F32, {2, 2});
+  m.output("z", F32, {2, 3, 2});
+  return m;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(onnx_control_flow)
+
+BOOST_AUTO_TEST_CASE(scan_8_scans_each_batch_element) {
+  const std::vector<float> init = {0, 0, 10, 20};
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  for (bool reverse : {false, true})
+    BOOST_TEST_CONTEXT((reverse ? "backwards" : "forwards")) {
+      Session s(import_model(scan8_model(reverse, reverse ? std::vector<int64_t>{3, 3} : std::vector<int64_t>{})));
+      TensorMap out = s.run({{"initial", make_tensor<float>({2, 2}, init)}, {"x", make_tensor<float>({2, 3, 2}, x)}});
+      // Batch 0 sums (1,2), (3,4), (5,6) from (0,0); batch 1 sums (7,8) .. (11,12) from (10,20).
+      const std::vector<float> z = reverse ? std::vector<float>{5, 6, 8, 10, 9, 12, 21, 32, 30, 42, 37, 50}
+                                           : std::vector<float>{1, 2, 4, 6, 9, 12, 17, 28, 26, 38, 37, 50};
+      BOOST_TEST(to_vector<float>(out.at("y")) == (std::vector<float>{9, 12, 37, 50}), boost::test_tools::per_element());
+      BOOST_TEST(out.at("z").shape() == (Dims{2, 3, 2}));
+      BOOST_TEST(to_vector<float>(out.at("z")) == z, boost::test_tools::per_element());
+    }
+  // A sequence shorter than the input is refused at import, saying so.
+  const std::string e = import_error(scan8_model(false, {3, 2}));
+  BOOST_TEST(e.find("sequence_lens 2 shorter than the sequence (3)") != std::string::npos, e);
+}
 
 BOOST_AUTO_TEST_CASE(loop_runs_its_trip_count_and_stacks_scan_outputs) {
   Program p = import_model(loop_model());
