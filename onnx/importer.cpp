@@ -39,7 +39,7 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
                          control_lowerings(), rnn_lowerings(), nn_lowerings(),
                          index_lowerings(), scan_lowerings(), quant_lowerings(),
                          loss_lowerings(), signal_lowerings(),
-                         einsum_lowerings(), sequence_lowerings()})
+                         einsum_lowerings(), sequence_lowerings(), text_lowerings()})
       for (const LoweringEntry& e : family) t[e.op_type] = &e;
     return t;
   }();

@@ -107,6 +107,7 @@ std::span<const LoweringEntry> loss_lowerings();
 std::span<const LoweringEntry> signal_lowerings();
 std::span<const LoweringEntry> einsum_lowerings();
 std::span<const LoweringEntry> sequence_lowerings();
+std::span<const LoweringEntry> text_lowerings();
 // Neural-network ops: Conv, pools, Gemm, MatMul, Softmax family, normalizations, activations,
 // DepthToSpace/SpaceToDepth, Upsample/Resize (lower_nn.cpp gathers the lower_nn_*.cpp tables).
 std::span<const LoweringEntry> nn_lowerings();

@@ -79,6 +79,12 @@ class OnnxModelBuilder {
     a->set_type(onnx::AttributeProto::FLOAT);
     a->set_f(v);
   }
+  static void attr_floats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float x : v) a->add_floats(x);
+  }
   static void attr_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
     auto* a = n.add_attribute();
     a->set_name(name);
