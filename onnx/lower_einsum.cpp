@@ -2,7 +2,8 @@
 // transposed to one common letter order with size-1 dims for the letters it lacks, the
 // operands are multiplied (broadcasting), the letters absent from the output are summed, and
 // the rest transposed to the output order. Explicit ("ij,jk->ik") and implicit ("ij,jk")
-// forms and "..." are supported; a letter repeated within one operand (a diagonal) is not.
+// forms and "..." are supported; a letter repeated within one operand is its diagonal, taken
+// first (take_diagonals).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -72,12 +73,40 @@ Equation parse(NodeContext& c, std::string eq, const std::vector<int>& ranks) {
     for (char ch : t)
       if (!std::isalpha(static_cast<unsigned char>(ch))) c.fail("equation term '" + t + "' has '" + ch + "'");
     if (int(t.size()) != ranks[k]) c.fail("term '" + t + "' does not match its input's rank " + std::to_string(ranks[k]));
-    std::string sorted = t;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-      c.fail("a letter repeated within term '" + t + "' (a diagonal) is not supported");
   }
   return e;
+}
+
+// A letter repeated within a term is a diagonal: v's two dims of that letter (equal sizes n)
+// moved last, joined into one of n·n, and every (n+1)-th element taken; the term keeps the
+// letter once, last. Repeated until every letter appears once.
+Val take_diagonals(NodeContext& c, Val v, std::string& term) {
+  for (;;) {
+    std::size_t p = std::string::npos, q = std::string::npos;
+    for (std::size_t i = 0; i < term.size() && p == std::string::npos; ++i)
+      if (auto j = term.find(term[i], i + 1); j != std::string::npos) p = i, q = j;
+    if (p == std::string::npos) return v;
+    const Dims d = c.e.dims(v);
+    const int64_t n = d[int(p)];
+    if (n == kDynamic || d[int(q)] != n)
+      c.fail("the diagonal of '" + std::string(1, term[p]) + "' in term '" + term + "' needs two equal static dims");
+    std::vector<int64_t> perm, shape;
+    std::string rest;
+    for (std::size_t i = 0; i < term.size(); ++i)
+      if (i != p && i != q) {
+        perm.push_back(int64_t(i));
+        shape.push_back(d[int(i)] == kDynamic ? -1 : d[int(i)]);
+        rest += term[i];
+      }
+    if (std::count(shape.begin(), shape.end(), int64_t(-1)) > 1) c.fail("a diagonal beside several dynamic dims");
+    perm.push_back(int64_t(p));
+    perm.push_back(int64_t(q));
+    shape.push_back(n * n);
+    Val flat = c.e.emit(op::reshape, {c.e.emit(op::transpose, {v}, {.axes = perm})}, {.shape = shape});
+    const int64_t last = int64_t(shape.size()) - 1;
+    v = c.e.emit(op::strided_slice, {flat}, {.begin = {0}, .end = {n * n}, .strides = {n + 1}, .axes = {last}});
+    term = rest + term[p];
+  }
 }
 
 std::vector<Val> lower_einsum(NodeContext& c) {
@@ -91,8 +120,8 @@ std::vector<Val> lower_einsum(NodeContext& c) {
       if (all.find(ch) == std::string::npos) all += ch;
   Val product;
   for (std::size_t k = 0; k < eq.inputs.size(); ++k) {
+    Val v = take_diagonals(c, c.in[k], eq.inputs[k]);
     const std::string& t = eq.inputs[k];
-    Val v = c.in[k];
     // Transpose to the letters' order in `all`, then insert 1s for the missing letters.
     std::vector<int64_t> perm;
     for (char ch : all)
