@@ -33,11 +33,20 @@ std::vector<Val> lower_where(NodeContext& c) {
 
 std::vector<Val> pass_through(NodeContext& c) {
   std::vector<Val> out{c.input(0)};
-  // Dropout's mask in inference mode: all true.
+  // Dropout in training mode (opset 12: a training_mode input) drops at random unless its
+  // ratio is 0: then it is the identity too, as in inference. A random one is refused rather
+  // than run as the identity.
+  // Fed as graph inputs, training_mode and ratio are read per run (docs/onnx.md, "Values a node
+  // needs at import").
+  if (c.node.op_type() == "Dropout" && c.opset >= 12 && c.input(2).present() &&
+      c.e.ints(c.input(2), "Dropout's training_mode")[0] != 0) {
+    const double ratio = c.input(1).present() ? c.e.doubles(c.input(1), "Dropout's ratio")[0] : 0.5;
+    if (ratio != 0.0)
+      c.fail("training mode Dropout with ratio " + std::to_string(ratio) +
+             " drops at random: not supported (inference, or training mode at ratio 0)");
+  }
+  // Dropout's mask in inference mode (or at ratio 0): all true.
   if (c.node.op_type() == "Dropout" && c.output_wanted(1)) {
-    if (c.opset >= 12 && c.input(2).present() &&
-        !(c.e.is_const(c.input(2)) && c.e.ints(c.input(2), "training_mode")[0] == 0))
-      c.fail("training mode Dropout is not supported (only inference)");
     Val mask = c.e.emit(op::ones_like, {c.input(0)}, {.dtype = DType::boolean});
     c.e.set_scalar(mask, c.e.scalar(c.input(0)));
     out.push_back(mask);

@@ -110,6 +110,51 @@ BOOST_AUTO_TEST_CASE(stft_finds_each_value_it_needs) {
   }
 }
 
+// Dropout in training mode is the identity only at ratio 0: training_mode and ratio fed as
+// graph inputs are read per run; a random drop is refused, at load when the values are
+// constants, at the run when they are inputs.
+BOOST_AUTO_TEST_CASE(training_dropout_runs_only_at_ratio_0) {
+  auto model = [](bool inputs) {
+    OnnxModelBuilder m(13);
+    m.input("x", F32, {3});
+    if (inputs) {
+      m.input("ratio", F32, {});
+      m.input("training", BOOL, {});
+    } else {
+      m.initializer("ratio", {}, {0.0f});
+      auto* t = m.proto().mutable_graph()->add_initializer();
+      t->set_name("training");
+      t->set_data_type(BOOL);
+      t->add_int32_data(1);
+    }
+    m.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"}, "drop");
+    m.output("y", F32, {3});
+    m.output("mask", BOOL, {3});
+    return m;
+  };
+  const Tensor x = make_tensor<float>({3}, {1, -2, 3});
+  Session constant(import_model(model(false)));
+  TensorMap out = constant.run({{"x", x}});
+  BOOST_TEST(to_vector<float>(out.at("y")) == (std::vector<float>{1, -2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(out.at("mask").dtype() == DType::boolean);
+  Session per_run(import_model(model(true)));
+  auto feed = [&](float ratio, bool training) {
+    Tensor flag = Tensor::empty(DType::boolean, Dims{1});
+    *flag.raw_data() = std::byte(training ? 1 : 0);
+    return TensorMap{{"x", x}, {"ratio", make_tensor<float>({1}, {ratio})}, {"training", flag}};
+  };
+  BOOST_TEST(to_vector<float>(per_run.run(feed(0.0f, true)).at("y")) == (std::vector<float>{1, -2, 3}),
+             boost::test_tools::per_element());
+  BOOST_TEST(to_vector<float>(per_run.run(feed(0.5f, false)).at("y")) == (std::vector<float>{1, -2, 3}),
+             boost::test_tools::per_element());
+  BOOST_CHECK_EXCEPTION(per_run.run(feed(0.5f, true)), Error, [](const Error& e) {
+    return std::string(e.what()).find("drops at random") != std::string::npos;
+  });
+  OnnxModelBuilder random = model(false);
+  random.proto().mutable_graph()->mutable_initializer(0)->set_float_data(0, 0.25f);
+  BOOST_TEST(import_error(random).find("ratio 0.250000 drops at random") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(what_values_cannot_fix_is_refused_at_load) {
   // The output shape comes from a large input (more than 64 elements): not a key for per-run
   // imports.
