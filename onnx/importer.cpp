@@ -157,7 +157,16 @@ class GraphImporter : public SubgraphLowerer {
         if (value.dtype() != t.dtype || !(value.shape() == t.dims))
           throw Error(ErrorKind::invalid, "graph input '" + in.name() + "' is " + t.to_string() +
                                               "; its fixed value is " + value.type_string());
-        v = e_.constant(value, scalar);  // still declared: each run passes it
+        // Still declared, and each run passes it: a run with another value traps rather than
+        // computing with the fixed one (a module written with these values keeps the check).
+        Val fixed = e_.constant(value, scalar);
+        e_.set_origin("graph input '" + in.name() + "' fixed at import");
+        Val same = e_.emit(op::min, {e_.emit(op::cast, {e_.emit(op::equal, {v, fixed})}, {.dtype = DType::i8})});
+        const std::string ok = e_.new_label("fixed_input_ok");
+        e_.br(e_.emit(op::cast, {same}, {.dtype = DType::boolean}), ok);
+        e_.trap("input '" + in.name() + "' differs from the value the model was imported with");
+        e_.place_label(ok);
+        v = fixed;
       }
       define(in.name(), v);
     }

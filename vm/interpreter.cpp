@@ -371,7 +371,9 @@ void Interpreter::execute(ExecEnv& env, const RunConfig& config, RunStats* stats
       case StepKind::trap:
         // An importer's branch that cannot run with the shapes it was imported for (ONNX runs
         // an If's branches only when taken); the origin says which and why.
-        fail_at(p, pc, ErrorKind::trap, "the program reached a path it cannot run");
+        // (Not through fail_at: its "trap: " op-name prefix would repeat the kind's name.)
+        throw Error(ErrorKind::trap, "the program reached a path it cannot run",
+                    instruction_location(pc, p.line, p.origin));
       case StepKind::print:
         if (config.print) {
           const int32_t r = p.args(pool)[0];

@@ -213,6 +213,36 @@ BOOST_AUTO_TEST_CASE(input_shape_fixes_dynamic_dims) {
   CHECK_RUN(s.run(kOnnx, "dyn.onnx --input-shape x=a,3 --check"), 1);
 }
 
+// MaxUnpool's output_shape fed as an input: mlvm-onnx says which value it needs, --input-value
+// fixes it, and the module traps when run with another value.
+BOOST_AUTO_TEST_CASE(input_value_fixes_what_nodes_need_at_import) {
+  OnnxModelBuilder m(11);
+  m.input("x", F32, {1, 1, 2, 2});
+  m.input("output_shape", onnx::TensorProto::INT64, {4});
+  m.initializer_i64("I", {1, 1, 2, 2}, {5, 7, 13, 15});
+  auto& n = m.node("MaxUnpool", {"x", "I", "output_shape"}, {"y"}, "unpool");
+  OnnxModelBuilder::attr_ints(n, "kernel_shape", {2, 2});
+  OnnxModelBuilder::attr_ints(n, "strides", {2, 2});
+  m.output("y", F32, {1, 1, -1, -1});
+  Scratch s;
+  s.write("unpool.onnx", m.bytes());
+  auto r = s.run(kOnnx, "unpool.onnx --check");
+  CHECK_RUN(r, 2);
+  BOOST_TEST(contains(r.err, "nodes need the values of inputs 'output_shape'"));
+  BOOST_TEST(contains(r.err, "--input-value"));
+  CHECK_RUN(s.run(kOnnx, "unpool.onnx --input-value output_shape=1,1,4,4 -o fixed.mlbc"), 0);
+  save_npy(s.path("x.npy"), make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4}));
+  save_npy(s.path("o.npy"), make_tensor<int64_t>({4}, {1, 1, 4, 4}));
+  CHECK_RUN(s.run(kRun, "fixed.mlbc --input x=x.npy --input output_shape=o.npy --output y=y.npy"), 0);
+  save_npy(s.path("o.npy"), make_tensor<int64_t>({4}, {1, 1, 5, 5}));
+  auto other = s.run(kRun, "fixed.mlbc --input x=x.npy --input output_shape=o.npy --output y=y.npy");
+  CHECK_RUN(other, 3);
+  BOOST_TEST(contains(other.err, "input 'output_shape' differs from the value the model was imported with"));
+  // Wrong counts and non-numbers are usage errors.
+  CHECK_RUN(s.run(kOnnx, "unpool.onnx --input-value output_shape=1,1,4 --check"), 1);
+  CHECK_RUN(s.run(kOnnx, "unpool.onnx --input-value output_shape=a --check"), 1);
+}
+
 BOOST_AUTO_TEST_CASE(a_trap_names_the_onnx_node) {
   OnnxModelBuilder m(13);
   m.input("x", F32, {3});
