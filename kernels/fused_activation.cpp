@@ -1,6 +1,7 @@
 #include "kernels/fused_activation.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/parallel_items.hpp"
 #include "kernels/simd/ew.hpp"
@@ -10,6 +11,42 @@ namespace mlvm {
 bool accepts_fused_activation(Opcode op) {
   return op == Opcode::conv2d || op == Opcode::dense || op == Opcode::matmul;
 }
+
+// i32 in 32-bit lanes (q = v >> s, then (q >> 1) + (q & 1) cannot overflow), so the loop
+// vectorizes at the base level; i64 and shifts the i32 form cannot take go through 64 bits.
+template <class T>
+void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return;  // float kernels are never given a requantization (their template code names it)
+  }
+  const int s = a.rshift;
+  if constexpr (std::is_same_v<T, int32_t>) {
+    const int32_t lo = int32_t(a.ilo), hi = int32_t(a.ihi);
+    if (s < 0) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = std::min(std::max(src[i], lo), hi);
+      return;
+    }
+    if (s <= 30) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t q = src[i] >> s;
+        dst[i] = std::min(std::max((q >> 1) + (q & 1), lo), hi);
+      }
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = int64_t(src[i]);
+    if (s >= 0) {
+      v >>= s;
+      v = (v >> 1) + (v & 1);
+    }
+    dst[i] = T(v < a.ilo ? a.ilo : v > a.ihi ? a.ihi : v);
+  }
+}
+template void apply_fused_requant<int32_t>(const FusedActivation&, const int32_t*, int32_t*, int64_t);
+template void apply_fused_requant<int64_t>(const FusedActivation&, const int64_t*, int64_t*, int64_t);
+template void apply_fused_requant<float>(const FusedActivation&, const float*, float*, int64_t);
+template void apply_fused_requant<double>(const FusedActivation&, const double*, double*, int64_t);
 
 void apply_fused_silu(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
   if (!a || a->kind != FusedActivation::Kind::silu || n <= 0) return;

@@ -10,6 +10,13 @@
 //          mul kernels' own SIMD runs, 2048 elements at a time through an L1 buffer, so no s
 //          tensor is written: to each depthwise or Winograd plane as it is finished, and to a
 //          GEMM's whole result after it by the pool's threads (apply_fused_silu).
+//   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
+//          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
+//          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
+//          rounding, half up) is monotone with rshift(0) = 0 and every bound holds 0, so a relu
+//          anywhere is ilo >= 0 and the clips intersect. The kernels apply it to each block of
+//          the result while the block is in cache (apply_fused_requant), so the wide
+//          accumulators never reach the result tensor.
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 
@@ -23,11 +30,23 @@ namespace mlvm {
 class ThreadPool;
 
 struct FusedActivation {
-  enum class Kind : uint8_t { clamp, silu };
+  enum class Kind : uint8_t { clamp, silu, requant };
   Kind kind = Kind::clamp;
   double lo = 0, hi = 0;          // clamp
   bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
+  int rshift = -1;                // requant: cvm_right_shift's shift_bit - 1 (0..31), or -1: none
+  int64_t ilo = 0, ihi = 0;       // requant: the clip bounds, within the result's dtype
 };
+
+// The requantization fused into an integer kernel, or null.
+inline const FusedActivation* fused_requant(const FusedActivation* a) {
+  return a && a->kind == FusedActivation::Kind::requant ? a : nullptr;
+}
+
+// dst[i] <- the requant chain of src[i], i < n (int32_t or int64_t; src may be dst). The same
+// arithmetic as the cvm_right_shift and cvm_clip kernels (kernels/unary.cpp).
+template <class T>
+void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n);
 
 // The ops whose kernels apply KernelContext::activation.
 bool accepts_fused_activation(Opcode op);

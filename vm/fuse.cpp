@@ -2,10 +2,14 @@
 // matmul right before them, whose float result only they read:
 //   p: h = conv2d ...   q: y = relu h | y = clip h           -> clamp
 //   p: h = conv2d ...   q: s = sigmoid h   r: y = mul h, s   -> silu (f32; mul s, h too)
+//   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
+//                       (an i32 or i64 result: the integer path's requantization)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 #include <limits>
 #include <optional>
 
@@ -46,6 +50,10 @@ class Fuser {
       const PlannedInstruction& p = plan_.code[pc];
       if (p.kind != StepKind::kernel || !accepts_fused_activation(p.op) || p.num_results != 1) continue;
       const DType dt = result_dtype(p);
+      if (dt == DType::i32 || dt == DType::i64) {
+        pc += try_requant(pc, dt);
+        continue;
+      }
       if (dt != DType::f32 && dt != DType::f64) continue;
       if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
     }
@@ -101,9 +109,70 @@ class Fuser {
     return true;
   }
 
+  // The longest chain after pc of relus, at most one cvm_right_shift and cvm_clips, with one
+  // shift or clip in it, each step reading the one before's result where it dies; returns
+  // the steps absorbed (0: none). The relus and clips commute with the shift (see
+  // kernels/fused_activation.hpp), so their order does not matter.
+  std::size_t try_requant(std::size_t pc, DType dt) {
+    const bool i32 = dt == DType::i32;
+    FusedActivation a;
+    a.kind = FusedActivation::Kind::requant;
+    a.ilo = i32 ? INT32_MIN : INT64_MIN;
+    a.ihi = i32 ? INT32_MAX : INT64_MAX;
+    auto narrow = [&](int64_t precision) {
+      const int64_t alpha = ew::cvm_alpha(std::clamp<int64_t>(precision, 1, 32));
+      a.ilo = std::max(a.ilo, -alpha);
+      a.ihi = std::min(a.ihi, alpha);
+    };
+    std::size_t taken = 0, usable = 0;  // usable: the length of the longest valid prefix
+    bool relu = false, cvm = false;
+    int32_t h = at(pc).results(pool())[0];
+    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < limit_; ++qc) {
+      if (!absorbable(qc, 1, dt) || at(qc).args(pool())[0] != h || !dies_at(qc, h)) break;
+      const PlannedInstruction& q = at(qc);
+      try {
+        if (q.op == Opcode::relu) relu = true;
+        else if (q.op == Opcode::cvm_clip) narrow(q.attrs->get<cvm_clip_attrs>().precision);
+        else if (q.op == Opcode::cvm_right_shift && a.rshift < 0 && !cvm) {
+          const auto& sh = q.attrs->get<cvm_shift_attrs>();
+          if (sh.shift_bit < 1 || sh.shift_bit > 32) break;
+          a.rshift = int(sh.shift_bit) - 1;
+          narrow(sh.precision);
+        } else break;
+      } catch (...) {
+        break;  // the verifier accepted the attributes, so this does not happen
+      }
+      cvm = cvm || q.op != Opcode::relu;
+      h = q.results(pool())[0];
+      ++taken;
+      if (cvm) usable = taken;
+    }
+    if (!usable) return 0;
+    if (relu) a.ilo = std::max<int64_t>(a.ilo, 0);
+    // With a relu after the last shift or clip, the prefix drops it: recompute from the steps
+    // kept. (A relu there is rare; it is simply left unfused.)
+    if (usable < taken) return try_requant_prefix(pc, dt, usable);
+    const int32_t out = at(pc + usable).results(pool())[0];
+    if (!can_write(pc, out)) return 0;
+    std::vector<std::size_t> absorbed;
+    for (std::size_t k = 1; k <= usable; ++k) absorbed.push_back(pc + k);
+    fuse(pc, absorbed, out, a);
+    return usable;
+  }
+  // try_requant over exactly the first `len` steps after pc.
+  std::size_t try_requant_prefix(std::size_t pc, DType dt, std::size_t len) {
+    limit_ = len;
+    const std::size_t r = try_requant(pc, dt);
+    limit_ = 8;
+    return r;
+  }
+
   // p (at pc) writes `out`; each absorbed step keeps its drops (a register may hold an older
   // value) except `out`, which holds p's result from then on.
   void fuse(std::size_t pc, std::initializer_list<std::size_t> absorbed, int32_t out, const FusedActivation& a) {
+    fuse(pc, std::vector<std::size_t>(absorbed), out, a);
+  }
+  void fuse(std::size_t pc, const std::vector<std::size_t>& absorbed, int32_t out, const FusedActivation& a) {
     PlannedInstruction& p = plan_.code[pc];
     plan_.regs[p.regs + p.num_args] = out;
     for (std::size_t qc : absorbed) {
@@ -129,6 +198,7 @@ class Fuser {
 
   ExecPlan& plan_;
   std::vector<bool> landed_;
+  std::size_t limit_ = 8;  // the most steps try_requant absorbs
 };
 
 }  // namespace
