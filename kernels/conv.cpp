@@ -161,9 +161,11 @@ bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout&
 template <class T, class F>
 void for_row_blocks(const ConvShape& s, int64_t width, ThreadPool* pool, F&& f) {
   using Out = gemm_out_t<T>;
-  const int64_t block_rows =
+  const int64_t most_rows =
       std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * width), 1, s.oh);
-  const int64_t blocks = (s.oh + block_rows - 1) / block_rows;
+  // Blocks of equal height: a last sliver of a block (2 rows of 56²'s 18-row blocks) is a
+  // GEMM of few columns paying the whole set-up.
+  const int64_t blocks = (s.oh + most_rows - 1) / most_rows, block_rows = (s.oh + blocks - 1) / blocks;
   auto block = [&](int64_t bi, ThreadPool* inner) {
     Out* out = conv_scratch<Out>(1, s.ocg * block_rows * width);
     const int64_t r0 = bi * block_rows;

@@ -35,8 +35,8 @@ void gemm_requantized(const GemmArgs<T>& g, const FusedActivation* rq, ThreadPoo
     return;
   }
   const int64_t bytes = g.b_packed ? int64_t(256) << 10 : int64_t(2) << 20;
-  const int64_t rows = std::clamp<int64_t>(bytes / int64_t(sizeof(Out)) / g.n, 1, g.m);
-  const int64_t blocks = (g.m + rows - 1) / rows;
+  const int64_t most_rows = std::clamp<int64_t>(bytes / int64_t(sizeof(Out)) / g.n, 1, g.m);
+  const int64_t blocks = (g.m + most_rows - 1) / most_rows, rows = (g.m + blocks - 1) / blocks;
   auto block = [&](int64_t bi, ThreadPool* inner) {
     const int64_t i0 = bi * rows, mb = std::min(rows, g.m - i0);
     Out* out = thread_scratch<DenseScratch, Out>(0, mb * g.n);
