@@ -184,6 +184,26 @@ BOOST_AUTO_TEST_CASE(i64_dense) {
 )", 1, {{"x", full_range(DType::i64, {6, 10}, 20)}, {"w", full_range(DType::i64, {5, 10}, 21)}});
 }
 
+BOOST_AUTO_TEST_CASE(the_chains_mlvm_quantize_writes) {
+  // quantize/rescale.cpp's requantize: a fresh register for the first shift, then the
+  // multiplier and the final shift over it (these stay unfused), and a relu written in place.
+  check_requant(R"(
+.input x : i8[1, 7, 12, 10]
+.input w : i8[9, 7, 3, 3]
+.input b : i32[9]
+.input m : i32[9, 1, 1]
+.output y : i8[1, 9, 12, 10]
+)", ".output acc : i32[1, 9, 12, 10]", R"(
+    acc = conv2d x, w, b, padding=(1, 1)
+    acc = relu acc
+    t = cvm_right_shift acc, precision=16, shift_bit=3
+    t = mul t, m
+    t = cvm_right_shift t, precision=8, shift_bit=9
+    y = cast t, dtype=i8
+)", 2, {{"x", full_range(DType::i8, {1, 7, 12, 10}, 22)}, {"w", full_range(DType::i8, {9, 7, 3, 3}, 23)},
+          {"b", full_range(DType::i32, {9}, 24)}, {"m", make_input(DType::i32, {9, 1, 1}, Layout::contiguous, Fill::small, 25)}});
+}
+
 BOOST_AUTO_TEST_CASE(a_relu_alone_or_a_clip_before_the_shift_stays_unfused) {
   // Nothing to requantize (a relu alone), and a clip before the shift (the chain stops there:
   // the conv and its clip fuse, the shift runs on its own).
