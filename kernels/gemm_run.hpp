@@ -68,7 +68,7 @@ Plan<T> plan_for(BValues b = BValues::any) {
         p = {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
              t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
       else if (b != BValues::any && t.s8_sign_quads.fn) {
-        p = {t.s8_sign_quads, PackFormat::quads_s8, PackFormat::quads_s8, t.pack_quads_s8, t.pack_quads_s8};
+        p = {t.s8_sign_quads, PackFormat::quads_s8_abs, PackFormat::quads_s8, t.pack_quads_s8_abs, t.pack_quads_s8};
         if (b == BValues::nonnegative && t.s8_unsigned_b_quads.fn) p.kern = t.s8_unsigned_b_quads;
         p.pack_key = reinterpret_cast<const void*>(t.s8_sign_quads.fn);
       }

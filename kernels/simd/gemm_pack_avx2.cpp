@@ -146,6 +146,12 @@ void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64
   pack_panel<int8_t>(PackFormat::quads_s8, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 
+void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                             int64_t kc, void* dst) {
+  pack_quads_s8_panel(data, sr, sk, koff, rvalid, R, kc, dst);
+  append_abs_quads(R, kc, dst);  // the compiler vectorizes it with this file's AVX2 flags
+}
+
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst) {
   float* d = static_cast<float*>(dst);
