@@ -137,6 +137,25 @@ BOOST_AUTO_TEST_CASE(unpadded_conv_and_depthwise) {
           {"b", full_range(DType::i32, {6}, 12)}});
 }
 
+BOOST_AUTO_TEST_CASE(grouped_and_dilated_convs) {
+  check_requant(R"(
+.input x : i8[2, 12, 15, 14]
+.input w : i8[10, 6, 3, 3]
+.output y : i32[2, 10, 15, 14]
+)", ".output h : i32[2, 10, 15, 14]", R"(
+    h = conv2d x, w, padding=(1, 1), groups=2
+    y = cvm_right_shift h, precision=7, shift_bit=6
+)", 1, {{"x", full_range(DType::i8, {2, 12, 15, 14}, 26)}, {"w", full_range(DType::i8, {10, 6, 3, 3}, 27)}});
+  check_requant(R"(
+.input x : i8[1, 5, 21, 19]
+.input w : i8[8, 5, 3, 3]
+.output y : i32[1, 8, 21, 19]
+)", ".output h : i32[1, 8, 21, 19]", R"(
+    h = conv2d x, w, padding=(2, 2), dilation=(2, 2)
+    y = cvm_clip h, precision=10
+)", 1, {{"x", full_range(DType::i8, {1, 5, 21, 19}, 28)}, {"w", full_range(DType::i8, {8, 5, 3, 3}, 29)}});
+}
+
 BOOST_AUTO_TEST_CASE(dense_in_several_row_blocks) {
   // 2000 x 300 i32 results: more than one 2 MB block.
   check_requant(R"(
