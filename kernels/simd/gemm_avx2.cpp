@@ -132,6 +132,7 @@ GemmKernelTable make_table() {
   t.s8_unsigned_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2>(1024, 120, 2048);  // as s8_sign_quads
   t.pack_quads_s8 = &pack_quads_s8_panel;
   t.pack_quads_s8_abs = &pack_quads_s8_abs_panel;
+  t.pack_pairs16_i8 = &pack_pairs16_i8_panel;
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
   t.pack_f32 = &pack_f32_panel;
