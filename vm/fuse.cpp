@@ -109,10 +109,11 @@ class Fuser {
     return true;
   }
 
-  // The longest chain after pc of relus, at most one cvm_right_shift and cvm_clips, with one
-  // shift or clip in it, each step reading the one before's result where it dies; returns
-  // the steps absorbed (0: none). The relus and clips commute with the shift (see
-  // kernels/fused_activation.hpp), so their order does not matter.
+  // The longest chain (of at most 8 steps) after pc of relus, at most one cvm_right_shift and
+  // cvm_clips, no clip before the shift, with one shift or clip in it, each step reading the
+  // one before's result where it dies; returns the steps absorbed (0: none). The relus
+  // commute with the shift and the clips (see kernels/fused_activation.hpp), so a relu anywhere
+  // in the chain is the same lower bound 0.
   std::size_t try_requant(std::size_t pc, DType dt) {
     const bool i32 = dt == DType::i32;
     FusedActivation a;
@@ -124,10 +125,10 @@ class Fuser {
       a.ilo = std::max(a.ilo, -alpha);
       a.ihi = std::min(a.ihi, alpha);
     };
-    std::size_t taken = 0, usable = 0;  // usable: the length of the longest valid prefix
+    std::size_t taken = 0;
     bool relu = false, cvm = false;
     int32_t h = at(pc).results(pool())[0];
-    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < limit_; ++qc) {
+    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 8; ++qc) {
       if (!absorbable(qc, 1, dt) || at(qc).args(pool())[0] != h || !dies_at(qc, h)) break;
       const PlannedInstruction& q = at(qc);
       try {
@@ -145,26 +146,15 @@ class Fuser {
       cvm = cvm || q.op != Opcode::relu;
       h = q.results(pool())[0];
       ++taken;
-      if (cvm) usable = taken;
     }
-    if (!usable) return 0;
+    if (!cvm) return 0;  // relus alone: nothing to requantize
     if (relu) a.ilo = std::max<int64_t>(a.ilo, 0);
-    // With a relu after the last shift or clip, the prefix drops it: recompute from the steps
-    // kept. (A relu there is rare; it is simply left unfused.)
-    if (usable < taken) return try_requant_prefix(pc, dt, usable);
-    const int32_t out = at(pc + usable).results(pool())[0];
+    const int32_t out = at(pc + taken).results(pool())[0];
     if (!can_write(pc, out)) return 0;
     std::vector<std::size_t> absorbed;
-    for (std::size_t k = 1; k <= usable; ++k) absorbed.push_back(pc + k);
+    for (std::size_t k = 1; k <= taken; ++k) absorbed.push_back(pc + k);
     fuse(pc, absorbed, out, a);
-    return usable;
-  }
-  // try_requant over exactly the first `len` steps after pc.
-  std::size_t try_requant_prefix(std::size_t pc, DType dt, std::size_t len) {
-    limit_ = len;
-    const std::size_t r = try_requant(pc, dt);
-    limit_ = 8;
-    return r;
+    return taken;
   }
 
   // p (at pc) writes `out`; each absorbed step keeps its drops (a register may hold an older
@@ -198,7 +188,6 @@ class Fuser {
 
   ExecPlan& plan_;
   std::vector<bool> landed_;
-  std::size_t limit_ = 8;  // the most steps try_requant absorbs
 };
 
 }  // namespace

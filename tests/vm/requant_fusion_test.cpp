@@ -192,6 +192,18 @@ BOOST_AUTO_TEST_CASE(dense_odd_sizes_and_batched_matmul_wide_shift) {
 )", 2, {{"a", full_range(DType::i16, {3, 5, 7}, 18)}, {"b", full_range(DType::i16, {3, 7, 9}, 19)}});
 }
 
+BOOST_AUTO_TEST_CASE(dense_clip_then_relu) {
+  check_requant(R"(
+.input x : i8[9, 31]
+.input w : i8[14, 31]
+.output y : i32[9, 14]
+)", ".output h : i32[9, 14]", R"(
+    h = dense x, w
+    c = cvm_clip h, precision=11
+    y = relu c
+)", 2, {{"x", full_range(DType::i8, {9, 31}, 30)}, {"w", full_range(DType::i8, {14, 31}, 31)}});
+}
+
 BOOST_AUTO_TEST_CASE(i64_dense) {
   check_requant(R"(
 .input x : i64[6, 10]
