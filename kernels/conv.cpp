@@ -46,6 +46,7 @@ struct ConvData {
   gemm_out_t<T>* y;
   const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
   const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
+  const FusedActivation* rq = nullptr;    // integers only: the fused requantization, or null
   bool x_without_min = false;             // i8: x holds no -128 (GemmArgs::b_without_min)
   bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
@@ -151,6 +152,31 @@ bool conv_stem_bands(const ConvShape& s, const ConvParams& p, const PhaseLayout&
   return true;
 }
 
+// The output rows of one (image, group) in blocks whose result (ocg x rows·width, `width` a
+// wide row's columns) stays in L2: f(r0, rows, out, inner) computes rows [r0, r0 + rows) into
+// the thread's scratch `out` and moves them to y while they are there. With at least two
+// blocks a thread, threads take whole blocks (each its own GEMM on its own scratch) rather than
+// splitting every block's small GEMM. Per element the same sum as one GEMM over all rows (the k
+// blocking does not depend on N).
+template <class T, class F>
+void for_row_blocks(const ConvShape& s, int64_t width, ThreadPool* pool, F&& f) {
+  using Out = gemm_out_t<T>;
+  const int64_t most_rows =
+      std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * width), 1, s.oh);
+  // Blocks of equal height: a last sliver of a block (2 rows of 56²'s 18-row blocks) is a
+  // GEMM of few columns paying the whole set-up.
+  const int64_t blocks = (s.oh + most_rows - 1) / most_rows, block_rows = (s.oh + blocks - 1) / blocks;
+  auto block = [&](int64_t bi, ThreadPool* inner) {
+    Out* out = conv_scratch<Out>(1, s.ocg * block_rows * width);
+    const int64_t r0 = bi * block_rows;
+    f(r0, std::min(block_rows, s.oh - r0), out, inner);
+  };
+  if (pool && blocks >= 2 * int64_t(pool->size()))
+    for_each_item(pool, blocks, [&](int64_t bi) { block(bi, nullptr); });
+  else
+    for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
+}
+
 // One (image, group) as an implicit GEMM over the phase planes: with output pixels numbered
 // j = oh·wq + ow (a "wide" output row of wq columns), the im2col element for k = (c, i, j')
 // is planes[koff(k) + j], where koff(k) picks the phase of tap (i, j') and the tap's offset
@@ -178,9 +204,23 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     const simd::ConvWindow win{s.h, s.w, s.kh, s.kw, p.dh, p.dw, p.top, p.left, s.ow};
     GemmArgs<T> a = planes_gemm(s, d, g, xg, nullptr, s.oh * s.ow, yg, s.oh * s.ow, clamp);
     a.b_window = &win;
-    return gemm(a, pool);
+    if (!d.rq) return gemm(a, pool);
+    // Requantized: output rows in blocks through an L2 scratch, each block's window the
+    // same one moved down (its top r0 rows higher), requantized into y while it is in cache.
+    return for_row_blocks<T>(s, s.ow, pool, [&](int64_t r0, int64_t rows, Out* out, ThreadPool* inner) {
+      simd::ConvWindow wb = win;
+      wb.top = win.top - r0;
+      GemmArgs<T> b = a;
+      b.b_window = &wb;
+      b.n = rows * s.ow;
+      b.c = out;
+      b.ldc = b.n;
+      gemm(b, inner);
+      for (int64_t o = 0; o < s.ocg; ++o)
+        apply_fused_requant<Out>(*d.rq, out + o * b.n, yg + o * s.oh * s.ow + r0 * s.ow, b.n);
+    });
   }
-  if (l.shifted && conv_stem_bands(s, p, l, d, n, g, pool)) return;
+  if (l.shifted && !d.rq && conv_stem_bands(s, p, l, d, n, g, pool)) return;
   const T* planes = xg;
   if (!as_is) {
     T* buf = conv_scratch<T>(0, int64_t(l.size(s.cg)));
@@ -189,7 +229,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   }
   const std::vector<int64_t> koff = tap_offsets(s, p, l, s.cg);
   const int64_t wide_n = (s.oh - 1) * l.wq + s.ow;
-  const bool direct_out = l.wq == s.ow;  // the wide rows are the output rows
+  const bool direct_out = l.wq == s.ow && !d.rq;  // the wide rows are the output rows
   if constexpr (std::is_floating_point_v<T>) {
     if (swaps_operands(true, s.kh, s.kw, p, s.ocg, s.oh, s.ow) && direct_out && (!d.packed || d.packed->b_side)) {
       // yᵀ (pixels x channels) = planesᵀ · wᵀ: A element (pixel i, channel k) is
@@ -232,21 +272,18 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     // GEMM, copied to y while it is there. Output row r0 + r is wide row r of the planes
     // moved down r0 rows (every phase plane is wq wide). Per element the same sum as one GEMM
     // over all rows: the k blocking does not depend on N.
-    // With at least two blocks a thread, threads take whole blocks (each its own GEMM on its
-    // own scratch) rather than splitting every block's small GEMM.
-    const int64_t block_rows =
-        std::clamp<int64_t>((int64_t(256) << 10) / int64_t(sizeof(Out)) / std::max<int64_t>(1, s.ocg * l.wq), 1, s.oh);
-    const int64_t blocks = (s.oh + block_rows - 1) / block_rows;
+    // A fused requantization is applied to the block in place first (the wide rows' extra
+    // columns too, which are dropped).
     const auto copy_rows = simd::conv_row_kernels().copy_rows_4;
-    auto block = [&](int64_t bi, ThreadPool* inner) {
-      Out* out = conv_scratch<Out>(1, s.ocg * block_rows * l.wq);
-      const int64_t r0 = bi * block_rows, rows = std::min(block_rows, s.oh - r0), wide = (rows - 1) * l.wq + s.ow;
+    for_row_blocks<T>(s, l.wq, pool, [&](int64_t r0, int64_t rows, Out* out, ThreadPool* inner) {
+      const int64_t wide = (rows - 1) * l.wq + s.ow;
       GemmArgs<T> b = a;
       b.b = planes + r0 * l.wq;
       b.n = wide;
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
+      if (d.rq) apply_fused_requant<Out>(*d.rq, out, out, s.ocg * wide);
       for (int64_t o = 0; o < s.ocg; ++o) {
         if constexpr (sizeof(Out) == 4)
           copy_rows(yg + (o * s.oh + r0) * s.ow, s.ow, out + o * wide, l.wq, rows, s.ow);
@@ -254,11 +291,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
           for (int64_t r = 0; r < rows; ++r)
             std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
       }
-    };
-    if (pool && blocks >= 2 * int64_t(pool->size()))
-      for_each_item(pool, blocks, [&](int64_t bi) { block(bi, nullptr); });
-    else
-      for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
+    });
   }
   if constexpr (std::is_same_v<T, float>) apply_fused_after(d.act, yg, s.ocg * s.oh * s.ow, pool);
 }
@@ -358,8 +391,10 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
     for (int64_t t = f; t < l; ++t) {
       if ((t - f) % 64 == 0) env.check_cancelled();
       const int64_t n = t / s.oc, o = t % s.oc, g = o / s.ocg;
+      gemm_out_t<T>* y = d.y + t * s.oh * s.ow;
       simd::depthwise_plane<T>(d.x + (n * s.c + g) * s.h * s.w, d.w + o * s.kh * s.kw,
-                               d.bias ? d.bias + o * d.bias_stride : nullptr, geo, d.y + t * s.oh * s.ow);
+                               d.bias ? d.bias + o * d.bias_stride : nullptr, geo, y);
+      if (d.rq) apply_fused_requant(*d.rq, y, y, s.oh * s.ow);  // the plane is in cache
     }
   });
 }
@@ -428,6 +463,7 @@ void run_conv2d(KernelContext& ctx) {
     ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, y.template data<Out>()};
     if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
     if constexpr (std::is_floating_point_v<T>) d.act = ctx.activation;
+    else d.rq = fused_requant(ctx.activation);
     if (b) {
       d.bias = b->template data<Out>();
       d.bias_stride = b->strides()[0];

@@ -1,5 +1,6 @@
 // dense (y = x·wᵀ + b) and matmul (NumPy semantics) over the blocked GEMM core; their static
 // rules are in ir/infer_dense.cpp.
+#include <algorithm>
 #include <array>
 #include <type_traits>
 
@@ -10,9 +11,52 @@
 #include "kernels/prepare.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
+#include "kernels/parallel_items.hpp"
 #include "kernels/thread_pool.hpp"
+#include "kernels/thread_scratch.hpp"
 
 namespace mlvm {
+
+namespace {
+
+struct DenseScratch;
+
+// gemm(g), with an integer result requantized (kernels/fused_activation.hpp) on its way to C:
+// rows in blocks whose result stays in cache (L2; larger when B is packed per call, so that
+// fewer blocks pack it again), each computed into the thread's scratch and requantized into C
+// there. Integer sums are exact, so blocking changes no bit. Without `rq`, plain gemm(g).
+template <class T>
+void gemm_requantized(const GemmArgs<T>& g, const FusedActivation* rq, ThreadPool* pool) {
+  using Out = gemm_out_t<T>;
+  if (!rq || g.m <= 0 || g.n <= 0) {
+    gemm(g, pool);
+    if (rq)
+      for (int64_t i = 0; i < g.m; ++i) apply_fused_requant<Out>(*rq, g.c + i * g.ldc, g.c + i * g.ldc, g.n);
+    return;
+  }
+  const int64_t bytes = g.b_packed ? int64_t(256) << 10 : int64_t(2) << 20;
+  const int64_t most_rows = std::clamp<int64_t>(bytes / int64_t(sizeof(Out)) / g.n, 1, g.m);
+  const int64_t blocks = (g.m + most_rows - 1) / most_rows, rows = (g.m + blocks - 1) / blocks;
+  auto block = [&](int64_t bi, ThreadPool* inner) {
+    const int64_t i0 = bi * rows, mb = std::min(rows, g.m - i0);
+    Out* out = thread_scratch<DenseScratch, Out>(0, mb * g.n);
+    GemmArgs<T> b = g;
+    b.m = mb;
+    b.a = g.a + i0 * g.rsa;
+    b.a_packed = nullptr;  // whole panels of it would not line up with the block's rows
+    b.c = out;
+    b.ldc = g.n;
+    if (g.bias && g.bias_per_row) b.bias = g.bias + i0 * g.bias_stride;
+    gemm(b, inner);
+    for (int64_t i = 0; i < mb; ++i) apply_fused_requant<Out>(*rq, out + i * g.n, g.c + (i0 + i) * g.ldc, g.n);
+  };
+  if (pool && blocks >= 2 * int64_t(pool->size()))
+    for_each_item(pool, blocks, [&](int64_t bi) { block(bi, nullptr); });
+  else
+    for (int64_t bi = 0; bi < blocks; ++bi) block(bi, pool);
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // dense
@@ -50,7 +94,7 @@ void run_dense(KernelContext& ctx) {
         bounds = clamp_bounds<T>(ctx.activation);
         g.clamp = bounds.data();
       }
-    gemm(g, ctx.env.pool);
+    gemm_requantized(g, fused_requant(ctx.activation), ctx.env.pool);
   });
   if (y.dtype() == DType::f32) apply_fused_after(ctx.activation, y.data<float>(), y.numel(), ctx.env.pool);
   ctx.out[0] = y;
@@ -124,7 +168,7 @@ void run_matmul(KernelContext& ctx) {
       g.a = A.template data<T>();
       g.b = B.template data<T>();
       g.c = y.template data<Out>();
-      if (batches > 0) gemm(g, ctx.env.pool);
+      if (batches > 0) gemm_requantized(g, fused_requant(ctx.activation), ctx.env.pool);
       return;
     }
     // One GEMM per batch index; small ones share the pool across batches instead.
@@ -143,7 +187,7 @@ void run_matmul(KernelContext& ctx) {
         gb.a = A.template data<T>() + oa;
         gb.b = B.template data<T>() + ob;
         gb.c = y.template data<Out>() + t * m * n;
-        gemm(gb, inner_pool);
+        gemm_requantized(gb, fused_requant(ctx.activation), inner_pool);
       }
     };
     // Across batches only when there is enough work for a fork/join to pay (the GEMM's own

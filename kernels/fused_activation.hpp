@@ -13,6 +13,13 @@
 //   leaky  y = leaky_relu h (f32): y < 0 ? alpha·y : y with alpha rounded to f32, the
 //          leaky_relu kernel's own expression, applied where silu is (openWakeWord's embedding
 //          CNN follows each of its 20 convolutions with one).
+//   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
+//          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
+//          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
+//          rounding, half up) is monotone with rshift(0) = 0 and every bound holds 0, so a relu
+//          anywhere is ilo >= 0 and the clips intersect. The kernels apply it to each block of
+//          the result while the block is in cache (apply_fused_requant), so the wide
+//          accumulators never reach the result tensor.
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 
@@ -26,12 +33,24 @@ namespace mlvm {
 class ThreadPool;
 
 struct FusedActivation {
-  enum class Kind : uint8_t { clamp, silu, leaky };
+  enum class Kind : uint8_t { clamp, silu, leaky, requant };
   Kind kind = Kind::clamp;
   double lo = 0, hi = 0;          // clamp
   bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
   double alpha = 0;               // leaky: leaky_relu's alpha
+  int rshift = -1;                // requant: cvm_right_shift's shift_bit - 1 (0..31), or -1: none
+  int64_t ilo = 0, ihi = 0;       // requant: the clip bounds, within the result's dtype
 };
+
+// The requantization fused into an integer kernel, or null.
+inline const FusedActivation* fused_requant(const FusedActivation* a) {
+  return a && a->kind == FusedActivation::Kind::requant ? a : nullptr;
+}
+
+// dst[i] <- the requant chain of src[i], i < n (int32_t or int64_t; src may be dst). The same
+// arithmetic as the cvm_right_shift and cvm_clip kernels (kernels/unary.cpp).
+template <class T>
+void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n);
 
 // The ops whose kernels apply KernelContext::activation.
 bool accepts_fused_activation(Opcode op);
@@ -45,7 +64,9 @@ std::array<T, 2> clamp_bounds(const FusedActivation* a) {
 }
 
 // Whether `a` is applied to a finished result (silu, leaky) rather than as tiles are stored.
-inline bool applied_after(const FusedActivation* a) { return a && a->kind != FusedActivation::Kind::clamp; }
+inline bool applied_after(const FusedActivation* a) {
+  return a && (a->kind == FusedActivation::Kind::silu || a->kind == FusedActivation::Kind::leaky);
+}
 
 // y[0 .. n) ← silu(y) or leaky_relu(y) in place when `a` is one (y f32, contiguous); otherwise
 // nothing. With a pool, its threads share the work (the same chunks, so the same bits).

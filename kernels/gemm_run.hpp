@@ -64,11 +64,12 @@ Plan<T> plan_for(BValues b = BValues::any) {
   else {
     p = {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
     if constexpr (std::is_same_v<T, int8_t>) {
+      p.pack_b = t.pack_pairs16_i8;
       if (t.u8s8_quads.fn)
         p = {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
              t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
       else if (b != BValues::any && t.s8_sign_quads.fn) {
-        p = {t.s8_sign_quads, PackFormat::quads_s8, PackFormat::quads_s8, t.pack_quads_s8, t.pack_quads_s8};
+        p = {t.s8_sign_quads, PackFormat::quads_s8_abs, PackFormat::quads_s8, t.pack_quads_s8_abs, t.pack_quads_s8};
         if (b == BValues::nonnegative && t.s8_unsigned_b_quads.fn) p.kern = t.s8_unsigned_b_quads;
         p.pack_key = reinterpret_cast<const void*>(t.s8_sign_quads.fn);
       }

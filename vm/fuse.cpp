@@ -3,10 +3,14 @@
 //   p: h = conv2d ...   q: y = relu h | y = clip h           -> clamp
 //   p: h = conv2d ...   q: s = sigmoid h   r: y = mul h, s   -> silu (f32; mul s, h too)
 //   p: h = conv2d ...   q: y = leaky_relu h                 -> leaky (f32)
+//   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
+//                       (an i32 or i64 result: the integer path's requantization)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 #include <limits>
 #include <optional>
 
@@ -53,6 +57,10 @@ class Fuser {
       const PlannedInstruction& p = plan_.code[pc];
       if (p.kind != StepKind::kernel || !accepts_fused_activation(p.op) || p.num_results != 1) continue;
       const DType dt = result_dtype(p);
+      if (dt == DType::i32 || dt == DType::i64) {
+        pc += try_requant(pc, dt);
+        continue;
+      }
       if (dt != DType::f32 && dt != DType::f64) continue;
       if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
     }
@@ -108,9 +116,60 @@ class Fuser {
     return true;
   }
 
+  // The longest chain (of at most 8 steps) after pc of relus, at most one cvm_right_shift and
+  // cvm_clips, no clip before the shift, with one shift or clip in it, each step reading the
+  // one before's result where it dies; returns the steps absorbed (0: none). The relus
+  // commute with the shift and the clips (see kernels/fused_activation.hpp), so a relu anywhere
+  // in the chain is the same lower bound 0.
+  std::size_t try_requant(std::size_t pc, DType dt) {
+    const bool i32 = dt == DType::i32;
+    FusedActivation a;
+    a.kind = FusedActivation::Kind::requant;
+    a.ilo = i32 ? INT32_MIN : INT64_MIN;
+    a.ihi = i32 ? INT32_MAX : INT64_MAX;
+    auto narrow = [&](int64_t precision) {
+      const int64_t alpha = ew::cvm_alpha(std::clamp<int64_t>(precision, 1, 32));
+      a.ilo = std::max(a.ilo, -alpha);
+      a.ihi = std::min(a.ihi, alpha);
+    };
+    std::size_t taken = 0;
+    bool relu = false, cvm = false;
+    int32_t h = at(pc).results(pool())[0];
+    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 8; ++qc) {
+      if (!absorbable(qc, 1, dt) || at(qc).args(pool())[0] != h || !dies_at(qc, h)) break;
+      const PlannedInstruction& q = at(qc);
+      try {
+        if (q.op == Opcode::relu) relu = true;
+        else if (q.op == Opcode::cvm_clip) narrow(q.attrs->get<cvm_clip_attrs>().precision);
+        else if (q.op == Opcode::cvm_right_shift && a.rshift < 0 && !cvm) {
+          const auto& sh = q.attrs->get<cvm_shift_attrs>();
+          if (sh.shift_bit < 1 || sh.shift_bit > 32) break;
+          a.rshift = int(sh.shift_bit) - 1;
+          narrow(sh.precision);
+        } else break;
+      } catch (...) {
+        break;  // the verifier accepted the attributes, so this does not happen
+      }
+      cvm = cvm || q.op != Opcode::relu;
+      h = q.results(pool())[0];
+      ++taken;
+    }
+    if (!cvm) return 0;  // relus alone: nothing to requantize
+    if (relu) a.ilo = std::max<int64_t>(a.ilo, 0);
+    const int32_t out = at(pc + taken).results(pool())[0];
+    if (!can_write(pc, out)) return 0;
+    std::vector<std::size_t> absorbed;
+    for (std::size_t k = 1; k <= taken; ++k) absorbed.push_back(pc + k);
+    fuse(pc, absorbed, out, a);
+    return taken;
+  }
+
   // p (at pc) writes `out`; each absorbed step keeps its drops (a register may hold an older
   // value) except `out`, which holds p's result from then on.
   void fuse(std::size_t pc, std::initializer_list<std::size_t> absorbed, int32_t out, const FusedActivation& a) {
+    fuse(pc, std::vector<std::size_t>(absorbed), out, a);
+  }
+  void fuse(std::size_t pc, const std::vector<std::size_t>& absorbed, int32_t out, const FusedActivation& a) {
     PlannedInstruction& p = plan_.code[pc];
     plan_.regs[p.regs + p.num_args] = out;
     for (std::size_t qc : absorbed) {

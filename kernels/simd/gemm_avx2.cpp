@@ -73,17 +73,20 @@ struct MaddPairs {
 // s8 quads -> i32 without VNNI: |a| (u8) · (b with a's sign) (s8) by vpmaddubsw — the same
 // products — then the i16 pair sums to i32 by vpmaddwd with ones. Exact when B holds no -128
 // (GemmKernelTable::s8_sign_quads): a pair sum is then at most 2·128·127 in magnitude, below
-// vpmaddubsw's saturation. Per 32 products: vpsignb, vpmaddubsw, vpmaddwd and vpaddd (and a
-// vpabsb per A broadcast), against two vpmaddwd and two vpaddd for i16 pairs; it is faster for
+// vpmaddubsw's saturation. Per 32 products: vpsignb, vpmaddubsw, vpmaddwd and vpaddd (|a| is
+// packed ahead), against two vpmaddwd and two vpaddd for i16 pairs; it is faster for
 // the half-size panels and the spread over ports, not fewer instructions, and no exact form
 // without VNNI needs fewer: the i16 pair sums of full-range products must be widened per step.
 // Written as asm with the accumulator tied ("+x"), as the VNNI steps (gemm_avx512.cpp): GCC
 // 12 compiled the intrinsics with a copy of every accumulator to the stack and back per step.
 // AT&T order: vpsignb negates its second operand by the first's sign; vpmaddubsw takes the
 // signed operand first, then the unsigned one.
+// |a| comes packed with A (PackFormat::quads_s8_abs), loaded by a second broadcast: the
+// load ports have room, the vector ALU ports this loop saturates do not.
 struct SignQuads {
-  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
-    const __m256i ua = _mm256_abs_epi8(a), ones = _mm256_set1_epi16(1);
+  static constexpr bool kAbsA = true;
+  static __m256i apply(__m256i acc, __m256i a, __m256i ua, __m256i b) {
+    const __m256i ones = _mm256_set1_epi16(1);
     __m256i t;
     __asm__(
         "vpsignb %[a], %[b], %[t]\n\t"
@@ -128,6 +131,8 @@ GemmKernelTable make_table() {
   t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);
   t.s8_unsigned_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2>(1024, 120, 2048);  // as s8_sign_quads
   t.pack_quads_s8 = &pack_quads_s8_panel;
+  t.pack_quads_s8_abs = &pack_quads_s8_abs_panel;
+  t.pack_pairs16_i8 = &pack_pairs16_i8_panel;
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
   t.pack_f32 = &pack_f32_panel;

@@ -116,7 +116,9 @@ struct GemmKernelTable {
   PanelPacker<float> pack_f32 = nullptr;
   PanelPacker<int8_t> pack_quads_u8_offset = nullptr;
   PanelPacker<int8_t> pack_quads_s8_sums = nullptr;
-  PanelPacker<int8_t> pack_quads_s8 = nullptr;  // the s8_sign_quads panels (A and B)
+  PanelPacker<int8_t> pack_quads_s8 = nullptr;      // the s8_sign_quads B panels
+  PanelPacker<int8_t> pack_quads_s8_abs = nullptr;  // and its A panels (quads_s8_abs)
+  PanelPacker<int8_t> pack_pairs16_i8 = nullptr;    // i16_pairs B panels from i8
   // Set with u8s8_quads: its B panels from a conv2d window (GemmArgs::b_window).
   WindowPacker pack_window_s8_sums = nullptr;
 };
@@ -146,6 +148,10 @@ void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* ko
                     void* dst);
 void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                          int64_t kc, void* dst);
+void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                             int64_t kc, void* dst);
+void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                           int64_t kc, void* dst);
 }
 namespace sse2 {
 const GemmKernelTable& gemm_table();

@@ -241,6 +241,10 @@ void fma_row_kernel(const RowTile& rt) {
 // Integer kernel over 4-byte groups: per step (KU consecutive k), NV vectors of B, MR 4-byte
 // broadcasts of A, MR·NV Step::apply. kCorrect: the u8·s8 quads, whose B panel is followed by
 // NR i32 corrections (128 · column sums of B) subtracted at the end — A was packed as a + 128.
+// A Step with kAbsA reads A as quads_s8_abs panels: each broadcast comes with the one of |a|
+// from the panel's second half, Step::apply(acc, a, |a|, b).
+template <class Step>
+concept StepWithAbsA = Step::kAbsA;
 template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect>
 void int_kernel(const MicroTile& t) {
   using V = typename Vec::V;
@@ -254,6 +258,7 @@ void int_kernel(const MicroTile& t) {
   const char* a = static_cast<const char*>(t.a);
   const char* b = static_cast<const char*>(t.b);
   const int64_t steps = (t.kc + KU - 1) / KU;
+  [[maybe_unused]] const int64_t abs_off = steps * MR * 4;  // |a| half of a quads_s8_abs panel
   for (int64_t s = 0; s < steps; ++s, a += MR * 4, b += NV * L * 4) {
     V bv[NV];
 #pragma GCC unroll 8
@@ -261,8 +266,14 @@ void int_kernel(const MicroTile& t) {
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const V ai = Vec::bcast(a + i * 4);
+      if constexpr (StepWithAbsA<Step>) {
+        const V ui = Vec::bcast(a + abs_off + i * 4);
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[i][v] = Step::apply(acc[i][v], ai, bv[v]);
+        for (int v = 0; v < NV; ++v) acc[i][v] = Step::apply(acc[i][v], ai, ui, bv[v]);
+      } else {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[i][v] = Step::apply(acc[i][v], ai, bv[v]);
+      }
     }
   }
   if constexpr (kCorrect) {

@@ -90,13 +90,21 @@ int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t
   return least;
 }
 
+void append_abs_quads(int R, int64_t kc, void* dst) {
+  const int64_t bytes = (kc + 3) / 4 * 4 * R;
+  const auto* s = static_cast<const int8_t*>(dst);
+  auto* u = static_cast<uint8_t*>(dst) + bytes;
+  for (int64_t i = 0; i < bytes; ++i) u[i] = uint8_t(s[i] < 0 ? -int(s[i]) : int(s[i]));  // -128 -> 128
+}
+
 int pack_ku(PackFormat f) {
   switch (f) {
     case PackFormat::plain: return 1;
     case PackFormat::pairs16: return 2;
     case PackFormat::quads_u8_offset:
     case PackFormat::quads_s8_sums:
-    case PackFormat::quads_s8: return 4;
+    case PackFormat::quads_s8:
+    case PackFormat::quads_s8_abs: return 4;
   }
   return 1;
 }
@@ -110,6 +118,7 @@ int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc) {
     case PackFormat::quads_u8_offset:
     case PackFormat::quads_s8: return padded_k * R;
     case PackFormat::quads_s8_sums: return padded_k * R + int64_t(R) * 4;
+    case PackFormat::quads_s8_abs: return 2 * padded_k * R;
   }
   return 0;
 }
@@ -130,6 +139,10 @@ void pack_panel(PackFormat f, const T* data, int64_t sr, int64_t sk, const int64
       if (f == PackFormat::quads_s8)
         return pack_core<T, int8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<int8_t*>(dst),
                                        Convert<T, int8_t>{});
+      if (f == PackFormat::quads_s8_abs) {
+        pack_core<T, int8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<int8_t*>(dst), Convert<T, int8_t>{});
+        return append_abs_quads(R, kc, dst);
+      }
       if (f == PackFormat::quads_s8_sums) {
         pack_core<T, int8_t, 4>(data, sr, sk, koff, rvalid, R, kc, static_cast<int8_t*>(dst), Convert<T, int8_t>{});
         return append_corrections(R, kc, dst);

@@ -17,7 +17,10 @@ enum class PackFormat {
   pairs16,          // KU 2, i16 (from i8, u8 or i16)
   quads_u8_offset,  // KU 4, u8 = x + 128 (from i8; the A side of vpdpbusd)
   quads_s8_sums,    // KU 4, s8 (from i8), then R i32 corrections 128·sum_k x (the B side)
-  quads_s8,         // KU 4, s8 (from i8) as it is (both sides of AVX2's sign-trick kernel)
+  quads_s8,         // KU 4, s8 (from i8) as it is (B of AVX2's sign-trick kernel)
+  // KU 4: the quads_s8 panel, then the same bytes' absolute values as u8 (A of AVX2's
+  // sign-trick kernel, whose |a| is then loaded, not computed per step).
+  quads_s8_abs,
 };
 
 // k consecutive values one lane consumes.
@@ -33,6 +36,10 @@ int64_t packed_panel_bytes(PackFormat f, int elem_size, int R, int64_t kc);
 // i8 B operand's -128 keeps it off the sign-trick kernel (GemmKernelTable::s8_sign_quads), and
 // one without negatives can take the u8 one (s8_unsigned_b_quads).
 int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc);
+
+// Writes the |x| (u8) half of a quads_s8_abs panel whose quads_s8 half (R wide, depth kc)
+// is at dst.
+void append_abs_quads(int R, int64_t kc, void* dst);
 
 template <class T>
 void pack_panel(PackFormat f, const T* data, int64_t stride_r, int64_t stride_k, const int64_t* k_offsets,

@@ -10,6 +10,7 @@
 //   * B panels of 16 columns read along r (conv2d's padded input planes): four k rows of 16
 //     bytes interleaved byte-wise into 4-byte column groups;
 //   * panels read along k (dense's x and w, conv2d's weights): 4-byte words copied.
+// and of the i16 pairs kernel's B (i8 holding -128): 16 columns read along r, sign-extended.
 // Anything else goes to the generic packer.
 #include <immintrin.h>
 
@@ -115,6 +116,27 @@ void quads_along_r_16(const int8_t* data, int64_t sk, const int64_t* koff, int64
   }
 }
 
+// i16 pairs of 16 columns read along r (conv2d's padded planes, a row-major B holding -128,
+// for the i16 pairs kernel): two k rows of 16 bytes sign-extended and interleaved into 2-k
+// column pairs, d[(g·16 + r)·2 + u] = row 2g + u, column r.
+void pairs_along_r_16(const int8_t* data, int64_t sk, const int64_t* koff, int64_t kc, int16_t* d) {
+  const int64_t groups = (kc + 1) / 2;
+  for (int64_t g = 0; g < groups; ++g) {
+    __m256i r[2];
+    for (int u = 0; u < 2; ++u) {
+      const int64_t k = 2 * g + u;
+      r[u] = k < kc ? _mm256_cvtepi8_epi16(
+                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + (koff ? koff[k] : k * sk))))
+                    : _mm256_setzero_si256();
+    }
+    // Per 128-bit lane: lo holds columns 0-3 (lane 0) and 8-11 (lane 1), hi 4-7 and 12-15.
+    const __m256i lo = _mm256_unpacklo_epi16(r[0], r[1]), hi = _mm256_unpackhi_epi16(r[0], r[1]);
+    __m256i* out = reinterpret_cast<__m256i*>(d + g * 32);
+    _mm256_storeu_si256(out + 0, _mm256_permute2x128_si256(lo, hi, 0x20));  // columns 0-7
+    _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(lo, hi, 0x31));  // 8-15
+  }
+}
+
 // Quads along k: d32[g·R + r] = the 4 bytes of row r at k = 4g (zero past kc and past rvalid).
 void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
   const int64_t full = kc / 4, groups = (kc + 3) / 4;
@@ -144,6 +166,18 @@ void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64
   if (sr == 1 && R == 16 && rvalid == 16) return quads_along_r_16(data, sk, koff, kc, static_cast<int8_t*>(dst));
   if (!koff && sk == 1 && sr != 1) return quads_along_k(data, sr, rvalid, R, kc, static_cast<uint32_t*>(dst));
   pack_panel<int8_t>(PackFormat::quads_s8, data, sr, sk, koff, rvalid, R, kc, dst);
+}
+
+void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                             int64_t kc, void* dst) {
+  pack_quads_s8_panel(data, sr, sk, koff, rvalid, R, kc, dst);
+  append_abs_quads(R, kc, dst);  // A: the small operand (weights, mostly packed at plan time)
+}
+
+void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                           int64_t kc, void* dst) {
+  if (sr == 1 && R == 16 && rvalid == 16) return pairs_along_r_16(data, sk, koff, kc, static_cast<int16_t*>(dst));
+  pack_panel<int8_t>(PackFormat::pairs16, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
