@@ -59,6 +59,7 @@ Lowered Lowerer::run() {
   for (const GraphNode& n : g_.nodes) {
     if (probe_ && !p_.in_slice[std::size_t(n.pc)]) continue;
     std::string origin = origin_of(m, n);
+    for (int32_t pc : p_.fused_affine[std::size_t(n.pc)]) origin += " + " + origin_of(m, g_.nodes[std::size_t(pc)]);
     if (const int32_t relu = p_.fused_relu[std::size_t(n.pc)]; relu >= 0)
       origin += " + " + origin_of(m, g_.nodes[std::size_t(relu)]);
     e_.set_origin(origin, g_.where(n));

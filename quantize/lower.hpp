@@ -91,6 +91,12 @@ class Lowerer {
   std::string maybe_relu(const GraphNode& n, const std::string& acc);
   // Whether the fused relu or clip leaves only values >= 0 (the scale is chosen for those).
   bool fused_nonnegative(const GraphNode& n) const;
+  struct Folded {
+    std::vector<float> w, b;     // the conv's weights and bias with the fused muls/adds applied
+    std::vector<double> range;   // a bound of |folded output| per channel
+    Dims dims;                   // the weights' shape
+  };
+  Folded fold_affine(const GraphNode& n, std::vector<double> range) const;
   std::string fused_name(const GraphNode& n) const;  // "conv2d+relu", "add+clip", "dense"
 
   // rescale.cpp: moving integers between scales and widths.

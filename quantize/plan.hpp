@@ -45,6 +45,10 @@ struct QuantPlan {
   std::vector<NodeRole> role;     // per node
   // Per node of role `layer`: the relu or clip node folded into it, or -1.
   std::vector<int32_t> fused_relu;
+  // Per conv2d node of role `layer`: the `mul`/`add` nodes by a per-output-channel f32
+  // constant that follow it (an unfolded batch norm: paddle2onnx's PP-OCR), in order; they
+  // are folded into its float weights and bias before those are quantized, and are `fused`.
+  std::vector<std::vector<int32_t>> fused_affine;
   // Per node of role float_op: why it stays float ("no integer lowering", "kept float by
   // option --keep-float 'PATTERN'", "its input is float", ...).
   std::vector<std::string> float_reason;
@@ -64,6 +68,11 @@ int64_t reduced_count(const Dims& dims, const reduce_attrs& a);
 // Picks the activation input: `name` is an input or an f32 constant of the module; "" means
 // the module's only f32 input. Error(invalid) naming what was expected.
 int32_t find_activation_input(const Graph& g, const std::string& name);
+
+// The number of values an f32 constant holds when it broadcasts per channel against a conv2d
+// result [N, channels, H, W] (a scalar: 1; [channels, 1, 1] or [1, channels, 1, 1]:
+// channels); -1 when it is not a constant of that kind.
+int64_t channel_constant(const Graph& g, int32_t v, int64_t channels);
 
 // Classifies every node; nodes without an integer lowering become float_op with the reason.
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options = {});
