@@ -112,7 +112,7 @@ class Lowerer {
                          int precision, const std::string& want);
   std::string dequantize(const QValue& v, const std::string& name, bool exact);
   std::string scalar_f32(const std::string& want, double value);
-  int bits_of(int32_t value) const { return p_.terminal[std::size_t(value)] ? 16 : 8; }
+  int bits_of(int32_t value) const { return p_.bits[std::size_t(value)]; }
   std::string hint(int32_t value, const std::string& suffix) const;
 
   const Graph& g_;

@@ -26,6 +26,11 @@ void set_requant(LayerReport& l, const Requant& rq) {
   l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
 }
 
+std::vector<int16_t> widen(const Tensor& q) {
+  const std::vector<int8_t> v = to_vector<int8_t>(q);
+  return std::vector<int16_t>(v.begin(), v.end());
+}
+
 }  // namespace
 
 int32_t Lowerer::layer_result(const GraphNode& n) const {
@@ -89,15 +94,20 @@ std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
 
 void Lowerer::weighted_layer(const GraphNode& n) {
   const Module& m = *g_.module;
-  const QValue& x = qv(n.args[0]);
-  if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
+  QValue x = qv(n.args[0]);
+  // A 16-bit input (reads_16_bits: a small depthwise conv) runs as i16 x i16, the i8 weights
+  // widened; the accumulator has 16 + 8 + ceil(log2 K) + 1 <= 31 bits.
+  const bool wide = e_.type(x.reg).dtype == DType::i32;
+  if (wide) x.reg = e_.emit(op::cast, {x.reg}, {.dtype = DType::i16}, hint(n.args[0], ".i16"));
+  else if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
   const ValueStats& s = stats_[std::size_t(n.results[0])];
   const bool folds = !p_.fused_affine[std::size_t(n.pc)].empty();
   const Folded f = folds ? fold_affine(n, s.channel_abs) : Folded{};
   const Tensor& w_float = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
   const ChannelWeights w = quantize_weights(folds ? make_tensor<float>(f.dims, std::span<const float>(f.w)) : w_float);
   const double sa = std::ldexp(1.0, -x.exp);
-  std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], folds ? ".folded.q" : ".q"), w.q), "none"};
+  const Tensor wq = wide ? make_tensor<int16_t>(w.q.shape(), std::span<const int16_t>(widen(w.q))) : w.q;
+  std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], folds ? ".folded.q" : ".q"), wq), "none"};
   if (folds) {
     args[2] = e_.constant(hint(n.results[0], ".bias.q"),
                           quantize_bias(make_tensor<float>(Dims{int64_t(f.b.size())}, std::span<const float>(f.b)), sa, w.scale));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "ir/precision.hpp"
 #include "tensor/error.hpp"
 
 namespace mlvm::quant {
@@ -241,12 +242,24 @@ int64_t channel_constant(const Graph& g, int32_t v, int64_t channels) {
   return channels;
 }
 
+int input_bits(const Graph& g, const GraphNode& n, int32_t v) {
+  if ((n.op != Opcode::conv2d && n.op != Opcode::dense) || n.args.size() < 2 || n.args[0] != v) return 8;
+  const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
+  int64_t k = 1;  // the products one accumulator sums: I * KH * KW, or dense's K
+  for (std::size_t d = 1; d < w.size(); ++d) {
+    if (w[d] == kDynamic) return 8;
+    k *= w[d];
+  }
+  // P + 8 + ceil(log2 K) + 1 (the bias) bits must fit the i32 accumulator (31 bits proven).
+  return std::clamp(31 - 8 - 1 - ceil_log2(k), 8, 16);
+}
+
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options) {
   QuantPlan p;
   p.input = input;
   p.activation.assign(g.values.size(), false);
   p.floating.assign(g.values.size(), false);
-  p.terminal.assign(g.values.size(), true);
+  p.bits.assign(g.values.size(), 16);
   p.role.assign(g.nodes.size(), NodeRole::copy);
   p.fused_relu.assign(g.nodes.size(), -1);
   p.float_reason.assign(g.nodes.size(), "");
@@ -324,14 +337,15 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   }
 
   // Backwards: a value keeps 16 bits unless a layer reads it, directly or through nodes that
-  // keep its scale (their results are decided first: readers come after what they read).
+  // keep its scale (their results are decided first: readers come after what they read); then
+  // as many as the readers take (input_bits).
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
     const NodeRole role = p.role[std::size_t(it->pc)];
     for (int32_t a : it->args) {
       if (!act(a)) continue;
-      if (role == NodeRole::layer) p.terminal[std::size_t(a)] = false;
-      if (role == NodeRole::same || role == NodeRole::fused)
-        p.terminal[std::size_t(a)] = p.terminal[std::size_t(a)] && p.terminal[std::size_t(it->results[0])];
+      int& b = p.bits[std::size_t(a)];
+      if (role == NodeRole::layer) b = std::min(b, input_bits(g, *it, a));
+      if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
     }
   }
   // The calibration run: the nodes the activations need, and whatever those nodes read.

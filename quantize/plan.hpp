@@ -39,9 +39,11 @@ struct QuantPlan {
   // Per activation value: held in f32 (the result of a float_op); an integer layer reading it
   // quantizes it with the exponent its calibrated range gives.
   std::vector<bool> floating;
-  // Per activation value: true when no layer reads it (directly or through `same` nodes), only
-  // outputs, readers and float ops: it keeps 16 bits (i32) instead of 8 (i8).
-  std::vector<bool> terminal;
+  // Per activation value: the bits it is held in. 16 (in i32) when no layer reads it (directly
+  // or through `same` nodes), only outputs, readers and float ops; 8 (i8) when a layer reads
+  // it, except the input of a conv2d or dense whose accumulator has room: 31 - 9 - ceil(log2 K)
+  // bits, at most 16 (input_bits).
+  std::vector<int> bits;
   std::vector<NodeRole> role;     // per node
   // Per node of role `layer`: the relu or clip node folded into it, or -1.
   std::vector<int32_t> fused_relu;
@@ -73,6 +75,13 @@ int32_t find_activation_input(const Graph& g, const std::string& name);
 // result [N, channels, H, W] (a scalar: 1; [channels, 1, 1] or [1, channels, 1, 1]:
 // channels); -1 when it is not a constant of that kind.
 int64_t channel_constant(const Graph& g, int32_t v, int64_t channels);
+
+// The bits node n takes value v in: 8, except as the input of a conv2d or dense by constant
+// weights over K products, which takes min(16, 31 - 8 - 1 - ceil(log2 K)) (as i16, its i8
+// weights widened) so that the accumulator stays proven. An 8-bit input's rounding, times
+// large weights (a folded batch norm's), was most of the error of PP-OCRv4's recognizer (its
+// first depthwise conv: 2.7 of 21 with 8 bits, 0.32 with 16).
+int input_bits(const Graph& g, const GraphNode& n, int32_t v);
 
 // Classifies every node; nodes without an integer lowering become float_op with the reason.
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options = {});

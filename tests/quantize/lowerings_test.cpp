@@ -84,8 +84,9 @@ BOOST_AUTO_TEST_CASE(clip_is_exact_at_the_integers_scale) {
 }
 
 BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
-  // The dense output reaches about +-12; ReLU6 keeps [0, 6], so the result gets exponent 4
-  // (6 * 16 = 96), not the 3 the dense range would give.
+  // The dense output reaches about +-12; ReLU6 keeps [0, 6], so the result gets exponent 12 at
+  // the 16 bits the second dense takes (K = 4: 16 + 8 + 2 + 1 bits fit): 6 * 4096 = 24576,
+  // not the 11 the dense range would give.
   const std::string text = R"(.program r
 .input  x : f32[?, 4]
 .const  w : f32[4, 4] = [[3, 3, 3, 3], [-3, 3, -3, 3], [3, -3, 1, 1], [1, 2, -3, -3]]
@@ -96,7 +97,7 @@ BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
 )";
   const Tensor x = random_f32({64, 4}, -1, 1, 33);
   const Runs t = quantize_and_run(text, x);
-  BOOST_TEST(row(t.r, "dense+clip").exponent == 4);
+  BOOST_TEST(row(t.r, "dense+clip").exponent == 12);
   const Program f = assemble(std::string(text) + ".output z\n");
   const std::vector<double> fz = values(run(f, {{"x", x}}).at("z"));
   BOOST_TEST(*std::max_element(fz.begin(), fz.end()) == 6.0);
