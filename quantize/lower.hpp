@@ -73,6 +73,9 @@ class Lowerer {
   // lower_pointwise.cpp: multiplication, clip and the lookup tables.
   void mul(const GraphNode& n);  // and div by a constant
   void table(const GraphNode& n);
+  void chain_table(const GraphNode& n);  // a pointwise chain (QuantPlan::chain) as one table
+  // The table of ys (the function at (k - 128) * 2^-x.exp, k = 0..255) for node n's result.
+  void emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op);
   // x's integers clipped to clip's bounds at exponent exp (rounded, within x's precision).
   std::string clip_ints(const QValue& x, const clip_attrs& a, const std::string& want);
   // A fused clip applied to the layer's requantized result; y unchanged otherwise.

@@ -106,12 +106,47 @@ void Lowerer::mul(const GraphNode& n) {
 void Lowerer::table(const GraphNode& n) {
   const QValue x = qv(n.args[0]);
   if (x.precision > 8) fail_invalid("internal: a lookup table's input has " + std::to_string(x.precision) + " bits");
+  std::vector<float> xs(256);
+  for (int k = 0; k < 256; ++k) xs[std::size_t(k)] = float(std::ldexp(double(k - 128), -x.exp));
+  emit_table(n, x, run_pointwise(n.op, g_.module->code[std::size_t(n.pc)].attrs, xs), op_info(n.op).name);
+}
+
+void Lowerer::chain_table(const GraphNode& n) {
+  const int32_t root = p_.chain_root[std::size_t(n.pc)];
+  const QValue x = qv(root);
+  if (x.precision > 8) fail_invalid("internal: a pointwise chain's input has " + std::to_string(x.precision) + " bits");
+  std::vector<float> xs(256);
+  for (int k = 0; k < 256; ++k) xs[std::size_t(k)] = float(std::ldexp(double(k - 128), -x.exp));
+  // The chain's float ops as a module of their own, run by the interpreter on the 256 values:
+  // the table is exactly the float program's function of x.
+  const Module& m = *g_.module;
+  Emitter e("chain", false);
+  const Dims shape{256};
+  std::vector<std::string> reg(g_.values.size());
+  reg[std::size_t(root)] = e.input("x", TensorType{DType::f32, shape});
+  std::string name = "table(";
+  for (int32_t pc : p_.chain[std::size_t(n.pc)]) {
+    const GraphNode& c = g_.nodes[std::size_t(pc)];
+    std::vector<std::string> args;
+    for (int32_t a : c.args) {
+      if (a == kNoValue) args.push_back("none");
+      else if (!reg[std::size_t(a)].empty()) args.push_back(reg[std::size_t(a)]);
+      else args.push_back(e.constant("c", m.constants[std::size_t(g_.values[std::size_t(a)].constant)].value));
+    }
+    reg[std::size_t(c.results[0])] = e.emit_stored(c.op, args, m.code[std::size_t(pc)].attrs, {"v"}, {true})[0];
+    name += (name.back() == '(' ? "" : "+") + op_info(c.op).name;
+  }
+  const std::string y = reg[std::size_t(n.results[0])];
+  e.output(y);
+  Session s(program_from_module(e.finish(), VerifyOptions{}));
+  const TensorMap out = s.run(TensorMap{{"x", make_tensor<float>(shape, std::span<const float>(xs))}});
+  emit_table(n, x, to_vector<float>(out.at(y)), name + ")");
+}
+
+void Lowerer::emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op) {
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
   const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
-  std::vector<float> xs(256);
-  for (int k = 0; k < 256; ++k) xs[std::size_t(k)] = float(std::ldexp(double(k - 128), -x.exp));
-  const std::vector<float> ys = run_pointwise(n.op, g_.module->code[std::size_t(n.pc)].attrs, xs);
   // Entry k is f((k - 128) * 2^-ex) at the result's scale, rounded half away from zero and
   // saturated; a NaN (outside the function's domain) becomes 0.
   const double mag = double(magnitude(bits));
@@ -131,7 +166,7 @@ void Lowerer::table(const GraphNode& n) {
   e_.emit_over(idx, op::add, {idx, e_.constant(hint(r, ".offset"), make_tensor<int32_t>(Dims{1}, std::span<const int32_t>(&offset, 1)))});
   const std::string y = e_.emit(op::cvm_lut, {idx, t}, {}, hint(r, ".q"));
   q_[std::size_t(r)] = QValue{y, eo, e_.type(y).precision};
-  LayerReport& l = report(n, r, op_info(n.op).name);
+  LayerReport& l = report(n, r, op);
   l.exponent = eo;
   l.bits = bits;
   l.rescale = "table[256] from 2^" + std::to_string(-x.exp);

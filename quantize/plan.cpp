@@ -242,6 +242,81 @@ int64_t channel_constant(const Graph& g, int32_t v, int64_t channels) {
   return channels;
 }
 
+namespace {
+
+bool is_scalar_f32(const Graph& g, int32_t v) {
+  if (!is_f32_constant(g, v)) return false;
+  int64_t n = 1;
+  for (int64_t d : g.values[std::size_t(v)].type.dims) n *= d;
+  return n == 1;
+}
+
+// An op a pointwise chain may hold: its activation arguments are in `vals`, the others scalar
+// f32 constants.
+bool chain_op(const Graph& g, const QuantPlan& p, const GraphNode& n, const std::vector<bool>& vals) {
+  const NodeRole role = p.role[std::size_t(n.pc)];
+  if (role != NodeRole::layer && role != NodeRole::same) return false;
+  const bool binary = n.op == Opcode::add || n.op == Opcode::sub || n.op == Opcode::mul || n.op == Opcode::div;
+  if (!binary && n.op != Opcode::clip && n.op != Opcode::relu && !is_table_op(n.op)) return false;
+  if (n.results.size() != 1) return false;
+  bool reads = false;
+  for (int32_t a : n.args) {
+    if (a == kNoValue) continue;
+    if (vals[std::size_t(a)]) reads = true;
+    else if (!is_scalar_f32(g, a)) return false;
+  }
+  return reads;
+}
+
+}  // namespace
+
+// Grows each chain from a node reading one i8 activation x: later nodes join while they read
+// only x, earlier chain results and scalar constants; the chain is cut back until only its last
+// result is read outside it (and no other is an output). Two or more nodes make a table.
+void find_pointwise_chains(const Graph& g, QuantPlan& p) {
+  p.chain.assign(g.nodes.size(), {});
+  p.chain_root.assign(g.nodes.size(), kNoValue);
+  std::vector<bool> used(g.nodes.size(), false);
+  for (const GraphNode& n : g.nodes) {
+    if (used[std::size_t(n.pc)] || n.args.empty()) continue;
+    int32_t x = kNoValue;
+    for (int32_t a : n.args)
+      if (a != kNoValue && p.activation[std::size_t(a)]) x = a;
+    if (x == kNoValue || p.floating[std::size_t(x)] || g.values[std::size_t(x)].type.dtype != DType::f32) continue;
+    std::vector<bool> vals(g.values.size(), false);
+    vals[std::size_t(x)] = true;
+    if (!chain_op(g, p, n, vals)) continue;
+    std::vector<int32_t> nodes;
+    for (std::size_t k = std::size_t(n.pc); k < g.nodes.size() && nodes.size() < 16; ++k) {
+      const GraphNode& m = g.nodes[k];
+      if (used[k] || !chain_op(g, p, m, vals)) continue;
+      nodes.push_back(m.pc);
+      vals[std::size_t(m.results[0])] = true;
+    }
+    auto closed = [&](std::size_t count) {  // only the last result is read outside
+      for (std::size_t i = 0; i + 1 < count; ++i) {
+        const int32_t r = g.nodes[std::size_t(nodes[i])].results[0];
+        if (g.is_output(r)) return false;
+        for (int32_t reader : g.values[std::size_t(r)].readers)
+          if (std::find(nodes.begin(), nodes.begin() + std::ptrdiff_t(count), reader) == nodes.begin() + std::ptrdiff_t(count))
+            return false;
+      }
+      return true;
+    };
+    std::size_t count = nodes.size();
+    while (count >= 2 && !closed(count)) --count;
+    if (count < 2) continue;
+    nodes.resize(count);
+    for (int32_t pc : nodes) {
+      used[std::size_t(pc)] = true;
+      p.role[std::size_t(pc)] = NodeRole::fused;
+    }
+    p.role[std::size_t(nodes.back())] = NodeRole::layer;
+    p.chain_root[std::size_t(nodes.back())] = x;
+    p.chain[std::size_t(nodes.back())] = std::move(nodes);
+  }
+}
+
 int input_bits(const Graph& g, const GraphNode& n, int32_t v) {
   if ((n.op != Opcode::conv2d && n.op != Opcode::dense) || n.args.size() < 2 || n.args[0] != v) return 8;
   const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
@@ -318,6 +393,10 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
     }
   }
 
+  p.chain.assign(g.nodes.size(), {});
+  p.chain_root.assign(g.nodes.size(), kNoValue);
+  if (options.pointwise_tables) find_pointwise_chains(g, p);
+
   // A relu that is the only reader of a conv2d, dense or add result runs on the i32
   // accumulator, before the requantization: the scale is then chosen for the non-negative
   // part only, which is all that survives the relu. A clip (ReLU6) there sets the result's
@@ -325,6 +404,7 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   for (const GraphNode& n : g.nodes) {
     if (p.role[std::size_t(n.pc)] != NodeRole::layer) continue;
     if (n.op != Opcode::conv2d && n.op != Opcode::dense && n.op != Opcode::add) continue;
+    if (!p.chain[std::size_t(n.pc)].empty()) continue;  // a table: a relu after it is its own node
     const std::vector<int32_t>& affine = p.fused_affine[std::size_t(n.pc)];
     const int32_t end = affine.empty() ? n.results[0] : g.nodes[std::size_t(affine.back())].results[0];
     const GraphValue& r = g.values[std::size_t(end)];

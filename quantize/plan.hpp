@@ -31,6 +31,7 @@ struct PlanOptions {
   // name, its result registers, its origin (an ONNX node: "Conv '/layer1/conv'") and the
   // node name inside the origin's quotes.
   std::vector<std::string> keep_float;
+  bool pointwise_tables = true;  // find_pointwise_chains (QuantizeOptions::pointwise_tables)
 };
 
 struct QuantPlan {
@@ -51,6 +52,12 @@ struct QuantPlan {
   // constant that follow it (an unfolded batch norm: paddle2onnx's PP-OCR), in order; they
   // are folded into its float weights and bias before those are quantized, and are `fused`.
   std::vector<std::vector<int32_t>> fused_affine;
+  // Per node of role `layer` that ends a pointwise chain: the chain's nodes in order (this one
+  // last; the others are `fused`). The chain reads one i8 activation (`chain_root`) and scalar
+  // constants only, so its result is a function of the input's 256 integers: one lookup
+  // table instead of a rounding per op (a hard-swish exported as Add, Clip, Mul, Div).
+  std::vector<std::vector<int32_t>> chain;
+  std::vector<int32_t> chain_root;
   // Per node of role float_op: why it stays float ("no integer lowering", "kept float by
   // option --keep-float 'PATTERN'", "its input is float", ...).
   std::vector<std::string> float_reason;
@@ -82,6 +89,10 @@ int64_t channel_constant(const Graph& g, int32_t v, int64_t channels);
 // large weights (a folded batch norm's), was most of the error of PP-OCRv4's recognizer (its
 // first depthwise conv: 2.7 of 21 with 8 bits, 0.32 with 16).
 int input_bits(const Graph& g, const GraphNode& n, int32_t v);
+
+// Sets p.chain and p.chain_root (the pointwise chains made one table); called by
+// plan_quantization once every node has its role.
+void find_pointwise_chains(const Graph& g, QuantPlan& p);
 
 // Classifies every node; nodes without an integer lowering become float_op with the reason.
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options = {});

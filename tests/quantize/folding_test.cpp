@@ -1,6 +1,8 @@
 // What real exported networks needed beyond the op table (PP-OCRv4's recognizer through
 // paddle2onnx): a batch norm left as Mul and Add by per-channel constants after a conv2d is
-// folded into the conv's weights and bias before they are quantized; a matmul of two
+// folded into the conv's weights and bias before they are quantized; a conv's input held in
+// 16 bits when its accumulator has room; a chain of pointwise ops of one activation (a
+// hard-swish as Add, Clip, Mul, Div) as one lookup table; a matmul of two
 // activations whose reduced dim is only known at run time is still proven (its accumulator is
 // clipped to the 31 bits i8 x i8 sums fit for K < 2^17). Each against a reference computed
 // here: the same network with the batch norm folded by hand, and the integer product in double.
@@ -119,6 +121,34 @@ BOOST_AUTO_TEST_CASE(a_depthwise_conv_takes_16_bit_inputs) {
   // rounding, through both convs, is most of it).
   const Tensor qy = run(strict_program(r.module), {{"x", x}}).at("y");
   BOOST_TEST(max_abs_diff(qy, h) < 0.015 * max_abs(h));
+}
+
+BOOST_AUTO_TEST_CASE(a_hard_swish_of_primitive_ops_is_one_table) {
+  // paddle2onnx's hard-swish: x * clip(x + 3, 0, 6) / 6, then a learnable affine (* c + d):
+  // five ops of one activation and scalar constants make one 256-entry table.
+  const Tensor x = random_f32({64, 8}, -5, 5, 51);
+  const Program f = assemble(
+      ".program hs\n.input  x : f32[?, 8]\n.const  three : f32[1] = [3]\n.const  six : f32[1] = [6]\n"
+      ".const  c : f32[1] = [0.75]\n.const  d : f32[1] = [-0.25]\n.output y\n"
+      "    t = add x, three\n    t = clip t, a_min=0, a_max=6\n    t = mul x, t\n    t = div t, six\n"
+      "    t = mul t, c\n    y = add t, d\n");
+  const quant::QuantizeResult r = quant::quantize_program(f, x);
+  BOOST_TEST(report_ops(r.layers) == (std::vector<std::string>{"input", "table(add+clip+mul+div+mul+add)"}),
+             boost::test_tools::per_element());
+  const int ex = r.layers[0].exponent, ey = r.layers[1].exponent;
+  const std::vector<double> xv = values(x), qy = values(run(strict_program(r.module), {{"x", x}}).at("y"));
+  for (std::size_t k = 0; k < xv.size(); ++k) {
+    // The function, in double, at the input's integer; one rounding at the result's scale.
+    const double xi = std::clamp(std::nearbyint(xv[k] * std::ldexp(1.0, ex)), -127.0, 127.0) * std::ldexp(1.0, -ex);
+    const double want = xi * std::clamp(xi + 3, 0.0, 6.0) / 6 * 0.75 - 0.25;
+    BOOST_TEST(std::fabs(qy[k] - want) <= std::ldexp(1.0, -ey - 1) + 1e-6);
+  }
+  // A chain value read outside the chain ends it there: t = x + 3 is also an output.
+  const Program g = assemble(
+      ".program hs2\n.input  x : f32[?, 8]\n.const  three : f32[1] = [3]\n.output y\n.output t\n"
+      "    t = add x, three\n    y = mul x, t\n");
+  BOOST_TEST(report_ops(quant::quantize_program(g, x).layers) == (std::vector<std::string>{"input", "add", "mul"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(matmul_over_a_dynamic_dim_is_proven_and_exact) {
