@@ -424,7 +424,8 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
     for (int32_t a : it->args) {
       if (!act(a)) continue;
       int& b = p.bits[std::size_t(a)];
-      if (role == NodeRole::layer) b = std::min(b, input_bits(g, *it, a));
+      if (role == NodeRole::layer)
+        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a) : kTableInputBits);
       if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
     }
   }

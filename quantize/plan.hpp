@@ -23,6 +23,11 @@ enum class NodeRole : uint8_t {
   float_op, // reads an activation but runs in f32 (no integer lowering, or kept by option)
 };
 
+// A pointwise chain's table reads its input at up to this many bits (2^12 entries): the
+// values before a hard-swish span +-40 in PP-OCRv4, where 8 bits leave steps of 0.5 across
+// the bend at -3..3 that matters.
+inline constexpr int kTableInputBits = 12;
+
 // The ops computed as a 256-entry lookup table on their i8 input (pointwise unary functions).
 bool is_table_op(Opcode op);
 
