@@ -28,7 +28,7 @@ const Dims kW{3, 2, 3, 3};
 Program conv_bn(bool folded) {
   const Tensor w = random_f32(kW, -0.5, 0.5, 41), b = random_f32({3}, -0.2, 0.2, 42);
   // A negative factor and two far apart: one scale for the unfolded conv's result would not do.
-  const std::vector<double> c{0.05, -3.0, 12.0}, d{0.5, -1.0, 2.0};
+  const std::vector<double> c{0.75, -3.0, 12.0}, d{0.5, -1.0, 2.0};
   ModuleBuilder m("bn");
   m.input("x", tensor_type(DType::f32, {kDynamic, 2, 5, 5}));
   m.output("y");
