@@ -318,6 +318,9 @@ void find_pointwise_chains(const Graph& g, QuantPlan& p) {
 }
 
 int input_bits(const Graph& g, const GraphNode& n, int32_t v) {
+  // mul (and div by a constant) multiplies i32s exactly: 14 bits by 14 (a squeeze-excitation's
+  // x * gate) or by the constant's 16 stay within 30.
+  if (n.op == Opcode::mul || n.op == Opcode::div) return 14;
   if ((n.op != Opcode::conv2d && n.op != Opcode::dense) || n.args.size() < 2 || n.args[0] != v) return 8;
   const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
   int64_t k = 1;  // the products one accumulator sums: I * KH * KW, or dense's K

@@ -289,11 +289,12 @@ BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbias
   // bit, and every odd sum is a tie. cvm_right_shift rounds half up; subtracting 0, 1, 0, 1,
   // ... along the last axis first sends every other tie down.
   const Tensor x = random_f32({256, 8}, -2, 2, 39);
-  // (s is i8 because a layer reads it; y = s * 1 is exact at 16 bits.)
+  // (s is i8 because an add reads it, z; y = s * 1 is exact at 16 bits.)
   const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 8]\n.const  one : f32[1] = [1]\n.output y\n"
-                                  "    h = relu x\n    s = add x, h\n    y = mul s, one\n", x);
+                                  ".output z\n    h = relu x\n    s = add x, h\n    y = mul s, one\n    z = add s, s\n", x);
   const quant::LayerReport& l = row(t.r, "add");
   BOOST_TEST(l.rescale == "a>>0 b>>0, sum>>1");
+  BOOST_TEST(l.bits == 8);
   const double step = std::ldexp(1.0, -l.exponent);
   const double y_max = 32767 * std::ldexp(1.0, -row(t.r, "mul").exponent);
   double bias = 0, bias_half_up = 0;
