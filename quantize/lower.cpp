@@ -59,6 +59,9 @@ Lowered Lowerer::run() {
   for (const GraphNode& n : g_.nodes) {
     if (probe_ && !p_.in_slice[std::size_t(n.pc)]) continue;
     std::string origin = origin_of(m, n);
+    for (int32_t pc : p_.fused_affine[std::size_t(n.pc)]) origin += " + " + origin_of(m, g_.nodes[std::size_t(pc)]);
+    const std::vector<int32_t>& chain = p_.chain[std::size_t(n.pc)];
+    for (std::size_t k = 0; k + 1 < chain.size(); ++k) origin = origin_of(m, g_.nodes[std::size_t(chain[k])]) + " + " + origin;
     if (const int32_t relu = p_.fused_relu[std::size_t(n.pc)]; relu >= 0)
       origin += " + " + origin_of(m, g_.nodes[std::size_t(relu)]);
     e_.set_origin(origin, g_.where(n));
@@ -90,6 +93,7 @@ void Lowerer::lower_node(const GraphNode& n) {
     case NodeRole::float_op: return float_node(n);
     case NodeRole::layer: break;
   }
+  if (!p_.chain[std::size_t(n.pc)].empty()) return chain_table(n);
   switch (n.op) {
     case Opcode::conv2d:
     case Opcode::dense: return weighted_layer(n);

@@ -73,6 +73,9 @@ class Lowerer {
   // lower_pointwise.cpp: multiplication, clip and the lookup tables.
   void mul(const GraphNode& n);  // and div by a constant
   void table(const GraphNode& n);
+  void chain_table(const GraphNode& n);  // a pointwise chain (QuantPlan::chain) as one table
+  // The table of ys (the function at (k - 128) * 2^-x.exp, k = 0..255) for node n's result.
+  void emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op);
   // x's integers clipped to clip's bounds at exponent exp (rounded, within x's precision).
   std::string clip_ints(const QValue& x, const clip_attrs& a, const std::string& want);
   // A fused clip applied to the layer's requantized result; y unchanged otherwise.
@@ -91,6 +94,12 @@ class Lowerer {
   std::string maybe_relu(const GraphNode& n, const std::string& acc);
   // Whether the fused relu or clip leaves only values >= 0 (the scale is chosen for those).
   bool fused_nonnegative(const GraphNode& n) const;
+  struct Folded {
+    std::vector<float> w, b;     // the conv's weights and bias with the fused muls/adds applied
+    std::vector<double> range;   // a bound of |folded output| per channel
+    Dims dims;                   // the weights' shape
+  };
+  Folded fold_affine(const GraphNode& n, std::vector<double> range) const;
   std::string fused_name(const GraphNode& n) const;  // "conv2d+relu", "add+clip", "dense"
 
   // rescale.cpp: moving integers between scales and widths.
@@ -106,7 +115,7 @@ class Lowerer {
                          int precision, const std::string& want);
   std::string dequantize(const QValue& v, const std::string& name, bool exact);
   std::string scalar_f32(const std::string& want, double value);
-  int bits_of(int32_t value) const { return p_.terminal[std::size_t(value)] ? 16 : 8; }
+  int bits_of(int32_t value) const { return p_.bits[std::size_t(value)]; }
   std::string hint(int32_t value, const std::string& suffix) const;
 
   const Graph& g_;

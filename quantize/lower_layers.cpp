@@ -26,11 +26,50 @@ void set_requant(LayerReport& l, const Requant& rq) {
   l.multiplier_max = *std::max_element(rq.multiplier.begin(), rq.multiplier.end());
 }
 
+std::vector<int16_t> widen(const Tensor& q) {
+  const std::vector<int8_t> v = to_vector<int8_t>(q);
+  return std::vector<int16_t>(v.begin(), v.end());
+}
+
 }  // namespace
 
 int32_t Lowerer::layer_result(const GraphNode& n) const {
   const int32_t relu = p_.fused_relu[std::size_t(n.pc)];
-  return relu >= 0 ? g_.nodes[std::size_t(relu)].results[0] : n.results[0];
+  if (relu >= 0) return g_.nodes[std::size_t(relu)].results[0];
+  const std::vector<int32_t>& affine = p_.fused_affine[std::size_t(n.pc)];
+  return affine.empty() ? n.results[0] : g_.nodes[std::size_t(affine.back())].results[0];
+}
+
+// The conv's float weights and bias with the fused per-channel muls and adds applied:
+// (conv(x, w) + b) * c + d = conv(x, w * c) + (b * c + d), channel by channel. `range` (the
+// calibrated |conv output| per channel) becomes a bound of the folded output's.
+Lowerer::Folded Lowerer::fold_affine(const GraphNode& n, std::vector<double> range) const {
+  const Module& m = *g_.module;
+  const Tensor& wt = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
+  Folded f{to_vector<float>(wt), {}, std::move(range), wt.shape()};
+  const int64_t channels = f.dims[0], per = channels ? int64_t(f.w.size()) / channels : 0;
+  f.b.assign(std::size_t(channels), 0.0F);
+  if (n.args.size() > 2 && n.args[2] != kNoValue)
+    f.b = to_vector<float>(m.constants[std::size_t(g_.values[std::size_t(n.args[2])].constant)].value);
+  int32_t cur = n.results[0];
+  for (int32_t pc : p_.fused_affine[std::size_t(n.pc)]) {
+    const GraphNode& a = g_.nodes[std::size_t(pc)];
+    const int32_t cv = a.args[a.args[0] == cur ? 1 : 0];
+    const std::vector<float> c = to_vector<float>(m.constants[std::size_t(g_.values[std::size_t(cv)].constant)].value);
+    for (int64_t o = 0; o < channels; ++o) {
+      const float k = c[c.size() == 1 ? 0 : std::size_t(o)];
+      if (a.op == Opcode::mul) {
+        for (int64_t i = 0; i < per; ++i) f.w[std::size_t(o * per + i)] *= k;
+        f.b[std::size_t(o)] *= k;
+        if (std::size_t(o) < f.range.size()) f.range[std::size_t(o)] *= std::abs(double(k));
+      } else {
+        f.b[std::size_t(o)] += k;
+        if (std::size_t(o) < f.range.size()) f.range[std::size_t(o)] += std::abs(double(k));
+      }
+    }
+    cur = a.results[0];
+  }
+  return f;
 }
 
 bool Lowerer::fused_nonnegative(const GraphNode& n) const {
@@ -42,7 +81,9 @@ bool Lowerer::fused_nonnegative(const GraphNode& n) const {
 
 std::string Lowerer::fused_name(const GraphNode& n) const {
   const int32_t f = p_.fused_relu[std::size_t(n.pc)];
-  return op_info(n.op).name + (f < 0 ? "" : "+" + op_info(g_.nodes[std::size_t(f)].op).name);
+  std::string name = op_info(n.op).name;
+  for (int32_t pc : p_.fused_affine[std::size_t(n.pc)]) name += "+" + op_info(g_.nodes[std::size_t(pc)].op).name;
+  return name + (f < 0 ? "" : "+" + op_info(g_.nodes[std::size_t(f)].op).name);
 }
 
 std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
@@ -53,12 +94,24 @@ std::string Lowerer::maybe_relu(const GraphNode& n, const std::string& acc) {
 
 void Lowerer::weighted_layer(const GraphNode& n) {
   const Module& m = *g_.module;
-  const QValue& x = qv(n.args[0]);
-  if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
-  const ChannelWeights w = quantize_weights(m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value);
+  QValue x = qv(n.args[0]);
+  // A 16-bit input (reads_16_bits: a small depthwise conv) runs as i16 x i16, the i8 weights
+  // widened; the accumulator has 16 + 8 + ceil(log2 K) + 1 <= 31 bits.
+  const bool wide = e_.type(x.reg).dtype == DType::i32;
+  if (wide) x.reg = e_.emit(op::cast, {x.reg}, {.dtype = DType::i16}, hint(n.args[0], ".i16"));
+  else if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
+  const ValueStats& s = stats_[std::size_t(n.results[0])];
+  const bool folds = !p_.fused_affine[std::size_t(n.pc)].empty();
+  const Folded f = folds ? fold_affine(n, s.channel_abs) : Folded{};
+  const Tensor& w_float = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
+  const ChannelWeights w = quantize_weights(folds ? make_tensor<float>(f.dims, std::span<const float>(f.w)) : w_float);
   const double sa = std::ldexp(1.0, -x.exp);
-  std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], ".q"), w.q), "none"};
-  if (n.args.size() > 2 && n.args[2] != kNoValue) {
+  const Tensor wq = wide ? make_tensor<int16_t>(w.q.shape(), std::span<const int16_t>(widen(w.q))) : w.q;
+  std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], folds ? ".folded.q" : ".q"), wq), "none"};
+  if (folds) {
+    args[2] = e_.constant(hint(n.results[0], ".bias.q"),
+                          quantize_bias(make_tensor<float>(Dims{int64_t(f.b.size())}, std::span<const float>(f.b)), sa, w.scale));
+  } else if (n.args.size() > 2 && n.args[2] != kNoValue) {
     const Tensor& b = m.constants[std::size_t(g_.values[std::size_t(n.args[2])].constant)].value;
     args[2] = e_.constant(hint(n.args[2], ".q"), quantize_bias(b, sa, w.scale));
   }
@@ -71,13 +124,13 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   // Per channel: acc * sa * w_scale[o] is the float value; * 2^eo its integer at the result's
   // scale. The calibrated accumulator range sets the pre-shift (after a fused relu only the
   // positive part reaches it).
-  const ValueStats& s = stats_[std::size_t(n.results[0])];
-  const bool fused = fused_nonnegative(n);
+  // After folded muls and adds only the bound of |folded output| is known (not its positive part).
+  const bool fused = fused_nonnegative(n) && !folds;
   std::vector<double> factor(w.scale.size());
   double acc_max = 0;
   for (std::size_t o = 0; o < w.scale.size(); ++o) {
     factor[o] = sa * w.scale[o] * std::ldexp(1.0, eo);
-    const std::vector<double>& ch = fused ? s.channel_pos : s.channel_abs;
+    const std::vector<double>& ch = folds ? f.range : fused ? s.channel_pos : s.channel_abs;
     const double range = o < ch.size() ? ch[o] : (fused ? s.max_pos : s.max_abs);
     acc_max = std::max(acc_max, range / (sa * w.scale[o]));
   }
@@ -104,6 +157,10 @@ void Lowerer::matmul(const GraphNode& n) {
     // The exact i32 product of the two i8 operands, at the sum of their exponents.
     const QValue& b = qv(n.args[1]);
     const std::string acc = e_.emit(op::matmul, {a.reg, b.reg}, {}, hint(r, ".acc"));
+    // A reduced dim only known at run time (attention's p @ v over a sequence of any length)
+    // leaves the product's precision unknown to the verifier; i8 x i8 sums fit i32 for
+    // K < 2^17, and the clip to 31 bits states that bound so the shifts after it are proven.
+    if (e_.type(acc).precision == kUnknownPrecision) e_.emit_over(acc, op::cvm_clip, {acc}, {.precision = 31});
     q_[std::size_t(r)] = convert(QValue{acc, a.exp + b.exp, e_.type(acc).precision}, eo, bits, dtype_for(bits), hint(r, ".q"));
     LayerReport& l = report(n, r, op_info(n.op).name);
     l.exponent = eo;

@@ -30,6 +30,17 @@ std::vector<float> run_pointwise(Opcode op, const std::vector<AttrValue>& attrs,
   return to_vector<float>(out.at(y));
 }
 
+// The values an integer of x's precision P stands for, (k - 2^(P-1)) * 2^-e for k in
+// [0, 2^P): entry k of a table indexed by the integer + 2^(P-1). (Entry 0 is never read: the
+// integers stay within +-(2^(P-1) - 1).)
+std::vector<float> table_inputs(const QValue& x) {
+  const int p = std::max(x.precision, 8);
+  const int64_t size = int64_t(1) << p, half = size / 2;
+  std::vector<float> xs(std::size_t(size), 0.0F);
+  for (int64_t k = 0; k < size; ++k) xs[std::size_t(k)] = float(std::ldexp(double(k - half), -x.exp));
+  return xs;
+}
+
 double max_abs_of(const Tensor& c) {
   double m = 0;
   for (float v : to_vector<float>(c)) m = std::max(m, double(std::fabs(v)));
@@ -106,35 +117,69 @@ void Lowerer::mul(const GraphNode& n) {
 void Lowerer::table(const GraphNode& n) {
   const QValue x = qv(n.args[0]);
   if (x.precision > 8) fail_invalid("internal: a lookup table's input has " + std::to_string(x.precision) + " bits");
+  emit_table(n, x, run_pointwise(n.op, g_.module->code[std::size_t(n.pc)].attrs, table_inputs(x)), op_info(n.op).name);
+}
+
+void Lowerer::chain_table(const GraphNode& n) {
+  const int32_t root = p_.chain_root[std::size_t(n.pc)];
+  const QValue x = qv(root);
+  if (x.precision > kTableInputBits)
+    fail_invalid("internal: a pointwise chain's input has " + std::to_string(x.precision) + " bits");
+  const std::vector<float> xs = table_inputs(x);
+  // The chain's float ops as a module of their own, run by the interpreter on the values x can
+  // hold: the table is exactly the float program's function of x.
+  const Module& m = *g_.module;
+  Emitter e("chain", false);
+  const Dims shape{int64_t(xs.size())};
+  std::vector<std::string> reg(g_.values.size());
+  reg[std::size_t(root)] = e.input("x", TensorType{DType::f32, shape});
+  std::string name = "table(";
+  for (int32_t pc : p_.chain[std::size_t(n.pc)]) {
+    const GraphNode& c = g_.nodes[std::size_t(pc)];
+    std::vector<std::string> args;
+    for (int32_t a : c.args) {
+      if (a == kNoValue) args.push_back("none");
+      else if (!reg[std::size_t(a)].empty()) args.push_back(reg[std::size_t(a)]);
+      else args.push_back(e.constant("c", m.constants[std::size_t(g_.values[std::size_t(a)].constant)].value));
+    }
+    reg[std::size_t(c.results[0])] = e.emit_stored(c.op, args, m.code[std::size_t(pc)].attrs, {"v"}, {true})[0];
+    name += (name.back() == '(' ? "" : "+") + op_info(c.op).name;
+  }
+  const std::string y = reg[std::size_t(n.results[0])];
+  e.output(y);
+  Session s(program_from_module(e.finish(), VerifyOptions{}));
+  const TensorMap out = s.run(TensorMap{{"x", make_tensor<float>(shape, std::span<const float>(xs))}});
+  emit_table(n, x, to_vector<float>(out.at(y)), name + ")");
+}
+
+void Lowerer::emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op) {
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
   const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
-  std::vector<float> xs(256);
-  for (int k = 0; k < 256; ++k) xs[std::size_t(k)] = float(std::ldexp(double(k - 128), -x.exp));
-  const std::vector<float> ys = run_pointwise(n.op, g_.module->code[std::size_t(n.pc)].attrs, xs);
-  // Entry k is f((k - 128) * 2^-ex) at the result's scale, rounded half away from zero and
+  // Entry k is f((k - half) * 2^-ex) at the result's scale, rounded half away from zero and
   // saturated; a NaN (outside the function's domain) becomes 0.
   const double mag = double(magnitude(bits));
-  std::vector<int32_t> entries(256);
-  for (std::size_t k = 0; k < 256; ++k) {
+  const std::size_t size = ys.size();
+  std::vector<int32_t> entries(size);
+  for (std::size_t k = 0; k < size; ++k) {
     const double v = std::round(double(ys[k]) * std::ldexp(1.0, eo));
     entries[k] = std::isnan(v) ? 0 : int32_t(v > mag ? mag : (v < -mag ? -mag : v));
   }
-  Tensor tbl = make_tensor<int32_t>(Dims{256}, std::span<const int32_t>(entries));
+  Tensor tbl = make_tensor<int32_t>(Dims{int64_t(size)}, std::span<const int32_t>(entries));
   if (bits <= 8) {
     std::vector<int8_t> small(entries.begin(), entries.end());
-    tbl = make_tensor<int8_t>(Dims{256}, std::span<const int8_t>(small));
+    tbl = make_tensor<int8_t>(Dims{int64_t(size)}, std::span<const int8_t>(small));
   }
   const std::string t = e_.constant(hint(r, ".table"), tbl);
-  const int32_t offset = 128;
+  const int32_t offset = int32_t(size / 2);
   const std::string idx = e_.emit(op::cast, {x.reg}, {.dtype = DType::i32}, hint(r, ".index"));
   e_.emit_over(idx, op::add, {idx, e_.constant(hint(r, ".offset"), make_tensor<int32_t>(Dims{1}, std::span<const int32_t>(&offset, 1)))});
   const std::string y = e_.emit(op::cvm_lut, {idx, t}, {}, hint(r, ".q"));
   q_[std::size_t(r)] = QValue{y, eo, e_.type(y).precision};
-  LayerReport& l = report(n, r, op_info(n.op).name);
+  LayerReport& l = report(n, r, op);
   l.exponent = eo;
   l.bits = bits;
-  l.rescale = "table[256] from 2^" + std::to_string(-x.exp);
+  l.rescale = "table[" + std::to_string(size) + "] from 2^" + std::to_string(-x.exp);
 }
 
 }  // namespace mlvm::quant

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "ir/precision.hpp"
 #include "tensor/error.hpp"
 
 namespace mlvm::quant {
@@ -230,12 +231,113 @@ int32_t find_activation_input(const Graph& g, const std::string& name) {
   return found;
 }
 
+int64_t channel_constant(const Graph& g, int32_t v, int64_t channels) {
+  if (!is_f32_constant(g, v)) return -1;
+  const Dims& d = g.values[std::size_t(v)].type.dims;
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  if (n == 1 && d.size() <= 4) return 1;
+  // Broadcast against [N, C, H, W]: C must sit at axis 1 once right-aligned, all else 1.
+  if (n != channels || d.size() < 3 || d.size() > 4 || d[d.size() - 3] != channels) return -1;
+  return channels;
+}
+
+namespace {
+
+bool is_scalar_f32(const Graph& g, int32_t v) {
+  if (!is_f32_constant(g, v)) return false;
+  int64_t n = 1;
+  for (int64_t d : g.values[std::size_t(v)].type.dims) n *= d;
+  return n == 1;
+}
+
+// An op a pointwise chain may hold: its activation arguments are in `vals`, the others scalar
+// f32 constants.
+bool chain_op(const Graph& g, const QuantPlan& p, const GraphNode& n, const std::vector<bool>& vals) {
+  const NodeRole role = p.role[std::size_t(n.pc)];
+  if (role != NodeRole::layer && role != NodeRole::same) return false;
+  const bool binary = n.op == Opcode::add || n.op == Opcode::sub || n.op == Opcode::mul || n.op == Opcode::div;
+  if (!binary && n.op != Opcode::clip && n.op != Opcode::relu && !is_table_op(n.op)) return false;
+  if (n.results.size() != 1) return false;
+  bool reads = false;
+  for (int32_t a : n.args) {
+    if (a == kNoValue) continue;
+    if (vals[std::size_t(a)]) reads = true;
+    else if (!is_scalar_f32(g, a)) return false;
+  }
+  return reads;
+}
+
+}  // namespace
+
+// Grows each chain from a node reading one i8 activation x: later nodes join while they read
+// only x, earlier chain results and scalar constants; the chain is cut back until only its last
+// result is read outside it (and no other is an output). Two or more nodes make a table.
+void find_pointwise_chains(const Graph& g, QuantPlan& p) {
+  p.chain.assign(g.nodes.size(), {});
+  p.chain_root.assign(g.nodes.size(), kNoValue);
+  std::vector<bool> used(g.nodes.size(), false);
+  for (const GraphNode& n : g.nodes) {
+    if (used[std::size_t(n.pc)] || n.args.empty()) continue;
+    int32_t x = kNoValue;
+    for (int32_t a : n.args)
+      if (a != kNoValue && p.activation[std::size_t(a)]) x = a;
+    if (x == kNoValue || p.floating[std::size_t(x)] || g.values[std::size_t(x)].type.dtype != DType::f32) continue;
+    std::vector<bool> vals(g.values.size(), false);
+    vals[std::size_t(x)] = true;
+    if (!chain_op(g, p, n, vals)) continue;
+    std::vector<int32_t> nodes;
+    for (std::size_t k = std::size_t(n.pc); k < g.nodes.size() && nodes.size() < 16; ++k) {
+      const GraphNode& m = g.nodes[k];
+      if (used[k] || !chain_op(g, p, m, vals)) continue;
+      nodes.push_back(m.pc);
+      vals[std::size_t(m.results[0])] = true;
+    }
+    auto closed = [&](std::size_t count) {  // only the last result is read outside
+      for (std::size_t i = 0; i + 1 < count; ++i) {
+        const int32_t r = g.nodes[std::size_t(nodes[i])].results[0];
+        if (g.is_output(r)) return false;
+        for (int32_t reader : g.values[std::size_t(r)].readers)
+          if (std::find(nodes.begin(), nodes.begin() + std::ptrdiff_t(count), reader) == nodes.begin() + std::ptrdiff_t(count))
+            return false;
+      }
+      return true;
+    };
+    std::size_t count = nodes.size();
+    while (count >= 2 && !closed(count)) --count;
+    if (count < 2) continue;
+    nodes.resize(count);
+    for (int32_t pc : nodes) {
+      used[std::size_t(pc)] = true;
+      p.role[std::size_t(pc)] = NodeRole::fused;
+    }
+    p.role[std::size_t(nodes.back())] = NodeRole::layer;
+    p.chain_root[std::size_t(nodes.back())] = x;
+    p.chain[std::size_t(nodes.back())] = std::move(nodes);
+  }
+}
+
+int input_bits(const Graph& g, const GraphNode& n, int32_t v) {
+  // mul (and div by a constant) multiplies i32s exactly: 14 bits by 14 (a squeeze-excitation's
+  // x * gate) or by the constant's 16 stay within 30.
+  if (n.op == Opcode::mul || n.op == Opcode::div) return 14;
+  if ((n.op != Opcode::conv2d && n.op != Opcode::dense) || n.args.size() < 2 || n.args[0] != v) return 8;
+  const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
+  int64_t k = 1;  // the products one accumulator sums: I * KH * KW, or dense's K
+  for (std::size_t d = 1; d < w.size(); ++d) {
+    if (w[d] == kDynamic) return 8;
+    k *= w[d];
+  }
+  // P + 8 + ceil(log2 K) + 1 (the bias) bits must fit the i32 accumulator (31 bits proven).
+  return std::clamp(31 - 8 - 1 - ceil_log2(k), 8, 16);
+}
+
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options) {
   QuantPlan p;
   p.input = input;
   p.activation.assign(g.values.size(), false);
   p.floating.assign(g.values.size(), false);
-  p.terminal.assign(g.values.size(), true);
+  p.bits.assign(g.values.size(), 16);
   p.role.assign(g.nodes.size(), NodeRole::copy);
   p.fused_relu.assign(g.nodes.size(), -1);
   p.float_reason.assign(g.nodes.size(), "");
@@ -270,6 +372,34 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
     }
   }
 
+  // A mul or add by a per-channel constant that is the only reader of a conv2d's result (a
+  // batch norm left as Mul and Add) is folded into the conv's weights and bias. Quantized on
+  // their own, the conv's result gets one scale for channels the mul then scales by factors
+  // far apart (PP-OCRv4: the first depthwise conv's outputs lose 13 % to rounding), and each
+  // step rounds again; folded, the per-channel weight scales absorb the factors exactly.
+  p.fused_affine.assign(g.nodes.size(), {});
+  for (const GraphNode& n : g.nodes) {
+    if (p.role[std::size_t(n.pc)] != NodeRole::layer || n.op != Opcode::conv2d) continue;
+    const Dims& dims = g.values[std::size_t(n.results[0])].type.dims;
+    if (dims.size() != 4 || dims[1] == kDynamic) continue;
+    int32_t end = n.results[0];
+    while (true) {
+      const GraphValue& r = g.values[std::size_t(end)];
+      if (r.readers.size() != 1 || g.is_output(end)) break;
+      const GraphNode& reader = g.nodes[std::size_t(r.readers[0])];
+      if ((reader.op != Opcode::mul && reader.op != Opcode::add) || p.role[std::size_t(reader.pc)] != NodeRole::layer ||
+          reader.args.size() != 2 || channel_constant(g, reader.args[reader.args[0] == end ? 1 : 0], dims[1]) < 0)
+        break;
+      p.fused_affine[std::size_t(n.pc)].push_back(reader.pc);
+      p.role[std::size_t(reader.pc)] = NodeRole::fused;
+      end = reader.results[0];
+    }
+  }
+
+  p.chain.assign(g.nodes.size(), {});
+  p.chain_root.assign(g.nodes.size(), kNoValue);
+  if (options.pointwise_tables) find_pointwise_chains(g, p);
+
   // A relu that is the only reader of a conv2d, dense or add result runs on the i32
   // accumulator, before the requantization: the scale is then chosen for the non-negative
   // part only, which is all that survives the relu. A clip (ReLU6) there sets the result's
@@ -277,8 +407,11 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   for (const GraphNode& n : g.nodes) {
     if (p.role[std::size_t(n.pc)] != NodeRole::layer) continue;
     if (n.op != Opcode::conv2d && n.op != Opcode::dense && n.op != Opcode::add) continue;
-    const GraphValue& r = g.values[std::size_t(n.results[0])];
-    if (r.readers.size() != 1 || g.is_output(n.results[0])) continue;
+    if (!p.chain[std::size_t(n.pc)].empty()) continue;  // a table: a relu after it is its own node
+    const std::vector<int32_t>& affine = p.fused_affine[std::size_t(n.pc)];
+    const int32_t end = affine.empty() ? n.results[0] : g.nodes[std::size_t(affine.back())].results[0];
+    const GraphValue& r = g.values[std::size_t(end)];
+    if (r.readers.size() != 1 || g.is_output(end)) continue;
     const GraphNode& reader = g.nodes[std::size_t(r.readers[0])];
     if ((reader.op != Opcode::relu && reader.op != Opcode::clip) || p.role[std::size_t(reader.pc)] != NodeRole::same)
       continue;
@@ -287,14 +420,16 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   }
 
   // Backwards: a value keeps 16 bits unless a layer reads it, directly or through nodes that
-  // keep its scale (their results are decided first: readers come after what they read).
+  // keep its scale (their results are decided first: readers come after what they read); then
+  // as many as the readers take (input_bits).
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
     const NodeRole role = p.role[std::size_t(it->pc)];
     for (int32_t a : it->args) {
       if (!act(a)) continue;
-      if (role == NodeRole::layer) p.terminal[std::size_t(a)] = false;
-      if (role == NodeRole::same || role == NodeRole::fused)
-        p.terminal[std::size_t(a)] = p.terminal[std::size_t(a)] && p.terminal[std::size_t(it->results[0])];
+      int& b = p.bits[std::size_t(a)];
+      if (role == NodeRole::layer)
+        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a) : kTableInputBits);
+      if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
     }
   }
   // The calibration run: the nodes the activations need, and whatever those nodes read.

@@ -40,7 +40,7 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
   const CompiledProgram& compiled = ProgramAccess::compiled(program);
   const Graph g = build_graph(compiled.module, compiled.verified);
   const int32_t input = find_activation_input(g, options.input);
-  const QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float});
+  const QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables});
   CalibrationBatches batches;
   try {
     batches = make_batches(samples_for(g.name(input)), g.values[std::size_t(input)].type, g.name(input),

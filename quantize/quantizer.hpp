@@ -26,6 +26,9 @@ struct QuantizeOptions {
   // matched against op names, result registers and origins (ONNX node names); see
   // PlanOptions.
   std::vector<std::string> keep_float;
+  // Pointwise chains (ops of one activation and scalar constants: a hard-swish as Add, Clip,
+  // Mul, Div) become one lookup table; off, each op is lowered on its own.
+  bool pointwise_tables = true;
 };
 
 struct QuantizeResult {

@@ -37,7 +37,7 @@ ChannelWeights quantize_weights(const Tensor& w) {
     for (std::size_t k = 0; k < per; ++k) max_abs[o] = std::max(max_abs[o], double(std::fabs(v[o * per + k])));
   const double top = *std::max_element(max_abs.begin(), max_abs.end());
   if (!std::isfinite(top)) fail_invalid("weights " + w.type_string() + " hold a non-finite value");
-  const double floor_scale = top > 0 ? top / 127.0 / 4096.0 : 1.0;
+  const double floor_scale = top > 0 ? top / 127.0 / 64.0 : 1.0;
   ChannelWeights out;
   out.scale.resize(channels);
   std::vector<int8_t> q(v.size());

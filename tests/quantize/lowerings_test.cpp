@@ -34,9 +34,12 @@ struct Runs {
   int ex = 0;  // the input's exponent
 };
 
+// Each op lowered on its own: no pointwise chain made one table (folding_test.cpp tests those).
 Runs quantize_and_run(const std::string& text, const Tensor& x) {
   const Program f = assemble(text);
-  Runs out{quant::quantize_program(f, x), {}, {}, values(x), 0};
+  quant::QuantizeOptions o;
+  o.pointwise_tables = false;
+  Runs out{quant::quantize_program(f, x, o), {}, {}, values(x), 0};
   out.fy = values(run(f, {{"x", x}}).at("y"));
   out.qy = values(run(strict_program(out.r.module), {{"x", x}}).at("y"));
   out.ex = out.r.layers.front().exponent;
@@ -84,8 +87,9 @@ BOOST_AUTO_TEST_CASE(clip_is_exact_at_the_integers_scale) {
 }
 
 BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
-  // The dense output reaches about +-12; ReLU6 keeps [0, 6], so the result gets exponent 4
-  // (6 * 16 = 96), not the 3 the dense range would give.
+  // The dense output reaches about +-12; ReLU6 keeps [0, 6], so the result gets exponent 12 at
+  // the 16 bits the second dense takes (K = 4: 16 + 8 + 2 + 1 bits fit): 6 * 4096 = 24576,
+  // not the 11 the dense range would give.
   const std::string text = R"(.program r
 .input  x : f32[?, 4]
 .const  w : f32[4, 4] = [[3, 3, 3, 3], [-3, 3, -3, 3], [3, -3, 1, 1], [1, 2, -3, -3]]
@@ -96,7 +100,7 @@ BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
 )";
   const Tensor x = random_f32({64, 4}, -1, 1, 33);
   const Runs t = quantize_and_run(text, x);
-  BOOST_TEST(row(t.r, "dense+clip").exponent == 4);
+  BOOST_TEST(row(t.r, "dense+clip").exponent == 12);
   const Program f = assemble(std::string(text) + ".output z\n");
   const std::vector<double> fz = values(run(f, {{"x", x}}).at("z"));
   BOOST_TEST(*std::max_element(fz.begin(), fz.end()) == 6.0);
@@ -285,11 +289,12 @@ BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbias
   // bit, and every odd sum is a tie. cvm_right_shift rounds half up; subtracting 0, 1, 0, 1,
   // ... along the last axis first sends every other tie down.
   const Tensor x = random_f32({256, 8}, -2, 2, 39);
-  // (s is i8 because a layer reads it; y = s * 1 is exact at 16 bits.)
+  // (s is i8 because an add reads it, z; y = s * 1 is exact at 16 bits.)
   const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 8]\n.const  one : f32[1] = [1]\n.output y\n"
-                                  "    h = relu x\n    s = add x, h\n    y = mul s, one\n", x);
+                                  ".output z\n    h = relu x\n    s = add x, h\n    y = mul s, one\n    z = add s, s\n", x);
   const quant::LayerReport& l = row(t.r, "add");
   BOOST_TEST(l.rescale == "a>>0 b>>0, sum>>1");
+  BOOST_TEST(l.bits == 8);
   const double step = std::ldexp(1.0, -l.exponent);
   const double y_max = 32767 * std::ldexp(1.0, -row(t.r, "mul").exponent);
   double bias = 0, bias_half_up = 0;

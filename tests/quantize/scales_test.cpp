@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(pow2_exponent_is_the_finest_scale_that_holds_the_range) {
 
 BOOST_AUTO_TEST_CASE(weights_are_quantized_per_output_channel) {
   // Row 0: max 1 -> scale 1/127; row 1: max 0.1 -> scale 0.1/127; row 2: all zeros -> the
-  // floor, 1/127/4096. No element sits on a rounding tie.
+  // floor, 1/127/64. No element sits on a rounding tie.
   const Tensor w = make_tensor<float>({3, 3}, {0.75f, -1.0f, 0.2f, 0.1f, 0.0f, -0.03f, 0.0f, 0.0f, 0.0f});
   const ChannelWeights q = quantize_weights(w);
   BOOST_TEST(q.q.dtype() == DType::i8);
@@ -37,13 +37,13 @@ BOOST_AUTO_TEST_CASE(weights_are_quantized_per_output_channel) {
   BOOST_TEST(q.scale.size() == 3u);
   BOOST_TEST(q.scale[0] == 1.0 / 127, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(q.scale[1] == double(0.1f) / 127, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(q.scale[2] == 1.0 / 127 / 4096, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(q.scale[2] == 1.0 / 127 / 64, boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(a_tiny_channel_gets_the_floor_scale) {
   const Tensor w = make_tensor<float>({2, 1}, {1.0f, 1e-9f});
   const ChannelWeights q = quantize_weights(w);
-  BOOST_TEST(q.scale[1] == 1.0 / 127 / 4096, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(q.scale[1] == 1.0 / 127 / 64, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(to_vector<int8_t>(q.q)[1] == 0);
 }
 
