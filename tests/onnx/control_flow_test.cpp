@@ -147,6 +147,47 @@ BOOST_AUTO_TEST_CASE(loop_runs_its_trip_count_and_stacks_scan_outputs) {
   BOOST_TEST(out.at("ys").dim(0) == 3);
 }
 
+// A loop-carried value whose shape changes by iteration (a TorchScript greedy decode appends
+// a token each step): x' = Concat(x, [i]) grows by one each trip, from x0 of any length.
+BOOST_AUTO_TEST_CASE(loop_carried_value_grows_each_iteration) {
+  onnx::GraphProto body;
+  body.set_name("append");
+  OnnxModelBuilder::value_info(body.add_input(), "i", I64, {});
+  OnnxModelBuilder::value_info(body.add_input(), "c", BOOL, {});
+  OnnxModelBuilder::value_info(body.add_input(), "x", F32, {-1});
+  auto* axes = body.add_initializer();
+  axes->set_name("axes");
+  axes->set_data_type(I64);
+  axes->add_dims(1);
+  axes->add_int64_data(0);
+  auto node = [&](const std::string& op, std::vector<std::string> in, std::string out) {
+    auto* n = body.add_node();
+    n->set_op_type(op);
+    for (auto& name : in) n->add_input(name);
+    n->add_output(out);
+    return n;
+  };
+  OnnxModelBuilder::attr_int(*node("Cast", {"i"}, "fi"), "to", F32);
+  node("Unsqueeze", {"fi", "axes"}, "u");
+  OnnxModelBuilder::attr_int(*node("Concat", {"x", "u"}, "x_out"), "axis", 0);
+  node("Identity", {"c"}, "c_out");
+  OnnxModelBuilder::value_info(body.add_output(), "c_out", BOOL, {});
+  OnnxModelBuilder::value_info(body.add_output(), "x_out", F32, {-1});
+  OnnxModelBuilder m(13);
+  m.input("M", I64, {});
+  m.input("x0", F32, {-1});
+  auto& loop = m.node("Loop", {"M", "", "x0"}, {"x_final"}, "loop");
+  OnnxModelBuilder::attr_graph(loop, "body", body);
+  m.output("x_final", F32, {-1});
+  Session s(import_model(m));
+  for (int64_t trips : {0, 1, 4}) {
+    TensorMap out = s.run({{"M", make_tensor<int64_t>({1}, {trips})}, {"x0", make_tensor<float>({2}, {7, 8})}});
+    std::vector<float> want{7, 8};
+    for (int64_t i = 0; i < trips; ++i) want.push_back(float(i));
+    BOOST_TEST(to_vector<float>(out.at("x_final")) == want, boost::test_tools::per_element());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(if_takes_the_branch_chosen_at_run_time) {
   auto branch = [](const std::string& name, const std::string& op) {
     onnx::GraphProto g;
