@@ -51,19 +51,7 @@ void check_same_bits(const std::string& fused_text, const std::string& plain_tex
     BOOST_TEST(!u.fused[pc]);
     BOOST_TEST(!u.clamped[pc]);
   }
-  const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512})
-  for (int threads : {1, 2}) {
-    simd::set_level_for_testing(level);  // the best the CPU has, if it lacks this one
-    BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
-      SessionOptions o;
-      o.threads = threads;
-      Session sf(fused, o), su(plain, o);
-      const TensorMap yf = sf.run(inputs), yu = su.run(inputs);
-      BOOST_TEST(same_bits(yf.at("y"), yu.at("y")));
-    }
-  }
-  simd::set_level_for_testing(saved);
+  expect_same_y_everywhere(fused, plain, inputs);
 }
 
 // The common case: the unfused twin declares the intermediate `hidden_output` an output too,
@@ -76,6 +64,22 @@ void check_fused_like_unfused(const std::string& header, const std::string& hidd
   sf.run(inputs);
   su.run(inputs);
   BOOST_TEST(sf.stats().steps == su.stats().steps);
+}
+
+// A producer step `h = ...` (step 0) with its declarations, the unfused twin's extra output
+// keeping h alive, and its inputs: check_after_each_producer puts one activation after each.
+struct ProducerCase {
+  const char* decl;
+  const char* plain_out;
+  const char* producer;
+  TensorMap inputs;
+};
+
+void check_after_each_producer(const std::vector<ProducerCase>& cases, const std::string& activation) {
+  for (const ProducerCase& c : cases)
+    BOOST_TEST_CONTEXT(c.producer) {
+      check_fused_like_unfused(c.decl, c.plain_out, std::string(c.producer) + activation, 0, c.inputs);
+    }
 }
 
 // Pseudo-random f32/f64 values with NaN, infinities, -0 and ±1 sprinkled in.
@@ -198,13 +202,7 @@ BOOST_AUTO_TEST_CASE(matmul_then_silu_over_many_chunks) {
 // The GEMM applies a fused silu to each block of its result as it finishes it
 // (GemmArgs::finish): every path of the convolution's GEMM and dense's.
 BOOST_AUTO_TEST_CASE(silu_on_every_gemm_path) {
-  struct Case {
-    const char* decl;
-    const char* plain_out;
-    const char* producer;
-    TensorMap inputs;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<ProducerCase> cases = {
       // Wide rows in two L2-sized blocks of output rows (stride 2: the phase planes are a
       // column wider than the output).
       {".input x : f32[1, 3, 40, 60]\n.input w : f32[200, 3, 3, 3]\n.output y : f32[1, 200, 20, 30]\n",
@@ -223,23 +221,13 @@ BOOST_AUTO_TEST_CASE(silu_on_every_gemm_path) {
        {{"x", specials(DType::f32, {5, 64}, 37)}, {"w", plain_values(DType::f32, {70, 64}, 38)},
         {"b", plain_values(DType::f32, {70}, 39)}}},
   };
-  for (const Case& c : cases)
-    BOOST_TEST_CONTEXT(c.producer) {
-      check_fused_like_unfused(c.decl, c.plain_out, std::string(c.producer) + "    s = sigmoid h\n    y = mul h, s\n", 0,
-                               c.inputs);
-    }
+  check_after_each_producer(cases, "    s = sigmoid h\n    y = mul h, s\n");
 }
 
 // leaky_relu after the convolution paths (implicit GEMM with padding, 1x1, depthwise, Winograd
 // 3x3 over several planes), dense and matmul: specials (NaN, infinities, -0) through all.
 BOOST_AUTO_TEST_CASE(leaky_relu_on_every_path) {
-  struct Case {
-    const char* decl;
-    const char* plain_out;
-    const char* producer;
-    TensorMap inputs;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<ProducerCase> cases = {
       {".input x : f32[2, 3, 19, 17]\n.input w : f32[8, 3, 3, 3]\n.output y : f32[2, 8, 19, 17]\n",
        ".output h : f32[2, 8, 19, 17]", "    h = conv2d x, w, padding=(1, 1)\n",
        {{"x", specials(DType::f32, {2, 3, 19, 17}, 41)}, {"w", plain_values(DType::f32, {8, 3, 3, 3}, 42)}}},
@@ -259,11 +247,7 @@ BOOST_AUTO_TEST_CASE(leaky_relu_on_every_path) {
        "    h = matmul a, b\n",
        {{"a", specials(DType::f32, {3, 40}, 51)}, {"b", plain_values(DType::f32, {40, 300}, 52)}}},
   };
-  for (const Case& c : cases)
-    BOOST_TEST_CONTEXT(c.producer) {
-      check_fused_like_unfused(c.decl, c.plain_out, std::string(c.producer) + "    y = leaky_relu h, alpha=0.2\n", 0,
-                               c.inputs);
-    }
+  check_after_each_producer(cases, "    y = leaky_relu h, alpha=0.2\n");
   // f64: not fused (the after-pass is f32's), and still right.
   const Program p = program_from(R"(
 .input x : f64[4, 8]

@@ -50,19 +50,7 @@ void check_requant(const std::string& header, const std::string& hidden, const s
   BOOST_TEST(f.requant[0] != nullptr);
   for (std::size_t k = 1; k <= chain; ++k) BOOST_TEST(f.absorbed[k]);
   for (std::size_t pc = 0; pc < u.absorbed.size(); ++pc) BOOST_TEST((!u.absorbed[pc] && !u.requant[pc]));
-  const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512})
-    for (int threads : {1, 2}) {
-      simd::set_level_for_testing(level);  // the best the CPU has, if it lacks this one
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
-        SessionOptions o;
-        o.threads = threads;
-        Session sf(fused, o), su(plain, o);
-        const TensorMap yf = sf.run(inputs), yu = su.run(inputs);
-        BOOST_TEST(same_bits(yf.at("y"), yu.at("y")));
-      }
-    }
-  simd::set_level_for_testing(saved);
+  expect_same_y_everywhere(fused, plain, inputs);
 }
 
 Tensor full_range(DType dt, const Dims& shape, uint64_t seed, Layout lay = Layout::contiguous) {

@@ -1,4 +1,5 @@
-// Helpers shared by the VM tests: programs from text, and error expectations.
+// Helpers shared by the VM tests: programs from text, error expectations, and two programs
+// compared bit for bit at every SIMD level and thread count.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
@@ -6,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/tensors.hpp"
+#include "kernels/simd/cpu_features.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/storage.hpp"
@@ -43,6 +46,25 @@ inline SessionOptions single_thread() {
   SessionOptions o;
   o.threads = 1;
   return o;
+}
+
+// Runs `a` and `b` on `inputs` at sse2, avx2 and avx512 (the best the CPU has, if it lacks
+// one) on 1 and 2 threads: output y must agree bit for bit (a fused program and its unfused
+// twin). The process-wide level is restored afterwards.
+inline void expect_same_y_everywhere(const Program& a, const Program& b, const TensorMap& inputs) {
+  const simd::Level saved = simd::level();
+  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512})
+    for (int threads : {1, 2}) {
+      simd::set_level_for_testing(level);
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
+        SessionOptions o;
+        o.threads = threads;
+        Session sa(a, o), sb(b, o);
+        const TensorMap ya = sa.run(inputs), yb = sb.run(inputs);
+        BOOST_TEST(mlvm::testing::same_bits(ya.at("y"), yb.at("y")));
+      }
+    }
+  simd::set_level_for_testing(saved);
 }
 
 }  // namespace mlvm::test
