@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "api/open.hpp"
@@ -81,23 +82,20 @@ Program per_run_onnx(std::shared_ptr<const std::vector<uint8_t>> bytes, OnnxImpo
         for (std::size_t k = 0; k < names.size() && k < inputs.size(); ++k)
           if (!ins[k].scalar)
             o.input_shapes[names[k]] = std::vector<int64_t>(inputs[k].shape().begin(), inputs[k].shape().end());
-        std::vector<std::size_t> known = by_value;
-        for (;;) {
-          for (std::size_t k : known)
-            if (k < inputs.size()) o.input_values[names[k]] = inputs[k];
-          try {
-            OnnxImport made = import_onnx(*bytes, o);
-            return Specializer::Made{CompiledProgram::from_verified(std::move(made.module), std::move(made.verified)),
-                                     known};
-          } catch (const OnnxShapeDependent& e) {
-            const std::size_t before = known.size();
-            for (const std::string& n : e.value_inputs)
-              for (std::size_t k = 0; k < names.size(); ++k)
-                if (names[k] == n && std::find(known.begin(), known.end(), k) == known.end()) known.push_back(k);
-            if (known.size() == before) throw;  // nothing more to fix: the import's own error
-            std::sort(known.begin(), known.end());
-          }
-        }
+        for (std::size_t k : by_value)
+          if (k < inputs.size()) o.input_values[names[k]] = inputs[k];
+        OnnxImport made = import_giving_values(
+            [&](const OnnxImportOptions& given) { return import_onnx(*bytes, given); }, o,
+            [&](const OnnxValue& in) -> std::optional<Tensor> {
+              for (std::size_t k = 0; k < names.size() && k < inputs.size(); ++k)
+                if (names[k] == in.name) return inputs[k];
+              return std::nullopt;
+            });
+        std::vector<std::size_t> known;
+        for (std::size_t k = 0; k < names.size(); ++k)
+          if (o.input_values.count(names[k])) known.push_back(k);
+        return Specializer::Made{CompiledProgram::from_verified(std::move(made.module), std::move(made.verified)),
+                                 known};
       },
       by_value, why);
   return ProgramAccess::make(std::move(p));

@@ -502,6 +502,28 @@ OnnxImport import_onnx_file(const std::string& path, OnnxImportOptions options) 
   return import_model(std::move(model), options);
 }
 
+OnnxImport import_giving_values(const std::function<OnnxImport(const OnnxImportOptions&)>& import,
+                                OnnxImportOptions& options,
+                                const std::function<std::optional<Tensor>(const OnnxValue&)>& value_of) {
+  for (;;) {
+    try {
+      return import(options);
+    } catch (const OnnxShapeDependent& e) {
+      bool added = false;
+      for (const std::string& name : e.value_inputs) {
+        if (options.input_values.count(name)) continue;
+        for (const OnnxValue& in : e.inputs)
+          if (in.name == name)
+            if (std::optional<Tensor> v = value_of(in)) {
+              options.input_values[name] = std::move(*v);
+              added = true;
+            }
+      }
+      if (!added) throw;  // nothing more to fix: the import's own error
+    }
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> supported_onnx_ops() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, e] : lowering_table())

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -71,6 +73,15 @@ struct OnnxShapeDependent : Error {
 OnnxImport import_onnx(std::span<const uint8_t> bytes, const OnnxImportOptions& options = {});
 // Error(io) when the file cannot be read; model_dir defaults to the file's folder.
 OnnxImport import_onnx_file(const std::string& path, OnnxImportOptions options = {});
+
+// Runs `import` with options.input_values growing: each time it fails for want of inputs'
+// values (OnnxShapeDependent::value_inputs, one at a time as the nodes ask: STFT's
+// frame_step, then its frame_length), value_of(that input as declared) gives each it can
+// (nullopt: none) and the import runs again; when it gives none new, the failure stands.
+// `options` is left holding the values the import was given.
+OnnxImport import_giving_values(const std::function<OnnxImport(const OnnxImportOptions&)>& import,
+                                OnnxImportOptions& options,
+                                const std::function<std::optional<Tensor>(const OnnxValue&)>& value_of);
 
 // Every ONNX op type the importer lowers, with the opsets it accepts ("Conv", "1-17").
 std::vector<std::pair<std::string, std::string>> supported_onnx_ops();

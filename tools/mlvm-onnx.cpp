@@ -85,27 +85,16 @@ Tensor value_tensor(const OnnxValue& in, const std::vector<double>& v) {
   return t;
 }
 
-// The import, given the --input-value values of the inputs whose values it turns out to need
-// (each attempt may name one more: STFT's frame_step, then its frame_length).
+// The import, given the --input-value values of the inputs whose values it turns out to need.
 OnnxImport import_with_values(const std::string& path, OnnxImportOptions options,
                               const std::map<std::string, std::vector<double>>& values) {
-  for (;;) {
-    try {
-      return import_onnx_file(path, options);
-    } catch (const OnnxShapeDependent& e) {
-      bool added = false;
-      for (const std::string& name : e.value_inputs) {
-        auto given = values.find(name);
-        if (given == values.end() || options.input_values.count(name)) continue;
-        for (const OnnxValue& in : e.inputs)
-          if (in.name == name) {
-            options.input_values[name] = value_tensor(in, given->second);
-            added = true;
-          }
-      }
-      if (!added) throw;
-    }
-  }
+  return import_giving_values(
+      [&](const OnnxImportOptions& given) { return import_onnx_file(path, given); }, options,
+      [&](const OnnxValue& in) -> std::optional<Tensor> {
+        auto given = values.find(in.name);
+        if (given == values.end()) return std::nullopt;
+        return value_tensor(in, given->second);
+      });
 }
 
 }  // namespace
