@@ -34,7 +34,7 @@ sys.path[:0] = [os.path.dirname(HERE), HERE, os.path.join(ROOT, "tests", "onnx")
 from bench import git_commit, machine_line  # noqa: E402
 from engines import LineServer, peak_rss, thread_env  # noqa: E402
 from mlvm_server import MlvmServer  # noqa: E402
-from real_models_corpus import CORPUS, build_inputs, package_dir  # noqa: E402
+from real_models_corpus import CORPUS, build_inputs, input_names, package_dir  # noqa: E402
 from results_file import machine_kind, replace_section, section_name  # noqa: E402
 
 
@@ -48,13 +48,6 @@ def parse_args():
     p.add_argument("--node", default="nodejs")
     p.add_argument("--no-write", action="store_true")
     return p.parse_args()
-
-
-def input_names(path):
-    import onnx
-    g = onnx.load(path, load_external_data=False).graph
-    inits = {i.name for i in g.initializer}
-    return [v.name for v in g.input if v.name not in inits]
 
 
 def output_names(path):

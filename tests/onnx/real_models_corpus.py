@@ -66,6 +66,14 @@ VOICES = [(v, int(r)) for v, r in VOICES]
 LINES = ["Hello World 2026", "Invoice No. 4711-0815", "mlvm runs ONNX models", "Total: $129.95"]
 
 
+def input_names(path):
+    """The model's true inputs (graph inputs that are not initializers), in order."""
+    import onnx
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {i.name for i in g.initializer}
+    return [v.name for v in g.input if v.name not in inits]
+
+
 def package_dir(cache, spec):
     return os.path.join(cache, spec.replace("/", "+"))
 

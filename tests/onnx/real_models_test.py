@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
 from ort_node import ORT_VERSION, ensure_ort  # noqa: E402 - found through the path above
-from real_models_corpus import CORPUS, RTOL, build_inputs, package_dir  # noqa: E402 - beside this script
+from real_models_corpus import CORPUS, RTOL, build_inputs, input_names, package_dir  # noqa: E402 - beside this script
 SKIP = 77
 THRESHOLDS = [round(0.1 * k, 1) for k in range(1, 10)]
 
@@ -62,13 +62,6 @@ def log(*a):
 
 
 # ---------------------------------------------------------------- ORT (tests/common/ort_node.py installs it)
-def input_names(path):
-    import onnx
-    g = onnx.load(path, load_external_data=False).graph
-    inits = {i.name for i in g.initializer}
-    return [v.name for v in g.input if v.name not in inits]
-
-
 def run_ort(ort, work, stage_runs, paths, before):
     """Writes each run's inputs as .npy, runs ORT on all, returns {name: [ {out name: array} ]}
     (None for a run ORT failed) and the manifest entries. `before`: the manifest so far (a
