@@ -158,47 +158,41 @@ inline void select_run(std::byte* y, const std::byte* c, const std::byte* a, con
 // Driving the runs, optionally across the pool.
 inline constexpr int64_t kParallelGrain = int64_t(1) << 15;  // elements per chunk, at least
 
+// The shared driver of for_each_run_parallel: plans the loop, splits it into cancellable
+// blocks and across the pool, and calls `runs(L, base, first, last)` for ranges of whole inner
+// runs of L (a single long run may come as a one-run loop of its own). It is compiled once per
+// operand count (kernels/elementwise_loop.cpp) instead of once per functor and dtype: only the
+// odometer over a range of runs, with the functor inlined into it, is instantiated per caller.
+template <int N>
+struct RunRange {
+  const void* fn;
+  void (*call)(const void* fn, const StridedLoop<N>& L, const std::array<std::byte*, N>& base,
+               int64_t first_run, int64_t last_run);
+};
+template <int N>
+void for_each_run_parallel_erased(ThreadPool* pool, const Dims& shape,
+                                  const std::array<const Tensor*, N>& ops, RunRange<N> runs);
+extern template void for_each_run_parallel_erased<2>(ThreadPool*, const Dims&,
+                                                     const std::array<const Tensor*, 2>&,
+                                                     RunRange<2>);
+extern template void for_each_run_parallel_erased<3>(ThreadPool*, const Dims&,
+                                                     const std::array<const Tensor*, 3>&,
+                                                     RunRange<3>);
+extern template void for_each_run_parallel_erased<4>(ThreadPool*, const Dims&,
+                                                     const std::array<const Tensor*, 4>&,
+                                                     RunRange<4>);
+
 // Calls fn(ptrs, count, byte_strides) for every inner run of `shape` over the N operands
 // (operand 0 is the output and fixes the visiting order). `fn` must be safe to call from
 // several threads at once on disjoint runs.
 template <int N, class Fn>
 void for_each_run_parallel(ThreadPool* pool, const Dims& shape,
                            const std::array<const Tensor*, N>& ops, const Fn& fn) {
-  StridedLoop<N> L = plan_strided_loop<N>(shape, ops);
-  if (L.empty) return;
-  std::array<std::byte*, N> base;
-  for (int k = 0; k < N; ++k) base[k] = ops[k]->raw_data();
-  const int64_t outer = L.outer_count(), inner = L.inner_count();
-  const int threads = pool ? pool->size() : 1;
-  if (threads <= 1 || outer * inner < 2 * kParallelGrain) {
-    in_cancellable_blocks(outer, inner,
-                          [&](int64_t b, int64_t e) { for_each_run(L, base, b, e, fn); });
-    return;
-  }
-  if (outer >= threads) {
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / inner);
-    // Blocks of a few million elements, each split across the pool: cancellation is polled
-    // between blocks, and one fork-join per block costs nothing beside its work.
-    in_cancellable_blocks(outer, inner, [&](int64_t b0, int64_t e0) {
-      parallel_for(pool, e0 - b0, grain, [&](int64_t b, int64_t e) {
-        for_each_run(L, base, b0 + b, b0 + e, fn);
-      });
-    });
-    return;
-  }
-  // Few long runs: split each run into pieces.
-  const int64_t pieces = (inner + kParallelGrain - 1) / kParallelGrain;
-  parallel_for(pool, outer * pieces, 1, [&](int64_t b, int64_t e) {
-    for (int64_t item = b; item < e; ++item) {
-      const int64_t run = item / pieces, piece = item % pieces;
-      const int64_t first = piece * kParallelGrain;
-      const int64_t count = std::min(kParallelGrain, inner - first);
-      for_each_run(L, base, run, run + 1, [&](auto p, int64_t, auto st) {
-        for (int k = 0; k < N; ++k) p[k] += first * st[k];
-        fn(p, count, st);
-      });
-    }
-  });
+  const RunRange<N> runs{&fn, [](const void* f, const StridedLoop<N>& L,
+                                 const std::array<std::byte*, N>& base, int64_t b, int64_t e) {
+                           for_each_run(L, base, b, e, *static_cast<const Fn*>(f));
+                         }};
+  for_each_run_parallel_erased<N>(pool, shape, ops, runs);
 }
 
 // y = f(x) elementwise; x already has y's shape (a broadcast view is fine).

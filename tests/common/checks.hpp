@@ -28,10 +28,24 @@ inline TensorType absent() {
   return t;
 }
 
+// A callable taken by reference without a template: expect_error's body is then compiled once
+// per test file instead of once per lambda (755 calls; they were 8% of the suites' code).
+class CallRef {
+ public:
+  template <class Fn>
+  CallRef(Fn& fn)
+      : obj_(const_cast<void*>(static_cast<const void*>(&fn))),
+        call_([](void* f) { (void)(*static_cast<Fn*>(f))(); }) {}
+  void operator()() const { call_(obj_); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*);
+};
+
 // Runs fn and checks that it throws mlvm::Error of `kind` whose message contains every one of
 // `parts` (a message is checked by its parts, so rewording the rest does not break a test).
-template <class Fn>
-inline void expect_error(Fn&& fn, ErrorKind kind, const std::vector<std::string>& parts) {
+inline void expect_error_ref(CallRef fn, ErrorKind kind, const std::vector<std::string>& parts) {
   try {
     fn();
   } catch (const Error& e) {
@@ -47,16 +61,21 @@ inline void expect_error(Fn&& fn, ErrorKind kind, const std::vector<std::string>
   BOOST_ERROR("no error thrown; expected " << kind << " error containing" << want);
 }
 
+template <class Fn>
+inline void expect_error(Fn&& fn, ErrorKind kind, const std::vector<std::string>& parts) {
+  expect_error_ref(CallRef(fn), kind, parts);
+}
+
 // The same for a braced list of parts: expect_error(fn, kind, {"a", "b"}).
 template <class Fn>
 inline void expect_error(Fn&& fn, ErrorKind kind, std::initializer_list<std::string> parts) {
-  expect_error(std::forward<Fn>(fn), kind, std::vector<std::string>(parts));
+  expect_error_ref(CallRef(fn), kind, std::vector<std::string>(parts));
 }
 
 // The same with one part.
 template <class Fn>
 inline void expect_error(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  expect_error(std::forward<Fn>(fn), kind, std::vector<std::string>{needle});
+  expect_error_ref(CallRef(fn), kind, std::vector<std::string>{needle});
 }
 
 }  // namespace mlvm::testing
