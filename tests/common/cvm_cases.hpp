@@ -44,6 +44,11 @@ inline std::vector<int32_t> spread(int64_t n, int precision) {
   return v;
 }
 
+// A parameter named `name` of `shape` holding spread() values within `precision` bits.
+inline ParamArray spread_param(const std::string& name, std::vector<int64_t> shape, int precision) {
+  return ParamArray{name, shape, spread(numel(shape), precision)};
+}
+
 // The .mlasm literal of row-major `values` shaped `shape`: [[1, 2], [3, 4]].
 inline std::string literal(const std::vector<int64_t>& shape, const std::vector<int32_t>& values, std::size_t dim = 0,
                            std::size_t at = 0) {

@@ -88,4 +88,12 @@ inline std::vector<std::string> report_ops(const std::vector<quant::LayerReport>
   return ops;
 }
 
+// The report's row for the op named `op` (the test fails without one).
+inline const quant::LayerReport& report_row(const quant::QuantizeResult& r, const std::string& op) {
+  for (const quant::LayerReport& l : r.layers)
+    if (l.op == op) return l;
+  BOOST_FAIL("the report has no row " + op);
+  return r.layers.front();
+}
+
 }  // namespace mlvm::quant_test

@@ -17,6 +17,14 @@ namespace mlvm::tool_test {
 
 namespace fs = std::filesystem;
 
+// The built tools the suites run.
+inline const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
+inline const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+inline const std::string kDis = MLVM_BINARY_DIR "/tools/mlvm-dis";
+inline const std::string kOnnx = MLVM_BINARY_DIR "/tools/mlvm-onnx";
+inline const std::string kCvm = MLVM_BINARY_DIR "/tools/mlvm-cvm";
+inline const std::string kQuantize = MLVM_BINARY_DIR "/tools/mlvm-quantize";
+
 struct Result {
   int code = -1;
   std::string out, err;

@@ -16,9 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCvm = MLVM_BINARY_DIR "/tools/mlvm-cvm";
-const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
-const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+using mlvm::tool_test::kCvm;
+using mlvm::tool_test::kRun;
+using mlvm::tool_test::kAsm;
+
 
 struct Scratch : mlvm::tool_test::ScratchDir {
   Scratch() : ScratchDir("mlvm_cvm_tool_test") {}

@@ -9,8 +9,9 @@ using namespace mlvm::cvm_test;
 
 namespace {
 
-ParamArray p(const std::string& name, std::vector<int64_t> shape) {
-  return ParamArray{name, shape, spread(numel(shape), 5)};
+// This file's parameters: spread() values within 5 bits.
+ParamArray p5(const std::string& name, std::vector<int64_t> shape) {
+  return spread_param(name, std::move(shape), 5);
 }
 
 }  // namespace
@@ -22,7 +23,7 @@ BOOST_AUTO_TEST_CASE(conv2d_with_bias) {
               {{"channels", "3"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"}, {"strides", "(1, 1)"},
                {"dilation", "(1, 1)"}, {"groups", "1"}, {"use_bias", "True"}, {"layout", "NCHW"},
                {"kernel_layout", "OIHW"}},
-              {1, 2, 4, 4}, 8, {p("w", {3, 2, 3, 3}), p("b", {3})}, {"data", "w", "b"}, {{1, 3, 4, 4}},
+              {1, 2, 4, 4}, 8, {p5("w", {3, 2, 3, 3}), p5("b", {3})}, {"data", "w", "b"}, {{1, 3, 4, 4}},
               "    y = conv2d d, w, b, padding=(1, 1)"});
 }
 
@@ -30,7 +31,7 @@ BOOST_AUTO_TEST_CASE(conv2d_grouped_strided_without_bias) {
   check_case({"conv2d_3",
               {{"channels", "4"}, {"kernel_size", "[3, 3]"}, {"strides", "(2, 2)"}, {"groups", "2"},
                {"use_bias", "False"}},
-              {1, 4, 5, 5}, 8, {p("w", {4, 2, 3, 3})}, {"data", "w"}, {{1, 4, 2, 2}},
+              {1, 4, 5, 5}, 8, {p5("w", {4, 2, 3, 3})}, {"data", "w"}, {{1, 4, 2, 2}},
               "    y = conv2d d, w, none, strides=(2, 2), groups=2"});
 }
 
@@ -38,14 +39,14 @@ BOOST_AUTO_TEST_CASE(conv2d_dilated_one_number_padding) {
   check_case({"conv2d",
               {{"channels", "2"}, {"kernel_size", "(2, 2)"}, {"padding", "(2,)"}, {"dilation", "(2, 2)"},
                {"use_bias", "false"}},
-              {1, 1, 3, 3}, 8, {p("w", {2, 1, 2, 2})}, {"data", "w"}, {{1, 2, 5, 5}},
+              {1, 1, 3, 3}, 8, {p5("w", {2, 1, 2, 2})}, {"data", "w"}, {{1, 2, 5, 5}},
               "    y = conv2d d, w, none, padding=(2, 2), dilation=(2, 2)"});
 }
 
 BOOST_AUTO_TEST_CASE(dense_with_and_without_bias) {
-  check_case({"dense", {{"units", "3"}, {"use_bias", "True"}}, {2, 5}, 8, {p("w", {3, 5}), p("b", {3})},
+  check_case({"dense", {{"units", "3"}, {"use_bias", "True"}}, {2, 5}, 8, {p5("w", {3, 5}), p5("b", {3})},
               {"data", "w", "b"}, {{2, 3}}, "    y = dense d, w, b"});
-  check_case({"dense", {{"units", "4"}, {"use_bias", "False"}}, {3, 5}, 8, {p("w", {4, 5})}, {"data", "w"},
+  check_case({"dense", {{"units", "4"}, {"use_bias", "False"}}, {3, 5}, 8, {p5("w", {4, 5})}, {"data", "w"},
               {{3, 4}}, "    y = dense d, w, none"});
 }
 

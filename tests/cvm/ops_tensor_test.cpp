@@ -9,12 +9,13 @@ using namespace mlvm::cvm_test;
 
 namespace {
 
-ParamArray p(const std::string& name, std::vector<int64_t> shape) {
-  return ParamArray{name, shape, spread(numel(shape), 6)};
+// This file's parameters: spread() values within 6 bits.
+ParamArray p6(const std::string& name, std::vector<int64_t> shape) {
+  return spread_param(name, std::move(shape), 6);
 }
 
 void binary(const std::string& cvm, const std::string& mlvm, std::vector<int64_t> b_shape) {
-  check_case({cvm, {}, {2, 3}, 8, {p("b", b_shape)}, {"data", "b"}, {{2, 3}}, "    y = " + mlvm + " d, b"});
+  check_case({cvm, {}, {2, 3}, 8, {p6("b", b_shape)}, {"data", "b"}, {{2, 3}}, "    y = " + mlvm + " d, b"});
 }
 
 void unary(const std::string& cvm, const std::string& body, std::map<std::string, std::string> attrs = {}) {
@@ -59,7 +60,7 @@ BOOST_AUTO_TEST_CASE(cvm_clip_and_shifts) {
 }
 
 BOOST_AUTO_TEST_CASE(where) {
-  check_case({"where", {}, {2, 3}, 8, {p("a", {2, 3}), p("b", {2, 3})}, {"data", "a", "b"}, {{2, 3}},
+  check_case({"where", {}, {2, 3}, 8, {p6("a", {2, 3}), p6("b", {2, 3})}, {"data", "a", "b"}, {{2, 3}},
               "    y = where d, a, b", {0, 1, -1, 0, 5, 0}});
 }
 
@@ -83,27 +84,27 @@ BOOST_AUTO_TEST_CASE(slices) {
               {"data"}, {{2, 3}}, "    y = strided_slice d, begin=(1, 0), end=(4, 5), strides=(2, 2)"});
   check_case({"strided_slice", {{"begin", "[3]"}, {"end", "[0]"}, {"stride", "[-1]"}}, {4, 2}, 8, {}, {"data"},
               {{3, 2}}, "    y = strided_slice d, begin=(3), end=(0), strides=(-1)"});
-  check_case({"slice_like", {{"axis", "(0, 1)"}}, {4, 5}, 8, {p("like", {2, 3})}, {"data", "like"}, {{2, 3}},
+  check_case({"slice_like", {{"axis", "(0, 1)"}}, {4, 5}, 8, {p6("like", {2, 3})}, {"data", "like"}, {{2, 3}},
               "    y = slice_like d, like, axes=(0, 1)"});
-  check_case({"slice_like", {}, {4, 5}, 8, {p("like", {3, 5})}, {"data", "like"}, {{3, 5}}, "    y = slice_like d, like"});
+  check_case({"slice_like", {}, {4, 5}, 8, {p6("like", {3, 5})}, {"data", "like"}, {{3, 5}}, "    y = slice_like d, like"});
 }
 
 BOOST_AUTO_TEST_CASE(take_and_cvm_lut) {
   // Indices past the ends are clamped (mode clip, the runtime's).
   const std::vector<int32_t> idx = {0, 4, 9, -3};
-  check_case({"take", {{"axis", "0"}}, {4}, 8, {p("table", {5, 3})}, {"table", "data"}, {{4, 3}},
+  check_case({"take", {{"axis", "0"}}, {4}, 8, {p6("table", {5, 3})}, {"table", "data"}, {{4, 3}},
               "    y = take table, d, axis=0", idx});
-  check_case({"take", {{"axis", "None"}}, {4}, 8, {p("table", {5, 3})}, {"table", "data"}, {{4}},
+  check_case({"take", {{"axis", "None"}}, {4}, 8, {p6("table", {5, 3})}, {"table", "data"}, {{4}},
               "    y = take table, d", idx});
-  check_case({"cvm_lut", {{"in_dim", "16"}}, {2, 2}, 8, {p("table", {16})}, {"data", "table"}, {{2, 2}},
+  check_case({"cvm_lut", {{"in_dim", "16"}}, {2, 2}, 8, {p6("table", {16})}, {"data", "table"}, {{2, 2}},
               "    y = cvm_lut d, table", {1, 15, 30, -2}});
 }
 
 BOOST_AUTO_TEST_CASE(concatenate_repeat_tile) {
   // concatenate's default axis is 1 in the runtime.
-  check_case({"concatenate", {}, {2, 3}, 8, {p("b", {2, 2})}, {"data", "b"}, {{2, 5}},
+  check_case({"concatenate", {}, {2, 3}, 8, {p6("b", {2, 2})}, {"data", "b"}, {{2, 5}},
               "    y = concatenate d, b, axis=1"});
-  check_case({"concatenate", {{"axis", "0"}}, {2, 3}, 8, {p("b", {1, 3}), p("c", {2, 3})}, {"data", "b", "c"},
+  check_case({"concatenate", {{"axis", "0"}}, {2, 3}, 8, {p6("b", {1, 3}), p6("c", {2, 3})}, {"data", "b", "c"},
               {{5, 3}}, "    y = concatenate d, b, c, axis=0"});
   check_case({"repeat", {{"repeats", "2"}}, {2, 3}, 8, {}, {"data"}, {{4, 3}}, "    y = repeat d, repeats=2, axis=0"});
   check_case({"repeat", {{"repeats", "3"}, {"axis", "-1"}}, {2, 2}, 8, {}, {"data"}, {{2, 6}},

@@ -99,7 +99,6 @@ std::vector<AttrValue> attrs_of(const ConvCase& c) {
           ints({c.dilation[0], c.dilation[1]}), integer(c.groups)};
 }
 
-DType result_dtype(DType t) { return t == DType::i8 || t == DType::u8 || t == DType::i16 ? DType::i32 : t; }
 
 // y[n, o, p, q] = b[o] + sum over (c, i, j) of x[n, g·Cg + c, p·sh - top + i·dh, q·sw - left + j·dw]
 // · w[o, c, i, j], out-of-range input positions being 0; g = o / (OC / groups). Floats in long
@@ -149,7 +148,7 @@ ConvRef naive_conv(const Tensor& x, const Tensor& w, const Tensor* b, const Conv
           }
           r.value.push_back(s);
           r.bound.push_back((K + 2) * 2 * u * mag + 1e-300L);
-          r.exact.push_back(wrap_to(result_dtype(x.dtype()), si));
+          r.exact.push_back(wrap_to(acc_dtype(x.dtype()), si));
         }
   return r;
 }
@@ -172,11 +171,6 @@ void expect_conv(const Tensor& y, const ConvRef& r) {
 
 using simd_test::LevelGuard;
 using simd_test::levels;
-
-Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
-  const DType bd = result_dtype(x_dtype);
-  return bd == DType::i32 ? random_tensor(bd, Dims{n}, rng, -100000, 100000) : random_tensor(bd, Dims{n}, rng);
-}
 
 void check_case(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor* b, ThreadPool& pool) {
   const ConvRef r = naive_conv(x, w, b, c);

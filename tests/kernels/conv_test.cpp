@@ -13,8 +13,6 @@ using namespace nn_test;
 
 namespace {
 
-DType acc_dtype(DType t) { return t == DType::i8 || t == DType::u8 || t == DType::i16 ? DType::i32 : t; }
-
 struct Conv {
   std::array<int64_t, 4> pad;  // top, left, bottom, right
   std::array<int64_t, 2> stride, dilation;
@@ -93,11 +91,6 @@ const std::vector<Case>& cases() {
       {{2, 1, 9, 8}, {6, 1, 3, 3}, {{0, 1, 0, 1}, {1, 1}, {1, 1}, 1}},
   };
   return c;
-}
-
-Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
-  DType bd = acc_dtype(x_dtype);
-  return bd == DType::i32 ? random_tensor(bd, Dims{n}, rng, -100000, 100000) : random_tensor(bd, Dims{n}, rng);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using namespace nn_test;
 
 namespace {
 
-struct Case {
+struct ConvTransposeCase {
   Dims x, w;  // (N, C, H, W), (C, OC/groups, KH, KW)
   int64_t groups;
   std::array<int64_t, 2> stride, dil, out_pad;
@@ -24,12 +24,12 @@ struct Case {
   bool bias;
 };
 
-std::vector<AttrValue> attrs_of(const Case& c) {
+std::vector<AttrValue> attrs_of(const ConvTransposeCase& c) {
   return {ints({c.pad[0], c.pad[1], c.pad[2], c.pad[3]}), ints({c.stride[0], c.stride[1]}),
           ints({c.dil[0], c.dil[1]}), ints({c.out_pad[0], c.out_pad[1]}), integer(c.groups)};
 }
 
-std::vector<double> ref_conv_transpose(const Case& c, const Tensor& x, const Tensor& w, const Tensor* b, Dims* shape) {
+std::vector<double> ref_conv_transpose(const ConvTransposeCase& c, const Tensor& x, const Tensor& w, const Tensor* b, Dims* shape) {
   const int64_t N = c.x[0], C = c.x[1], H = c.x[2], W = c.x[3];
   const int64_t ocg = c.w[1], KH = c.w[2], KW = c.w[3], OC = ocg * c.groups, cg = C / c.groups;
   const int64_t OH = c.stride[0] * (H - 1) + c.out_pad[0] + c.dil[0] * (KH - 1) + 1 - c.pad[0] - c.pad[2];
@@ -65,8 +65,8 @@ std::vector<double> ref_conv_transpose(const Case& c, const Tensor& x, const Ten
   return out;
 }
 
-const std::vector<Case>& cases() {
-  static const std::vector<Case> c = {
+const std::vector<ConvTransposeCase>& conv_transpose_cases() {
+  static const std::vector<ConvTransposeCase> c = {
       {{1, 1, 3, 3}, {1, 2, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0, 0, 0}, false},
       {{2, 3, 4, 5}, {3, 2, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
       {{1, 2, 5, 4}, {2, 3, 2, 3}, 1, {3, 2}, {1, 1}, {0, 1}, {1, 2, 0, 1}, true},
@@ -127,10 +127,10 @@ BOOST_AUTO_TEST_CASE(every_case_layout_and_dtype) {
   std::mt19937_64 rng(81);
   ThreadPool pool(2);
   for (DType dt : kFloatDTypes)
-    for (std::size_t ci = 0; ci < cases().size(); ++ci)
+    for (std::size_t ci = 0; ci < conv_transpose_cases().size(); ++ci)
       for (Layout l : kLayoutsNoBroadcast) {
         BOOST_TEST_CONTEXT(dtype_name(dt) << " case " << ci << " " << layout_name(l)) {
-          const Case& c = cases()[ci];
+          const ConvTransposeCase& c = conv_transpose_cases()[ci];
           Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
           Tensor b = random_tensor(dt, Dims{c.w[1] * c.groups}, rng);
           Dims shape;
@@ -151,14 +151,14 @@ BOOST_AUTO_TEST_CASE(every_case_layout_and_dtype) {
 BOOST_AUTO_TEST_CASE(large_shapes_threads_bit_identical) {
   std::mt19937_64 rng(82);
   ThreadPool pool(3);
-  const std::vector<Case> big = {
+  const std::vector<ConvTransposeCase> big = {
       {{1, 32, 30, 31}, {32, 16, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},  // one big job
       {{4, 8, 9, 9}, {8, 4, 4, 4}, 2, {2, 2}, {1, 1}, {0, 0}, {1, 1, 1, 1}, true},      // small jobs
       {{1, 2, 300, 40}, {2, 64, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0}, {1, 1, 1, 1}, false}, // chunked rows
   };
   for (std::size_t ci = 0; ci < big.size(); ++ci) {
     BOOST_TEST_CONTEXT("case " << ci) {
-      const Case& c = big[ci];
+      const ConvTransposeCase& c = big[ci];
       Tensor x = random_tensor(DType::f32, c.x, rng), w = random_tensor(DType::f32, c.w, rng);
       Tensor b = random_tensor(DType::f32, Dims{c.w[1] * c.groups}, rng);
       std::vector<Tensor> in = {x, w};

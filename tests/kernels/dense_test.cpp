@@ -12,10 +12,6 @@ using namespace nn_test;
 
 namespace {
 
-DType acc_dtype(DType t) {
-  return t == DType::i8 || t == DType::u8 || t == DType::i16 ? DType::i32 : t;
-}
-
 // Y[m, n] = sum_k X[m, k] · W[n, k] + B[n], element by element through get_int/get_double.
 Expected ref_dense(const Tensor& x, const Tensor& w, const Tensor* b) {
   Expected e;
@@ -80,11 +76,6 @@ Expected ref_matmul(const Tensor& a, const Tensor& b, Dims* shape_out) {
     e.i.push_back(wrap_to(out, si));
   });
   return e;
-}
-
-Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
-  DType bd = acc_dtype(x_dtype);
-  return bd == DType::i32 ? random_tensor(bd, Dims{n}, rng, -100000, 100000) : random_tensor(bd, Dims{n}, rng);
 }
 
 }  // namespace

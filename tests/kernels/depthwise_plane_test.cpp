@@ -43,7 +43,7 @@ std::vector<float> reference(const PlaneCase& c, const std::vector<float>& x, co
   return y;
 }
 
-const std::vector<PlaneCase>& cases() {
+const std::vector<PlaneCase>& plane_cases() {
   static const std::vector<PlaneCase> c = {
       {56, 56, 1, 1, 1, 1, 1, 1},    // MobileNet's 56 x 56: 3.5 AVX-512 registers a row
       {14, 14, 1, 1, 1, 1, 1, 1},    // one partial register a row; the second block moved back
@@ -80,8 +80,8 @@ BOOST_AUTO_TEST_CASE(same_bits_as_the_fma_chain_at_every_level) {
     BOOST_REQUIRE(table.depthwise_plane);
     ++checked_levels;
     Rng rng{91};
-    for (std::size_t ci = 0; ci < cases().size(); ++ci) {
-      const PlaneCase& c = cases()[ci];
+    for (std::size_t ci = 0; ci < plane_cases().size(); ++ci) {
+      const PlaneCase& c = plane_cases()[ci];
       const int64_t oh = (c.h + c.top + c.bottom - 3) / c.sh + 1, ow = (c.w + c.left + c.right - 3) / c.sw + 1;
       if (!simd::depthwise_plane_fits(3, 3, c.sh, c.sw, 1, 1, oh)) {
         BOOST_TEST(oh < simd::kDepthwisePlaneRows);  // only too few rows is out

@@ -37,9 +37,9 @@ struct Mat {
   T at(int64_t r, int64_t c) const { return store[std::size_t(origin + r * rs + c * cs)]; }
 };
 
-enum class Layout { row_major, col_major, negative, padded, broadcast_rows };
-const Layout kLayouts[] = {Layout::row_major, Layout::col_major, Layout::negative, Layout::padded,
-                           Layout::broadcast_rows};
+enum class GemmLayout { row_major, col_major, negative, padded, broadcast_rows };
+const GemmLayout kGemmLayouts[] = {GemmLayout::row_major, GemmLayout::col_major, GemmLayout::negative, GemmLayout::padded,
+                           GemmLayout::broadcast_rows};
 
 template <class T>
 T random_value(std::mt19937_64& rng) {
@@ -51,20 +51,20 @@ T random_value(std::mt19937_64& rng) {
 
 // rows x cols values from `fill`, stored in `layout`.
 template <class T, class Fill>
-Mat<T> make_mat(int64_t rows, int64_t cols, Layout layout, Fill fill) {
+Mat<T> make_mat(int64_t rows, int64_t cols, GemmLayout layout, Fill fill) {
   Mat<T> m;
   const int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
   switch (layout) {
-    case Layout::row_major: m.rs = c1, m.cs = 1; break;
-    case Layout::col_major: m.rs = 1, m.cs = r1; break;
-    case Layout::negative: m.rs = -c1, m.cs = -1, m.origin = r1 * c1 - 1; break;
-    case Layout::padded: m.rs = 2 * c1 + 3, m.cs = 2, m.origin = 1; break;
-    case Layout::broadcast_rows: m.rs = 0, m.cs = 1; break;
+    case GemmLayout::row_major: m.rs = c1, m.cs = 1; break;
+    case GemmLayout::col_major: m.rs = 1, m.cs = r1; break;
+    case GemmLayout::negative: m.rs = -c1, m.cs = -1, m.origin = r1 * c1 - 1; break;
+    case GemmLayout::padded: m.rs = 2 * c1 + 3, m.cs = 2, m.origin = 1; break;
+    case GemmLayout::broadcast_rows: m.rs = 0, m.cs = 1; break;
   }
-  m.store.assign(std::size_t(layout == Layout::padded ? r1 * (2 * c1 + 3) + 2 : r1 * c1), T(0));
+  m.store.assign(std::size_t(layout == GemmLayout::padded ? r1 * (2 * c1 + 3) + 2 : r1 * c1), T(0));
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
-      if (layout == Layout::broadcast_rows && r > 0) continue;  // every row is row 0
+      if (layout == GemmLayout::broadcast_rows && r > 0) continue;  // every row is row 0
       m.store[std::size_t(m.origin + r * m.rs + c * m.cs)] = fill();
     }
   return m;
@@ -147,7 +147,7 @@ void expect_matches(const Reference<T>& ref, const std::vector<Out<T>, A>& c, co
 }
 
 struct Options {
-  Layout la = Layout::row_major, lb = Layout::row_major;
+  GemmLayout la = GemmLayout::row_major, lb = GemmLayout::row_major;
   int bias = 0;  // 0 none, 1 per column, 2 per row
   int64_t bias_stride = 1;
 };
@@ -229,20 +229,20 @@ auto random_fill(std::mt19937_64& rng) {
   return [&rng] { return random_value<T>(rng); };
 }
 
-const int64_t kSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 65, 100, 257};
+const int64_t kGemmSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 65, 100, 257};
 
-// Shapes: each of m, n, k swept over kSizes with the others fixed, a sample of triples, and
+// Shapes: each of m, n, k swept over kGemmSizes with the others fixed, a sample of triples, and
 // the cache-block edges (k past KC, m past MC with A too big to stay resident, n past NC).
 std::vector<Problem> problems() {
   std::vector<Problem> v;
-  for (int64_t s : kSizes) {
+  for (int64_t s : kGemmSizes) {
     v.push_back({s, 17, 33});
     v.push_back({33, s, 7});
     v.push_back({15, 31, s});
   }
   std::mt19937_64 rng(99);
   while (v.size() < 39 + 30) {
-    Problem p{kSizes[rng() % 13], kSizes[rng() % 13], kSizes[rng() % 13]};
+    Problem p{kGemmSizes[rng() % 13], kGemmSizes[rng() % 13], kGemmSizes[rng() % 13]};
     if (p.m * p.n * p.k <= 2000000) v.push_back(p);
   }
   v.push_back({9, 20, 1100});   // several KC blocks (f32 avx512 KC 512, VNNI 1024)
@@ -328,8 +328,8 @@ BOOST_AUTO_TEST_CASE(layouts_and_biases) {
   for (simd::Level level : levels()) {
     simd::set_level_for_testing(level);
     std::mt19937_64 rng(8);
-    for (Layout la : kLayouts)
-      for (Layout lb : kLayouts)
+    for (GemmLayout la : kGemmLayouts)
+      for (GemmLayout lb : kGemmLayouts)
         for (int bias : {0, 1, 2})
           for (int64_t bs : {int64_t(1), int64_t(0), int64_t(-2)})
             BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " layouts " << int(la) << "," << int(lb) << " bias "

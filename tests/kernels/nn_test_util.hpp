@@ -129,4 +129,17 @@ inline void expect_values(const Tensor& got, const Dims& shape, const Expected& 
   expect_values(got, shape, want.f, want.i, f32_tol);
 }
 
+// The dtype conv2d and dense accumulate an integer input in (docs/ops.md): i32 for 8- and
+// 16-bit inputs, the input's own dtype otherwise.
+inline DType acc_dtype(DType t) {
+  return t == DType::i8 || t == DType::u8 || t == DType::i16 ? DType::i32 : t;
+}
+
+// A random bias of n elements for an input of x_dtype, in the accumulator's dtype.
+inline Tensor bias_for(DType x_dtype, int64_t n, std::mt19937_64& rng) {
+  const DType bd = acc_dtype(x_dtype);
+  return bd == DType::i32 ? random_tensor(bd, Dims{n}, rng, -100000, 100000)
+                          : random_tensor(bd, Dims{n}, rng);
+}
+
 }  // namespace nn_test

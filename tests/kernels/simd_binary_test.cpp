@@ -26,7 +26,7 @@ namespace {
 // ---- test support (Rng, levels, LevelGuard, same_bits: simd_test_support.hpp) ---------------
 // Random values with the edge cases of T mixed in.
 template <class T>
-T random_value(Rng& r) {
+T random_binary_value(Rng& r) {
   if constexpr (std::is_floating_point_v<T>) {
     if (r.next() % 6 == 0) {
       const T sp[] = {T(0), T(-0.0), std::numeric_limits<T>::quiet_NaN(),
@@ -47,37 +47,37 @@ T random_value(Rng& r) {
 }
 
 // ---- the references -------------------------------------------------------------------------
-enum class Op { add, sub, mul, div, maximum, minimum };
-const Op kOps[] = {Op::add, Op::sub, Op::mul, Op::div, Op::maximum, Op::minimum};
-const char* op_name(Op op) {
+enum class TestedBinaryOp { add, sub, mul, div, maximum, minimum };
+const TestedBinaryOp kBinaryOps[] = {TestedBinaryOp::add, TestedBinaryOp::sub, TestedBinaryOp::mul, TestedBinaryOp::div, TestedBinaryOp::maximum, TestedBinaryOp::minimum};
+const char* op_name(TestedBinaryOp op) {
   const char* names[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
   return names[int(op)];
 }
 
 template <class T>
-T reference(Op op, T a, T b) {
+T reference(TestedBinaryOp op, T a, T b) {
   if constexpr (std::is_integral_v<T>) {  // two's complement wrap, via uint64 arithmetic
     const uint64_t x = uint64_t(int64_t(a)), y = uint64_t(int64_t(b));
     switch (op) {
-      case Op::add: return T(x + y);
-      case Op::sub: return T(x - y);
-      case Op::mul: return T(x * y);
-      case Op::div: return T(a / b);  // callers keep b != 0 and avoid MIN / -1
-      case Op::maximum: return a > b ? a : b;
-      case Op::minimum: return a < b ? a : b;
+      case TestedBinaryOp::add: return T(x + y);
+      case TestedBinaryOp::sub: return T(x - y);
+      case TestedBinaryOp::mul: return T(x * y);
+      case TestedBinaryOp::div: return T(a / b);  // callers keep b != 0 and avoid MIN / -1
+      case TestedBinaryOp::maximum: return a > b ? a : b;
+      case TestedBinaryOp::minimum: return a < b ? a : b;
     }
   } else {
     switch (op) {
-      case Op::add: return a + b;
-      case Op::sub: return a - b;
-      case Op::mul: return a * b;
-      case Op::div: return a / b;
+      case TestedBinaryOp::add: return a + b;
+      case TestedBinaryOp::sub: return a - b;
+      case TestedBinaryOp::mul: return a * b;
+      case TestedBinaryOp::div: return a / b;
       // NaN wins (the first operand first); ties keep the first operand (0 vs -0).
-      case Op::maximum:
+      case TestedBinaryOp::maximum:
         if (std::isnan(a)) return a;
         if (std::isnan(b)) return b;
         return b > a ? b : a;
-      case Op::minimum:
+      case TestedBinaryOp::minimum:
         if (std::isnan(a)) return a;
         if (std::isnan(b)) return b;
         return b < a ? b : a;
@@ -86,16 +86,16 @@ T reference(Op op, T a, T b) {
   return T(0);
 }
 
-const int64_t kSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 1029};
+const int64_t kBinarySizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 1029};
 
 // ---- direct calls of the level tables ------------------------------------------------------
 template <class T>
 void check_table_runs(const simd::EwTable& table, const std::string& level, int& checked) {
   const int e = int(dtype_of<T>::value);
   Rng rng{uint64_t(e) * 977 + 5};
-  for (Op op : kOps) {
+  for (TestedBinaryOp op : kBinaryOps) {
     const auto& runs = table.binary[int(op)][e];
-    if (op == Op::div && std::is_integral_v<T>) {
+    if (op == TestedBinaryOp::div && std::is_integral_v<T>) {
       BOOST_TEST(!runs[0][0], "integer div must stay scalar (it traps)");
       continue;
     }
@@ -103,12 +103,12 @@ void check_table_runs(const simd::EwTable& table, const std::string& level, int&
       for (int stream = 0; stream < 2; ++stream) {
         const simd::BinaryRun run = runs[sp][stream];
         BOOST_REQUIRE_MESSAGE(run, level << " " << op_name(op) << " has no run");
-        for (int64_t n : kSizes)
+        for (int64_t n : kBinarySizes)
           for (int offset : {0, 1, 3}) {
             // offset shifts y and the inputs differently, so that no two are aligned alike.
             std::vector<T> a(std::size_t(n + 8)), b(std::size_t(n + 8)), y(std::size_t(n + 8));
-            for (auto& v : a) v = random_value<T>(rng);
-            for (auto& v : b) v = random_value<T>(rng);
+            for (auto& v : a) v = random_binary_value<T>(rng);
+            for (auto& v : b) v = random_binary_value<T>(rng);
             T* py = y.data() + offset;
             const T* pa = a.data() + (offset + 1) % 4;
             const T* pb = b.data() + (offset + 2) % 4;
@@ -135,13 +135,13 @@ template <class T>
 void check_in_place(const simd::EwTable& table, const std::string& level) {
   const int e = int(dtype_of<T>::value);
   Rng rng{uint64_t(e) * 31 + 7};
-  for (Op op : kOps) {
-    if (op == Op::div && std::is_integral_v<T>) continue;
+  for (TestedBinaryOp op : kBinaryOps) {
+    if (op == TestedBinaryOp::div && std::is_integral_v<T>) continue;
     for (int stream = 0; stream < 2; ++stream) {
       const int64_t n = 203;
       std::vector<T> a(std::size_t(n + 1)), b(std::size_t(n + 1));
-      for (auto& v : a) v = random_value<T>(rng);
-      for (auto& v : b) v = random_value<T>(rng);
+      for (auto& v : a) v = random_binary_value<T>(rng);
+      for (auto& v : b) v = random_binary_value<T>(rng);
       std::vector<T> want(static_cast<std::size_t>(n));
       for (int64_t k = 0; k < n; ++k) want[k] = reference(op, a[k + 1], b[k + 1]);
       table.binary[int(op)][e][int(simd::Splat::vv)][stream](a.data() + 1, a.data() + 1,
@@ -178,45 +178,45 @@ using mlvm::testing::run_op;
 //   flipped   every dim reversed (negative strides)
 //   splat     one stored element, every stride 0
 //   row       the last dim stored once, broadcast over the others (stride 0 outside)
-enum class Layout { dense, offset1, flipped, splat, row };
-const Layout kLayouts[] = {Layout::dense, Layout::offset1, Layout::flipped, Layout::splat,
-                           Layout::row};
-const char* layout_name(Layout l) {
+enum class BinaryLayout { dense, offset1, flipped, splat, row };
+const BinaryLayout kBinaryLayouts[] = {BinaryLayout::dense, BinaryLayout::offset1, BinaryLayout::flipped, BinaryLayout::splat,
+                           BinaryLayout::row};
+const char* layout_name(BinaryLayout l) {
   const char* names[] = {"dense", "offset1", "flipped", "splat", "row"};
   return names[int(l)];
 }
 
 template <class T>
-Tensor make_view(const Dims& shape, Layout lay, Rng& rng) {
+Tensor make_view(const Dims& shape, BinaryLayout lay, Rng& rng) {
   const DType dt = dtype_of<T>::value;
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   Dims strides = mlvm::testing::row_major(shape);
   int64_t offset = 0, stored = numel;
   switch (lay) {
-    case Layout::dense: break;
-    case Layout::offset1:
+    case BinaryLayout::dense: break;
+    case BinaryLayout::offset1:
       offset = 1;
       stored = numel + 1;
       break;
-    case Layout::flipped:
+    case BinaryLayout::flipped:
       for (int d = 0; d < shape.size(); ++d) {
         if (shape[d] > 0) offset += (shape[d] - 1) * strides[d];
         strides[d] = -strides[d];
       }
       break;
-    case Layout::splat:
+    case BinaryLayout::splat:
       stored = 1;
       for (int d = 0; d < shape.size(); ++d) strides[d] = 0;
       break;
-    case Layout::row:
+    case BinaryLayout::row:
       stored = shape.size() ? shape[shape.size() - 1] : 1;
       for (int d = 0; d + 1 < shape.size(); ++d) strides[d] = 0;
       if (shape.size()) strides[shape.size() - 1] = 1;
       break;
   }
   Tensor base = Tensor::empty(dt, Dims{std::max<int64_t>(stored, 1)});
-  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_value<T>(rng);
+  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_binary_value<T>(rng);
   return base.with_layout(shape, strides, offset);
 }
 
@@ -227,25 +227,25 @@ T element(const Tensor& t, const std::vector<int64_t>& idx) {
   return reinterpret_cast<const T*>(t.storage()->data())[off];
 }
 
-Opcode kernel_of(Op op, bool elemwise) {
+Opcode kernel_of(TestedBinaryOp op, bool elemwise) {
   switch (op) {
-    case Op::add: return elemwise ? Opcode::elemwise_add : Opcode::add;
-    case Op::sub: return elemwise ? Opcode::elemwise_sub : Opcode::sub;
-    case Op::mul: return elemwise ? Opcode::elemwise_mul : Opcode::mul;
-    case Op::div: return Opcode::div;
-    case Op::maximum: return Opcode::maximum;
-    case Op::minimum: return Opcode::minimum;
+    case TestedBinaryOp::add: return elemwise ? Opcode::elemwise_add : Opcode::add;
+    case TestedBinaryOp::sub: return elemwise ? Opcode::elemwise_sub : Opcode::sub;
+    case TestedBinaryOp::mul: return elemwise ? Opcode::elemwise_mul : Opcode::mul;
+    case TestedBinaryOp::div: return Opcode::div;
+    case TestedBinaryOp::maximum: return Opcode::maximum;
+    case TestedBinaryOp::minimum: return Opcode::minimum;
   }
   return Opcode::add;
 }
 
 template <class T>
-void check_op(Op op, bool elemwise, const Dims& shape, Layout la, Layout lb, ThreadPool* pool,
+void check_op(TestedBinaryOp op, bool elemwise, const Dims& shape, BinaryLayout la, BinaryLayout lb, ThreadPool* pool,
               Rng& rng, const std::string& level) {
   const Tensor a = make_view<T>(shape, la, rng);
   const Tensor b = make_view<T>(shape, lb, rng);
   if constexpr (std::is_integral_v<T>) {
-    if (op == Op::div) {  // no zero divisors, no MIN / -1: those trap (binary_test covers them)
+    if (op == TestedBinaryOp::div) {  // no zero divisors, no MIN / -1: those trap (binary_test covers them)
       T* stored = reinterpret_cast<T*>(b.storage()->data());
       for (int64_t k = 0; k < b.storage()->bytes() / int64_t(sizeof(T)); ++k)
         stored[k] = T(1 + rng.next() % 100);
@@ -277,12 +277,12 @@ template <class T>
 void check_ops_for_type(const std::string& level, ThreadPool* pool, Rng& rng, int& checked) {
   const std::vector<Dims> shapes = {Dims{0}, Dims{1}, Dims{7}, Dims{15}, Dims{17}, Dims{31},
                                     Dims{33}, Dims{1000}, Dims{3, 33}, Dims{5, 2, 17}};
-  for (Op op : kOps)
+  for (TestedBinaryOp op : kBinaryOps)
     for (bool elemwise : {false, true}) {
-      if (elemwise && (op == Op::div || op == Op::maximum || op == Op::minimum)) continue;
+      if (elemwise && (op == TestedBinaryOp::div || op == TestedBinaryOp::maximum || op == TestedBinaryOp::minimum)) continue;
       for (const Dims& shape : shapes)
-        for (Layout la : kLayouts)
-          for (Layout lb : kLayouts) {
+        for (BinaryLayout la : kBinaryLayouts)
+          for (BinaryLayout lb : kBinaryLayouts) {
             // elemwise_* forbids broadcasting, but views with stride 0 are still equal shapes.
             check_op<T>(op, elemwise, shape, la, lb, pool, rng, level);
             ++checked;
@@ -320,13 +320,13 @@ BOOST_AUTO_TEST_CASE(large_ops_with_pool_and_streaming) {
     const std::string name(simd::level_name(l));
     Rng rng{uint64_t(l) + 99};
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-      check_op<float>(Op::add, false, Dims{rows, cols}, Layout::offset1, Layout::dense, p, rng, name);
-      check_op<float>(Op::mul, false, Dims{rows, cols}, Layout::dense, Layout::row, p, rng, name);
-      check_op<float>(Op::maximum, false, Dims{rows, cols}, Layout::splat, Layout::dense, p, rng,
+      check_op<float>(TestedBinaryOp::add, false, Dims{rows, cols}, BinaryLayout::offset1, BinaryLayout::dense, p, rng, name);
+      check_op<float>(TestedBinaryOp::mul, false, Dims{rows, cols}, BinaryLayout::dense, BinaryLayout::row, p, rng, name);
+      check_op<float>(TestedBinaryOp::maximum, false, Dims{rows, cols}, BinaryLayout::splat, BinaryLayout::dense, p, rng,
                       name);
-      check_op<int32_t>(Op::sub, false, Dims{rows, cols}, Layout::flipped, Layout::flipped, p, rng,
+      check_op<int32_t>(TestedBinaryOp::sub, false, Dims{rows, cols}, BinaryLayout::flipped, BinaryLayout::flipped, p, rng,
                         name);
-      check_op<double>(Op::div, false, Dims{rows / 2, cols}, Layout::dense, Layout::offset1, p,
+      check_op<double>(TestedBinaryOp::div, false, Dims{rows / 2, cols}, BinaryLayout::dense, BinaryLayout::offset1, p,
                        rng, name);
     }
   }

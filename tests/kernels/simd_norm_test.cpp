@@ -46,7 +46,7 @@ std::vector<T> row(std::size_t n, double center, uint64_t seed) {
   return x;
 }
 
-const std::size_t kSizes[] = {1, 7, 15, 16, 17, 31, 33, 768, 1001};
+const std::size_t kNormSizes[] = {1, 7, 15, 16, 17, 31, 33, 768, 1001};
 
 }  // namespace
 
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_SUITE(simd_norm)
 BOOST_AUTO_TEST_CASE(mean_and_variance_follow_the_documented_order_at_every_level) {
   LevelGuard guard;
   auto check = [&]<class T>() {
-    for (std::size_t n : kSizes)
+    for (std::size_t n : kNormSizes)
       for (double center : {0.0, 1000.0}) {
         const std::vector<T> x = row<T>(n, center, n * 31 + uint64_t(center));
         const double mean = documented_sum(x, [](double v) { return v; }) / double(n);
@@ -99,7 +99,7 @@ BOOST_AUTO_TEST_CASE(an_empty_row_has_nan_statistics) {
 BOOST_AUTO_TEST_CASE(affine_and_scaled_give_the_scalar_bits_at_every_level) {
   LevelGuard guard;
   auto check = [&]<class T>() {
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kNormSizes) {
       const std::vector<T> x = row<T>(n, 5.0, n), s = row<T>(n, 0.0, n + 1), b = row<T>(n, 1.0, n + 2);
       const T hi = T(5.0078125), lo = T(1e-7), a = T(0.7);
       std::vector<T> want_affine(n), want_scaled(n), want_unbiased(n);

@@ -33,7 +33,7 @@ namespace {
 // Values: mostly ordinary; with `specials`, also NaN, infinities and signed zeros (floats) or
 // the integer extremes.
 template <class T>
-T random_value(Rng& r, bool specials) {
+T random_reduce_value(Rng& r, bool specials) {
   if constexpr (std::is_floating_point_v<T>) {
     if (specials && r.next() % 50 == 0) {
       const T sp[] = {T(0), T(-0.0), std::numeric_limits<T>::quiet_NaN(),
@@ -82,7 +82,7 @@ double sum_bound_factor(int64_t n, int64_t rows) {
   return double(simd::kSumBlock) / 8 + std::log2(double(std::max<int64_t>(n, 2))) + double(rows) + 8;
 }
 
-const int64_t kSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129,
+const int64_t kReduceSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129,
                           1000, 1023, 1024, 1025, 2049, 5000, 70001};
 
 // ---- direct calls of the level tables ------------------------------------------------------
@@ -91,11 +91,11 @@ void check_table(const simd::ReduceTable& table, const std::string& level, int& 
   const int e = int(dtype_of<T>::value);
   Rng rng{uint64_t(e) * 7 + 1};
   const char* dt = dtype_name(dtype_of<T>::value).data();
-  for (int64_t n : kSizes)
+  for (int64_t n : kReduceSizes)
     for (int offset : {0, 1, 3})
       for (bool specials : {false, true}) {
         std::vector<T> x(std::size_t(n + 4));
-        for (auto& v : x) v = random_value<T>(rng, specials);
+        for (auto& v : x) v = random_reduce_value<T>(rng, specials);
         const T* px = x.data() + offset;
         // sum fold, onto a non-zero accumulator.
         {
@@ -137,7 +137,7 @@ void check_table(const simd::ReduceTable& table, const std::string& level, int& 
         // accumulate runs: row + row, exactly as the sequential loop.
         for (int op = 0; op < simd::kNumReduceOps; ++op) {
           std::vector<T> acc(std::size_t(n + 2)), want(std::size_t(n + 2));
-          for (std::size_t k = 0; k < acc.size(); ++k) want[k] = acc[k] = random_value<T>(rng, specials);
+          for (std::size_t k = 0; k < acc.size(); ++k) want[k] = acc[k] = random_reduce_value<T>(rng, specials);
           for (int64_t k = 0; k < n; ++k) {
             T& w = want[std::size_t(k + 1)];
             w = op == 0 ? (std::is_floating_point_v<T> ? T(w + px[k]) : wrap_add(w, px[k]))
@@ -221,26 +221,26 @@ Opcode kernel_of(Op op) {
   return ops[int(op)];
 }
 
-enum class Layout { dense, offset1, flipped, transposed };
-const char* layout_name(Layout l) {
+enum class ReduceLayout { dense, offset1, flipped, transposed };
+const char* layout_name(ReduceLayout l) {
   const char* names[] = {"dense", "offset1", "flipped", "transposed"};
   return names[int(l)];
 }
 
 // A rank-3 view of `shape` filled at random.
 template <class T>
-Tensor make_view(const Dims& shape, Layout lay, bool specials, Rng& rng) {
+Tensor make_view(const Dims& shape, ReduceLayout lay, bool specials, Rng& rng) {
   const int64_t numel = shape[0] * shape[1] * shape[2];
   Tensor base = Tensor::empty(dtype_of<T>::value, Dims{numel + 1});
-  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_value<T>(rng, specials);
+  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_reduce_value<T>(rng, specials);
   const int64_t s0 = shape[1] * shape[2], s1 = shape[2];
   switch (lay) {
-    case Layout::dense: return base.with_layout(shape, Dims{s0, s1, 1}, 0);
-    case Layout::offset1: return base.with_layout(shape, Dims{s0, s1, 1}, 1);
-    case Layout::flipped:
+    case ReduceLayout::dense: return base.with_layout(shape, Dims{s0, s1, 1}, 0);
+    case ReduceLayout::offset1: return base.with_layout(shape, Dims{s0, s1, 1}, 1);
+    case ReduceLayout::flipped:
       return base.with_layout(shape, Dims{s0, -s1, -1},
                               numel ? (shape[1] - 1) * s1 + shape[2] - 1 : 0);
-    case Layout::transposed:  // stored as (d2, d1, d0)
+    case ReduceLayout::transposed:  // stored as (d2, d1, d0)
       return base.with_layout(shape, Dims{1, shape[0], shape[0] * shape[1]}, 0);
   }
   return base;
@@ -260,7 +260,7 @@ Tensor run_reduction(Op op, const Tensor& x, const std::vector<int64_t>& axes,
 
 // Checks op(x) against the reference; returns x for further use.
 template <class T>
-Tensor check_op(Op op, const Dims& shape, const std::vector<int64_t>& axes, Layout lay,
+Tensor check_op(Op op, const Dims& shape, const std::vector<int64_t>& axes, ReduceLayout lay,
                 bool specials, const std::string& level, Rng& rng, ThreadPool* pool = nullptr) {
   const Tensor x = make_view<T>(shape, lay, specials, rng);
   const Tensor y = run_reduction(op, x, axes, pool);
@@ -347,7 +347,7 @@ void check_ops_for_type(const std::string& level, Rng& rng, int& checked) {
   for (Op op : ops)
     for (const Dims& shape : shapes)
       for (const auto& ax : axes)
-        for (Layout lay : {Layout::dense, Layout::offset1, Layout::flipped, Layout::transposed})
+        for (ReduceLayout lay : {ReduceLayout::dense, ReduceLayout::offset1, ReduceLayout::flipped, ReduceLayout::transposed})
           for (bool specials : {false, true}) {
             if ((op == Op::max || op == Op::min) && shape[1] == 0) continue;  // an error
             check_op<T>(op, shape, ax, lay, specials, level, rng);
@@ -386,7 +386,7 @@ BOOST_AUTO_TEST_CASE(pool_splits_match_one_thread_bit_for_bit) {
     for (const Dims& shape : {Dims{40, 3, 1029}, Dims{2, 300, 257}, Dims{300, 2, 130}})
       for (const std::vector<int64_t>& axes :
            std::vector<std::vector<int64_t>>{{2}, {1}, {0}, {0, 2}, {1, 2}, {0, 1}, {}})
-        for (Layout lay : {Layout::dense, Layout::offset1, Layout::transposed}) {
+        for (ReduceLayout lay : {ReduceLayout::dense, ReduceLayout::offset1, ReduceLayout::transposed}) {
           for (Op op : {Op::sum, Op::max, Op::min}) {
             const Tensor x = check_op<float>(op, shape, axes, lay, false, name, rng, &pool);
             const Tensor one = run_reduction(op, x, axes, nullptr);

@@ -25,7 +25,7 @@ namespace {
 
 // ---- test support (Rng, levels, LevelGuard, same_bits: simd_test_support.hpp) ---------------
 template <class T>
-T random_value(Rng& r) {
+T random_unary_value(Rng& r) {
   if constexpr (std::is_floating_point_v<T>) {
     if (r.next() % 6 == 0) {
       const T sp[] = {T(0), T(-0.0), std::numeric_limits<T>::quiet_NaN(),
@@ -46,28 +46,28 @@ T random_value(Rng& r) {
 }
 
 // ---- references ---------------------------------------------------------------------------
-enum class Op { negative, abs, relu, sqrt };
-const char* op_name(Op op) {
+enum class TestedUnaryOp { negative, abs, relu, sqrt };
+const char* op_name(TestedUnaryOp op) {
   const char* names[] = {"negative", "abs", "relu", "sqrt"};
   return names[int(op)];
 }
 
 template <class T>
-T reference(Op op, T x) {
+T reference(TestedUnaryOp op, T x) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case Op::negative: return std::copysign(x, std::signbit(x) ? T(1) : T(-1));  // flips -0
-      case Op::abs: return std::fabs(x);
-      case Op::relu: return std::isnan(x) ? x : (x < 0 ? T(0) : x);  // -0 stays -0
-      case Op::sqrt: return std::sqrt(x);
+      case TestedUnaryOp::negative: return std::copysign(x, std::signbit(x) ? T(1) : T(-1));  // flips -0
+      case TestedUnaryOp::abs: return std::fabs(x);
+      case TestedUnaryOp::relu: return std::isnan(x) ? x : (x < 0 ? T(0) : x);  // -0 stays -0
+      case TestedUnaryOp::sqrt: return std::sqrt(x);
     }
   } else {  // two's complement: -MIN == MIN, abs(MIN) == MIN
     const T neg = T(uint64_t(0) - uint64_t(int64_t(x)));
     switch (op) {
-      case Op::negative: return neg;
-      case Op::abs: return x < 0 ? neg : x;
-      case Op::relu: return x < 0 ? T(0) : x;
-      case Op::sqrt: break;
+      case TestedUnaryOp::negative: return neg;
+      case TestedUnaryOp::abs: return x < 0 ? neg : x;
+      case TestedUnaryOp::relu: return x < 0 ? T(0) : x;
+      case TestedUnaryOp::sqrt: break;
     }
   }
   return T(0);
@@ -85,14 +85,14 @@ T exp_reference(T x) {
   return T(std::exp((long double)x));
 }
 
-const int64_t kSizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 1029};
+const int64_t kUnarySizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 1029};
 
-simd::UnaryOp simd_op(Op op) {
+simd::UnaryOp simd_op(TestedUnaryOp op) {
   switch (op) {
-    case Op::negative: return simd::UnaryOp::negative;
-    case Op::abs: return simd::UnaryOp::abs;
-    case Op::relu: return simd::UnaryOp::relu;
-    case Op::sqrt: return simd::UnaryOp::sqrt;
+    case TestedUnaryOp::negative: return simd::UnaryOp::negative;
+    case TestedUnaryOp::abs: return simd::UnaryOp::abs;
+    case TestedUnaryOp::relu: return simd::UnaryOp::relu;
+    case TestedUnaryOp::sqrt: return simd::UnaryOp::sqrt;
   }
   return simd::UnaryOp::negative;
 }
@@ -101,17 +101,17 @@ template <class T>
 void check_table(const simd::EwTable& table, const std::string& level, int& checked) {
   const int e = int(dtype_of<T>::value);
   Rng rng{uint64_t(e) * 131 + 3};
-  for (Op op : {Op::negative, Op::abs, Op::relu, Op::sqrt}) {
+  for (TestedUnaryOp op : {TestedUnaryOp::negative, TestedUnaryOp::abs, TestedUnaryOp::relu, TestedUnaryOp::sqrt}) {
     const simd::UnaryRun run = table.unary[int(simd_op(op))][e];
-    if (op == Op::sqrt && std::is_integral_v<T>) {
+    if (op == TestedUnaryOp::sqrt && std::is_integral_v<T>) {
       BOOST_TEST(!run);
       continue;
     }
     BOOST_REQUIRE(run);
-    for (int64_t n : kSizes)
+    for (int64_t n : kUnarySizes)
       for (int offset : {0, 1, 3}) {
         std::vector<T> x(std::size_t(n + 4)), y(std::size_t(n + 4));
-        for (auto& v : x) v = random_value<T>(rng);
+        for (auto& v : x) v = random_unary_value<T>(rng);
         const T* px = x.data() + (offset + 1) % 4;
         T* py = y.data() + offset;
         run(py, px, n);
@@ -133,9 +133,9 @@ void check_table(const simd::EwTable& table, const std::string& level, int& chec
                          {T(3), std::numeric_limits<T>::max()},
                          {T(2), T(2)}};
   for (const auto& b : bounds)
-    for (int64_t n : kSizes) {
+    for (int64_t n : kUnarySizes) {
       std::vector<T> x(std::size_t(n + 2)), y(std::size_t(n + 2));
-      for (auto& v : x) v = random_value<T>(rng);
+      for (auto& v : x) v = random_unary_value<T>(rng);
       clip(y.data() + 1, x.data() + 1, n, &b[0], &b[1]);
       for (int64_t k = 0; k < n; ++k)
         if (!same_bits(clip_reference(x[k + 1], b[0], b[1]), y[k + 1])) {
@@ -245,25 +245,25 @@ BOOST_AUTO_TEST_CASE(exp_f64_accuracy_every_level) {
 // ---- the ops through their kernels -------------------------------------------------------------
 using mlvm::testing::run_op;
 
-enum class Layout { dense, offset1, flipped, broadcast };
-const char* layout_name(Layout l) {
+enum class UnaryLayout { dense, offset1, flipped, broadcast };
+const char* layout_name(UnaryLayout l) {
   const char* names[] = {"dense", "offset1", "flipped", "broadcast"};
   return names[int(l)];
 }
 
 // A (rows, cols) view filled at random.
 template <class T>
-Tensor make_view(int64_t rows, int64_t cols, Layout lay, Rng& rng) {
-  const int64_t stored = lay == Layout::broadcast ? cols : rows * cols + 1;
+Tensor make_view(int64_t rows, int64_t cols, UnaryLayout lay, Rng& rng) {
+  const int64_t stored = lay == UnaryLayout::broadcast ? cols : rows * cols + 1;
   Tensor base = Tensor::empty(dtype_of<T>::value, Dims{std::max<int64_t>(stored, 1)});
-  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_value<T>(rng);
+  for (int64_t k = 0; k < base.numel(); ++k) base.data<T>()[k] = random_unary_value<T>(rng);
   switch (lay) {
-    case Layout::dense: return base.with_layout(Dims{rows, cols}, Dims{cols, 1}, 0);
-    case Layout::offset1: return base.with_layout(Dims{rows, cols}, Dims{cols, 1}, 1);
-    case Layout::flipped:
+    case UnaryLayout::dense: return base.with_layout(Dims{rows, cols}, Dims{cols, 1}, 0);
+    case UnaryLayout::offset1: return base.with_layout(Dims{rows, cols}, Dims{cols, 1}, 1);
+    case UnaryLayout::flipped:
       return base.with_layout(Dims{rows, cols}, Dims{-cols, -1},
                               rows * cols > 0 ? rows * cols - 1 : 0);
-    case Layout::broadcast: return base.with_layout(Dims{rows, cols}, Dims{0, 1}, 0);
+    case UnaryLayout::broadcast: return base.with_layout(Dims{rows, cols}, Dims{0, 1}, 0);
   }
   return base;
 }
@@ -279,7 +279,7 @@ void check_op(const char* name, Opcode op, const Attrs& attrs, const Ref& ref,
               const std::string& level, ThreadPool* pool, Rng& rng, int& checked) {
   for (int64_t rows : {1, 3})
     for (int64_t cols : {0, 1, 7, 15, 17, 31, 33, 1000})
-      for (Layout lay : {Layout::dense, Layout::offset1, Layout::flipped, Layout::broadcast}) {
+      for (UnaryLayout lay : {UnaryLayout::dense, UnaryLayout::offset1, UnaryLayout::flipped, UnaryLayout::broadcast}) {
         const Tensor x = make_view<T>(rows, cols, lay, rng);
         const Tensor y = run_op(op, {x}, attrs, pool);
         for (int64_t r = 0; r < rows; ++r)
@@ -303,16 +303,16 @@ void check_ops_for_type(const std::string& level, ThreadPool* pool, Rng& rng, in
   using mlvm::testing::attrs_for;
   check_op<T>(
       "negative", Opcode::negative, attrs_for(Opcode::negative),
-      [](T v) { return reference(Op::negative, v); }, level, pool, rng, checked);
+      [](T v) { return reference(TestedUnaryOp::negative, v); }, level, pool, rng, checked);
   check_op<T>(
-      "abs", Opcode::abs, attrs_for(Opcode::abs), [](T v) { return reference(Op::abs, v); }, level,
+      "abs", Opcode::abs, attrs_for(Opcode::abs), [](T v) { return reference(TestedUnaryOp::abs, v); }, level,
       pool, rng, checked);
   check_op<T>(
-      "relu", Opcode::relu, attrs_for(Opcode::relu), [](T v) { return reference(Op::relu, v); },
+      "relu", Opcode::relu, attrs_for(Opcode::relu), [](T v) { return reference(TestedUnaryOp::relu, v); },
       level, pool, rng, checked);
   if constexpr (std::is_floating_point_v<T>) {
     check_op<T>(
-        "sqrt", Opcode::sqrt, attrs_for(Opcode::sqrt), [](T v) { return reference(Op::sqrt, v); },
+        "sqrt", Opcode::sqrt, attrs_for(Opcode::sqrt), [](T v) { return reference(TestedUnaryOp::sqrt, v); },
         level, pool, rng, checked);
     const Attrs bounds =
         attrs_for(Opcode::clip, {AttrValue::floating(-2.5), AttrValue::floating(3.25)});
@@ -352,7 +352,7 @@ BOOST_AUTO_TEST_CASE(ops_every_level_dtype_layout) {
       check_ops_for_type<int64_t>(name, p, rng, checked);
     }
     // exp through the kernel: within the ulp bound of the long double reference.
-    const Tensor x = make_view<float>(3, 1029, Layout::offset1, rng);
+    const Tensor x = make_view<float>(3, 1029, UnaryLayout::offset1, rng);
     const Tensor y = run_op(Opcode::exp, {x}, mlvm::testing::attrs_for(Opcode::exp), &pool);
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t c = 0; c < 1029; ++c)

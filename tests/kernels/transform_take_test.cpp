@@ -27,7 +27,7 @@ int64_t ref_fix_index(int64_t i, int64_t n, const std::string& mode) {
 }
 
 // axis < 0 means none.
-std::vector<double> ref_take(const Tensor& x, const Tensor& ind, int axis, const std::string& mode,
+std::vector<double> take_reference(const Tensor& x, const Tensor& ind, int axis, const std::string& mode,
                              Dims* out_shape) {
   std::vector<double> xv = values(x);
   std::vector<double> iv = values(ind);
@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(take_modes_axes_dtypes) {
             relayout(make(it, iv.size() == 12 ? Dims{3, 4} : Dims{2, 3}, iv), kLayoutsNoBroadcast[k % 4]);
         for (int axis : {-2, 0, 1, 2}) {  // -2 stands for none here
           Dims ys;
-          std::vector<double> expect = ref_take(x, ind, axis < 0 ? -1 : axis, mode, &ys);
+          std::vector<double> expect = take_reference(x, ind, axis < 0 ? -1 : axis, mode, &ys);
           AttrValue ax = axis < 0 ? AttrValue::none() : integer(axis);
           check_values(run1(Opcode::take, {x, ind}, {ax, str(mode)}), dt, ys, expect);
         }
@@ -91,16 +91,16 @@ BOOST_AUTO_TEST_CASE(take_modes_axes_dtypes) {
   Tensor ind = make(DType::u8, Dims{4}, {0, 200, 1, 2});
   for (const char* mode : {"clip", "wrap"}) {
     Dims ys;
-    std::vector<double> expect = ref_take(x, ind, 2, mode, &ys);
+    std::vector<double> expect = take_reference(x, ind, 2, mode, &ys);
     check_values(run1(Opcode::take, {x, ind}, {integer(-1), str(mode)}), DType::f32, ys, expect);
-    expect = ref_take(x, ind, 1, mode, &ys);
+    expect = take_reference(x, ind, 1, mode, &ys);
     check_values(run1(Opcode::take, {x, ind}, {integer(1), str(mode)}), DType::f32, ys, expect);
   }
   // Broadcast x.
   Tensor bx = sample(DType::i32, Dims{1, 3}).with_layout(Dims{4, 3}, Dims{0, 1}, 0);
   Tensor bi = make(DType::i64, Dims{5}, {-1, 0, 3, 11, 12});
   Dims ys;
-  std::vector<double> expect = ref_take(bx, bi, -1, "clip", &ys);
+  std::vector<double> expect = take_reference(bx, bi, -1, "clip", &ys);
   check_values(run1(Opcode::take, {bx, bi}, {AttrValue::none(), str("clip")}), DType::i32, ys, expect);
 }
 
@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(cvm_lut_is_take_clip_none) {
           }
           Tensor ind = relayout(make(DType::i32, is, iv), li);
           Dims ys;
-          std::vector<double> expect = ref_take(table, ind, -1, "clip", &ys);
+          std::vector<double> expect = take_reference(table, ind, -1, "clip", &ys);
           check_values(run1(Opcode::cvm_lut, {ind, table}, {}), dt, ys, expect);
         }
       }

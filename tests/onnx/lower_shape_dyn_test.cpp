@@ -14,6 +14,7 @@
 
 #include "common/onnx_import.hpp"
 #include "common/onnx_model_builder.hpp"
+#include "common/onnx_nn_models.hpp"
 #include "ir/op_table.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/copy.hpp"
@@ -23,19 +24,9 @@
 using namespace mlvm;
 using namespace mlvm::testing;
 using namespace mlvm::testing::onnx_types;
+using namespace mlvm::testing::onnx_nn;
 
 namespace {
-
-std::vector<Tensor> run(const Program& p, const std::vector<Tensor>& in) {
-  Session s(p);
-  return s.run_positional(std::span<const Tensor>(in));
-}
-
-int count_ops(const Program& p, const std::string& op) {
-  int n = 0;
-  for (const auto& ins : program_module(p).code) n += op_info(ins.op).name == op;
-  return n;
-}
 
 Tensor iota_f32(const Dims& shape) {
   Tensor t = Tensor::empty(DType::f32, shape);

@@ -23,9 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kOnnx = MLVM_BINARY_DIR "/tools/mlvm-onnx";
-const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
-const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+using mlvm::tool_test::kOnnx;
+using mlvm::tool_test::kRun;
+using mlvm::tool_test::kAsm;
+
 
 // y = relu(x + b) (b has 100 elements: a side file in --emit-asm), z = y * 3;
 // the input's name needs sanitizing, the second output's too.

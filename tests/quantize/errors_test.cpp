@@ -16,7 +16,7 @@ using mlvm::testing::expect_error;
 
 namespace {
 
-const char* const kDense = R"(.program d
+const char* const kDenseProgram = R"(.program d
 .input  x : f32[?, 2]
 .const  w : f32[1, 2] = [[1, -1]]
 .output y
@@ -77,7 +77,7 @@ end:
 BOOST_AUTO_TEST_CASE(the_input_to_quantize_must_be_an_f32_input_or_constant) {
   quant::QuantizeOptions o;
   o.input = "nope";
-  expect_error([&] { quant::quantize_program(assemble(kDense), samples(), o); }, ErrorKind::invalid,
+  expect_error([&] { quant::quantize_program(assemble(kDenseProgram), samples(), o); }, ErrorKind::invalid,
                {"--input 'nope'", "no input or constant of that name", "inputs: x : f32[?, 2]", "f32 constants: w"});
   const char* two = R"(.program two
 .input  a : f32[?, 2]
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(the_input_to_quantize_must_be_an_f32_input_or_constant) {
 }
 
 BOOST_AUTO_TEST_CASE(calibration_data_must_fit_the_input) {
-  const Program p = assemble(kDense);
+  const Program p = assemble(kDenseProgram);
   expect_error([&] { quant::quantize_program(p, make_tensor<int32_t>({2, 2}, {1, 2, 3, 4})); }, ErrorKind::invalid,
                {"calibration data i32[2, 2]: dtype i32", "expected samples along dim 0 of input 'x' f32[?, 2]",
                 "f32[S, 2]"});
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(calibration_data_must_fit_the_input) {
 
 BOOST_AUTO_TEST_CASE(calibration_files_are_npy_or_npz_with_a_fitting_member) {
   mlvm::tool_test::ScratchDir dir("quantize_errors_test");
-  const Program p = assemble(kDense);
+  const Program p = assemble(kDenseProgram);
   save_npz(dir.path("two.npz"), {{"a", samples()}, {"b", samples()}});
   expect_located([&] { quant::quantize_program(p, dir.path("two.npz")); }, dir.path("two.npz"),
                  {"no array named 'x'", "several others: a, b"});

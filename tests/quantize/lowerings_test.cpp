@@ -21,13 +21,6 @@ namespace {
 // The input's integers as the program makes them: x * 2^e rounded half to even, within +-127.
 double q_in(double x, int e) { return std::clamp(std::nearbyint(x * std::ldexp(1.0, e)), -127.0, 127.0); }
 
-const quant::LayerReport& row(const quant::QuantizeResult& r, const std::string& op) {
-  for (const quant::LayerReport& l : r.layers)
-    if (l.op == op) return l;
-  BOOST_FAIL("the report has no row " + op);
-  return r.layers.front();
-}
-
 struct Runs {
   quant::QuantizeResult r;
   std::vector<double> fy, qy, x;
@@ -55,7 +48,7 @@ BOOST_AUTO_TEST_CASE(mean_over_the_spatial_axes_is_a_requantized_sum) {
   const Tensor x = random_f32({16, 2, 3, 3}, -1, 1, 31);
   const Runs t = quantize_and_run(
       ".program g\n.input  x : f32[?, 2, 3, 3]\n.output y\n    y = mean x, axes=(2, 3), keepdims=true\n", x);
-  const quant::LayerReport& l = row(t.r, "mean");
+  const quant::LayerReport& l = report_row(t.r, "mean");
   BOOST_TEST(l.bits == 16);
   BOOST_TEST(l.requantized);
   // Hand pipeline: the sum of the nine input integers, times 2^(eo - ex) / 9 by the report's
@@ -100,7 +93,7 @@ BOOST_AUTO_TEST_CASE(relu6_after_a_layer_is_fused_with_the_scale_of_its_range) {
 )";
   const Tensor x = random_f32({64, 4}, -1, 1, 33);
   const Runs t = quantize_and_run(text, x);
-  BOOST_TEST(row(t.r, "dense+clip").exponent == 12);
+  BOOST_TEST(report_row(t.r, "dense+clip").exponent == 12);
   const Program f = assemble(std::string(text) + ".output z\n");
   const std::vector<double> fz = values(run(f, {{"x", x}}).at("z"));
   BOOST_TEST(*std::max_element(fz.begin(), fz.end()) == 6.0);
@@ -125,7 +118,7 @@ BOOST_AUTO_TEST_CASE(pointwise_functions_are_tables_of_their_value_at_every_inte
   for (const auto& [op, fn] : fns) {
     BOOST_TEST_CONTEXT(op) {
       const Runs t = quantize_and_run(".program p\n.input  x : f32[?, 8]\n.output y\n    y = " + op + " x\n", x);
-      const quant::LayerReport& l = row(t.r, op);
+      const quant::LayerReport& l = report_row(t.r, op);
       BOOST_TEST(l.float_reason.empty());
       BOOST_TEST(l.bits == 16);
       double fmax = 0;
@@ -150,7 +143,7 @@ BOOST_AUTO_TEST_CASE(mul_by_a_constant_and_by_an_activation) {
   const Runs c = quantize_and_run(
       ".program m\n.input  x : f32[?, 4]\n.const  c : f32[4] = [0.5, -1.25, 3, 0.1]\n.output y\n    y = mul x, c\n", x);
   const double cs[] = {0.5, -1.25, 3, 0.1};
-  const int ey = row(c.r, "mul").exponent;
+  const int ey = report_row(c.r, "mul").exponent;
   for (std::size_t k = 0; k < c.x.size(); ++k) {
     // The exact product of the input's integer and the constant (3 and 0.5 are exact at 16
     // bits, 0.1 and -1.25 within 2^-14), rounded once at the result's scale.
@@ -159,7 +152,7 @@ BOOST_AUTO_TEST_CASE(mul_by_a_constant_and_by_an_activation) {
     BOOST_TEST(std::fabs(c.qy[k] - c.fy[k]) <= 3 * std::ldexp(1.0, -c.ex - 1) + std::ldexp(1.0, -ey));
   }
   const Runs s = quantize_and_run(".program s\n.input  x : f32[?, 4]\n.output y\n    h = relu x\n    y = mul x, h\n", x);
-  const int es = row(s.r, "mul").exponent;
+  const int es = report_row(s.r, "mul").exponent;
   for (std::size_t k = 0; k < s.x.size(); ++k) {
     const double q = q_in(s.x[k], s.ex) * std::ldexp(1.0, -s.ex);
     const double want = std::round(q * std::max(q, 0.0) * std::ldexp(1.0, es)) * std::ldexp(1.0, -es);
@@ -173,7 +166,7 @@ BOOST_AUTO_TEST_CASE(sub_of_activations_and_div_by_a_constant) {
   // held at the 16-bit result's finer exponent (saturated where the input's rounding passed
   // the calibrated range).
   const Runs s = quantize_and_run(".program s\n.input  x : f32[?, 4]\n.output y\n    h = relu x\n    y = sub x, h\n", x);
-  const int es = row(s.r, "sub").exponent;
+  const int es = report_row(s.r, "sub").exponent;
   BOOST_TEST(es >= s.ex);
   for (std::size_t k = 0; k < s.x.size(); ++k) {
     const double q = std::min(q_in(s.x[k], s.ex), 0.0) * std::ldexp(1.0, es - s.ex);
@@ -182,7 +175,7 @@ BOOST_AUTO_TEST_CASE(sub_of_activations_and_div_by_a_constant) {
   // x / 6 (hard-swish's divisor) as x * (1/6) at 16 bits, rounded once at the result's scale.
   const Runs d = quantize_and_run(
       ".program d\n.input  x : f32[?, 4]\n.const  c : f32[1] = [6]\n.output y\n    y = div x, c\n", x);
-  const int ey = row(d.r, "div").exponent;
+  const int ey = report_row(d.r, "div").exponent;
   BOOST_TEST(ey == quant::pow2_exponent(max_abs(x) / 6, 16));
   for (std::size_t k = 0; k < d.x.size(); ++k) {
     const double want = q_in(d.x[k], d.ex) * std::ldexp(1.0, -d.ex) / 6;
@@ -192,7 +185,7 @@ BOOST_AUTO_TEST_CASE(sub_of_activations_and_div_by_a_constant) {
   const Program z = assemble(".program z\n.input  x : f32[?, 2]\n.const  c : f32[2] = [2, 0]\n.output y\n    y = div x, c\n");
   const Tensor xz = random_f32({4, 2}, 0.5, 1, 37);
   const quant::QuantizeResult r = quant::quantize_program(z, xz);
-  BOOST_TEST(row(r, "div").float_reason == "no integer lowering: the divisor 'c' has a zero or non-finite element");
+  BOOST_TEST(report_row(r, "div").float_reason == "no integer lowering: the divisor 'c' has a zero or non-finite element");
   BOOST_TEST(max_abs_diff(run(z, {{"x", xz}}).at("y"), run(strict_program(r.module), {{"x", xz}}).at("y")) == 0);
 }
 
@@ -212,7 +205,7 @@ BOOST_AUTO_TEST_CASE(nearest_resize_and_upsampling_keep_the_scale) {
   const Program linear = assemble(".program l\n.input  x : f32[4, 1, 2, 2]\n.output y\n"
                                   "    y = resize x, none, none, none, sizes=(4, 1, 4, 4), mode=\"linear\"\n");
   const quant::QuantizeResult r = quant::quantize_program(linear, x);
-  BOOST_TEST(row(r, "resize").float_reason == "no integer lowering: only a nearest resize (not tf_crop_and_resize) keeps the scale");
+  BOOST_TEST(report_row(r, "resize").float_reason == "no integer lowering: only a nearest resize (not tf_crop_and_resize) keeps the scale");
 }
 
 BOOST_AUTO_TEST_CASE(matmul_by_a_constant_is_dense_by_its_transpose) {
@@ -224,7 +217,7 @@ BOOST_AUTO_TEST_CASE(matmul_by_a_constant_is_dense_by_its_transpose) {
                                       "\n.output y\n    y = matmul x, w\n", x);
   const Runs d = quantize_and_run(".program d\n.input  x : f32[?, 4]\n.const  w : f32[3, 4] = " + wt +
                                       "\n.output y\n    y = dense x, w\n", x);
-  BOOST_TEST(row(m.r, "matmul").has_weights);
+  BOOST_TEST(report_row(m.r, "matmul").has_weights);
   BOOST_TEST(m.qy == d.qy, boost::test_tools::per_element());
   BOOST_TEST(max_abs_diff(make_tensor<double>({32, 3}, m.qy), make_tensor<double>({32, 3}, m.fy)) < 0.02);
 }
@@ -235,7 +228,7 @@ BOOST_AUTO_TEST_CASE(matmul_of_two_activations_multiplies_the_integers) {
   const Tensor x = random_f32({16, 3, 4}, -1, 1, 41);
   const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 3, 4]\n.output y\n"
                                   "    k = transpose x, axes=(0, 2, 1)\n    y = matmul x, k\n", x);
-  const int ey = row(t.r, "matmul").exponent;
+  const int ey = report_row(t.r, "matmul").exponent;
   for (std::size_t b = 0; b < 16; ++b)
     for (std::size_t i = 0; i < 3; ++i)
       for (std::size_t j = 0; j < 3; ++j) {
@@ -281,7 +274,7 @@ BOOST_AUTO_TEST_CASE(ops_that_move_or_select_elements_keep_the_scale) {
   const Program p = assemble(".program p\n.input  x : f32[3, 4, 4, 4]\n.output y\n"
                              "    y = pad x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)), value=0.5\n");
   const quant::QuantizeResult r = quant::quantize_program(p, x);
-  BOOST_TEST(row(r, "pad").float_reason == "no integer lowering: a constant pad keeps the scale only with value 0");
+  BOOST_TEST(report_row(r, "pad").float_reason == "no integer lowering: a constant pad keeps the scale only with value 0");
 }
 
 BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbiased) {
@@ -292,11 +285,11 @@ BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbias
   // (s is i8 because an add reads it, z; y = s * 1 is exact at 16 bits.)
   const Runs t = quantize_and_run(".program a\n.input  x : f32[?, 8]\n.const  one : f32[1] = [1]\n.output y\n"
                                   ".output z\n    h = relu x\n    s = add x, h\n    y = mul s, one\n    z = add s, s\n", x);
-  const quant::LayerReport& l = row(t.r, "add");
+  const quant::LayerReport& l = report_row(t.r, "add");
   BOOST_TEST(l.rescale == "a>>0 b>>0, sum>>1");
   BOOST_TEST(l.bits == 8);
   const double step = std::ldexp(1.0, -l.exponent);
-  const double y_max = 32767 * std::ldexp(1.0, -row(t.r, "mul").exponent);
+  const double y_max = 32767 * std::ldexp(1.0, -report_row(t.r, "mul").exponent);
   double bias = 0, bias_half_up = 0;
   for (std::size_t k = 0; k < t.x.size(); ++k) {
     const double q = q_in(t.x[k], t.ex), sum = q + std::max(q, 0.0);

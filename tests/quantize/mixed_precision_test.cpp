@@ -30,13 +30,6 @@ int count_ops(const Module& m, Opcode op) {
   return n;
 }
 
-const quant::LayerReport& row(const quant::QuantizeResult& r, const std::string& op) {
-  for (const quant::LayerReport& l : r.layers)
-    if (l.op == op) return l;
-  BOOST_FAIL("the report has no row " + op);
-  return r.layers.front();
-}
-
 // The program with its origins set, as an ONNX import gives them.
 Program with_origins(const Program& p, const std::vector<std::string>& origins) {
   Module m = ProgramAccess::compiled(p).module;
@@ -55,10 +48,10 @@ BOOST_AUTO_TEST_CASE(a_float_op_runs_between_a_dequantize_and_a_calibrated_quant
   BOOST_TEST(report_ops(r.layers) ==
                  (std::vector<std::string>{"input", "dense", "softmax", "sqrt", "quantize", "dense"}),
              boost::test_tools::per_element());
-  BOOST_TEST(row(r, "softmax").float_reason == "no integer lowering");
-  BOOST_TEST(row(r, "sqrt").float_reason == "no integer lowering");
+  BOOST_TEST(report_row(r, "softmax").float_reason == "no integer lowering");
+  BOOST_TEST(report_row(r, "sqrt").float_reason == "no integer lowering");
   // h is read only by a float op: it keeps 16 bits, dequantized once.
-  BOOST_TEST(row(r, "dense").bits == 16);
+  BOOST_TEST(report_row(r, "dense").bits == 16);
 
   // Quantized twice (the input, sqrt's result), dequantized twice (h, the output): nothing
   // between softmax and sqrt.
@@ -73,7 +66,7 @@ BOOST_AUTO_TEST_CASE(a_float_op_runs_between_a_dequantize_and_a_calibrated_quant
   const Program with_t = assemble(".program m" + kBody + ".output t\n");
   const TensorMap fo = run(with_t, {{"x", x}});
   const int e = quant::pow2_exponent(max_abs(fo.at("t")), 8);
-  BOOST_TEST(row(r, "quantize").exponent == e);
+  BOOST_TEST(report_row(r, "quantize").exponent == e);
   BOOST_TEST(mlvm::testing::values(constant_named(r.module, "t.q.scale"))[0] == std::ldexp(1.0, e));
 
   const Program q = strict_program(r.module);
@@ -90,15 +83,15 @@ BOOST_AUTO_TEST_CASE(ops_without_a_lowering_say_why_and_compute_the_float_result
   const Program f = assemble(".program d\n.input  x : f32[2, 2]\n.output y\n    y = dense x, x\n");
   const Tensor x = make_tensor<float>({2, 2}, {1.0f, 0.5f, -1.0f, 0.25f});
   quant::QuantizeResult r = quant::quantize_program(f, x);
-  BOOST_TEST(row(r, "dense").float_reason == "no integer lowering: the weights 'x' are not an f32 constant");
+  BOOST_TEST(report_row(r, "dense").float_reason == "no integer lowering: the weights 'x' are not an f32 constant");
   BOOST_TEST(max_abs_diff(run(f, {{"x", x}}).at("y"), run(strict_program(r.module), {{"x", x}}).at("y")) == 0);
 
   const Program pool = assemble(".program p\n.input  x : f32[?, 1, 3, 3]\n.output y\n"
                                 "    y = avg_pool2d x, pool_size=2, ceil_mode=true\n");
   const Tensor img = random_f32({4, 1, 3, 3}, -1, 1, 5);
   r = quant::quantize_program(pool, img);
-  BOOST_TEST(row(r, "avg_pool2d").float_reason.find("constant divisor") != std::string::npos,
-             row(r, "avg_pool2d").float_reason);
+  BOOST_TEST(report_row(r, "avg_pool2d").float_reason.find("constant divisor") != std::string::npos,
+             report_row(r, "avg_pool2d").float_reason);
   BOOST_TEST(max_abs_diff(run(pool, {{"x", img}}).at("y"), run(strict_program(r.module), {{"x", img}}).at("y")) == 0);
 }
 
@@ -126,7 +119,7 @@ BOOST_AUTO_TEST_CASE(keep_float_matches_op_names_registers_and_origins) {
     const quant::QuantizeResult r = quant::quantize_program(f, x, o);
     BOOST_TEST(report_ops(r.layers) == (std::vector<std::string>{"input", "dense", "relu", "quantize", "dense"}),
                boost::test_tools::per_element());
-    BOOST_TEST(row(r, "relu").float_reason == "kept float by option --keep-float '" + matched + "'");
+    BOOST_TEST(report_row(r, "relu").float_reason == "kept float by option --keep-float '" + matched + "'");
     const TensorMap fo = run(f, {{"x", x}}), qo = run(strict_program(r.module), {{"x", x}});
     BOOST_TEST(max_abs_diff(fo.at("y"), qo.at("y")) < 0.03 * max_abs(fo.at("y")));
   }

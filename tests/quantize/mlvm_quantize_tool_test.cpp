@@ -17,9 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kQuantize = MLVM_BINARY_DIR "/tools/mlvm-quantize";
-const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
-const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+using mlvm::tool_test::kQuantize;
+using mlvm::tool_test::kRun;
+using mlvm::tool_test::kAsm;
+
 const std::string kMlp = kSamples + "quantize/digits_mlp.mlasm";
 
 struct Scratch : mlvm::tool_test::ScratchDir {

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string npz_fixture(const std::string& name) {
   return std::string(MLVM_SOURCE_DIR) + "/tests/data/npz/" + name;
 }
 
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_SUITE(tensor_npz)
 BOOST_AUTO_TEST_CASE(reads_numpy_stored_and_deflated_archives) {
   for (const char* name : {"stored.npz", "deflated.npz"}) {
     BOOST_TEST_CONTEXT(name) {
-      NamedTensors a = load_npz(fixture(name));
+      NamedTensors a = load_npz(npz_fixture(name));
       BOOST_REQUIRE(a.size() == 2u);
       BOOST_TEST(a[0].first == "x");
       BOOST_TEST(a[0].second.type_string() == "f32[2]");
@@ -66,17 +66,17 @@ BOOST_AUTO_TEST_CASE(reads_numpy_stored_and_deflated_archives) {
       BOOST_TEST(a[1].second.type_string() == "i32[2, 3]");
     }
   }
-  BOOST_TEST(values<float>(load_npz(fixture("stored.npz"))[0].second) ==
+  BOOST_TEST(values<float>(load_npz(npz_fixture("stored.npz"))[0].second) ==
                  std::vector<float>({-3, 4}),
              boost::test_tools::per_element());
-  BOOST_TEST(values<int32_t>(load_npz(fixture("deflated.npz"))[1].second) ==
+  BOOST_TEST(values<int32_t>(load_npz(npz_fixture("deflated.npz"))[1].second) ==
                  std::vector<int32_t>({0, 1, 2, 3, 4, 5}),
              boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(save_then_load_round_trip) {
   const fs::path p = scratch("rt.npz");
-  NamedTensors in = load_npz(fixture("deflated.npz"));
+  NamedTensors in = load_npz(npz_fixture("deflated.npz"));
   save_npz(p.string(), in);
   NamedTensors out = load_npz(p.string());
   BOOST_REQUIRE(out.size() == 2u);
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(hostile_archives_name_file_and_member) {
   // A member whose .npy is broken: the error names the archive and the member.
   const fs::path q = scratch("badmember.npz");
   {
-    NamedTensors a = load_npz(fixture("stored.npz"));
+    NamedTensors a = load_npz(npz_fixture("stored.npz"));
     save_npz(q.string(), a);
     std::fstream f(q, std::ios::binary | std::ios::in | std::ios::out);
     std::string bytes((std::istreambuf_iterator<char>(f)), {});
@@ -108,12 +108,12 @@ BOOST_AUTO_TEST_CASE(hostile_archives_name_file_and_member) {
   }
   expect_error([&] { load_npz(q.string()); }, ErrorKind::malformed, {q.string(), "member x.npy"});
   // Names may hold dots: only the final ".npy" is the suffix.
-  save_npz(q.string(), {{"w.0", load_npz(fixture("stored.npz"))[0].second}});
+  save_npz(q.string(), {{"w.0", load_npz(npz_fixture("stored.npz"))[0].second}});
   BOOST_TEST(load_npz(q.string())[0].first == "w.0");
   expect_error([&] { load_npz("/dev/zero"); }, ErrorKind::io, {"/dev/zero"});
   expect_error([&] { load_npz("/nonexistent.npz"); }, ErrorKind::io, {"/nonexistent.npz"});
   auto budget = std::make_shared<MemoryBudget>(10);
-  expect_error([&] { load_npz(fixture("stored.npz"), budget); }, ErrorKind::limit,
+  expect_error([&] { load_npz(npz_fixture("stored.npz"), budget); }, ErrorKind::limit,
                {"stored.npz", "member"});
   fs::remove(p);
   fs::remove(q);
@@ -131,14 +131,14 @@ BOOST_AUTO_TEST_CASE(endless_devices_fail_at_once) {
   }
   expect_error([&] { load_npy(MLVM_SOURCE_DIR); }, ErrorKind::io, {"a directory"});
   // A regular file larger than the bound is refused from its size, without reading it.
-  expect_error([&] { read_file_bounded(fixture("stored.npz"), 100, "module"); },
+  expect_error([&] { read_file_bounded(npz_fixture("stored.npz"), 100, "module"); },
                ErrorKind::limit, {"stored.npz", "module", "522", "100"});
 }
 
 BOOST_AUTO_TEST_CASE(npy_reads_no_further_than_its_header_promises) {
   // A header promising 2 floats followed by more bytes: refused after one extra byte.
   const fs::path p = scratch("extra.npy");
-  std::vector<uint8_t> bytes = to_npy(load_npz(fixture("stored.npz"))[0].second);
+  std::vector<uint8_t> bytes = to_npy(load_npz(npz_fixture("stored.npz"))[0].second);
   bytes.push_back(0);
   {
     std::ofstream f(p, std::ios::binary);

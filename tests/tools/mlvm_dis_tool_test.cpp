@@ -17,8 +17,9 @@ using mlvm::tool_test::slurp;
 
 namespace {
 
-const std::string kDis = MLVM_BINARY_DIR "/tools/mlvm-dis";
-const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+using mlvm::tool_test::kDis;
+using mlvm::tool_test::kAsm;
+
 
 // The scratch directory of tests/common/tool_runner.hpp, with shell pipelines of several tools.
 struct Scratch : mlvm::tool_test::ScratchDir {

@@ -21,12 +21,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kRun = MLVM_BINARY_DIR "/tools/mlvm-run";
-const std::string kAsm = MLVM_BINARY_DIR "/tools/mlvm-asm";
+using mlvm::tool_test::kRun;
+using mlvm::tool_test::kAsm;
+
 const std::string kNpz = MLVM_SOURCE_DIR "/tests/data/npz/";
 
-struct Fixture : ScratchDir {
-  Fixture() : ScratchDir("mlvm_run_io_test") {
+struct IoFixture : ScratchDir {
+  IoFixture() : ScratchDir("mlvm_run_io_test") {
     write("p.mlasm", ".input x : f32[2]\n.output y : f32[2]\n    print x\n    y = abs x\n");
     write("sc.mlasm",
           ".input x : i32[1]\n.input s : f32[1]\n.output y : i32[1]\n.output t : f32[1]\n"
@@ -51,7 +52,7 @@ struct Fixture : ScratchDir {
 BOOST_AUTO_TEST_SUITE(tools_mlvm_run_io)
 
 BOOST_AUTO_TEST_CASE(input_from_standard_input) {
-  Fixture f;
+  IoFixture f;
   Result r = f.run("p.mlasm -i x=- < x.npy");
   CHECK_RUN(r, 0);
   BOOST_TEST(contains(r.out, "y : f32[2] = [1.5, 2]"));
@@ -61,7 +62,7 @@ BOOST_AUTO_TEST_CASE(input_from_standard_input) {
 }
 
 BOOST_AUTO_TEST_CASE(scalar_inputs_take_the_declared_dtype_or_the_given_one) {
-  Fixture f;
+  IoFixture f;
   Result r = f.run("sc.mlasm -i x=3 -i s=0.5");
   CHECK_RUN(r, 0);
   BOOST_TEST(r.out == "y : i32[1] = [3]\nt : f32[1] = [0.5]\n");
@@ -80,7 +81,7 @@ BOOST_AUTO_TEST_CASE(scalar_inputs_take_the_declared_dtype_or_the_given_one) {
 }
 
 BOOST_AUTO_TEST_CASE(npz_inputs_and_outputs_by_name) {
-  Fixture f;
+  IoFixture f;
   for (const char* archive : {"stored.npz", "deflated.npz"}) {
     Result r = f.run("two.mlasm --inputs '" + kNpz + archive + "' --outputs out.npz");
     CHECK_RUN(r, 0);
@@ -107,7 +108,7 @@ BOOST_AUTO_TEST_CASE(npz_inputs_and_outputs_by_name) {
 }
 
 BOOST_AUTO_TEST_CASE(endless_and_special_files_fail_at_once_naming_the_file) {
-  Fixture f;
+  IoFixture f;
   struct Case {
     std::string args, binary, file;
   } cases[] = {
@@ -131,7 +132,7 @@ BOOST_AUTO_TEST_CASE(endless_and_special_files_fail_at_once_naming_the_file) {
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_their_subject) {
-  Fixture f;
+  IoFixture f;
   Result r = f.run("sc.mlasm -i x=3");
   CHECK_RUN(r, 1);
   BOOST_TEST(contains(r.err, "missing input s : f32[1]"));
@@ -168,7 +169,7 @@ BOOST_AUTO_TEST_CASE(errors_name_their_subject) {
 }
 
 BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
-  Fixture f;
+  IoFixture f;
   Result r = f.run("--list-ops");
   CHECK_RUN(r, 0);
   BOOST_TEST(contains(r.out, "\nadd(a, b) -> 1 result"));
@@ -197,7 +198,7 @@ BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
 }
 
 BOOST_AUTO_TEST_CASE(options_are_never_abbreviated) {
-  Fixture f;
+  IoFixture f;
   Result r = f.run("p.mlasm --inp x=x.npy");
   CHECK_RUN(r, 1);
   BOOST_TEST(contains(r.err, "--inp"));

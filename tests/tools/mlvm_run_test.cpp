@@ -23,11 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kBinary = MLVM_BINARY_DIR "/tools/mlvm-run";
 
 // A scratch directory with the fixtures; removed at the end.
-struct Fixture : ScratchDir {
-  Fixture() : ScratchDir("mlvm_run_test") {
+struct RunFixture : ScratchDir {
+  RunFixture() : ScratchDir("mlvm_run_test") {
     write("prog.mlasm", R"(.program demo
 .input  x : f32[?, 3]
 .const  w : f32[3] = [1, 2, 3]
@@ -69,7 +68,7 @@ loop:
     write_file_bytes(path("prog.mlbc"), Program::load_file(path("prog.mlasm")).to_bytes());
   }
   // Runs mlvm-run with `args` (relative file names resolve in the fixture directory).
-  Result run(const std::string& args) const { return ScratchDir::run(kBinary, args); }
+  Result run(const std::string& args) const { return ScratchDir::run(kRun, args); }
 };
 
 }  // namespace
@@ -77,7 +76,7 @@ loop:
 BOOST_AUTO_TEST_SUITE(tools_mlvm_run)
 
 BOOST_AUTO_TEST_CASE(exit_0_prints_outputs_of_an_mlasm_program) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("prog.mlasm --input x=x.npy --threads 1");
   CHECK_RUN(r, 0);
   // y = x * w + 3 w; s = sum y
@@ -87,7 +86,7 @@ BOOST_AUTO_TEST_CASE(exit_0_prints_outputs_of_an_mlasm_program) {
 }
 
 BOOST_AUTO_TEST_CASE(exit_0_writes_chosen_outputs_of_an_mlbc_module) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("prog.mlbc --input x=x.npy --output y=y_out.npy --threads 2");
   CHECK_RUN(r, 0);
   BOOST_TEST(r.out == "s : f32[1] = [70]\n");  // only the output not written
@@ -104,14 +103,14 @@ BOOST_AUTO_TEST_CASE(exit_0_writes_chosen_outputs_of_an_mlbc_module) {
 }
 
 BOOST_AUTO_TEST_CASE(print_instructions_write_to_stdout) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("printing.mlasm -i x=x2.npy");
   CHECK_RUN(r, 0);
   BOOST_TEST(r.out == "print @ printing.mlasm:3: x : f32[2] = [-1.5, 2]\ny : f32[2] = [1.5, 2]\n");
 }
 
 BOOST_AUTO_TEST_CASE(help_and_version) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("--help");
   CHECK_RUN(r, 0);
   BOOST_TEST(contains(r.out, "--max-steps"));
@@ -122,7 +121,7 @@ BOOST_AUTO_TEST_CASE(help_and_version) {
 }
 
 BOOST_AUTO_TEST_CASE(exit_1_usage_and_file_errors) {
-  Fixture f;
+  RunFixture f;
   struct Case {
     std::string args, message;
   } cases[] = {
@@ -151,7 +150,7 @@ BOOST_AUTO_TEST_CASE(exit_1_usage_and_file_errors) {
 }
 
 BOOST_AUTO_TEST_CASE(exit_2_malformed_or_invalid) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("bad.mlasm -i x=x.npy");
   CHECK_RUN(r, 2);
   BOOST_TEST(contains(r.err, "bad.mlasm:3:"));
@@ -170,7 +169,7 @@ BOOST_AUTO_TEST_CASE(exit_2_malformed_or_invalid) {
 }
 
 BOOST_AUTO_TEST_CASE(exit_3_traps_name_file_instruction_and_line) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("div.mlasm -i a=a.npy -i b=b0.npy");
   CHECK_RUN(r, 3);
   BOOST_TEST(contains(r.err, "div.mlasm: instruction 1 (line 5): trap: div:"));
@@ -188,7 +187,7 @@ BOOST_AUTO_TEST_CASE(exit_3_traps_name_file_instruction_and_line) {
 }
 
 BOOST_AUTO_TEST_CASE(exit_4_limits) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("loop.mlasm --max-steps 1001");  // copy + 500 (add, jmp)
   CHECK_RUN(r, 4);
   BOOST_TEST(contains(r.err, "loop.mlasm: instruction 1 (line 5): limit: add: step limit of 1001"));
@@ -208,7 +207,7 @@ BOOST_AUTO_TEST_CASE(exit_4_limits) {
 }
 
 BOOST_AUTO_TEST_CASE(profile_rows_and_exact_final_line) {
-  Fixture f;
+  RunFixture f;
   Result r = f.run("prog.mlasm -i x=x.npy -o y=y.npy -o s=s.npy --profile --repeat 3");
   CHECK_RUN(r, 0);
   std::vector<std::string> lines;

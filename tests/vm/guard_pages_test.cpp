@@ -38,7 +38,7 @@ constexpr std::string_view kNet = R"(
     m = matmul r, rt
 )";
 
-std::vector<float> values(std::size_t n, uint64_t seed) {
+std::vector<float> guarded_values(std::size_t n, uint64_t seed) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_SUITE(vm_guard_pages)
 
 BOOST_AUTO_TEST_CASE(borrowed_inputs_and_bound_outputs_touch_only_their_bytes) {
   Program prog = program_from(kNet);
-  const std::vector<float> x = values(3 * 13 * 9, 1), w = values(5 * 9, 2), d = values(12 * 30, 3);
+  const std::vector<float> x = guarded_values(3 * 13 * 9, 1), w = guarded_values(5 * 9, 2), d = guarded_values(12 * 30, 3);
   const Dims xs{3, 1, 13, 9}, ws{5, 1, 3, 3}, ds{12, 30};
   const simd::Level saved = simd::level();
   for (int level = 0; level <= int(simd::cpu_best_level()); ++level) {

@@ -28,7 +28,7 @@ std::vector<int> roles_of(const Program& p) {
   return roles;
 }
 
-Tensor values(DType dt, const Dims& shape, uint64_t seed) {
+Tensor placed_values(DType dt, const Dims& shape, uint64_t seed) {
   return make_input(dt, shape, Layout::contiguous, Fill::small, seed);
 }
 
@@ -57,10 +57,10 @@ const std::string kFireBody = R"(
 )";
 
 TensorMap fire_inputs(uint64_t seed) {
-  return {{"x", values(DType::f32, {1, 4, 7, 9}, seed)},
-          {"w1", values(DType::f32, {5, 4, 1, 1}, seed + 1)},
-          {"w3", values(DType::f32, {6, 4, 3, 3}, seed + 2)},
-          {"b", values(DType::f32, {6}, seed + 3)}};
+  return {{"x", placed_values(DType::f32, {1, 4, 7, 9}, seed)},
+          {"w1", placed_values(DType::f32, {5, 4, 1, 1}, seed + 1)},
+          {"w3", placed_values(DType::f32, {6, 4, 3, 3}, seed + 2)},
+          {"b", placed_values(DType::f32, {6}, seed + 3)}};
 }
 
 }  // namespace
