@@ -29,18 +29,22 @@ inline Dims binary_run_shape(const KernelContext& ctx, const BinarySpec& s) {
   return with_op_name(s.op, [&] { return broadcast_shapes(a.shape(), b.shape()); });
 }
 
-// y = Op(a, b) through the op's SIMD runs (kernels/simd/ew.hpp) when it has them for T at the
-// current level; false when it has none (comparisons, integer div: it keeps its trap checks).
+// Whether Op has SIMD runs for T at every level (kernels/simd/ew.hpp): then its kernel
+// compiles no scalar loop for the contiguous and splat layouts.
 template <class Op, class T>
-bool zip_with_simd_runs(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b) {
-  if constexpr (requires { Op::kSimd; }) {
-    const auto& runs = simd::ew_kernels().binary[int(Op::kSimd)][int(dtype_of<T>::value)];
-    if (!runs[0][0]) return false;
-    zip_tensor_simd<T>(pool, y, a, b, Op{}, runs);
-    return true;
-  } else {
+constexpr bool always_has_simd_runs() {
+  if constexpr (requires { Op::kSimd; })
+    return simd::has_binary_runs(Op::kSimd, int(dtype_of<T>::value));
+  else
     return false;
-  }
+}
+
+// y = Op(a, b) through the op's SIMD runs (kernels/simd/ew.hpp), which it has for T at every
+// level (always_has_simd_runs).
+template <class Op, class T>
+void zip_with_simd_runs(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor& b) {
+  const auto& runs = simd::ew_kernels().binary[int(Op::kSimd)][int(dtype_of<T>::value)];
+  zip_tensor_simd<T>(pool, y, a, b, Op{}, runs);
 }
 
 // The common small cases, without broadcast views or a loop plan: both operands contiguous
@@ -90,10 +94,10 @@ void run_binary(KernelContext& ctx, const BinarySpec& s) {
     using Tag = typename decltype(tag)::type;
     using T = storage_t<Tag>;
     using TO = decltype(Op{}(T{}, T{}));
-    if constexpr (!std::is_same_v<Tag, bool_tag>) {
-      if (zip_with_simd_runs<Op, T>(ctx.env.pool, y, a, b)) return;
-    }
-    zip_tensor<TO, T>(ctx.env.pool, y, a, b, Op{});
+    if constexpr (!std::is_same_v<Tag, bool_tag> && always_has_simd_runs<Op, T>())
+      zip_with_simd_runs<Op, T>(ctx.env.pool, y, a, b);
+    else
+      zip_tensor<TO, T>(ctx.env.pool, y, a, b, Op{});
   });
   ctx.out[0] = y;
 }

@@ -211,6 +211,20 @@ void zip_tensor(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor
   });
 }
 
+// y[k] = f(x[k]) and y[k] = f(a[k], b[k]) stepping by any byte strides: the loops of the
+// layouts the SIMD runs leave over, where a contiguous special case would never be reached.
+template <class TO, class TI, class F>
+inline void map_run_strided(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int64_t sx,
+                            const F& f) {
+  for (int64_t k = 0; k < n; ++k, y += sy, x += sx) store<TO>(y, f(load<TI>(x)));
+}
+template <class TO, class TI, class F>
+inline void zip_run_strided(std::byte* y, const std::byte* a, const std::byte* b, int64_t n,
+                            int64_t sy, int64_t sa, int64_t sb, const F& f) {
+  for (int64_t k = 0; k < n; ++k, y += sy, a += sa, b += sb)
+    store<TO>(y, f(load<TI>(a), load<TI>(b)));
+}
+
 // y = f(x), with `simd_run(y, x, n)` for runs where both are contiguous.
 template <class TO, class TI, class F, class SimdRun>
 void map_tensor_simd(ThreadPool* pool, const Tensor& y, const Tensor& x, const F& f,
@@ -219,7 +233,7 @@ void map_tensor_simd(ThreadPool* pool, const Tensor& y, const Tensor& x, const F
     if (st[0] == int64_t(sizeof(TO)) && st[1] == int64_t(sizeof(TI)))
       simd_run(p[0], p[1], n);
     else
-      map_run<TO, TI>(p[0], p[1], n, st[0], st[1], f);
+      map_run_strided<TO, TI>(p[0], p[1], n, st[0], st[1], f);
   });
 }
 
@@ -242,7 +256,7 @@ void zip_tensor_simd(ThreadPool* pool, const Tensor& y, const Tensor& a, const T
     else if (st[0] == s && st[1] == 0 && st[2] == s)
       sv(p[0], p[1], p[2], n);
     else
-      zip_run<T, T>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
+      zip_run_strided<T, T>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
   });
 }
 

@@ -11,21 +11,36 @@
 
 namespace mlvm::ew {
 
-// y = op(x) elementwise on dtype T, with the op's SIMD run when the level has one for T.
+// Whether the op names a SIMD run that every level has for T (kernels/simd/ew.hpp).
+template <class T, class Op>
+constexpr bool always_has_simd_run() {
+  constexpr int e = int(dtype_of<T>::value);
+  if constexpr (requires { Op::kSimd; })
+    return simd::has_unary_run(Op::kSimd, e);
+  else if constexpr (requires { Op::kSimdClip; })
+    return simd::has_clip_run(e);
+  else
+    return false;
+}
+
+// y = op(x) elementwise on dtype T, with the op's SIMD run, which every level has for T when
+// the op names one (kernels/simd/ew.hpp): then no scalar loop is compiled for contiguous runs.
 template <class T, class Op>
 void map_same_dtype(ThreadPool* pool, const Tensor& y, const Tensor& x, const Op& op) {
-  const simd::EwTable& k = simd::ew_kernels();
-  const int e = int(dtype_of<T>::value);
-  if constexpr (requires { Op::kSimd; }) {
-    if (const simd::UnaryRun run = k.unary[int(Op::kSimd)][e])
-      return map_tensor_simd<T, T>(pool, y, x, op, [run](std::byte* py, const std::byte* px,
-                                                         int64_t n) { run(py, px, n); });
-  } else if constexpr (requires { Op::kSimdClip; }) {
-    if (const simd::ClipRun run = k.clip[e])
-      return map_tensor_simd<T, T>(pool, y, x, op, [&](std::byte* py, const std::byte* px,
-                                                       int64_t n) { run(py, px, n, &op.lo, &op.hi); });
+  constexpr int e = int(dtype_of<T>::value);
+  if constexpr (!always_has_simd_run<T, Op>()) {
+    map_tensor<T, T>(pool, y, x, op);
+  } else if constexpr (requires { Op::kSimd; }) {
+    const simd::UnaryRun run = simd::ew_kernels().unary[int(Op::kSimd)][e];
+    map_tensor_simd<T, T>(pool, y, x, op, [run](std::byte* py, const std::byte* px, int64_t n) {
+      run(py, px, n);
+    });
+  } else {
+    const simd::ClipRun run = simd::ew_kernels().clip[e];
+    map_tensor_simd<T, T>(pool, y, x, op, [&](std::byte* py, const std::byte* px, int64_t n) {
+      run(py, px, n, &op.lo, &op.hi);
+    });
   }
-  map_tensor<T, T>(pool, y, x, op);
 }
 
 // Applies functor `make(type_tag<T>)` elementwise with the input's dtype for every T in

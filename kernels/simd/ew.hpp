@@ -63,6 +63,29 @@ struct EwTable {
   UnaryRun silu_f32[2] = {};
 };
 
+// Whether every level's table holds the runs of an op for element type e (ew_impl.inl,
+// set_all_types; tests/kernels/simd_tables_test.cpp checks each level against these). The
+// elementwise kernels then compile no scalar loop of their own for the layouts the runs cover.
+constexpr bool has_binary_runs(BinaryOp op, int e) {
+  const bool is_float = e == int(Elem::f32) || e == int(Elem::f64);
+  return e >= 0 && e < kNumElems && (op != BinaryOp::div || is_float);
+}
+constexpr bool has_unary_run(UnaryOp op, int e) {
+  if (e < 0 || e >= kNumElems) return false;
+  switch (op) {
+    case UnaryOp::negative:
+    case UnaryOp::abs:
+    case UnaryOp::relu:
+      return true;
+    case UnaryOp::tanh:
+    case UnaryOp::erf:
+      return e == int(Elem::f32);
+    default:
+      return e == int(Elem::f32) || e == int(Elem::f64);
+  }
+}
+constexpr bool has_clip_run(int e) { return e >= 0 && e < kNumElems; }
+
 // Outputs of at least this many bytes are written with streaming stores.
 inline constexpr int64_t kStreamingMinBytes = int64_t(16) << 20;
 
