@@ -270,6 +270,11 @@ BOOST_AUTO_TEST_CASE(leaky_relu_then_maximum_of_a_constant) {
       {".input x : f32[5, 64]\n.input w : f32[70, 64]\n.output y : f32[5, 70]\n", ".output h : f32[5, 70]",
        "    h = dense x, w\n",
        {{"x", specials(DType::f32, {5, 64}, 63)}, {"w", plain_values(DType::f32, {70, 64}, 64)}}},
+      // Small planes, stacked (kernels/conv_stacked.hpp), with a bias.
+      {".input x : f32[3, 5, 7, 5]\n.input w : f32[8, 5, 1, 3]\n.input b : f32[8]\n.output y : f32[3, 8, 7, 5]\n",
+       ".output h : f32[3, 8, 7, 5]", "    h = conv2d x, w, b, padding=(0, 1)\n",
+       {{"x", specials(DType::f32, {3, 5, 7, 5}, 65)}, {"w", plain_values(DType::f32, {8, 5, 1, 3}, 66)},
+        {"b", plain_values(DType::f32, {8}, 67)}}},
   };
   for (const char* max : {"    y = maximum t, c\n", "    y = maximum c, t\n"})
     for (const ProducerCase& k : cases)
