@@ -20,6 +20,7 @@
 
 #include "ir/nn_rules.hpp"
 #include "kernels/conv_phases.hpp"
+#include "kernels/conv_stacked.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
@@ -412,6 +413,11 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
                            env);
     if (prepared_winograd) d.packed = nullptr;
   }
+  if constexpr (std::is_same_v<T, float>)
+    if (takes_stacked(s.n, s.groups, s.kh, s.kw, p, s.oh, s.ow) && (!d.packed || !d.packed->b_side))
+      return conv_stacked({s.n, s.c, s.h, s.w, s.oc, s.kh, s.kw, s.oh, s.ow, d.x, d.w,
+                           d.packed ? d.packed->parts[0].get() : nullptr, d.bias, d.bias_stride, d.act, d.y},
+                          p, env);
   if (s.cg == 1 && s.groups > 1) {
     if constexpr (std::is_floating_point_v<T>) return conv_depthwise_float<T>(s, p, d, env);
     return conv_depthwise<T>(s, p, d, env);

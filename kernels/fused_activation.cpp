@@ -84,11 +84,12 @@ void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool
   if (!applied_after(a) || n <= 0) return;
   if (a->kind == FusedActivation::Kind::leaky) {
     const float alpha = float(a->alpha);  // as leaky_relu's kernel rounds it for f32
+    const float floor = float(a->floor);  // the maximum's f32 constant: exact
+    const auto run = simd::ew_kernels().leaky_f32;
     constexpr int64_t kItem = int64_t(1) << 16;
     for_each_item(pool, (n + kItem - 1) / kItem, [&](int64_t t) {
       float* p = y + t * kItem;
-      const int64_t m = std::min(kItem, n - t * kItem);
-      for (int64_t i = 0; i < m; ++i) p[i] = p[i] < 0.0f ? alpha * p[i] : p[i];
+      run(p, p, std::min(kItem, n - t * kItem), alpha, floor);
     });
     return;
   }

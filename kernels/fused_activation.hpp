@@ -12,7 +12,10 @@
 //          GEMM's whole result after it by the pool's threads (apply_fused_after).
 //   leaky  y = leaky_relu h (f32): y < 0 ? alpha·y : y with alpha rounded to f32, the
 //          leaky_relu kernel's own expression, applied where silu is (openWakeWord's embedding
-//          CNN follows each of its 20 convolutions with one).
+//          CNN follows each of its 20 convolutions with one), and with it a maximum with a
+//          one-element constant that follows (that CNN's max(·, -0.4)): maximum(y, c) with c
+//          not NaN is y < c ? c : y, bit for bit (NaN y and signed zeros kept as maximum keeps
+//          them: ties keep the first operand).
 //   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
 //          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
 //          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
@@ -38,6 +41,9 @@ struct FusedActivation {
   double lo = 0, hi = 0;          // clamp
   bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
   double alpha = 0;               // leaky: leaky_relu's alpha
+  // leaky: then y < floor ? floor : y, a maximum with a one-element f32 constant that is not
+  // NaN (-inf: none)
+  double floor = -__builtin_inf();
   int rshift = -1;                // requant: cvm_right_shift's shift_bit - 1 (0..31), or -1: none
   int64_t ilo = 0, ihi = 0;       // requant: the clip bounds, within the result's dtype
 };

@@ -3,6 +3,8 @@
 //   p: h = conv2d ...   q: y = relu h | y = clip h           -> clamp
 //   p: h = conv2d ...   q: s = sigmoid h   r: y = mul h, s   -> silu (f32; mul s, h too)
 //   p: h = conv2d ...   q: y = leaky_relu h                 -> leaky (f32)
+//                       [r: z = maximum y, c | maximum c, y]  (c a one-element f32 constant,
+//                       not NaN; first, or not zero)   -> leaky with floor c
 //   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
 //                       (an i32 or i64 result: the integer path's requantization)
 // The module is not changed: p's step writes y's register and carries the activation; the
@@ -49,7 +51,16 @@ std::optional<FusedActivation> single_step_activation(const PlannedInstruction& 
 
 class Fuser {
  public:
-  Fuser(ExecPlan& plan, const Module& module) : plan_(plan), landed_(jump_targets(module, plan.code.size())) {}
+  Fuser(ExecPlan& plan, const Module& module)
+      : plan_(plan), landed_(jump_targets(module, plan.code.size())),
+        constant_of_(std::size_t(std::max(0, module.num_registers())), nullptr) {
+    // A register holds its constant throughout only if no instruction writes it.
+    for (const ConstDecl& c : module.constants)
+      if (c.reg >= 0 && std::size_t(c.reg) < constant_of_.size()) constant_of_[std::size_t(c.reg)] = &c.value;
+    for (const Instruction& ins : module.code)
+      for (int32_t r : ins.results)
+        if (r >= 0 && std::size_t(r) < constant_of_.size()) constant_of_[std::size_t(r)] = nullptr;
+  }
 
   void run() {
     const std::size_t n = plan_.code.size();
@@ -91,11 +102,40 @@ class Fuser {
     if (!absorbable(pc + 1, 1, dt)) return false;
     const int32_t h = at(pc).results(pool())[0];
     if (at(pc + 1).args(pool())[0] != h || !dies_at(pc + 1, h)) return false;
-    const std::optional<FusedActivation> a = single_step_activation(at(pc + 1), dt);
+    std::optional<FusedActivation> a = single_step_activation(at(pc + 1), dt);
     const int32_t out = at(pc + 1).results(pool())[0];
     if (!a || !can_write(pc, out)) return false;
+    if (a->kind == FusedActivation::Kind::leaky)
+      if (const std::optional<double> c = leaky_floor(pc, out)) {
+        const int32_t z = at(pc + 2).results(pool())[0];
+        if (can_write(pc, z)) {
+          a->floor = *c;
+          fuse(pc, {pc + 1, pc + 2}, z, *a);
+          return true;
+        }
+      }
     fuse(pc, {pc + 1}, out, *a);
     return true;
+  }
+
+  // The constant c of a maximum at pc + 2 of y (the leaky_relu's result, dying there) and a
+  // one-element f32 constant that is neither NaN nor, as the first operand, zero: maximum
+  // keeps its first operand on ties, so maximum(c, y) with c = ±0 and y = ∓0 is c, where the
+  // floor keeps y. One element of rank at most the result's never changes its shape.
+  std::optional<double> leaky_floor(std::size_t pc, int32_t y) const {
+    if (!absorbable(pc + 2, 2, DType::f32) || at(pc + 2).op != Opcode::maximum || !dies_at(pc + 2, y))
+      return std::nullopt;
+    const int32_t a0 = at(pc + 2).args(pool())[0], a1 = at(pc + 2).args(pool())[1];
+    const int32_t other = a0 == y ? a1 : a0;
+    if ((a0 == y) == (a1 == y) || other < 0 || std::size_t(other) >= constant_of_.size()) return std::nullopt;
+    const Tensor* c = constant_of_[std::size_t(other)];
+    const int32_t t = at(pc).result_types(pool())[0];
+    if (!c || c->dtype() != DType::f32 || c->numel() != 1 || t == kNoType ||
+        c->rank() > plan_.types[std::size_t(t)].dims.rank())
+      return std::nullopt;
+    const float v = *c->data<float>();
+    if (v != v || (a1 == y && v == 0.0f)) return std::nullopt;
+    return double(v);
   }
 
   bool try_silu(std::size_t pc) {
@@ -195,6 +235,7 @@ class Fuser {
 
   ExecPlan& plan_;
   std::vector<bool> landed_;
+  std::vector<const Tensor*> constant_of_;  // per register: the constant it always holds, or null
 };
 
 }  // namespace

@@ -61,6 +61,10 @@ struct EwTable {
   // [sigmoid_first]: y = x·sigmoid(x), or sigmoid(x)·x, over contiguous f32 (y may be x):
   // the bits of the sigmoid run followed by the vv mul run, in one pass.
   UnaryRun silu_f32[2] = {};
+  // y = x < 0 ? alpha·x : x, then y < lo ? lo : y, over contiguous f32 (y may be x): a fused
+  // leaky_relu (lo = -inf) or a leaky_relu and a maximum with a constant (kernels/
+  // fused_activation.hpp), the bits of the scalar expressions.
+  void (*leaky_f32)(float* y, const float* x, int64_t n, float alpha, float lo) = nullptr;
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,

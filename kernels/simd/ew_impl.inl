@@ -376,6 +376,31 @@ void clip_run(void* yv, const void* xv, int64_t n, const void* lov, const void* 
   for (int64_t j = k; j < n; ++j) y[j] = x[j] < lo ? lo : x[j] > hi ? hi : x[j];
 }
 
+// y = x < 0 ? alpha·x : x (leaky_relu's expression), then y < lo ? lo : y (a maximum with a
+// constant lo that is not NaN; lo = -inf: none), over contiguous f32, y == x allowed. One
+// product rounded once and comparisons: the same bits as the scalar loop whatever the width.
+// The fused leaky_relu of openWakeWord's embedding CNN was a branchy scalar loop over every
+// convolution's result, half the model's time on random signs.
+void leaky_run(float* y, const float* x, int64_t n, float alpha, float lo) {
+  constexpr int64_t W = kLanes<float>;
+  const V<float> va(alpha), vlo(lo), zero(0.0f);
+  auto leaky = [&](const V<float>& v) {
+    const V<float> r = xsimd::select(v < zero, va * v, v);
+    return xsimd::select(r < vlo, vlo, r);
+  };
+  int64_t k = 0;
+  for (; k + 2 * W <= n; k += 2 * W) {
+    const V<float> r0 = leaky(load(x + k)), r1 = leaky(load(x + k + W));
+    store(y + k, r0);
+    store(y + k + W, r1);
+  }
+  for (; k + W <= n; k += W) store(y + k, leaky(load(x + k)));
+  for (; k < n; ++k) {
+    const float r = x[k] < 0.0f ? alpha * x[k] : x[k];
+    y[k] = r < lo ? lo : r;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table.
 template <class T>
@@ -467,6 +492,7 @@ EwTable make_table() {
   set_all_types<int64_t>(t);
   t.silu_f32[0] = silu_run<false>;
   t.silu_f32[1] = silu_run<true>;
+  t.leaky_f32 = leaky_run;
   return t;
 }
 

@@ -1,6 +1,7 @@
 // conv2d and pooling on the layer shapes of real networks, where the fast paths start (stems
 // built in bands, column-shifted planes, Winograd, depthwise register blocks, 1x1 convolutions
-// run transposed, B read in place, the i8 window packer, pooling's shifted columns), with every
+// run transposed, B read in place, the i8 window packer, small planes stacked, pooling's
+// shifted columns), with every
 // input lent flush against a guard page (run_op, common/guard_pages.hpp), at every SIMD level
 // and on 1 and 2 threads. The small cases of conv_test and pool_test stay below those
 // thresholds. Values against direct loops over the definitions (docs/ops.md): floats within a
@@ -48,6 +49,14 @@ const Layer kLayers[] = {
     {"asymmetric pads /2", {1, 8, 31, 30}, 16, 3, 3, {1, 0, 2, 1}, 2, 1, 1},
     {"grouped", {1, 32, 20, 20}, 32, 3, 3, {1, 1, 1, 1}, 1, 1, 4},
     {"last row panel partial", {3, 5, 11, 7}, 13, 3, 3, {0, 0, 0, 0}, 1, 1, 1},
+    // Small planes stacked image under image (kernels/conv_stacked.hpp): the embedding's
+    // 1x3 padded and 3x1 layers, in groups of images shared by the threads (67 images of 96
+    // channels: 5 groups), dilation with padding on every side, an NHWC view, no channels.
+    {"stacked 1x3 (0,1,0,1) 10x2", {67, 96, 10, 2}, 96, 1, 3, {0, 1, 0, 1}, 1, 1, 1},
+    {"stacked 3x1 14x4", {5, 16, 14, 4}, 13, 3, 1, {0, 0, 0, 0}, 1, 1, 1},
+    {"stacked 3x3 d2 pad 2 odd", {3, 5, 9, 7}, 11, 3, 3, {2, 2, 2, 2}, 1, 2, 1},
+    {"stacked 2x3 asymmetric NHWC", {4, 6, 7, 5}, 9, 2, 3, {1, 0, 0, 2}, 1, 1, 1, true},
+    {"stacked no channels", {3, 0, 6, 6}, 4, 3, 3, {1, 1, 1, 1}, 1, 1, 1},
 };
 
 int64_t out_dim(int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t d, int64_t s) {

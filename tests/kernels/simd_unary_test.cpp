@@ -1,6 +1,6 @@
-// SIMD runs of the unary ops (kernels/simd/ew.hpp: negative, abs, relu, sqrt, exp, clip) under
-// every SIMD level this CPU has, against naive scalar references written here: the level
-// tables called directly (every dtype, odd sizes, unaligned starts) and the ops through their
+// SIMD runs of the unary ops (kernels/simd/ew.hpp: negative, abs, relu, sqrt, exp, clip, the
+// fused leaky_relu) under every SIMD level this CPU has, against naive scalar references
+// written here: the level tables called directly (every dtype, odd sizes, unaligned starts) and the ops through their
 // kernels (contiguous, unaligned, flipped, broadcast views). negative, abs, relu, sqrt and clip
 // must be exact; exp within simd::kExpMaxUlp ulp of a long double reference, over a sweep of
 // f32 bit patterns (every exponent), the f64 range ends, subnormal results and specials.
@@ -160,6 +160,44 @@ BOOST_AUTO_TEST_CASE(table_runs_every_level_dtype_size) {
     BOOST_TEST(!t.unary[int(simd::UnaryOp::exp)][int(DType::i32)]);
   }
   BOOST_TEST(checked > 1000);
+}
+
+// The fused leaky_relu (and floor) run: y = x < 0 ? alpha·x : x, then y < lo ? lo : y, against
+// those scalar expressions written out, odd sizes, unaligned starts, in place and not, with
+// specials (NaN, ±0, ±inf, subnormals) and floors that none, some or all results fall below.
+BOOST_AUTO_TEST_CASE(leaky_f32_run_every_level) {
+  LevelGuard guard;
+  Rng rng{77};
+  int checked = 0;
+  for (simd::Level l : levels()) {
+    simd::set_level_for_testing(l);
+    const auto run = simd::ew_kernels().leaky_f32;
+    BOOST_REQUIRE(run);
+    for (float alpha : {0.2f, 0.01f, -1.5f, 0.0f})
+      for (float lo : {-std::numeric_limits<float>::infinity(), -0.4f, 0.0f, -0.0f, 3.0f})
+        for (int64_t n : kSizes)
+          for (bool in_place : {false, true}) {
+            std::vector<float> x(std::size_t(n + 2)), y(std::size_t(n + 2), 7.0f);
+            for (auto& v : x) v = random_value<float>(rng);
+            const std::vector<float> x0 = x;
+            float* py = in_place ? x.data() + 1 : y.data() + 1;
+            run(py, x.data() + 1, n, alpha, lo);
+            for (int64_t k = 0; k < n; ++k) {
+              const float v = x0[std::size_t(k + 1)];
+              float want = v;
+              if (v < 0.0f) want = alpha * v;
+              if (want < lo) want = lo;
+              if (!same_bits(want, py[k])) {
+                BOOST_ERROR(simd::level_name(l) << " leaky alpha " << alpha << " lo " << lo << " n " << n << " at "
+                                                << k << " x=" << v << " want " << want << " got " << py[k]);
+                break;
+              }
+            }
+            if (!in_place) BOOST_TEST((y[0] == 7.0f && y[std::size_t(n + 1)] == 7.0f));  // nothing outside
+            ++checked;
+          }
+  }
+  BOOST_TEST(checked > 100);
 }
 
 // exp: a sweep of f32 bit patterns (every 4099th, which visits every exponent and sign, the

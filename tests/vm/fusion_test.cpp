@@ -259,6 +259,50 @@ BOOST_AUTO_TEST_CASE(leaky_relu_on_every_path) {
   BOOST_TEST(!fusion_of(p).fused[1]);
 }
 
+// leaky_relu and then a maximum with a one-element constant (openWakeWord's max(·, -0.4)),
+// either operand order: both folded into the producer, the very bits of the two kernels.
+BOOST_AUTO_TEST_CASE(leaky_relu_then_maximum_of_a_constant) {
+  const std::string c = ".const c : f32[1] = [-0.4]\n";
+  const std::vector<ProducerCase> cases = {
+      {".input x : f32[2, 3, 19, 17]\n.input w : f32[8, 3, 1, 3]\n.output y : f32[2, 8, 19, 17]\n",
+       ".output h : f32[2, 8, 19, 17]", "    h = conv2d x, w, padding=(0, 1)\n",
+       {{"x", specials(DType::f32, {2, 3, 19, 17}, 61)}, {"w", plain_values(DType::f32, {8, 3, 1, 3}, 62)}}},
+      {".input x : f32[5, 64]\n.input w : f32[70, 64]\n.output y : f32[5, 70]\n", ".output h : f32[5, 70]",
+       "    h = dense x, w\n",
+       {{"x", specials(DType::f32, {5, 64}, 63)}, {"w", plain_values(DType::f32, {70, 64}, 64)}}},
+      // Small planes, stacked (kernels/conv_stacked.hpp), with a bias.
+      {".input x : f32[3, 5, 7, 5]\n.input w : f32[8, 5, 1, 3]\n.input b : f32[8]\n.output y : f32[3, 8, 7, 5]\n",
+       ".output h : f32[3, 8, 7, 5]", "    h = conv2d x, w, b, padding=(0, 1)\n",
+       {{"x", specials(DType::f32, {3, 5, 7, 5}, 65)}, {"w", plain_values(DType::f32, {8, 5, 1, 3}, 66)},
+        {"b", plain_values(DType::f32, {8}, 67)}}},
+  };
+  for (const char* max : {"    y = maximum t, c\n", "    y = maximum c, t\n"})
+    for (const ProducerCase& k : cases)
+      BOOST_TEST_CONTEXT(k.producer << max) {
+        const std::string header = std::string(k.decl) + c;
+        const std::string body = std::string(k.producer) + "    t = leaky_relu h, alpha=0.2\n" + max;
+        check_fused_like_unfused(header, k.plain_out, body, 0, k.inputs);
+        BOOST_TEST(fusion_of(program_from(header + body)).fused[2]);
+      }
+  // Not folded (the leaky_relu still is): a NaN constant, a zero first operand (maximum keeps
+  // it on ties with -0), three elements, an input rather than a constant, t read again.
+  const char* decl = ".input x : f32[4, 8]\n.input w : f32[3, 8]\n.input v : f32[1]\n.output y : f32[4, 3]\n";
+  for (const char* rest : {".const c : f32[1] = [nan]\n", ".const c : f32[1] = [0]\n",
+                           ".const c : f32[1, 3] = [[1, 2, 3]]\n", "",
+                           ".const c : f32[1] = [-0.4]\n.output z : f32[4, 3]\n"})
+    BOOST_TEST_CONTEXT(rest) {
+      const std::string r = rest;
+      const std::string max = r.empty()                         ? "maximum t, v"
+                              : r.find("[0]") != std::string::npos ? "maximum c, t"
+                                                                   : "maximum t, c";
+      const std::string text = decl + r + "    h = dense x, w\n    t = leaky_relu h, alpha=0.2\n    y = " + max +
+                               "\n" + (r.find(".output z") != std::string::npos ? "    z = add t, t\n" : "");
+      const FusionShape f = fusion_of(program_from(text));
+      BOOST_TEST(f.fused[1]);
+      BOOST_TEST(!f.fused[2]);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(dense_of_zero_depth_then_clip) {
   // K = 0: the result is the bias alone, clamped.
   check_fused_like_unfused(R"(
