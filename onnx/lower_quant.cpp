@@ -57,13 +57,12 @@ Val quant_param(NodeContext& c, Val p, Val x, int axis) {
   return c.e.emit(op::strided_slice, {rep}, {.begin = {0}, .end = {n}, .axes = {a}});
 }
 
-// saturate(round(v) + zp) in `dt` (u8, i8 or i16); v is f32.
+// saturate(round(v) + zp) in `dt` (u8, i8 or i16); v is f32. The cast saturates to dt's range
+// itself (docs/ops.md, cast; NaN -> 0, as a clip passing NaN and then the cast gave), so no
+// clip pass goes before it.
 Val requantize(NodeContext& c, Val v, Val zp, DType dt) {
   Val r = c.e.emit(op::round, {v});
   if (zp.present()) r = c.e.emit(op::add, {r, cast(c, zp, DType::f32)});
-  const double lo = dt == DType::u8 ? 0 : dt == DType::i16 ? -32768 : -128;
-  const double hi = dt == DType::u8 ? 255 : dt == DType::i16 ? 32767 : 127;
-  r = c.e.emit(op::clip, {r}, {.a_min = lo, .a_max = hi});
   return c.e.emit(op::cast, {r}, {.dtype = dt});
 }
 
