@@ -4,8 +4,8 @@
 // (x' = x - ox, w' = w - ow, ox and ow 128 for u8, 0 for i8: the top bit flipped), and
 //   y = sum (x - zx)(w - zw) = sum x'w' - zw' sum x' - zx' sum (w - zw)
 // with zx' = zx - ox and zw' = zw - ow: the convolution of the i8 operands, the window sums of
-// x' times zw' (zero for a weight zero point of 128 on u8 or 0 on i8), and a per output channel
-// bias from W's constant sums. ONNX pads x with its zero point (the centred operand with 0), so
+// x' (one more output channel of that convolution, of ones) times zw' (zero for a weight zero
+// point of 128 on u8 or 0 on i8), and a per output channel bias from W's constant sums. ONNX pads x with its zero point (the centred operand with 0), so
 // x' is padded with zx' explicitly and the convolutions take no padding of their own. Every
 // step wraps modulo 2^32 and the true sum fits in i32, so y is bit for bit the centred
 // convolution's.
@@ -63,18 +63,24 @@ std::optional<Val> conv_integer_8bit(NodeContext& c, Val x, Val x_zp, Val w, Val
   if (zw.size() != 1 && int64_t(zw.size()) != oc) return std::nullopt;
   const int32_t ox = c.e.dtype(x) == DType::u8 ? 128 : 0, ow = c.e.dtype(w) == DType::u8 ? 128 : 0;
 
-  // W' (i8) and, per output channel, the sum of w - zw (at most 9 bits times K: no overflow).
-  Tensor w8 = Tensor::empty(DType::i8, wt.shape());
+  // Per output channel the sum of w - zw (at most 9 bits times K: no overflow), and whether
+  // some zw' is not 0, so that the window sums of x' are needed.
   std::vector<int32_t> wsum(std::size_t(oc), 0);
-  bool zw_used = false;  // some zw' != 0: the window sums of x' are needed
+  bool zw_used = false;
   for (int64_t o = 0; o < oc; ++o) {
     const int32_t z = zw[zw.size() == 1 ? 0 : std::size_t(o)];
     zw_used |= z != ow;
-    for (int64_t i = o * k; i < (o + 1) * k; ++i) {
-      w8.data<int8_t>()[i] = int8_t(wv[std::size_t(i)] - ow);
-      wsum[std::size_t(o)] += wv[std::size_t(i)] - z;
-    }
+    for (int64_t i = o * k; i < (o + 1) * k; ++i) wsum[std::size_t(o)] += wv[std::size_t(i)] - z;
   }
+  // W' (i8), with one more output channel of ones when the window sums are needed: the same
+  // convolution then computes them (that channel is sum x' over each window), which the GEMM
+  // gets for at most its row tile's padding, where a convolution of its own would pack all of
+  // x' again.
+  std::vector<int64_t> wdims(wt.shape().begin(), wt.shape().end());
+  wdims[0] = oc + (zw_used ? 1 : 0);
+  Tensor w8 = Tensor::empty(DType::i8, Dims(std::span<const int64_t>(wdims)));
+  for (int64_t i = 0; i < oc * k; ++i) w8.data<int8_t>()[i] = int8_t(wv[std::size_t(i)] - ow);
+  if (zw_used) std::fill(w8.data<int8_t>() + oc * k, w8.data<int8_t>() + (oc + 1) * k, int8_t(1));
   Val wq = c.e.constant(std::move(w8));
 
   // x' padded with zx' (what ONNX pads x with, shifted alike), back to static dims.
@@ -94,22 +100,21 @@ std::optional<Val> conv_integer_8bit(NodeContext& c, Val x, Val x_zp, Val w, Val
   // bias - zx' · sum (w - zw), per output channel.
   Val zxi = c.e.emit(op::cast, {c.e.with_scalar(zx, false)}, {.dtype = DType::i32});
   if (ox) zxi = c.e.emit(op::sub, {zxi, c.e.scalar_const(DType::i32, double(ox))});
-  std::vector<int32_t> neg(wsum.size());
+  // (0 for the channel of ones.)
+  std::vector<int32_t> neg(std::size_t(wdims[0]), 0);
   for (std::size_t o = 0; o < wsum.size(); ++o) neg[o] = int32_t(-int64_t(wsum[o]));
-  Val b = c.e.emit(op::mul, {zxi, const_i32(c, neg, {oc})});
-  if (bias.present()) b = c.e.emit(op::add, {c.e.with_scalar(bias, false), b});
+  Val b = c.e.emit(op::mul, {zxi, const_i32(c, neg, {wdims[0]})});
+  if (bias.present()) {
+    Val given = c.e.with_scalar(bias, false);
+    if (zw_used) given = c.e.emit(op::pad, {given}, {.pad_width = {{0, 1}}});
+    b = c.e.emit(op::add, {given, b});
+  }
   Val y = c.e.emit(op::conv2d, {xq, wq, b}, attrs);
   if (!zw_used) return y;
 
-  // - zw' · (the sum of x' over each window): over the channels by a 1x1 convolution with
-  // ones (i8 in, i32 out), then over the window's taps by one with KH x KW ones.
-  const int64_t ch = c.e.dims(x)[1];
-  Tensor ones8 = Tensor::empty(DType::i8, Dims(std::span<const int64_t>(std::vector<int64_t>{1, ch, 1, 1})));
-  std::fill(ones8.data<int8_t>(), ones8.data<int8_t>() + ch, int8_t(1));
-  Val sc = c.e.emit(op::conv2d, {xq, c.e.constant(std::move(ones8)), Val{}}, write::conv2d{});
-  const int64_t taps = win->kernel[0] * win->kernel[1];
-  Val sx = c.e.emit(op::conv2d, {sc, const_i32(c, std::vector<int32_t>(std::size_t(taps), 1),
-                                               {1, 1, win->kernel[0], win->kernel[1]}), Val{}}, attrs);
+  // y - zw' · (the sum of x' over each window).
+  Val sx = c.e.emit(op::strided_slice, {y}, {.begin = {oc}, .end = {oc + 1}, .axes = {1}});
+  y = c.e.emit(op::strided_slice, {y}, {.begin = {0}, .end = {oc}, .axes = {1}});
   std::vector<int32_t> zwq(zw.size());
   for (std::size_t o = 0; o < zw.size(); ++o) zwq[o] = zw[o] - ow;
   Val z = zw.size() == 1 ? const_i32(c, zwq, {1}) : const_i32(c, zwq, {1, oc, 1, 1});
