@@ -25,7 +25,9 @@ using namespace ew;
 // rounds to the nearest integer, ties to even; subtracting it again is exact, and the sign is
 // copied back (-0.3 -> -0). Larger values (and infinities) are integers already; NaN + 0 is
 // the NaN made quiet, as nearbyint gives it. Branch-free, so the loop vectorizes.
+// Contiguous runs take the level's SIMD run of the same formula (kernels/simd/ew.hpp).
 struct RoundOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::round;
   template <class T>
   T operator()(T x) const {
     constexpr T big = T(std::is_same_v<T, float> ? 8388608.0 : 4503599627370496.0);  // 2^23, 2^52
