@@ -18,6 +18,25 @@ namespace {
 
 using namespace ew;
 
+// Round half to even, bit for bit std::nearbyint in the default rounding mode (which mlvm
+// never changes), without its library call, which the baseline ISA cannot inline (roundps is
+// SSE4.1) and which cost as much as a DynamicQuantizeLinear's other passes together. Below
+// 2^(mantissa bits) adding that power lands in the range where the spacing is 1, so the add
+// rounds to the nearest integer, ties to even; subtracting it again is exact, and the sign is
+// copied back (-0.3 -> -0). Larger values (and infinities) are integers already; NaN + 0 is
+// the NaN made quiet, as nearbyint gives it. Branch-free, so the loop vectorizes.
+// Contiguous runs take the level's SIMD run of the same formula (kernels/simd/ew.hpp).
+struct RoundOp {
+  static constexpr simd::UnaryOp kSimd = simd::UnaryOp::round;
+  template <class T>
+  T operator()(T x) const {
+    constexpr T big = T(std::is_same_v<T, float> ? 8388608.0 : 4503599627370496.0);  // 2^23, 2^52
+    const T a = std::fabs(x);
+    const T r = std::copysign((a + big) - big, x);
+    return a < big ? r : x + T(0);
+  }
+};
+
 // One functor per C library function: MLVM_MATH_OP(CeilOp, std::ceil).
 #define MLVM_MATH_OP(Name, fn)     \
   struct Name {                    \
@@ -27,8 +46,6 @@ using namespace ew;
     }                              \
   };
 MLVM_MATH_OP(CeilOp, std::ceil)
-// Round half to even: nearbyint in the default rounding mode (which mlvm never changes).
-MLVM_MATH_OP(RoundOp, std::nearbyint)
 MLVM_MATH_OP(SinOp, std::sin)
 MLVM_MATH_OP(CosOp, std::cos)
 MLVM_MATH_OP(TanOp, std::tan)

@@ -238,11 +238,45 @@ void resize_pass(const T* src, T* dst, int64_t outer, int64_t inner, const DimTa
 // (a changed maximum changes the next DynamicQuantizeLinear's scale, and every value after it).
 // Terms of weight 0 are skipped, as in ONNX's definition (0 · NaN does not reach the output).
 // src is (outer, ty.in, tx.in, inner), dst (outer, ty.out, tx.out, inner).
+// One output row of bilinear_pass with one element per pixel (NCHW planes): the four taps of
+// every column gathered into lines first, then the same products summed in the same order with
+// the same terms skipped, branch-free so that the loop vectorizes: the same bits as the
+// per-pixel loop, several times faster.
+void bilinear_row(const float* const row[2], const float wy[2], const DimTaps& tx, std::vector<float>& taps,
+                  float* d) {
+  const int64_t n = tx.out;
+  float *t0 = taps.data(), *t1 = t0 + n, *t2 = t1 + n, *t3 = t2 + n;
+  for (int64_t x = 0; x < n; ++x) {
+    const int64_t lo = tx.lo[std::size_t(x)], hi = tx.hi[std::size_t(x)];
+    t0[x] = row[0][lo];
+    t1[x] = row[0][hi];
+    t2[x] = row[1][lo];
+    t3[x] = row[1][hi];
+  }
+  const float* wl = tx.w_lo.data();
+  const float* wh = tx.w_hi.data();
+  const float y0 = wy[0], y1 = wy[1];
+  for (int64_t x = 0; x < n; ++x) {
+    const float w0 = wl[x] * y0, w1 = wh[x] * y0, w2 = wl[x] * y1, w3 = wh[x] * y1;
+    // The first term taken starts the sum (0 + -0 would be +0); none taken leaves 0.
+    float acc = w0 != 0 ? w0 * t0[x] : 0.0f;
+    bool on = w0 != 0;
+    acc = w1 != 0 ? (on ? acc + w1 * t1[x] : w1 * t1[x]) : acc;
+    on = on || w1 != 0;
+    acc = w2 != 0 ? (on ? acc + w2 * t2[x] : w2 * t2[x]) : acc;
+    on = on || w2 != 0;
+    acc = w3 != 0 ? (on ? acc + w3 * t3[x] : w3 * t3[x]) : acc;
+    d[x] = acc;
+  }
+}
+
 void bilinear_pass(const float* src, float* dst, int64_t outer, int64_t inner, const DimTaps& ty,
                    const DimTaps& tx, ThreadPool* pool) {
   const int64_t rows = outer * ty.out;
   parallel_for(pool, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, tx.out * inner * 4)),
                [&](int64_t f, int64_t l) {
+                 thread_local std::vector<float> taps;
+                 if (inner == 1) taps.resize(std::size_t(4 * tx.out));
                  for (int64_t r = f; r < l; ++r) {
                    const int64_t o = r / ty.out, y = r % ty.out;
                    const float* plane = src + o * ty.in * tx.in * inner;
@@ -250,6 +284,10 @@ void bilinear_pass(const float* src, float* dst, int64_t outer, int64_t inner, c
                                           plane + ty.hi[std::size_t(y)] * tx.in * inner};
                    const float wy[2] = {ty.w_lo[std::size_t(y)], ty.w_hi[std::size_t(y)]};
                    float* d = dst + r * tx.out * inner;
+                   if (inner == 1) {
+                     bilinear_row(row, wy, tx, taps, d);
+                     continue;
+                   }
                    for (int64_t x = 0; x < tx.out; ++x, d += inner) {
                      const int64_t cols[2] = {tx.lo[std::size_t(x)] * inner, tx.hi[std::size_t(x)] * inner};
                      const float wx[2] = {tx.w_lo[std::size_t(x)], tx.w_hi[std::size_t(x)]};

@@ -210,6 +210,23 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   return from_2d(c, y, nd);
 }
 
+}  // namespace
+
+std::optional<Conv2dWindow> conv2d_window(NodeContext& c, Val x, Val w) {
+  if (c.e.rank(x) != 4 || c.e.rank(w) != 4) return std::nullopt;
+  std::vector<int64_t> kernel;
+  for (int k = 2; k < 4; ++k) {
+    if (c.e.dims(w)[std::size_t(k)] == kDynamic) return std::nullopt;
+    kernel.push_back(c.e.dims(w)[std::size_t(k)]);
+  }
+  const std::vector<int64_t> given = c.attr_ints("kernel_shape");
+  if (!given.empty() && given != kernel) return std::nullopt;  // conv_impl reports it
+  const Attrs2d a = attrs_2d(window(c, x, kernel, true));
+  return Conv2dWindow{a.kernel, a.strides, a.dilation, a.padding};
+}
+
+namespace {
+
 std::vector<Val> lower_conv(NodeContext& c) {
   if (c.node.op_type() == "Conv") require_float(c, c.input(0));
   return one(conv_impl(c, c.input(0), c.input(1), c.input(2)));

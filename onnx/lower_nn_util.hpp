@@ -35,6 +35,14 @@ Val per_channel(NodeContext& c, Val v, int rank);
 // A constant of dtype dt (f32 or f64) with the given dims holding v.
 Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims);
 
+// A 2-D Conv-like node's window over x by w (rank 4 both, W's kernel dims known): the kernel,
+// strides, dilation and padding (top, left, bottom, right) with auto_pad resolved. Nothing for
+// other ranks or dynamic kernel dims (conv_impl handles and reports those).
+struct Conv2dWindow {
+  std::vector<int64_t> kernel, strides, dilation, padding;
+};
+std::optional<Conv2dWindow> conv2d_window(NodeContext& c, Val x, Val w);
+
 // BatchNormalization folded into the Conv or Gemm before it (lower_nn_fold.cpp): y·k + shift
 // per output channel.
 struct BnFold {

@@ -1,7 +1,8 @@
-// Plan-time placement of concatenations: a concatenate whose inputs are each the only result
-// of a kernel step just before it, read by nothing else, gets its parts written straight into
-// their slices of its result, so that it copies nothing (SqueezeNet's fire modules, Inception
-// branches, DenseNet blocks). The module is not changed and no step is removed; the run loop
+// Plan-time placement of concatenations: a concatenate's inputs that are each the only result
+// of a kernel step just before it, read by nothing else, are written straight into their
+// slices of its result, so that it copies only the other parts, if any (SqueezeNet's fire
+// modules and Inception branches, all of them; a U-Net's upsampled half, beside the skip
+// connection made long before). The module is not changed and no step is removed; the run loop
 // (vm/interpreter.cpp) hands each part's step its slice as the kernel's destination
 // (KernelContext::destination), and the concatenate kernel skips inputs already in place.
 //
@@ -55,6 +56,40 @@ class Placer {
     return npos;
   }
 
+  // The step that can write part `r` of concatenate `c` (result type `yt`) into its slice:
+  // r is one distinct argument that dies at c, made by the kernel step producer_of finds, of
+  // the result's dtype and dims but along the axis, with no placement yet and not already a
+  // part here; else npos (that part is copied, as parts of other kinds are).
+  std::size_t placeable(std::size_t c, int32_t r, const TensorType& yt, int axis,
+                        const std::vector<std::size_t>& taken) const {
+    const PlannedInstruction& cat = plan_.code[c];
+    const int32_t* args = cat.args(pool());
+    if (std::count(args, args + cat.num_args, r) != 1 || !lists_register(cat.dying(pool()), cat.num_dying, r))
+      return npos;
+    const std::size_t p = producer_of(c, r);
+    if (p == npos || std::find(taken.begin(), taken.end(), p) != taken.end()) return npos;
+    const TensorType* pt = result_type(plan_.code[p]);
+    if (!pt || !is_static(*pt) || pt->dtype != yt.dtype || pt->dims.size() != yt.dims.size()) return npos;
+    for (int d = 0; d < int(yt.dims.size()); ++d)  // the verifier's rule; checked, not assumed
+      if (d != axis && pt->dims[std::size_t(d)] != yt.dims[std::size_t(d)]) return npos;
+    // A step that already has a role keeps it (a part of two concatenations cannot be).
+    if (const StepExtras* x = plan_.extras_of(p); x && x->placement.group >= 0) return npos;
+    return p;
+  }
+
+  // The type of a part that stays where it is: the result type of the last step before c that
+  // writes r as its only result, in straight-line code; null otherwise (a graph input, a
+  // constant, a loop: then nothing of this concatenation is placed).
+  const TensorType* part_type(std::size_t c, int32_t r) const {
+    for (std::size_t pc = c; pc-- > 0;) {
+      const PlannedInstruction& s = plan_.code[pc];
+      if (landed_[pc + 1] || s.kind == StepKind::jmp || s.kind == StepKind::br) return nullptr;
+      if (s.kind != StepKind::fused && lists_register(s.results(pool()), s.num_results, r))
+        return s.kind == StepKind::kernel ? result_type(s) : nullptr;
+    }
+    return nullptr;
+  }
+
   void try_place(std::size_t c) {
     const PlannedInstruction& cat = plan_.code[c];
     const TensorType* yt = result_type(cat);
@@ -72,31 +107,25 @@ class Placer {
     PlacedConcat group;
     group.dtype = yt->dtype;
     group.dims = yt->dims;
-    std::vector<std::size_t> producers;
+    std::vector<std::size_t> producers;  // per part: its step, or npos (copied by the concatenate)
     int64_t at = 0;
     const int32_t* args = cat.args(pool());
     for (uint32_t k = 0; k < cat.num_args; ++k) {
       const int32_t r = args[k];
-      // Each part a distinct register that dies here.
-      if (r == kNoRegister || std::count(args, args + cat.num_args, r) != 1 ||
-          !lists_register(cat.dying(pool()), cat.num_dying, r))
-        return;
-      const std::size_t p = producer_of(c, r);
-      if (p == npos || std::find(producers.begin(), producers.end(), p) != producers.end()) return;
-      const TensorType* pt = result_type(plan_.code[p]);
-      if (!pt || !is_static(*pt) || pt->dtype != yt->dtype || pt->dims.size() != yt->dims.size()) return;
-      for (int d = 0; d < int(yt->dims.size()); ++d)  // the verifier's rule; checked, not assumed
-        if (d != axis && pt->dims[std::size_t(d)] != yt->dims[std::size_t(d)]) return;
-      // A step that already has a role keeps it (a part of two concatenations cannot be).
-      if (const StepExtras* x = plan_.extras_of(p); x && x->placement.group >= 0) return;
+      if (r == kNoRegister) return;
+      std::size_t p = placeable(c, r, *yt, axis, producers);
+      const TensorType* pt = p != npos ? result_type(plan_.code[p]) : part_type(c, r);
+      if (!pt || !is_static(*pt) || pt->dims.size() != yt->dims.size()) return;
       producers.push_back(p);
       group.parts.push_back(pt->dims);
       group.at.push_back(at * inner);
       at += pt->dims[std::size_t(axis)];
     }
     if (at != yt->dims[std::size_t(axis)]) return;
+    if (std::count(producers.begin(), producers.end(), npos) == std::ptrdiff_t(producers.size())) return;
     const int32_t id = int32_t(plan_.concats.size());
-    for (std::size_t k = 0; k < producers.size(); ++k) plan_.extras_for(producers[k]).placement = {id, int32_t(k)};
+    for (std::size_t k = 0; k < producers.size(); ++k)
+      if (producers[k] != npos) plan_.extras_for(producers[k]).placement = {id, int32_t(k)};
     plan_.extras_for(c).placement = {id, -1};
     plan_.concats.push_back(std::move(group));
   }

@@ -35,11 +35,12 @@ inline constexpr int kNumSplats = 3;
 // y[k] = a[k] op b[k] for k < n, with a (sv) or b (vs) read as one element repeated.
 using BinaryRun = void (*)(void* y, const void* a, const void* b, int64_t n);
 
-// Exact ops (results identical to the scalar functors in kernels/unary.cpp), except exp,
+// Exact ops (results identical to the scalar functors in kernels/unary.cpp and, for round,
+// kernels/math_unary.cpp), except exp,
 // which is within kExpMaxUlp of the correctly rounded value, and sigmoid (f32, f64), tanh and
 // erf (f32 only), within kSigmoidMaxUlp, kTanhMaxUlp and kErfMaxUlp.
-enum class UnaryOp : int { negative = 0, abs, relu, sqrt, exp, sigmoid, tanh, erf };
-inline constexpr int kNumUnaryOps = 8;
+enum class UnaryOp : int { negative = 0, abs, relu, sqrt, exp, sigmoid, tanh, erf, round };
+inline constexpr int kNumUnaryOps = 9;
 inline constexpr int kExpMaxUlp = 1;
 inline constexpr int kSigmoidMaxUlp = 3;
 inline constexpr int kTanhMaxUlp = 3;

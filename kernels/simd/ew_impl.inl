@@ -216,6 +216,29 @@ struct SqrtOp {
     return xsimd::sqrt(x);
   }
 };
+// Floats only: round half to even as kernels/math_unary.cpp's RoundOp computes it (the
+// add-and-subtract of 2^23 or 2^52 on |x|, x's sign copied back; from that power on, and for
+// NaN, x + 0), lane by lane the same operations, so every level gives the scalar bits.
+struct RoundOp {
+  template <class T>
+  static constexpr bool kVector = true;
+  template <class T>
+  static T big() {
+    return T(sizeof(T) == 4 ? 8388608.0 : 4503599627370496.0);
+  }
+  template <class T>
+  static T scalar(T x) {
+    const T a = sizeof(T) == 4 ? T(__builtin_fabsf(float(x))) : T(__builtin_fabs(double(x)));
+    const T t = (a + big<T>()) - big<T>();
+    const T r = sizeof(T) == 4 ? T(__builtin_copysignf(float(t), float(x))) : T(__builtin_copysign(double(t), double(x)));
+    return a < big<T>() ? r : x + T(0);
+  }
+  template <class T>
+  static V<T> vector(const V<T>& x) {
+    const V<T> a = xsimd::abs(x), b(big<T>());
+    return xsimd::select(a < b, xsimd::copysign((a + b) - b, x), x + V<T>(T(0)));
+  }
+};
 // Floats only. The tail goes through the vector code too (via a register-sized buffer), so
 // that an element's result does not depend on its position in the run.
 struct ExpOp {
@@ -475,6 +498,7 @@ void set_all_types(EwTable& t) {
     unary[int(UnaryOp::sqrt)][e] = unary_run<T, SqrtOp>;
     unary[int(UnaryOp::exp)][e] = unary_run<T, ExpOp>;
     unary[int(UnaryOp::sigmoid)][e] = unary_run<T, SigmoidOp>;
+    unary[int(UnaryOp::round)][e] = unary_run<T, RoundOp>;
     if constexpr (sizeof(T) == 4) unary[int(UnaryOp::tanh)][e] = unary_run<T, TanhOp>;
     if constexpr (sizeof(T) == 4) unary[int(UnaryOp::erf)][e] = unary_run<T, ErfOp>;
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -91,6 +92,30 @@ BOOST_AUTO_TEST_CASE(hand_computed_values) {
   // round and ceil keep the sign of a zero result.
   BOOST_TEST(std::signbit(run_op(Opcode::round, {x}).data<float>()[3]));
   BOOST_TEST(std::signbit(run_op(Opcode::ceil, {x}).data<float>()[3]));
+  // round at the edges of its add-and-subtract form: just below and at 2^23 (f32) and 2^52
+  // (f64), where halves still exist and where every value is an integer, each against
+  // std::nearbyint bit for bit, NaN's quiet bit included; at every level, 8 copies so that
+  // the SIMD run's vector loop takes them as well as its scalar tail.
+  simd_test::LevelGuard guard;
+  for (simd::Level level : simd_test::levels())
+  for (DType dt : {DType::f32, DType::f64}) {
+    simd::set_level_for_testing(level);
+    const double big = dt == DType::f32 ? 8388608.0 : 4503599627370496.0;
+    const std::vector<double> edges = {big - 0.5, -(big - 0.5), big - 1.5, big, -big, big + 2, 2 * big + 2,
+                                       0.49999997, -0.49999997, -0.0, 2.5, INFINITY, -INFINITY, NAN};
+    std::vector<double> v;
+    for (int copy = 0; copy < 8; ++copy) v.insert(v.end(), edges.begin(), edges.end());
+    const Tensor r = run_op(Opcode::round, {make(dt, Dims{int64_t(v.size())}, v)});
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (dt == DType::f32) {
+        const float want = std::nearbyint(float(v[k])), got = r.data<float>()[k];
+        BOOST_TEST(std::memcmp(&want, &got, 4) == 0, "f32 round(" << float(v[k]) << ") = " << got << " at level " << int(level));
+      } else {
+        const double want = std::nearbyint(v[k]), got = r.data<double>()[k];
+        BOOST_TEST(std::memcmp(&want, &got, 8) == 0, "f64 round(" << v[k] << ") = " << got << " at level " << int(level));
+      }
+    }
+  }
   const Tensor d = make(DType::f64, Dims{4}, {0, 1, -2, 0.5});
   check_values(run_op(Opcode::reciprocal, {d}), DType::f64, Dims{4}, {INFINITY, 1, -0.5, 2});
   const Tensor e = make(DType::f64, Dims{3}, {0, 1, -2});
