@@ -175,10 +175,10 @@ BOOST_AUTO_TEST_CASE(leaky_f32_run_every_level) {
     BOOST_REQUIRE(run);
     for (float alpha : {0.2f, 0.01f, -1.5f, 0.0f})
       for (float lo : {-std::numeric_limits<float>::infinity(), -0.4f, 0.0f, -0.0f, 3.0f})
-        for (int64_t n : kSizes)
+        for (int64_t n : kUnarySizes)
           for (bool in_place : {false, true}) {
             std::vector<float> x(std::size_t(n + 2)), y(std::size_t(n + 2), 7.0f);
-            for (auto& v : x) v = random_value<float>(rng);
+            for (auto& v : x) v = random_unary_value<float>(rng);
             const std::vector<float> x0 = x;
             float* py = in_place ? x.data() + 1 : y.data() + 1;
             run(py, x.data() + 1, n, alpha, lo);
