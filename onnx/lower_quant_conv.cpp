@@ -11,6 +11,8 @@
 // convolution's.
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "onnx/lower_nn_util.hpp"
 
 namespace mlvm {
@@ -47,7 +49,8 @@ bool is_8bit(DType dt) { return dt == DType::u8 || dt == DType::i8; }
 
 // Nothing when the node is not of the shape this handles (then the centred lowering runs): a
 // 2-D convolution of one group, x u8 or i8, W and its zero point constants (the zero point per
-// tensor or per output channel), x's zero point a one-element value of x's type or absent.
+// tensor or per output channel), x's zero point a one-element value of x's type or absent, at
+// most one dim of x dynamic.
 std::optional<Val> conv_integer_8bit(NodeContext& c, Val x, Val x_zp, Val w, Val w_zp, Val bias) {
   if (!is_8bit(c.e.dtype(x)) || !is_8bit(c.e.dtype(w)) || !c.e.is_const(w) || c.attr_int("group", 1) != 1)
     return std::nullopt;
@@ -57,6 +60,8 @@ std::optional<Val> conv_integer_8bit(NodeContext& c, Val x, Val x_zp, Val w, Val
   if (!wt.is_contiguous() || (w_zp.present() && !c.e.value(w_zp).is_contiguous())) return std::nullopt;
   const std::optional<nn::Conv2dWindow> win = nn::conv2d_window(c, x, w);
   if (!win || c.e.dims(x)[1] != wt.dim(1) || c.e.dims(x)[1] == kDynamic) return std::nullopt;
+  // The padded x' gets its dims back by a reshape, which can leave one of them open.
+  if (std::count(c.e.dims(x).begin(), c.e.dims(x).end(), kDynamic) > 1) return std::nullopt;
   const int64_t oc = wt.dim(0), k = wt.numel() / std::max<int64_t>(1, oc);
   const std::vector<int32_t> wv = int_values(wt);
   std::vector<int32_t> zw = w_zp.present() ? int_values(c.e.value(w_zp)) : std::vector<int32_t>{0};
