@@ -82,6 +82,16 @@ template void apply_fused_requant<double>(const FusedActivation&, const double*,
 
 void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
   if (!applied_after(a) || n <= 0) return;
+  if (a->kind == FusedActivation::Kind::hardswish) {
+    // Elementwise with the same expression in every lane and the tail: any split is the same.
+    const auto run = simd::ew_kernels().hardswish_f32;
+    constexpr int64_t kItem = int64_t(1) << 16;
+    for_each_item(pool, (n + kItem - 1) / kItem, [&](int64_t t) {
+      float* p = y + t * kItem;
+      run(p, p, std::min(kItem, n - t * kItem));
+    });
+    return;
+  }
   if (a->kind == FusedActivation::Kind::leaky) {
     const float alpha = float(a->alpha);  // as leaky_relu's kernel rounds it for f32
     const float floor = float(a->floor);  // the maximum's f32 constant: exact

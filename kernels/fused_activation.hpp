@@ -16,6 +16,11 @@
 //          one-element constant that follows (that CNN's max(·, -0.4)): maximum(y, c) with c
 //          not NaN is y < c ? c : y, bit for bit (NaN y and signed zeros kept as maximum keeps
 //          them: ties keep the first operand).
+//   hardswish  c = add h, 3; c = clip c, 0, 6; m = mul h, c (or mul c, h); y = div m, 6 (f32):
+//          paddle2onnx's HardSwish, x·clip(x + 3, 0, 6) / 6, applied where silu is with those
+//          four kernels' operations in their order (PaddleOCR's PP-OCRv3 recognizers follow
+//          most convolutions with one). The mul's order changes no bit: its only NaN operands
+//          are h and c = h + 3, the same NaN.
 //   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
 //          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
 //          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
@@ -36,7 +41,7 @@ namespace mlvm {
 class ThreadPool;
 
 struct FusedActivation {
-  enum class Kind : uint8_t { clamp, silu, leaky, requant };
+  enum class Kind : uint8_t { clamp, silu, leaky, hardswish, requant };
   Kind kind = Kind::clamp;
   double lo = 0, hi = 0;          // clamp
   bool sigmoid_first = false;     // silu: the mul was sigmoid(h)·h, not h·sigmoid(h)
@@ -69,12 +74,14 @@ std::array<T, 2> clamp_bounds(const FusedActivation* a) {
   return {T(a->lo), T(a->hi)};
 }
 
-// Whether `a` is applied to a finished result (silu, leaky) rather than as tiles are stored.
+// Whether `a` is applied to a finished result (silu, leaky, hardswish) rather than as tiles
+// are stored.
 inline bool applied_after(const FusedActivation* a) {
-  return a && (a->kind == FusedActivation::Kind::silu || a->kind == FusedActivation::Kind::leaky);
+  using K = FusedActivation::Kind;
+  return a && (a->kind == K::silu || a->kind == K::leaky || a->kind == K::hardswish);
 }
 
-// y[0 .. n) ← silu(y) or leaky_relu(y) in place when `a` is one (y f32, contiguous); otherwise
+// y[0 .. n) ← silu(y), leaky_relu(y) or hardswish(y) in place when `a` is one (y f32, contiguous); otherwise
 // nothing. With a pool, its threads share the work (the same chunks, so the same bits).
 void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool = nullptr);
 

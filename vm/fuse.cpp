@@ -5,12 +5,16 @@
 //   p: h = conv2d ...   q: y = leaky_relu h                 -> leaky (f32)
 //                       [r: z = maximum y, c | maximum c, y]  (c a one-element f32 constant,
 //                       not NaN; first, or not zero)   -> leaky with floor c
+//   p: h = conv2d ...   q: a = add h, c3   r: c = clip a, a_min=0, a_max=6
+//                       s: m = mul h, c (or mul c, h)   t: y = div m, c6   -> hardswish (f32;
+//                       c3 and c6 one-element f32 constants 3 and 6, add c3, h too)
 //   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
 //                       (an i32 or i64 result: the integer path's requantization)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 #include <limits>
@@ -73,7 +77,8 @@ class Fuser {
         continue;
       }
       if (dt != DType::f32 && dt != DType::f64) continue;
-      if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
+      if (dt == DType::f32 && try_hardswish(pc)) pc += 4;
+      else if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
     }
   }
 
@@ -118,6 +123,18 @@ class Fuser {
     return true;
   }
 
+  // The one-element f32 constant register r holds (a rank at most that of pc's result, so it
+  // never changes a shape), or nothing.
+  std::optional<float> one_f32_constant(std::size_t pc, int32_t r) const {
+    if (r < 0 || std::size_t(r) >= constant_of_.size()) return std::nullopt;
+    const Tensor* c = constant_of_[std::size_t(r)];
+    const int32_t t = at(pc).result_types(pool())[0];
+    if (!c || c->dtype() != DType::f32 || c->numel() != 1 || t == kNoType ||
+        c->rank() > plan_.types[std::size_t(t)].dims.rank())
+      return std::nullopt;
+    return *c->data<float>();
+  }
+
   // The constant c of a maximum at pc + 2 of y (the leaky_relu's result, dying there) and a
   // one-element f32 constant that is neither NaN nor, as the first operand, zero: maximum
   // keeps its first operand on ties, so maximum(c, y) with c = ±0 and y = ∓0 is c, where the
@@ -128,14 +145,9 @@ class Fuser {
     const int32_t a0 = at(pc + 2).args(pool())[0], a1 = at(pc + 2).args(pool())[1];
     const int32_t other = a0 == y ? a1 : a0;
     if ((a0 == y) == (a1 == y) || other < 0 || std::size_t(other) >= constant_of_.size()) return std::nullopt;
-    const Tensor* c = constant_of_[std::size_t(other)];
-    const int32_t t = at(pc).result_types(pool())[0];
-    if (!c || c->dtype() != DType::f32 || c->numel() != 1 || t == kNoType ||
-        c->rank() > plan_.types[std::size_t(t)].dims.rank())
-      return std::nullopt;
-    const float v = *c->data<float>();
-    if (v != v || (a1 == y && v == 0.0f)) return std::nullopt;
-    return double(v);
+    const std::optional<float> v = one_f32_constant(pc, other);
+    if (!v || *v != *v || (a1 == y && *v == 0.0f)) return std::nullopt;
+    return double(*v);
   }
 
   bool try_silu(std::size_t pc) {
@@ -153,6 +165,40 @@ class Fuser {
     a.kind = FusedActivation::Kind::silu;
     a.sigmoid_first = a0 == s;
     fuse(pc, {pc + 1, pc + 2}, out, a);
+    return true;
+  }
+
+  // add h, 3 (either order) -> clip to exactly [0, 6] -> mul with h (either order) -> div by
+  // 6, each intermediate dying where the next step reads it and h at the mul: nothing else
+  // sees them, and the constants are the ones hardswish_f32 has built in.
+  bool try_hardswish(std::size_t pc) {
+    for (std::size_t k = 1; k <= 4; ++k)
+      if (!absorbable(pc + k, k == 2 ? 1 : 2, DType::f32)) return false;
+    const PlannedInstruction &q = at(pc + 1), &r = at(pc + 2), &s = at(pc + 3), &t = at(pc + 4);
+    if (q.op != Opcode::add || r.op != Opcode::clip || s.op != Opcode::mul || t.op != Opcode::div) return false;
+    const int32_t h = at(pc).results(pool())[0], a = q.results(pool())[0], c = r.results(pool())[0];
+    const int32_t m = s.results(pool())[0];
+    const int32_t q0 = q.args(pool())[0], q1 = q.args(pool())[1];
+    if ((q0 == h) == (q1 == h) || one_f32_constant(pc, q0 == h ? q1 : q0) != 3.0f) return false;
+    if (r.args(pool())[0] != a || !dies_at(pc + 2, a) || a == h || c == h) return false;
+    try {
+      const ew::ClipBounds b = ew::clip_bounds(DType::f32, r.attrs->get<clip_attrs>().a_min,
+                                               r.attrs->get<clip_attrs>().a_max);
+      // +0 exactly: a -0 bound would turn the clip of +0 (x = -3) into -0.
+      if (b.flo != 0.0 || std::signbit(b.flo) || b.fhi != 6.0) return false;
+    } catch (...) {
+      return false;  // the verifier accepted the bounds, so this does not happen
+    }
+    const int32_t s0 = s.args(pool())[0], s1 = s.args(pool())[1];
+    if (!((s0 == h && s1 == c) || (s0 == c && s1 == h))) return false;
+    if (dies_at(pc + 1, h) || dies_at(pc + 2, h) || !dies_at(pc + 3, h) || !dies_at(pc + 3, c)) return false;
+    if (t.args(pool())[0] != m || !dies_at(pc + 4, m) || one_f32_constant(pc, t.args(pool())[1]) != 6.0f)
+      return false;
+    const int32_t out = t.results(pool())[0];
+    if (!can_write(pc, out)) return false;
+    FusedActivation act;
+    act.kind = FusedActivation::Kind::hardswish;
+    fuse(pc, {pc + 1, pc + 2, pc + 3, pc + 4}, out, act);
     return true;
   }
 

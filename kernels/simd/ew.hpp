@@ -66,6 +66,9 @@ struct EwTable {
   // leaky_relu (lo = -inf) or a leaky_relu and a maximum with a constant (kernels/
   // fused_activation.hpp), the bits of the scalar expressions.
   void (*leaky_f32)(float* y, const float* x, int64_t n, float alpha, float lo) = nullptr;
+  // y = (x·c) / 6 with c = clip(x + 3, 0, 6) over contiguous f32 (y may be x): a fused
+  // hardswish as paddle2onnx writes it (add, clip, mul, div), the bits of those four kernels.
+  UnaryRun hardswish_f32 = nullptr;
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,

@@ -424,6 +424,31 @@ void leaky_run(float* y, const float* x, int64_t n, float alpha, float lo) {
   }
 }
 
+// y = (x·c) / 6, c = x + 3 clipped to [0, 6] as clip_run clips (NaN passes), over contiguous
+// f32, y == x allowed: the add, clip, mul and div kernels' runs in one pass. Each step rounds
+// once as theirs do: the add and the product feed a compare and a division, never an add, so
+// no level can contract them into a fused multiply-add, and the division stays a division.
+// The unfused four passes were an eighth of PaddleOCR's recognizers.
+void hardswish_run(void* yv, const void* xv, int64_t n) {
+  constexpr int64_t W = kLanes<float>;
+  float* y = static_cast<float*>(yv);
+  const float* x = static_cast<const float*>(xv);
+  const V<float> three(3.0f), zero(0.0f), six(6.0f);
+  auto hs = [&](const V<float>& v) { return (v * clip_lanes(v + three, zero, six)) / six; };
+  int64_t k = 0;
+  for (; k + 2 * W <= n; k += 2 * W) {
+    const V<float> r0 = hs(load(x + k)), r1 = hs(load(x + k + W));
+    store(y + k, r0);
+    store(y + k + W, r1);
+  }
+  for (; k + W <= n; k += W) store(y + k, hs(load(x + k)));
+  for (; k < n; ++k) {
+    const float t = x[k] + 3.0f;
+    const float c = t < 0.0f ? 0.0f : t > 6.0f ? 6.0f : t;
+    y[k] = (x[k] * c) / 6.0f;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table.
 template <class T>
@@ -517,6 +542,7 @@ EwTable make_table() {
   t.silu_f32[0] = silu_run<false>;
   t.silu_f32[1] = silu_run<true>;
   t.leaky_f32 = leaky_run;
+  t.hardswish_f32 = hardswish_run;
   return t;
 }
 

@@ -1,5 +1,5 @@
 // SIMD runs of the unary ops (kernels/simd/ew.hpp: negative, abs, relu, sqrt, exp, clip, the
-// fused leaky_relu) under every SIMD level this CPU has, against naive scalar references
+// fused leaky_relu and hardswish) under every SIMD level this CPU has, against naive scalar references
 // written here: the level tables called directly (every dtype, odd sizes, unaligned starts) and the ops through their
 // kernels (contiguous, unaligned, flipped, broadcast views). negative, abs, relu, sqrt and clip
 // must be exact; exp within simd::kExpMaxUlp ulp of a long double reference, over a sweep of
@@ -198,6 +198,44 @@ BOOST_AUTO_TEST_CASE(leaky_f32_run_every_level) {
           }
   }
   BOOST_TEST(checked > 100);
+}
+
+// The fused hardswish run: y = (x·c) / 6 with c = x + 3 clipped to [0, 6], against those
+// scalar steps written out (each stored to a volatile, so each rounds alone), odd sizes,
+// unaligned starts, in place and not, with specials and the points where the clip turns.
+BOOST_AUTO_TEST_CASE(hardswish_f32_run_every_level) {
+  LevelGuard guard;
+  Rng rng{78};
+  const float turns[] = {-3.0f, 3.0f, -3.0000002f, -2.9999998f, 2.9999998f, 3.0000002f, -1e30f, 1e30f};
+  int checked = 0;
+  for (simd::Level l : levels()) {
+    simd::set_level_for_testing(l);
+    const auto run = simd::ew_kernels().hardswish_f32;
+    BOOST_REQUIRE(run);
+    for (int64_t n : kUnarySizes)
+      for (bool in_place : {false, true}) {
+        std::vector<float> x(std::size_t(n + 2)), y(std::size_t(n + 2), 7.0f);
+        for (auto& v : x) v = rng.next() % 5 == 0 ? turns[rng.next() % 8] : random_unary_value<float>(rng);
+        const std::vector<float> x0 = x;
+        float* py = in_place ? x.data() + 1 : y.data() + 1;
+        run(py, x.data() + 1, n);
+        for (int64_t k = 0; k < n; ++k) {
+          const float v = x0[std::size_t(k + 1)];
+          volatile float t = v + 3.0f;
+          const float c = t < 0.0f ? 0.0f : t > 6.0f ? 6.0f : float(t);
+          volatile float m = v * c;
+          const float want = m / 6.0f;
+          if (!same_bits(want, py[k])) {
+            BOOST_ERROR(simd::level_name(l) << " hardswish n " << n << " at " << k << " x=" << v << " want "
+                                            << want << " got " << py[k]);
+            break;
+          }
+        }
+        if (!in_place) BOOST_TEST((y[0] == 7.0f && y[std::size_t(n + 1)] == 7.0f));  // nothing outside
+        ++checked;
+      }
+  }
+  BOOST_TEST(checked > 10);
 }
 
 // exp: a sweep of f32 bit patterns (every 4099th, which visits every exponent and sign, the

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
+#include <limits>
 
 #include "common/tensor_helpers.hpp"
 #include "common/tensors.hpp"
@@ -300,6 +301,89 @@ BOOST_AUTO_TEST_CASE(leaky_relu_then_maximum_of_a_constant) {
       const FusionShape f = fusion_of(program_from(text));
       BOOST_TEST(f.fused[1]);
       BOOST_TEST(!f.fused[2]);
+    }
+}
+
+// HardSwish as paddle2onnx exports it, h·clip(h + 3, 0, 6) / 6 in four steps (both orders of
+// the add and of the mul), after the convolution paths (implicit GEMM, 1x1, depthwise,
+// stacked small planes), dense (K = 0 too: the bias' specials, -3 among them, reach the
+// activation unchanged) and matmul: all four folded, the bits of the unfused steps.
+BOOST_AUTO_TEST_CASE(hardswish_on_every_path) {
+  const std::string c = ".const c3 : f32[1] = [3]\n.const c6 : f32[1] = [6]\n";
+  const std::vector<ProducerCase> cases = {
+      {".input x : f32[2, 3, 19, 17]\n.input w : f32[8, 3, 3, 3]\n.output y : f32[2, 8, 19, 17]\n",
+       ".output h : f32[2, 8, 19, 17]", "    h = conv2d x, w, padding=(1, 1)\n",
+       {{"x", specials(DType::f32, {2, 3, 19, 17}, 71)}, {"w", plain_values(DType::f32, {8, 3, 3, 3}, 72)}}},
+      {".input x : f32[1, 100, 7, 7]\n.input w : f32[120, 100, 1, 1]\n.output y : f32[1, 120, 7, 7]\n",
+       ".output h : f32[1, 120, 7, 7]", "    h = conv2d x, w\n",
+       {{"x", specials(DType::f32, {1, 100, 7, 7}, 73)}, {"w", plain_values(DType::f32, {120, 100, 1, 1}, 74)}}},
+      {".input x : f32[1, 6, 31, 29]\n.input w : f32[6, 1, 3, 3]\n.output y : f32[1, 6, 16, 15]\n",
+       ".output h : f32[1, 6, 16, 15]", "    h = conv2d x, w, padding=(1, 1), strides=(2, 2), groups=6\n",
+       {{"x", specials(DType::f32, {1, 6, 31, 29}, 75)}, {"w", plain_values(DType::f32, {6, 1, 3, 3}, 76)}}},
+      {".input x : f32[3, 5, 7, 5]\n.input w : f32[8, 5, 1, 3]\n.input b : f32[8]\n.output y : f32[3, 8, 7, 5]\n",
+       ".output h : f32[3, 8, 7, 5]", "    h = conv2d x, w, b, padding=(0, 1)\n",
+       {{"x", specials(DType::f32, {3, 5, 7, 5}, 77)}, {"w", plain_values(DType::f32, {8, 5, 1, 3}, 78)},
+        {"b", plain_values(DType::f32, {8}, 79)}}},
+      {".input x : f32[5, 64]\n.input w : f32[70, 64]\n.output y : f32[5, 70]\n", ".output h : f32[5, 70]",
+       "    h = dense x, w\n",
+       {{"x", specials(DType::f32, {5, 64}, 80)}, {"w", plain_values(DType::f32, {70, 64}, 81)}}},
+      {".input x : f32[4, 0]\n.input w : f32[13, 0]\n.input b : f32[13]\n.output y : f32[4, 13]\n",
+       ".output h : f32[4, 13]", "    h = dense x, w, b\n",
+       {{"x", plain_values(DType::f32, {4, 0}, 82)}, {"w", plain_values(DType::f32, {13, 0}, 83)},
+        {"b", make(DType::f32, {13}, {-3.0, -0.0, 0.0, 3.0, -3.5, 2.5, 7.0, -1e30, 1e30,
+                                      std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity(),
+                                      std::numeric_limits<double>::quiet_NaN(), -2.9999998})}}},
+      {".input a : f32[3, 40]\n.input b : f32[40, 300]\n.output y : f32[3, 300]\n", ".output h : f32[3, 300]",
+       "    h = matmul a, b\n",
+       {{"a", specials(DType::f32, {3, 40}, 84)}, {"b", plain_values(DType::f32, {40, 300}, 85)}}},
+  };
+  for (const char* add : {"add h, c3", "add c3, h"})
+    for (const char* mul : {"mul h, k", "mul k, h"})
+      for (const ProducerCase& p : cases)
+        BOOST_TEST_CONTEXT(p.producer << add << ", " << mul) {
+          const std::string header = std::string(p.decl) + c;
+          const std::string body = std::string(p.producer) + "    t = " + add +
+                                   "\n    k = clip t, a_min=0, a_max=6\n    m = " + mul + "\n    y = div m, c6\n";
+          check_fused_like_unfused(header, p.plain_out, body, 0, p.inputs);
+          const FusionShape f = fusion_of(program_from(header + body));
+          BOOST_TEST((f.fused[2] && f.fused[3] && f.fused[4]));
+        }
+}
+
+// Not hardswish, so nothing fused: another constant in the add, the clip or the div, a -0
+// lower bound (clip(+0) would be -0), the div's operands swapped, three-element constants, and
+// each intermediate read again.
+BOOST_AUTO_TEST_CASE(near_hardswish_is_not_fused) {
+  const std::string decl = ".input x : f32[4, 8]\n.input w : f32[3, 8]\n.output y : f32[4, 3]\n"
+                           ".const c3 : f32[1] = [3]\n.const c6 : f32[1] = [6]\n.const d : f32[1] = [2.5]\n"
+                           ".const v3 : f32[3] = [3, 3, 3]\n";
+  struct Variant {
+    const char *add, *clip, *mul, *div, *extra;
+  };
+  const char* k06 = "clip t, a_min=0, a_max=6";
+  const std::vector<Variant> variants = {
+      {"add h, d", k06, "mul h, k", "div m, c6", ""},
+      {"add h, c3", "clip t, a_min=0, a_max=5", "mul h, k", "div m, c6", ""},
+      {"add h, c3", "clip t, a_min=-0.0, a_max=6", "mul h, k", "div m, c6", ""},
+      {"add h, c3", k06, "mul h, k", "div m, d", ""},
+      {"add h, c3", k06, "mul h, k", "div c6, m", ""},
+      {"add h, v3", k06, "mul h, k", "div m, c6", ""},
+      {"add h, c3", k06, "mul h, k", "div m, v3", ""},
+      {"add h, c3", k06, "mul h, t", "div m, c6", ""},
+      {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add t, t\n"},
+      {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add k, k\n"},
+      {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add m, m\n"},
+  };
+  for (const Variant& v : variants)
+    BOOST_TEST_CONTEXT(v.add << "; " << v.clip << "; " << v.mul << "; " << v.div << "; " << v.extra) {
+      const std::string extra = v.extra;
+      const std::size_t split = extra.find('\n') + 1;
+      const std::string text = decl + extra.substr(0, split) + "    h = dense x, w\n    t = " + v.add +
+                               "\n    k = " + v.clip + "\n    m = " + v.mul + "\n    y = " + v.div + "\n" +
+                               extra.substr(split);
+      const FusionShape f = fusion_of(program_from(text));
+      for (std::size_t pc = 0; pc < f.fused.size(); ++pc) BOOST_TEST(!f.fused[pc]);
     }
 }
 
