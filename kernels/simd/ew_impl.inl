@@ -399,55 +399,8 @@ void clip_run(void* yv, const void* xv, int64_t n, const void* lov, const void* 
   for (int64_t j = k; j < n; ++j) y[j] = x[j] < lo ? lo : x[j] > hi ? hi : x[j];
 }
 
-// y = x < 0 ? alpha·x : x (leaky_relu's expression), then y < lo ? lo : y (a maximum with a
-// constant lo that is not NaN; lo = -inf: none), over contiguous f32, y == x allowed. One
-// product rounded once and comparisons: the same bits as the scalar loop whatever the width.
-// The fused leaky_relu of openWakeWord's embedding CNN was a branchy scalar loop over every
-// convolution's result, half the model's time on random signs.
-void leaky_run(float* y, const float* x, int64_t n, float alpha, float lo) {
-  constexpr int64_t W = kLanes<float>;
-  const V<float> va(alpha), vlo(lo), zero(0.0f);
-  auto leaky = [&](const V<float>& v) {
-    const V<float> r = xsimd::select(v < zero, va * v, v);
-    return xsimd::select(r < vlo, vlo, r);
-  };
-  int64_t k = 0;
-  for (; k + 2 * W <= n; k += 2 * W) {
-    const V<float> r0 = leaky(load(x + k)), r1 = leaky(load(x + k + W));
-    store(y + k, r0);
-    store(y + k + W, r1);
-  }
-  for (; k + W <= n; k += W) store(y + k, leaky(load(x + k)));
-  for (; k < n; ++k) {
-    const float r = x[k] < 0.0f ? alpha * x[k] : x[k];
-    y[k] = r < lo ? lo : r;
-  }
-}
-
-// y = (x·c) / 6, c = x + 3 clipped to [0, 6] as clip_run clips (NaN passes), over contiguous
-// f32, y == x allowed: the add, clip, mul and div kernels' runs in one pass. Each step rounds
-// once as theirs do: the add and the product feed a compare and a division, never an add, so
-// no level can contract them into a fused multiply-add, and the division stays a division.
-// The unfused four passes were an eighth of PaddleOCR's recognizers.
-void hardswish_run(void* yv, const void* xv, int64_t n) {
-  constexpr int64_t W = kLanes<float>;
-  float* y = static_cast<float*>(yv);
-  const float* x = static_cast<const float*>(xv);
-  const V<float> three(3.0f), zero(0.0f), six(6.0f);
-  auto hs = [&](const V<float>& v) { return (v * clip_lanes(v + three, zero, six)) / six; };
-  int64_t k = 0;
-  for (; k + 2 * W <= n; k += 2 * W) {
-    const V<float> r0 = hs(load(x + k)), r1 = hs(load(x + k + W));
-    store(y + k, r0);
-    store(y + k + W, r1);
-  }
-  for (; k + W <= n; k += W) store(y + k, hs(load(x + k)));
-  for (; k < n; ++k) {
-    const float t = x[k] + 3.0f;
-    const float c = t < 0.0f ? 0.0f : t > 6.0f ? 6.0f : t;
-    y[k] = (x[k] * c) / 6.0f;
-  }
-}
+// The fused activations' runs (leaky_relu, hardswish, silu) continue this body there.
+#include "kernels/simd/ew_fused_runs.inl"
 
 // ---------------------------------------------------------------------------------------------
 // The table.
@@ -460,35 +413,6 @@ constexpr Elem elem_of() {
   if constexpr (std::is_same_v<T, int16_t>) return Elem::i16;
   if constexpr (std::is_same_v<T, int32_t>) return Elem::i32;
   return Elem::i64;
-}
-
-// y = x·sigmoid(x) (SigmoidFirst: sigmoid(x)·x) over contiguous f32, y == x allowed: the
-// sigmoid run followed by the mul run in one pass, with the same bits — whole registers as
-// both compute them, and the last partial register's sigmoid through a buffer (the sigmoid
-// run's vector tail) and its products one by one (the mul run's scalar tail). The separate
-// mul pass was a fifth of a fused silu.
-template <bool SigmoidFirst>
-void silu_run(void* yv, const void* xv, int64_t n) {
-  using T = float;
-  constexpr int64_t W = kLanes<T>;
-  T* y = static_cast<T*>(yv);
-  const T* x = static_cast<const T*>(xv);
-  auto silu = [](const V<T>& v) {
-    const V<T> s = SigmoidOp::vector<T>(v);
-    return SigmoidFirst ? s * v : v * s;
-  };
-  int64_t k = 0;
-  for (; k + 2 * W <= n; k += 2 * W) {
-    const V<T> r0 = silu(load(x + k)), r1 = silu(load(x + k + W));
-    store(y + k, r0);
-    store(y + k + W, r1);
-  }
-  for (; k + W <= n; k += W) store(y + k, silu(load(x + k)));
-  if (k == n) return;
-  T s[W];
-  unary_run<T, SigmoidOp>(s, x + k, n - k);  // fewer than W: the sigmoid run's own tail
-  for (int64_t j = 0; j < n - k; ++j)
-    y[k + j] = SigmoidFirst ? MulOp::scalar(s[j], x[k + j]) : MulOp::scalar(x[k + j], s[j]);
 }
 
 template <class T, class Op>
