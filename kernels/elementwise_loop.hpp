@@ -94,6 +94,21 @@ inline void store(std::byte* p, T v) {
   *reinterpret_cast<T*>(p) = v;
 }
 
+// y[k] = f(x[k]) and y[k] = f(a[k], b[k]) stepping by any byte strides: the general case of
+// map_run and zip_run, and alone the loops of the layouts the SIMD runs leave over, where a
+// contiguous special case would never be reached.
+template <class TO, class TI, class F>
+inline void map_run_strided(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int64_t sx,
+                            const F& f) {
+  for (int64_t k = 0; k < n; ++k, y += sy, x += sx) store<TO>(y, f(load<TI>(x)));
+}
+template <class TO, class TI, class F>
+inline void zip_run_strided(std::byte* y, const std::byte* a, const std::byte* b, int64_t n,
+                            int64_t sy, int64_t sa, int64_t sb, const F& f) {
+  for (int64_t k = 0; k < n; ++k, y += sy, a += sa, b += sb)
+    store<TO>(y, f(load<TI>(a), load<TI>(b)));
+}
+
 // y[k] = f(x[k])
 template <class TO, class TI, class F>
 inline void map_run(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int64_t sx,
@@ -107,7 +122,7 @@ inline void map_run(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int
     const TO v = f(load<TI>(x));
     for (int64_t k = 0; k < n; ++k) py[k] = v;
   } else {
-    for (int64_t k = 0; k < n; ++k, y += sy, x += sx) store<TO>(y, f(load<TI>(x)));
+    map_run_strided<TO, TI>(y, x, n, sy, sx, f);
   }
 }
 
@@ -132,8 +147,7 @@ inline void zip_run(std::byte* y, const std::byte* a, const std::byte* b, int64_
     const TI* pb = reinterpret_cast<const TI*>(b);
     for (int64_t k = 0; k < n; ++k) py[k] = f(va, pb[k]);
   } else {
-    for (int64_t k = 0; k < n; ++k, y += sy, a += sa, b += sb)
-      store<TO>(y, f(load<TI>(a), load<TI>(b)));
+    zip_run_strided<TO, TI>(y, a, b, n, sy, sa, sb, f);
   }
 }
 
@@ -209,20 +223,6 @@ void zip_tensor(ThreadPool* pool, const Tensor& y, const Tensor& a, const Tensor
   for_each_run_parallel<3>(pool, y.shape(), {&y, &a, &b}, [&](auto p, int64_t n, auto st) {
     zip_run<TO, TI>(p[0], p[1], p[2], n, st[0], st[1], st[2], f);
   });
-}
-
-// y[k] = f(x[k]) and y[k] = f(a[k], b[k]) stepping by any byte strides: the loops of the
-// layouts the SIMD runs leave over, where a contiguous special case would never be reached.
-template <class TO, class TI, class F>
-inline void map_run_strided(std::byte* y, const std::byte* x, int64_t n, int64_t sy, int64_t sx,
-                            const F& f) {
-  for (int64_t k = 0; k < n; ++k, y += sy, x += sx) store<TO>(y, f(load<TI>(x)));
-}
-template <class TO, class TI, class F>
-inline void zip_run_strided(std::byte* y, const std::byte* a, const std::byte* b, int64_t n,
-                            int64_t sy, int64_t sa, int64_t sb, const F& f) {
-  for (int64_t k = 0; k < n; ++k, y += sy, a += sa, b += sb)
-    store<TO>(y, f(load<TI>(a), load<TI>(b)));
 }
 
 // y = f(x), with `simd_run(y, x, n)` for runs where both are contiguous.
