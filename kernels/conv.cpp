@@ -8,7 +8,7 @@
 // (kernels/simd/conv_depthwise.hpp): f32 with one output per input channel a register of
 // channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An
 // f32 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
-// (kernels/conv_winograd.hpp). A relu or clip
+// (kernels/conv_winograd.hpp), a 3x1 or 1x3 one as 1-D Winograd (conv_winograd_1d.hpp). A relu or clip
 // the planner fused into the convolution (kernels/fused_activation.hpp) is applied as each
 // tile of output is stored; a silu as each plane or group block is finished. The static rule is in ir/infer_conv.cpp; the
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
@@ -22,6 +22,7 @@
 #include "kernels/conv_phases.hpp"
 #include "kernels/conv_stacked.hpp"
 #include "kernels/conv_winograd.hpp"
+#include "kernels/conv_winograd_1d.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/parallel_items.hpp"
@@ -48,6 +49,10 @@ struct ConvData {
   const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
   const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
   const FusedActivation* rq = nullptr;    // integers only: the fused requantization, or null
+  // A requantization that narrows (FusedActivation::narrow): y is null and the result's
+  // elements, of narrow_bytes each, start here.
+  std::byte* y_narrow = nullptr;
+  int64_t narrow_bytes = 0;
   bool x_without_min = false;             // i8: x holds no -128 (GemmArgs::b_without_min)
   bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
@@ -60,19 +65,16 @@ E* conv_scratch(int slot, int64_t count) {
   return thread_scratch<ConvScratch, E>(slot, count);
 }
 
-bool unpadded(const ConvParams& p) { return p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0; }
 
-// A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
-// column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
-// transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
-// So does one of a single pixel (a squeeze-and-excitation block's 1152 -> 48), whatever its
-// channels: as one GEMM row it takes the row kernel, where as one column it was padded to a
-// whole panel (32 columns at AVX-512, 32 times the multiply-adds).
-// Floats only. Each element gets the same sum, bias and clamp either way.
-bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, int64_t ocg, int64_t oh,
-                    int64_t ow) {
-  return is_float && kh == 1 && kw == 1 && unpadded(p) && ((ocg >= 96 && oh * ow < 96) || oh * ow == 1);
+// The fused requantization of the n accumulators of channel ch at src (a scratch block, which
+// a narrowing one overwrites) into y's elements [at, at + n): as i32s, or narrowed.
+template <class T>
+void requant_into(const ConvData<T>& d, gemm_out_t<T>* src, int64_t at, int64_t n, int64_t ch) {
+  if constexpr (std::is_same_v<gemm_out_t<T>, int32_t>)
+    if (d.y_narrow) return apply_fused_requant_narrow(*d.rq, src, d.y_narrow + at * d.narrow_bytes, n, ch);
+  apply_fused_requant<gemm_out_t<T>>(*d.rq, src, d.y + at, n, ch);
 }
+
 
 // The fused relu/clip the GEMM applies as it stores (bounds filled), or null: none fused, or
 // not floats.
@@ -195,7 +197,8 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
   // whose planes are as wide as the output: with left + right = KW - 1 that width is the
   // input's, but the planes still hold padding and shifted columns the input does not.
   const bool as_is = p.sh == 1 && p.sw == 1 && unpadded(p) && !l.shifted;
-  Out* yg = d.y + (n * s.oc + g * s.ocg) * s.oh * s.ow;
+  const int64_t y0 = (n * s.oc + g * s.ocg) * s.oh * s.ow;  // the group's first output element
+  Out* yg = d.y ? d.y + y0 : nullptr;                        // null: a narrowing requantization
   std::array<Out, 2> bounds{};
   const Out* clamp = fused_clamp(d, bounds);
   // Stride 1 with padding or wide rows, where the level packs B from a window over the
@@ -218,7 +221,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.ldc = b.n;
       gemm(b, inner);
       for (int64_t o = 0; o < s.ocg; ++o)
-        apply_fused_requant<Out>(*d.rq, out + o * b.n, yg + o * s.oh * s.ow + r0 * s.ow, b.n);
+        requant_into(d, out + o * b.n, y0 + o * s.oh * s.ow + r0 * s.ow, b.n, g * s.ocg + o);
     });
   }
   if (l.shifted && !d.rq && conv_stem_bands(s, p, l, d, n, g, pool)) return;
@@ -284,8 +287,17 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
-      if (d.rq) apply_fused_requant<Out>(*d.rq, out, out, s.ocg * wide);
+      if (d.rq)
+        for (int64_t o = 0; o < s.ocg; ++o)
+          apply_fused_requant<Out>(*d.rq, out + o * wide, out + o * wide, wide, g * s.ocg + o);
       for (int64_t o = 0; o < s.ocg; ++o) {
+        if constexpr (std::is_same_v<Out, int32_t>)
+          if (d.y_narrow) {
+            for (int64_t r = 0; r < rows; ++r)
+              store_narrowed(out + o * wide + r * l.wq, d.y_narrow + (y0 + (o * s.oh + r0 + r) * s.ow) * d.narrow_bytes,
+                             s.ow, d.rq->narrow);
+            continue;
+          }
         if constexpr (sizeof(Out) == 4)
           copy_rows(yg + (o * s.oh + r0) * s.ow, s.ow, out + o * wide, l.wq, rows, s.ow);
         else
@@ -392,10 +404,11 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
     for (int64_t t = f; t < l; ++t) {
       if ((t - f) % 64 == 0) env.check_cancelled();
       const int64_t n = t / s.oc, o = t % s.oc, g = o / s.ocg;
-      gemm_out_t<T>* y = d.y + t * s.oh * s.ow;
+      // A narrowing requantization reads the plane from a scratch one instead.
+      gemm_out_t<T>* y = d.y_narrow ? conv_scratch<gemm_out_t<T>>(1, s.oh * s.ow) : d.y + t * s.oh * s.ow;
       simd::depthwise_plane<T>(d.x + (n * s.c + g) * s.h * s.w, d.w + o * s.kh * s.kw,
                                d.bias ? d.bias + o * d.bias_stride : nullptr, geo, y);
-      if (d.rq) apply_fused_requant(*d.rq, y, y, s.oh * s.ow);  // the plane is in cache
+      if (d.rq) requant_into(d, y, t * s.oh * s.ow, s.oh * s.ow, o);  // the plane is in cache
     }
   });
 }
@@ -412,6 +425,10 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
                             d.bias_stride, d.packed, d.act, d.y},
                            env);
     if (prepared_winograd) d.packed = nullptr;
+    if (takes_winograd_1d(s.c, s.oc, s.kh, s.kw, p, s.oh, s.ow))
+      return conv_winograd_1d({s.kw == 1, s.n, s.c, s.h, s.w, s.oc, s.oh, s.ow, s.kw == 1 ? p.top : p.left, d.x, d.w,
+                               d.bias, d.bias_stride, d.act, d.y},
+                              env);
   }
   if constexpr (std::is_same_v<T, float>)
     if (takes_stacked(s.n, s.groups, s.kh, s.kw, p, s.oh, s.ow) && (!d.packed || !d.packed->b_side))
@@ -453,7 +470,9 @@ void run_conv2d(KernelContext& ctx) {
   const Tensor x = contiguous(ctx.in[0], ctx.env.budget);
   const Tensor w = contiguous(ctx.in[1], ctx.env.budget);
   const Tensor* b = ctx.in.size() > 2 && ctx.in[2].defined() ? &ctx.in[2] : nullptr;
-  Tensor y = ctx.output(ot.dtype, ot.dims);
+  // A fused requantization may write narrower integers than the accumulators (vm/fuse.cpp).
+  const DType narrow = ot.dtype == DType::i32 ? narrowed_dtype(ctx.activation) : DType::i32;
+  Tensor y = ctx.output(narrow == DType::i32 ? ot.dtype : narrow, ot.dims);
   if (y.numel() == 0) {
     ctx.out[0] = y;
     return;
@@ -466,7 +485,13 @@ void run_conv2d(KernelContext& ctx) {
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = storage_t<typename decltype(tag)::type>;
     using Out = gemm_out_t<T>;
-    ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, y.template data<Out>()};
+    ConvData<T> d{x.template data<T>(), w.template data<T>(), nullptr, 0, nullptr};
+    if (narrow == DType::i32) {
+      d.y = y.template data<Out>();
+    } else {
+      d.y_narrow = static_cast<std::byte*>(y.raw_data());
+      d.narrow_bytes = int64_t(dtype_size(narrow));
+    }
     if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
     if constexpr (std::is_floating_point_v<T>) d.act = ctx.activation;
     else d.rq = fused_requant(ctx.activation);
@@ -477,59 +502,6 @@ void run_conv2d(KernelContext& ctx) {
     run_conv<T>(s, p, d, ctx.env);
   });
   ctx.out[0] = y;
-}
-
-// Constant weights of a GEMM-path convolution, packed once per group (the A operand of
-// conv_group_implicit). Depthwise convolutions do not use the GEMM.
-std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
-  if (ctx.in.size() < 2 || !ctx.in[1].defined() || !ctx.in[1].is_contiguous()) return nullptr;
-  const Tensor& w = ctx.in[1];
-  const int64_t groups = ctx.attrs.get<conv2d_attrs>().groups;
-  if (w.rank() != 4 || groups < 1 || w.dim(0) % groups != 0 || (w.dim(1) == 1 && groups > 1)) return nullptr;
-  // The kernel's choices that depend on the result's plane, when the plan knows it: the
-  // Winograd path's filters, or the weights as the transposed 1x1 GEMM's B operand.
-  const TensorType* r = ctx.result;
-  const bool plane_known = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0;
-  const ConvParams cp = conv_params(ctx.attrs.get<conv2d_attrs>());
-  const int tile = plane_known && w.dtype() == DType::f32
-                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
-                       : 0;
-  std::shared_ptr<PackedWeights> packed =
-      tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile, r->dims[2], r->dims[3])
-           : std::make_shared<PackedWeights>();
-  if (!packed) return nullptr;
-  packed->data = w.raw_data();
-  packed->dtype = w.dtype();
-  packed->shape = w.shape();
-  packed->strides = w.strides();
-  if (tile) return packed;
-  const int64_t ocg = w.dim(0) / groups, kg = w.dim(1) * w.dim(2) * w.dim(3);
-  const bool b_side = plane_known && swaps_operands(is_float(w.dtype()), w.dim(2), w.dim(3), cp, ocg, r->dims[2],
-                                                    r->dims[3]);
-  packed->b_side = b_side;
-  visit_dtype(w.dtype(), [&](auto tag) {
-    using T = storage_t<typename decltype(tag)::type>;
-    for (int64_t g = 0; g < groups; ++g) {
-      GemmArgs<T> a;
-      a.k = kg;
-      if (b_side) {  // B element (k, o) = w[o·kg + k], as conv_group_implicit reads it
-        a.n = ocg;
-        a.b = w.template data<T>() + g * ocg * kg;
-        a.rsb = 1;
-        a.csb = kg;
-        packed->parts.push_back(gemm_prepack_b(a));
-      } else {
-        a.m = ocg;
-        a.a = w.template data<T>() + g * ocg * kg;
-        a.rsa = kg;
-        a.csa = 1;
-        packed->parts.push_back(gemm_prepack_a(a));
-      }
-    }
-  });
-  for (const auto& part : packed->parts)
-    if (!part) return nullptr;
-  return packed;
 }
 
 }  // namespace mlvm

@@ -1,6 +1,7 @@
 // The phase planes conv2d's implicit GEMM reads (kernels/conv.cpp): the zero-padded input of
 // one (image, group) split by stride phase, so that a strided convolution reads it at unit
-// stride, and the offset of every kernel tap in them. Used by kernels/conv.cpp only; a header
+// stride, and the offset of every kernel tap in them; and the choices the kernel and its weight
+// packing (kernels/conv_prepare.cpp) must make alike. Used by those two only; a header
 // of its own so that the layout rules and the GEMM driving stay in files of one job each.
 #pragma once
 
@@ -27,6 +28,20 @@ struct ConvShape {
 // (hq x wq) plane P[i, j] = pad(x)[c, i·SH + ph, j·SW + pw]; only the phases some kernel tap
 // lands on are built (a 1x1 stride-2 convolution needs one of four). With stride 1 there is
 // one phase, the zero-bordered input itself.
+inline bool unpadded(const ConvParams& p) { return p.top == 0 && p.left == 0 && p.bottom == 0 && p.right == 0; }
+
+// A 1x1 convolution without padding whose output plane is smaller than a few of the GEMM's
+// column panels (7 x 7: 49 columns padded to 64) but with many output channels runs
+// transposed, pixels as the GEMM's rows and channels as its columns, where both pad little.
+// So does one of a single pixel (a squeeze-and-excitation block's 1152 -> 48), whatever its
+// channels: as one GEMM row it takes the row kernel, where as one column it was padded to a
+// whole panel (32 columns at AVX-512, 32 times the multiply-adds).
+// Floats only. Each element gets the same sum, bias and clamp either way.
+inline bool swaps_operands(bool is_float, int64_t kh, int64_t kw, const ConvParams& p, int64_t ocg, int64_t oh,
+                    int64_t ow) {
+  return is_float && kh == 1 && kw == 1 && unpadded(p) && ((ocg >= 96 && oh * ow < 96) || oh * ow == 1);
+}
+
 struct PhaseLayout {
   int64_t hq = 0, wq = 0;                // plane size
   // Column-shifted: one column plane per distinct tap column rw = j·DW, exactly as wide as

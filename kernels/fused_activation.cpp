@@ -1,12 +1,9 @@
 #include "kernels/fused_activation.hpp"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <type_traits>
 
 #include "kernels/parallel_items.hpp"
-#include "kernels/simd/cpu_features.hpp"
 #include "kernels/simd/ew.hpp"
 
 namespace mlvm {
@@ -17,68 +14,84 @@ bool accepts_fused_activation(Opcode op) {
 
 namespace {
 
-// The i32 requantization 8 lanes at a time (AVX2, whichever level runs above SSE2: a run-time
-// choice by simd::level(), so MLVM_SIMD=sse2 keeps to SSE2). The very arithmetic of the
-// scalar loop below: arithmetic shifts, the rounding bit added, signed min/max.
-__attribute__((target("avx2"))) int64_t requant_i32_avx2(int s, int32_t lo, int32_t hi, const int32_t* src,
-                                                         int32_t* dst, int64_t n) {
-  const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi), one = _mm256_set1_epi32(1);
-  const __m128i cs = _mm_cvtsi32_si128(s < 0 ? 0 : s), c1 = _mm_cvtsi32_si128(1);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    if (s >= 0) {
-      const __m256i q = _mm256_sra_epi32(v, cs);
-      v = _mm256_add_epi32(_mm256_sra_epi32(q, c1), _mm256_and_si256(q, one));
+// The steps after the first stage, each with its op's SIMD run over the n values in cache.
+void apply_requant_steps(const FusedActivation& a, int32_t* y, int64_t n, int64_t channel) {
+  const simd::EwTable& t = simd::ew_kernels();
+  constexpr int e = int(simd::Elem::i32);
+  for (int k = 0; k < a.num_steps; ++k) {
+    const RequantStep& st = a.steps[std::size_t(k)];
+    switch (st.kind) {
+      case RequantStep::Kind::mul:
+        if (st.per_column && st.count > 1)  // whole rows: element i is of column i % count
+          for (int64_t i = 0; i < n; i += st.count)
+            t.binary[int(simd::BinaryOp::mul)][e][int(simd::Splat::vv)][0](y + i, y + i, st.values,
+                                                                          std::min(n - i, st.count));
+        else
+          t.binary[int(simd::BinaryOp::mul)][e][int(simd::Splat::vs)][0](
+              y, y, st.values + (st.count > 1 ? channel : 0), n);
+        break;
+      case RequantStep::Kind::add:
+        t.binary[int(simd::BinaryOp::add)][e][int(simd::Splat::vs)][0](y, y, st.values, n);
+        break;
+      case RequantStep::Kind::rshift:
+        t.cvm_right_shift[e](y, y, n, simd::CvmShift{st.shift, st.lo, st.hi, 0, 0});
+        break;
+      case RequantStep::Kind::clip:
+        t.clip[e](y, y, n, &st.lo, &st.hi);
+        break;
+      case RequantStep::Kind::lut:
+        t.lut32(reinterpret_cast<uint32_t*>(y), y, n, reinterpret_cast<const uint32_t*>(st.values), st.count);
+        break;
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_min_epi32(_mm256_max_epi32(v, vlo), vhi));
   }
-  return i;
+}
+
+// v -> clamp(rshift(v), ilo, ihi), or the clamp alone: the level's cvm_right_shift and clip
+// runs (kernels/simd/ew_int_runs.inl), whose arithmetic is the cvm_right_shift and cvm_clip
+// kernels' own; the bounds lie within T, as those runs require.
+template <class T>
+void apply_first_stage(const FusedActivation& a, const T* src, T* dst, int64_t n) {
+  const simd::EwTable& t = simd::ew_kernels();
+  constexpr int e = int(std::is_same_v<T, int32_t> ? simd::Elem::i32 : simd::Elem::i64);
+  if (a.rshift >= 0) {
+    t.cvm_right_shift[e](dst, src, n, simd::CvmShift{a.rshift, a.ilo, a.ihi, 0, 0});
+  } else {
+    const T lo = T(a.ilo), hi = T(a.ihi);
+    t.clip[e](dst, src, n, &lo, &hi);
+  }
 }
 
 }  // namespace
 
-// i32 in 32-bit lanes (q = v >> s, then (q >> 1) + (q & 1) cannot overflow), so the loop
-// vectorizes at the base level; i64 and shifts the i32 form cannot take go through 64 bits.
 template <class T>
-void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n) {
+void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n, int64_t channel) {
   if constexpr (std::is_floating_point_v<T>) {
     return;  // float kernels are never given a requantization (their template code names it)
-  }
-  const int s = a.rshift;
-  if constexpr (std::is_same_v<T, int32_t>) {
-    const int32_t lo = int32_t(a.ilo), hi = int32_t(a.ihi);
-    if (s <= 30 && simd::level() >= simd::Level::avx2) {
-      const int64_t done = requant_i32_avx2(s, lo, hi, src, dst, n);
-      src += done;
-      dst += done;
-      n -= done;
-    }
-    if (s < 0) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = std::min(std::max(src[i], lo), hi);
-      return;
-    }
-    if (s <= 30) {
-      for (int64_t i = 0; i < n; ++i) {
-        const int32_t q = src[i] >> s;
-        dst[i] = std::min(std::max((q >> 1) + (q & 1), lo), hi);
-      }
-      return;
-    }
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t v = int64_t(src[i]);
-    if (s >= 0) {
-      v >>= s;
-      v = (v >> 1) + (v & 1);
-    }
-    dst[i] = T(v < a.ilo ? a.ilo : v > a.ihi ? a.ihi : v);
+  } else {
+    apply_first_stage(a, src, dst, n);
+    if constexpr (std::is_same_v<T, int32_t>)
+      if (a.num_steps > 0) apply_requant_steps(a, dst, n, channel);
   }
 }
-template void apply_fused_requant<int32_t>(const FusedActivation&, const int32_t*, int32_t*, int64_t);
-template void apply_fused_requant<int64_t>(const FusedActivation&, const int64_t*, int64_t*, int64_t);
-template void apply_fused_requant<float>(const FusedActivation&, const float*, float*, int64_t);
-template void apply_fused_requant<double>(const FusedActivation&, const double*, double*, int64_t);
+void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to) {
+  if (dtype_size(to) == 1) {
+    uint8_t* y = static_cast<uint8_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) y[i] = uint8_t(uint32_t(src[i]));
+  } else {
+    uint16_t* y = static_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) y[i] = uint16_t(uint32_t(src[i]));
+  }
+}
+
+void apply_fused_requant_narrow(const FusedActivation& a, int32_t* buf, void* dst, int64_t n, int64_t channel) {
+  apply_fused_requant<int32_t>(a, buf, buf, n, channel);
+  store_narrowed(buf, dst, n, a.narrow);
+}
+
+template void apply_fused_requant<int32_t>(const FusedActivation&, const int32_t*, int32_t*, int64_t, int64_t);
+template void apply_fused_requant<int64_t>(const FusedActivation&, const int64_t*, int64_t*, int64_t, int64_t);
+template void apply_fused_requant<float>(const FusedActivation&, const float*, float*, int64_t, int64_t);
+template void apply_fused_requant<double>(const FusedActivation&, const double*, double*, int64_t, int64_t);
 
 void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool* pool) {
   if (!applied_after(a) || n <= 0) return;

@@ -25,20 +25,41 @@
 //          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
 //          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
 //          rounding, half up) is monotone with rshift(0) = 0 and every bound holds 0, so a relu
-//          anywhere is ilo >= 0 and the clips intersect. The kernels apply it to each block of
+//          anywhere is ilo >= 0 and the clips intersect. On an i32 result further steps may
+//          follow, applied in order (RequantStep): what mlvm-quantize writes after it, a mul by
+//          per-channel multipliers, a second cvm_right_shift, a cast to i32 (no step), the add
+//          of a lookup table's offset and the cvm_lut. The kernels apply it to each block of
 //          the result while the block is in cache (apply_fused_requant), so the wide
-//          accumulators never reach the result tensor.
+//          accumulators never reach the result tensor, and the steps read it there too.
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "ir/opcode.hpp"
+#include "tensor/dtype.hpp"
 
 namespace mlvm {
 
 class ThreadPool;
+
+// One step of a requantization after its first stage, on i32 values in place, with the bits
+// of the op it stands for (wrapping mul and add, cvm_right_shift, clip, cvm_lut in mode clip).
+struct RequantStep {
+  enum class Kind : uint8_t { mul, rshift, clip, add, lut };
+  Kind kind = Kind::clip;
+  // mul: the multipliers (1, or one per channel, or one per column); add: the one addend;
+  // lut: the table. Constants of the module, which outlives the plan that points at them.
+  const int32_t* values = nullptr;
+  int64_t count = 0;        // mul: how many multipliers; lut: the table's length (> 0)
+  bool per_column = false;  // mul: indexed by the column (dense, matmul), else by the channel
+  int shift = 0;            // rshift: cvm_right_shift's shift_bit - 1 (0..31)
+  int32_t lo = 0, hi = 0;   // rshift, clip: the bounds
+};
+inline constexpr int kMaxRequantSteps = 8;
 
 struct FusedActivation {
   enum class Kind : uint8_t { clamp, silu, leaky, hardswish, requant };
@@ -51,6 +72,14 @@ struct FusedActivation {
   double floor = -__builtin_inf();
   int rshift = -1;                // requant: cvm_right_shift's shift_bit - 1 (0..31), or -1: none
   int64_t ilo = 0, ihi = 0;       // requant: the clip bounds, within the result's dtype
+  std::array<RequantStep, kMaxRequantSteps> steps{};  // requant, i32: the steps after, in order
+  int num_steps = 0;
+  // requant of an i32 conv2d result whose chain ends in a cast to i8, u8 or i16, or in a
+  // table of such elements: the kernel writes those (the i32 values truncated, as cast and the
+  // table's own elements are) instead of i32s, so no i32 tensor is written at all. i32: none.
+  DType narrow = DType::i32;
+  // The table of a narrowing lut step, widened to i32 as its elements' dtype extends them.
+  std::shared_ptr<const std::vector<int32_t>> widened_table;
 };
 
 // The requantization fused into an integer kernel, or null.
@@ -59,9 +88,22 @@ inline const FusedActivation* fused_requant(const FusedActivation* a) {
 }
 
 // dst[i] <- the requant chain of src[i], i < n (int32_t or int64_t; src may be dst). The same
-// arithmetic as the cvm_right_shift and cvm_clip kernels (kernels/unary.cpp).
+// arithmetic as the cvm_right_shift and cvm_clip kernels (kernels/unary.cpp), then each step's
+// kernel's. The n elements are of output channel `channel` (conv2d; a per-channel mul reads
+// its multiplier), or a whole row whose element i is of column i (dense, matmul).
 template <class T>
-void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n);
+void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n, int64_t channel = 0);
+
+// The requant chain of the n accumulators in buf (overwritten), the results written to dst as
+// a.narrow's elements; as apply_fused_requant otherwise.
+void apply_fused_requant_narrow(const FusedActivation& a, int32_t* buf, void* dst, int64_t n, int64_t channel);
+// dst[i] <- src[i] truncated to `to` (i8, u8, i16), i < n.
+void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to);
+
+// The dtype a fused requantization writes instead of the accumulator's, or i32 (none).
+inline DType narrowed_dtype(const FusedActivation* a) {
+  return a && a->kind == FusedActivation::Kind::requant ? a->narrow : DType::i32;
+}
 
 // The ops whose kernels apply KernelContext::activation.
 bool accepts_fused_activation(Opcode op);

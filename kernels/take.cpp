@@ -14,6 +14,7 @@
 #include "kernels/gather_axes.hpp"
 #include "kernels/run_table.hpp"
 #include "kernels/run_time_type.hpp"
+#include "kernels/simd/ew.hpp"
 #include "tensor/copy.hpp"
 
 namespace mlvm {
@@ -91,10 +92,37 @@ void visit_element_size(std::size_t bytes, F&& f) {
 // inner == 1 and outer == 1: one gather, each index normalized as it is used. The element a
 // few indices ahead is prefetched (random reads into a large table are latency-bound); the
 // prefetch address is clamped so that it never depends on the mode's traps.
+// Mode clip by i32 indices from a table of at most 16384 elements (cvm_lut's lookup tables):
+// the level's gather run (simd::EwTable::lut32), the same elements. A table of 1- or 2-byte
+// elements is gathered from a 4-byte copy of it, a block at a time through an L1 buffer, and
+// narrowed back (mlvm-quantize's tables into i8 layers).
 template <TakeMode kMode, class T, class I>
 void take_flat(const T* x, T* y, const I* idx, int64_t m, int64_t n, const TakeSite& site,
                const ExecEnv& env) {
   constexpr int64_t kAhead = 16, kChunk = int64_t(1) << 16;
+  if constexpr (kMode == TakeMode::clip && sizeof(T) <= 4 && std::is_same_v<I, int32_t>) {
+    if (n <= 16384) {
+      const simd::Lut32Run run = simd::ew_kernels().lut32;
+      if constexpr (sizeof(T) == 4) {
+        for (int64_t start = 0; start < m; start += kChunk) {
+          env.check_cancelled();
+          run(reinterpret_cast<uint32_t*>(y + start), idx + start, std::min(kChunk, m - start),
+              reinterpret_cast<const uint32_t*>(x), n);
+        }
+      } else {
+        constexpr int64_t kBlock = 2048;
+        std::vector<uint32_t> wide(x, x + n);  // T is unsigned: zero-extended, and narrowed back
+        uint32_t buf[kBlock];
+        for (int64_t start = 0; start < m; start += kBlock) {
+          if (start % kChunk == 0) env.check_cancelled();
+          const int64_t len = std::min(kBlock, m - start);
+          run(buf, idx + start, len, wide.data(), n);
+          for (int64_t k = 0; k < len; ++k) y[start + k] = T(buf[k]);
+        }
+      }
+      return;
+    }
+  }
   for (int64_t start = 0; start < m; start += kChunk) {
     env.check_cancelled();
     const int64_t end = std::min(m, start + kChunk), ahead_end = std::max(start, m - kAhead);

@@ -116,8 +116,10 @@ struct ClipOp {
 // even for y = INT64_MAX.
 template <class T>
 struct RightShiftOp {
+  static constexpr bool kCvmShiftLeft = false;  // its SIMD runs: simd::EwTable::cvm_right_shift
   int shift;  // b - 1, in [0, 31]
   int64_t lo, hi;
+  simd::CvmShift simd_args() const { return {shift, lo, hi, 0, 0}; }
   T operator()(T x) const {
     const int64_t y = int64_t(x) >> shift;
     const int64_t t = (y >> 1) + (y & 1);
@@ -128,10 +130,12 @@ struct RightShiftOp {
 // x < ceil(lo / 2^b) = -((-lo) >> b), already clips.
 template <class T>
 struct LeftShiftOp {
+  static constexpr bool kCvmShiftLeft = true;  // its SIMD runs: simd::EwTable::cvm_left_shift
   int shift;         // b in [1, 32]
   int64_t lo, hi;    // the clip range within the dtype (CvmBounds)
   int64_t lo_limit;  // -((-lo) >> b)
   int64_t hi_limit;  // hi >> b
+  simd::CvmShift simd_args() const { return {shift, lo, hi, lo_limit, hi_limit}; }
   T operator()(T x) const {
     const int64_t v = int64_t(x);
     return T(v > hi_limit ? hi : v < lo_limit ? lo : v * (int64_t(1) << shift));

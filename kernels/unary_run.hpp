@@ -19,6 +19,8 @@ constexpr bool always_has_simd_run() {
     return simd::has_unary_run(Op::kSimd, e);
   else if constexpr (requires { Op::kSimdClip; })
     return simd::has_clip_run(e);
+  else if constexpr (requires { Op::kCvmShiftLeft; })
+    return simd::has_cvm_shift_runs(e);
   else
     return false;
 }
@@ -34,6 +36,13 @@ void map_same_dtype(ThreadPool* pool, const Tensor& y, const Tensor& x, const Op
     const simd::UnaryRun run = simd::ew_kernels().unary[int(Op::kSimd)][e];
     map_tensor_simd<T, T>(pool, y, x, op, [run](std::byte* py, const std::byte* px, int64_t n) {
       run(py, px, n);
+    });
+  } else if constexpr (requires { Op::kCvmShiftLeft; }) {
+    const simd::EwTable& t = simd::ew_kernels();
+    const simd::CvmShiftRun run = Op::kCvmShiftLeft ? t.cvm_left_shift[e] : t.cvm_right_shift[e];
+    const simd::CvmShift args = op.simd_args();
+    map_tensor_simd<T, T>(pool, y, x, op, [run, &args](std::byte* py, const std::byte* px, int64_t n) {
+      run(py, px, n, args);
     });
   } else {
     const simd::ClipRun run = simd::ew_kernels().clip[e];

@@ -130,7 +130,7 @@ void Lowerer::quantize_input() {
   const int32_t in = p_.input;
   const std::string& name = g_.name(in);
   e_.set_origin("the input '" + name + "', quantized");
-  const int e = pow2_exponent(stats_[std::size_t(in)].max_abs, 8);
+  const int e = activation_exponent(stats_[std::size_t(in)], 8);
   q_[std::size_t(in)] = quantize_f32(regs_[std::size_t(in)], e, hint(in, ".q"));
   LayerReport l;
   l.value = in;

@@ -100,6 +100,11 @@ class Lowerer {
     Dims dims;                   // the weights' shape
   };
   Folded fold_affine(const GraphNode& n, std::vector<double> range) const;
+  // Adds to a conv2d's float bias (one per output channel) what rounding its weights `w` (OIHW)
+  // to q takes away on average: sum over c, kh, kw of (w - q * scale[o]) * the calibrated mean
+  // of input channel c. false (bias unchanged) when the input's channel means are not known.
+  bool correct_bias(const GraphNode& n, const std::vector<float>& w, const ChannelWeights& q,
+                    std::vector<float>& bias) const;
   std::string fused_name(const GraphNode& n) const;  // "conv2d+relu", "add+clip", "dense"
 
   // rescale.cpp: moving integers between scales and widths.

@@ -22,7 +22,7 @@ QValue Lowerer::quantize_f32(const std::string& reg, int exp, const std::string&
 const QValue& Lowerer::qv(int32_t value) {
   QValue& q = q_[std::size_t(value)];
   if (!q.reg.empty() || !p_.floating[std::size_t(value)]) return q;
-  const int e = pow2_exponent(stats_[std::size_t(value)].max_abs, 8);
+  const int e = activation_exponent(stats_[std::size_t(value)], 8);
   q = quantize_f32(f_[std::size_t(value)], e, hint(value, ".q"));
   LayerReport l;
   l.value = value;

@@ -75,7 +75,7 @@ QValue Lowerer::maybe_clip(const GraphNode& n, const QValue& y) {
 void Lowerer::mul(const GraphNode& n) {
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
-  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const int eo = activation_exponent(stats_[std::size_t(r)], bits);
   const bool act0 = p_.activation[std::size_t(n.args[0])], act1 = p_.activation[std::size_t(n.args[1])];
   std::string a, b, text;
   int ep = 0;
@@ -155,7 +155,7 @@ void Lowerer::chain_table(const GraphNode& n) {
 void Lowerer::emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op) {
   const int32_t r = n.results[0];
   const int bits = bits_of(r);
-  const int eo = pow2_exponent(stats_[std::size_t(r)].max_abs, bits);
+  const int eo = activation_exponent(stats_[std::size_t(r)], bits);
   // Entry k is f((k - half) * 2^-ex) at the result's scale, rounded half away from zero and
   // saturated; a NaN (outside the function's domain) becomes 0.
   const double mag = double(magnitude(bits));

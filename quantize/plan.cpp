@@ -242,6 +242,13 @@ int64_t channel_constant(const Graph& g, int32_t v, int64_t channels) {
   return channels;
 }
 
+bool column_constant(const Graph& g, int32_t v, int64_t columns) {
+  if (!is_f32_constant(g, v)) return false;
+  const Dims& d = g.values[std::size_t(v)].type.dims;
+  if (d.empty() || d.back() != columns) return false;
+  return std::all_of(d.begin(), d.end() - 1, [](int64_t x) { return x == 1; });
+}
+
 namespace {
 
 bool is_scalar_f32(const Graph& g, int32_t v) {
@@ -317,19 +324,19 @@ void find_pointwise_chains(const Graph& g, QuantPlan& p) {
   }
 }
 
-int input_bits(const Graph& g, const GraphNode& n, int32_t v) {
+int input_bits(const Graph& g, const GraphNode& n, int32_t v, int most) {
   // mul (and div by a constant) multiplies i32s exactly: 14 bits by 14 (a squeeze-excitation's
   // x * gate) or by the constant's 16 stay within 30.
   if (n.op == Opcode::mul || n.op == Opcode::div) return 14;
   if ((n.op != Opcode::conv2d && n.op != Opcode::dense) || n.args.size() < 2 || n.args[0] != v) return 8;
   const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
   int64_t k = 1;  // the products one accumulator sums: I * KH * KW, or dense's K
-  for (std::size_t d = 1; d < w.size(); ++d) {
+  for (int d = 1; d < w.size(); ++d) {
     if (w[d] == kDynamic) return 8;
     k *= w[d];
   }
   // P + 8 + ceil(log2 K) + 1 (the bias) bits must fit the i32 accumulator (31 bits proven).
-  return std::clamp(31 - 8 - 1 - ceil_log2(k), 8, 16);
+  return std::clamp(31 - 8 - 1 - ceil_log2(k), 8, std::clamp(most, 8, 16));
 }
 
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options) {
@@ -379,6 +386,21 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   // step rounds again; folded, the per-channel weight scales absorb the factors exactly.
   p.fused_affine.assign(g.nodes.size(), {});
   for (const GraphNode& n : g.nodes) {
+    // A matmul by a constant [K, N] and an add of a constant over N (ONNX's MatMul and Add for
+    // a Gemm) is a dense with its bias: the product is not rounded to its own scale first.
+    // PP-OCRv4's head: the logits were rounded to steps of 0.5 before the bias was added.
+    if (p.role[std::size_t(n.pc)] == NodeRole::layer && n.op == Opcode::matmul && is_f32_constant(g, n.args[1])) {
+      const Dims& w = g.values[std::size_t(n.args[1])].type.dims;
+      const GraphValue& r = g.values[std::size_t(n.results[0])];
+      if (w.size() != 2 || r.readers.size() != 1 || g.is_output(n.results[0])) continue;
+      const GraphNode& reader = g.nodes[std::size_t(r.readers[0])];
+      if (reader.op == Opcode::add && p.role[std::size_t(reader.pc)] == NodeRole::layer && reader.args.size() == 2 &&
+          column_constant(g, reader.args[reader.args[0] == n.results[0] ? 1 : 0], w[1])) {
+        p.fused_affine[std::size_t(n.pc)].push_back(reader.pc);
+        p.role[std::size_t(reader.pc)] = NodeRole::fused;
+      }
+      continue;
+    }
     if (p.role[std::size_t(n.pc)] != NodeRole::layer || n.op != Opcode::conv2d) continue;
     const Dims& dims = g.values[std::size_t(n.results[0])].type.dims;
     if (dims.size() != 4 || dims[1] == kDynamic) continue;
@@ -428,7 +450,7 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
       if (!act(a)) continue;
       int& b = p.bits[std::size_t(a)];
       if (role == NodeRole::layer)
-        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a) : kTableInputBits);
+        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a, options.layer_input_bits) : kTableInputBits);
       if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
     }
   }

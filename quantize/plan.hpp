@@ -37,6 +37,7 @@ struct PlanOptions {
   // node name inside the origin's quotes.
   std::vector<std::string> keep_float;
   bool pointwise_tables = true;  // find_pointwise_chains (QuantizeOptions::pointwise_tables)
+  int layer_input_bits = 16;     // the widest a conv2d or dense input is held (QuantizeOptions)
 };
 
 struct QuantPlan {
@@ -56,6 +57,8 @@ struct QuantPlan {
   // Per conv2d node of role `layer`: the `mul`/`add` nodes by a per-output-channel f32
   // constant that follow it (an unfolded batch norm: paddle2onnx's PP-OCR), in order; they
   // are folded into its float weights and bias before those are quantized, and are `fused`.
+  // Per matmul by constant weights: the `add` of a constant over its columns that follows it
+  // (its bias), likewise fused.
   std::vector<std::vector<int32_t>> fused_affine;
   // Per node of role `layer` that ends a pointwise chain: the chain's nodes in order (this one
   // last; the others are `fused`). The chain reads one i8 activation (`chain_root`) and scalar
@@ -87,13 +90,16 @@ int32_t find_activation_input(const Graph& g, const std::string& name);
 // result [N, channels, H, W] (a scalar: 1; [channels, 1, 1] or [1, channels, 1, 1]:
 // channels); -1 when it is not a constant of that kind.
 int64_t channel_constant(const Graph& g, int32_t v, int64_t channels);
+// Whether v is an f32 constant of `columns` values along the last axis ([N], [1, N], ...): a
+// bias a matmul by constant weights takes as dense's.
+bool column_constant(const Graph& g, int32_t v, int64_t columns);
 
 // The bits node n takes value v in: 8, except as the input of a conv2d or dense by constant
 // weights over K products, which takes min(16, 31 - 8 - 1 - ceil(log2 K)) (as i16, its i8
 // weights widened) so that the accumulator stays proven. An 8-bit input's rounding, times
 // large weights (a folded batch norm's), was most of the error of PP-OCRv4's recognizer (its
 // first depthwise conv: 2.7 of 21 with 8 bits, 0.32 with 16).
-int input_bits(const Graph& g, const GraphNode& n, int32_t v);
+int input_bits(const Graph& g, const GraphNode& n, int32_t v, int most = 16);
 
 // Sets p.chain and p.chain_root (the pointwise chains made one table); called by
 // plan_quantization once every node has its role.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "quantize/emitter.hpp"
+#include "quantize/scales.hpp"
 #include "tensor/error.hpp"
 #include "vm/program_access.hpp"
 
@@ -55,7 +56,7 @@ int channel_axis(const Graph& g, int32_t value) {
   return -1;
 }
 
-void update(ValueStats& s, const Tensor& t, int axis) {
+void update(ValueStats& s, const Tensor& t, int axis, bool histogram) {
   const std::vector<double> v = as_doubles(t);
   int64_t inner = 1, channels = 1;
   if (axis >= 0) {
@@ -63,6 +64,17 @@ void update(ValueStats& s, const Tensor& t, int axis) {
     for (int k = axis + 1; k < t.rank(); ++k) inner *= t.dim(k);
     s.channel_abs.resize(std::size_t(channels), 0.0);
     s.channel_pos.resize(std::size_t(channels), 0.0);
+  }
+  // Running channel means of an NCHW value (sums until collect_stats divides them).
+  if (t.rank() == 4) {
+    const int64_t c4 = t.dim(1), hw = t.dim(2) * t.dim(3);
+    s.channel_mean.resize(std::size_t(c4), 0.0);
+    for (std::size_t k = 0; k < v.size(); ++k) s.channel_mean[std::size_t((int64_t(k) / hw) % c4)] += v[k];
+    s.count += double(t.dim(0) * hw);
+  }
+  if (histogram) {
+    if (!s.histogram) s.histogram = std::make_shared<MagnitudeHistogram>();
+    s.histogram->add(v);
   }
   for (std::size_t k = 0; k < v.size(); ++k) {
     const double a = std::fabs(v[k]);
@@ -77,6 +89,12 @@ void update(ValueStats& s, const Tensor& t, int axis) {
 }
 
 }  // namespace
+
+int activation_exponent(const ValueStats& s, int bits) {
+  const int e = pow2_exponent(s.max_abs, bits);
+  if (bits > 8 || !s.histogram || !(s.max_abs > 0)) return e;
+  return s.histogram->best_exponent(e, magnitude(bits));
+}
 
 Probe float_probe(const Graph& g, const QuantPlan& p) {
   const Module& m = *g.module;
@@ -118,14 +136,16 @@ Probe float_probe(const Graph& g, const QuantPlan& p) {
 }
 
 std::vector<ValueStats> collect_stats(const Graph& g, const Probe& probe,
-                                      const CalibrationBatches& batches, int threads) {
+                                      const CalibrationBatches& batches, int threads, bool histograms) {
   std::vector<ValueStats> stats(g.values.size());
   Session session = make_session(probe.module, threads);
   for (const Tensor& b : batches.batches) {
     const TensorMap outs = session.run(TensorMap{{probe.input, b}});
     for (const ProbeOutput& o : probe.outputs)
-      update(stats[std::size_t(o.value)], outs.at(o.name), channel_axis(g, o.value));
+      update(stats[std::size_t(o.value)], outs.at(o.name), channel_axis(g, o.value), histograms);
   }
+  for (ValueStats& s : stats)
+    for (double& m : s.channel_mean) m /= s.count;
   return stats;
 }
 

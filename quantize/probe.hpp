@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bytecode/module.hpp"
 #include "mlvm/session.hpp"
 #include "quantize/calibration.hpp"
+#include "quantize/histogram.hpp"
 #include "quantize/plan.hpp"
 
 namespace mlvm::quant {
@@ -36,11 +38,24 @@ struct ValueStats {
   // conv2d, dense and matmul results: the same per output channel (conv2d's axis 1, the
   // others' last).
   std::vector<double> channel_abs, channel_pos;
+  // NCHW values (rank 4): the mean per channel (axis 1) over the samples and positions, which
+  // a conv2d reading the value corrects its bias by (the weights' rounding times it).
+  std::vector<double> channel_mean;
+  double count = 0;  // elements per channel summed into channel_mean so far
+  // The activation's magnitudes (collect_stats with histograms; else null).
+  std::shared_ptr<MagnitudeHistogram> histogram;
 };
 
-// Every activation's range over all batches (per value id; non-activations stay zero).
+// The exponent of an activation held in `bits` bits: the finest that holds its calibrated
+// maximum (pow2_exponent); for 8 bits or fewer when its histogram was kept, the one of the
+// least squared error over its calibrated values (MagnitudeHistogram::best_exponent), which
+// clips rare large values.
+int activation_exponent(const ValueStats& s, int bits);
+
+// Every activation's range over all batches (per value id; non-activations stay zero), and
+// with `histograms` its magnitudes' histogram.
 std::vector<ValueStats> collect_stats(const Graph& g, const Probe& probe,
-                                      const CalibrationBatches& batches, int threads);
+                                      const CalibrationBatches& batches, int threads, bool histograms);
 
 // Per value id: max |float - q * 2^-exponent| over all batches, from the float probe and an
 // integer probe of the same program (-1 where the integer probe has no output).

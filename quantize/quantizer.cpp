@@ -40,7 +40,7 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
   const CompiledProgram& compiled = ProgramAccess::compiled(program);
   const Graph g = build_graph(compiled.module, compiled.verified);
   const int32_t input = find_activation_input(g, options.input);
-  const QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables});
+  const QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables, options.layer_input_bits});
   CalibrationBatches batches;
   try {
     batches = make_batches(samples_for(g.name(input)), g.values[std::size_t(input)].type, g.name(input),
@@ -50,7 +50,7 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
     throw Error(e.kind(), e.message(), samples_location);
   }
   const Probe probe = float_probe(g, plan);
-  const std::vector<ValueStats> stats = collect_stats(g, probe, batches, options.threads);
+  const std::vector<ValueStats> stats = collect_stats(g, probe, batches, options.threads, options.least_squares_scales);
   Lowered lowered = lower_to_integers(g, plan, stats, false);
   verify_strictly(lowered);
 

@@ -29,6 +29,13 @@ struct QuantizeOptions {
   // Pointwise chains (ops of one activation and scalar constants: a hard-swish as Add, Clip,
   // Mul, Div) become one lookup table; off, each op is lowered on its own.
   bool pointwise_tables = true;
+  // The widest (8..16 bits) a conv2d or dense input is held where its accumulator has room:
+  // more bits, less rounding error; 8 keeps every such layer on the i8 kernels (faster).
+  int layer_input_bits = 16;
+  // How an 8-bit activation's power-of-two scale is chosen: the finest that holds its
+  // calibrated maximum, or (least_squares) the one of the least squared error over the
+  // calibration values, which clips rare large values (activation_exponent).
+  bool least_squares_scales = false;
 };
 
 struct QuantizeResult {

@@ -9,13 +9,16 @@ set -euo pipefail
 # libonnx-dev + libprotobuf-dev: the ONNX importer; libonnx-testdata: the ONNX backend test suites.
 # pybind11-dev + python3-dev: the Python package (python/); python3-pytest runs its tests;
 # python3-dask + python3-distributed: samples/dask/; nlohmann-json3-dev: the CVM importer's JSON reader.
+# espeak-ng, python3-pil, fonts-dejavu-core/-extra: the real-model corpus's and the quantizer's
+# inputs (speech for openWakeWord and Silero VAD, rendered text lines for PaddleOCR).
 # ninja-build: the build scripts' generator; python3-setuptools, -wheel, -build, -venv: building
 # and installing the package with pip or `python3 -m build` offline (pyproject.toml).
 packages=(cmake ninja-build g++ ccache libboost-test-dev libboost-program-options-dev libxsimd-dev libzip-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata nlohmann-json3-dev
           python3-numpy python3-onnx python3-torch python3-torchvision
           pybind11-dev python3-dev python3-pytest python3-dask python3-distributed
-          python3-setuptools python3-wheel python3-build python3-venv)
+          python3-setuptools python3-wheel python3-build python3-venv
+          espeak-ng python3-pil fonts-dejavu-core fonts-dejavu-extra)
 if [[ "${1:-}" == "--with-peers" ]]; then
   packages+=(python3-numpy python3-torch python3-sklearn libopenblas0-pthread)
 fi

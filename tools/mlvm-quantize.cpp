@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
       ("report", "print each layer's scale, shifts and the largest float-vs-integer error on the calibration set")  //
       ("keep-float", po::value<std::vector<std::string>>()->composing(), "keep these instructions in float (repeatable): a shell pattern (*, ?) matched against op names (sigmoid), result registers, and ONNX node names (/layer4/*)")  //
       ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
+      ("layer-input-bits", po::value<int>()->default_value(16), "the widest (8..16) a conv or dense input is held where its i32 accumulator has room: more bits, less error; 8, the i8 kernels (faster)")  //
+      ("scales", po::value<std::string>()->default_value("max"), "how an 8-bit activation's power-of-two scale is chosen: max (the finest that holds the calibrated maximum) or mse (the least squared error over the calibration values: rare large values are clipped)")  //
       ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
   po::variables_map vm;
   if (!mlvm::tools::parse_args("mlvm-quantize", argc, argv, visible, "model", vm)) return kExitUsage;
@@ -80,6 +82,17 @@ int main(int argc, char** argv) {
   if (vm.count("keep-float")) options.keep_float = vm["keep-float"].as<std::vector<std::string>>();
   if (vm.count("max-samples")) options.max_samples = vm["max-samples"].as<int64_t>();
   options.threads = vm["threads"].as<int>();
+  options.layer_input_bits = vm["layer-input-bits"].as<int>();
+  if (options.layer_input_bits < 8 || options.layer_input_bits > 16) {
+    std::cerr << "mlvm-quantize: --layer-input-bits takes 8 to 16, got " << options.layer_input_bits << "\n";
+    return kExitUsage;
+  }
+  const std::string scales = vm["scales"].as<std::string>();
+  if (scales != "max" && scales != "mse") {
+    std::cerr << "mlvm-quantize: --scales takes max or mse, got '" << scales << "'\n";
+    return kExitUsage;
+  }
+  options.least_squares_scales = scales == "mse";
   options.measure_errors = vm.count("report") != 0;
   if (options.max_samples < 0 || options.threads < 0) {
     std::cerr << "mlvm-quantize: --max-samples and --threads take a number >= 0\n";

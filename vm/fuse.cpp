@@ -9,7 +9,10 @@
 //                       s: m = mul h, c (or mul c, h)   t: y = div m, c6   -> hardswish (f32;
 //                       c3 and c6 one-element f32 constants 3 and 6, add c3, h too)
 //   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
-//                       (an i32 or i64 result: the integer path's requantization)
+//                       (an i32 or i64 result: the integer path's requantization); on i32
+//                       then mul by per-channel constants, shifts, clips, relus, casts to
+//                       i32, add of a constant and cvm_lut in a constant table, in any order
+//                       (mlvm-quantize's requantization and lookup-table activations)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
@@ -18,9 +21,11 @@
 #include <cstdint>
 #include <vector>
 #include <limits>
+#include <memory>
 #include <optional>
 
 #include "ir/elementwise_rules.hpp"
+#include "kernels/run_time_type.hpp"
 #include "vm/plan.hpp"
 
 namespace mlvm {
@@ -123,11 +128,15 @@ class Fuser {
     return true;
   }
 
+  // The constant register r holds throughout, or null.
+  const Tensor* constant_at(int32_t r) const {
+    return r >= 0 && std::size_t(r) < constant_of_.size() ? constant_of_[std::size_t(r)] : nullptr;
+  }
+
   // The one-element f32 constant register r holds (a rank at most that of pc's result, so it
   // never changes a shape), or nothing.
   std::optional<float> one_f32_constant(std::size_t pc, int32_t r) const {
-    if (r < 0 || std::size_t(r) >= constant_of_.size()) return std::nullopt;
-    const Tensor* c = constant_of_[std::size_t(r)];
+    const Tensor* c = constant_at(r);
     const int32_t t = at(pc).result_types(pool())[0];
     if (!c || c->dtype() != DType::f32 || c->numel() != 1 || t == kNoType ||
         c->rank() > plan_.types[std::size_t(t)].dims.rank())
@@ -144,7 +153,7 @@ class Fuser {
       return std::nullopt;
     const int32_t a0 = at(pc + 2).args(pool())[0], a1 = at(pc + 2).args(pool())[1];
     const int32_t other = a0 == y ? a1 : a0;
-    if ((a0 == y) == (a1 == y) || other < 0 || std::size_t(other) >= constant_of_.size()) return std::nullopt;
+    if ((a0 == y) == (a1 == y)) return std::nullopt;
     const std::optional<float> v = one_f32_constant(pc, other);
     if (!v || *v != *v || (a1 == y && *v == 0.0f)) return std::nullopt;
     return double(*v);
@@ -202,11 +211,12 @@ class Fuser {
     return true;
   }
 
-  // The longest chain (of at most 8 steps) after pc of relus, at most one cvm_right_shift and
-  // cvm_clips, no clip before the shift, with one shift or clip in it, each step reading the
-  // one before's result where it dies; returns the steps absorbed (0: none). The relus
-  // commute with the shift and the clips (see kernels/fused_activation.hpp), so a relu anywhere
-  // in the chain is the same lower bound 0.
+  // The longest chain (of at most 16 steps) after pc of relus, at most one cvm_right_shift and
+  // cvm_clips, no clip before the shift (the first stage); on an i32 result then the steps
+  // requant_step reads (mlvm-quantize's multiplier, second shift and lookup table); each step
+  // reading the one before's result where it dies. Returns the steps absorbed (0: none). The
+  // relus commute with the shift and the clips (see kernels/fused_activation.hpp), so a relu
+  // anywhere in the first stage is the same lower bound 0.
   std::size_t try_requant(std::size_t pc, DType dt) {
     const bool i32 = dt == DType::i32;
     FusedActivation a;
@@ -219,28 +229,48 @@ class Fuser {
       a.ihi = std::min(a.ihi, alpha);
     };
     std::size_t taken = 0;
-    bool relu = false, cvm = false;
+    bool relu = false, cvm = false, stepping = false;
     int32_t h = at(pc).results(pool())[0];
-    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 8; ++qc) {
-      if (!absorbable(qc, 1, dt) || at(qc).args(pool())[0] != h || !dies_at(qc, h)) break;
+    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 16; ++qc) {
       const PlannedInstruction& q = at(qc);
-      try {
-        if (q.op == Opcode::relu) relu = true;
-        else if (q.op == Opcode::cvm_clip) narrow(q.attrs->get<cvm_clip_attrs>().precision);
-        else if (q.op == Opcode::cvm_right_shift && a.rshift < 0 && !cvm) {
-          const auto& sh = q.attrs->get<cvm_shift_attrs>();
-          if (sh.shift_bit < 1 || sh.shift_bit > 32) break;
-          a.rshift = int(sh.shift_bit) - 1;
-          narrow(sh.precision);
-        } else break;
-      } catch (...) {
-        break;  // the verifier accepted the attributes, so this does not happen
+      if (i32 && (cvm || a.num_steps > 0) && at(pc).op == Opcode::conv2d && narrowing_step(qc, h, a)) {
+        ++taken;  // the last step: its result is no longer i32
+        break;
       }
-      cvm = cvm || q.op != Opcode::relu;
+      if (!absorbable(qc, q.num_args, dt) || q.num_args < 1 || q.num_args > 2 || !dies_at(qc, h)) break;
+      if (!stepping && q.num_args == 1 && q.args(pool())[0] == h) {
+        try {
+          bool first_stage = true;
+          if (q.op == Opcode::relu) relu = true;
+          else if (q.op == Opcode::cvm_clip) narrow(q.attrs->get<cvm_clip_attrs>().precision);
+          else if (q.op == Opcode::cvm_right_shift && a.rshift < 0 && !cvm) {
+            const auto& sh = q.attrs->get<cvm_shift_attrs>();
+            if (sh.shift_bit < 1 || sh.shift_bit > 32) break;
+            a.rshift = int(sh.shift_bit) - 1;
+            narrow(sh.precision);
+          } else first_stage = false;
+          if (first_stage) {
+            cvm = cvm || q.op != Opcode::relu;
+            h = q.results(pool())[0];
+            ++taken;
+            continue;
+          }
+        } catch (...) {
+          break;  // the verifier accepted the attributes, so this does not happen
+        }
+      }
+      if (!i32) break;
+      std::optional<RequantStep> step;
+      if (!requant_step(pc, q, h, step)) break;
+      if (step) {
+        if (a.num_steps == kMaxRequantSteps) break;
+        a.steps[std::size_t(a.num_steps++)] = *step;
+      }
+      stepping = true;
       h = q.results(pool())[0];
       ++taken;
     }
-    if (!cvm) return 0;  // relus alone: nothing to requantize
+    if (!cvm && a.num_steps == 0) return 0;  // relus alone: nothing to requantize
     if (relu) a.ilo = std::max<int64_t>(a.ilo, 0);
     const int32_t out = at(pc + taken).results(pool())[0];
     if (!can_write(pc, out)) return 0;
@@ -248,6 +278,125 @@ class Fuser {
     for (std::size_t k = 1; k <= taken; ++k) absorbed.push_back(pc + k);
     fuse(pc, absorbed, out, a);
     return taken;
+  }
+
+  // A step at qc that ends an i32 conv2d's requantization chain (value so far h) in narrower
+  // integers, which the kernel then writes (FusedActivation::narrow): a cast to i8, u8 or
+  // i16, or a cvm_lut of h in a constant table of those (as a lut step over the table
+  // widened to i32, each element extended as its dtype says, then truncated back).
+  bool narrowing_step(std::size_t qc, int32_t h, FusedActivation& a) const {
+    if (qc >= plan_.code.size() || landed_[qc]) return false;
+    const PlannedInstruction& q = at(qc);
+    if (q.kind != StepKind::kernel || q.num_results != 1 || q.num_args < 1 || q.args(pool())[0] != h ||
+        !dies_at(qc, h))
+      return false;
+    const DType to = result_dtype(q);
+    if (to != DType::i8 && to != DType::u8 && to != DType::i16) return false;
+    try {
+      if (q.op == Opcode::cast && q.num_args == 1) {
+        if (q.attrs->get<cast_attrs>().dtype != to) return false;
+        a.narrow = to;
+        return true;
+      }
+    } catch (...) {
+      return false;  // the verifier accepted the attributes, so this does not happen
+    }
+    if (q.op != Opcode::cvm_lut || q.num_args != 2 || a.num_steps == kMaxRequantSteps) return false;
+    const Tensor* c = constant_at(q.args(pool())[1]);
+    if (!c || c->dtype() != to || !c->is_contiguous() || c->numel() < 1) return false;
+    const std::vector<int64_t> values = read_ints(*c);  // each element extended as its dtype says
+    auto wide = std::make_shared<std::vector<int32_t>>(values.begin(), values.end());
+    RequantStep st;
+    st.kind = RequantStep::Kind::lut;
+    st.values = wide->data();
+    st.count = c->numel();
+    a.steps[std::size_t(a.num_steps++)] = st;
+    a.widened_table = std::move(wide);
+    a.narrow = to;
+    return true;
+  }
+
+  // st's bounds: the CVM clip range of `precision`, ±(2^(p-1) - 1), within i32.
+  static void cvm_bounds(int64_t precision, RequantStep& st) {
+    const int64_t alpha = ew::cvm_alpha(std::clamp<int64_t>(precision, 1, 32));
+    st.lo = int32_t(std::max<int64_t>(-alpha, INT32_MIN));
+    st.hi = int32_t(std::min<int64_t>(alpha, INT32_MAX));
+  }
+
+  // Step q of an i32 requantization chain whose value so far is h: relu, clip, cvm_clip and
+  // cvm_right_shift as steps; a cast to i32 (no step: nothing changes); mul by an i32
+  // constant of one element or one per channel of p's result (conv2d: axis 1; dense, matmul:
+  // the last axis), add of a one-element i32 constant, and cvm_lut of h in an i32 constant
+  // table. Constants shaped so that they never change the result's shape. False: not a step.
+  bool requant_step(std::size_t pc, const PlannedInstruction& q, int32_t h, std::optional<RequantStep>& step) const {
+    RequantStep st;
+    const int32_t a0 = q.args(pool())[0], a1 = q.num_args > 1 ? q.args(pool())[1] : -1;
+    try {
+      if (q.num_args == 1 && a0 == h) {
+        if (q.op == Opcode::cast) return q.attrs->get<cast_attrs>().dtype == DType::i32;
+        st.lo = INT32_MIN;
+        st.hi = INT32_MAX;
+        if (q.op == Opcode::relu) {
+          st.lo = 0;
+        } else if (q.op == Opcode::cvm_clip) {
+          cvm_bounds(q.attrs->get<cvm_clip_attrs>().precision, st);
+        } else if (q.op == Opcode::clip) {  // ReLU6 as mlvm-quantize writes it: bounds within i32
+          const ew::ClipBounds b = ew::clip_bounds(DType::i32, q.attrs->get<clip_attrs>().a_min,
+                                                   q.attrs->get<clip_attrs>().a_max);
+          st.lo = int32_t(std::clamp<int64_t>(b.ilo, INT32_MIN, INT32_MAX));
+          st.hi = int32_t(std::clamp<int64_t>(b.ihi, INT32_MIN, INT32_MAX));
+        } else if (q.op == Opcode::cvm_right_shift) {
+          const auto& sh = q.attrs->get<cvm_shift_attrs>();
+          if (sh.shift_bit < 1 || sh.shift_bit > 32) return false;
+          st.kind = RequantStep::Kind::rshift;
+          st.shift = int(sh.shift_bit) - 1;
+          cvm_bounds(sh.precision, st);
+        } else {
+          return false;
+        }
+        step = st;
+        return true;
+      }
+    } catch (...) {
+      return false;  // the verifier accepted the attributes, so this does not happen
+    }
+    if (q.num_args != 2 || (a0 == h) == (a1 == h)) return false;
+    const int32_t other = a0 == h ? a1 : a0;
+    const Tensor* c = constant_at(other);
+    if (!c || c->dtype() != DType::i32 || !c->is_contiguous() || c->numel() < 1) return false;
+    st.values = c->data<int32_t>();
+    st.count = c->numel();
+    if (q.op == Opcode::cvm_lut) {
+      if (a0 != h) return false;
+      st.kind = RequantStep::Kind::lut;
+      step = st;
+      return true;
+    }
+    if (q.op != Opcode::mul && q.op != Opcode::add) return false;
+    const int32_t t = at(pc).result_types(pool())[0];
+    if (t == kNoType) return false;
+    const Dims& dims = plan_.types[std::size_t(t)].dims;
+    if (c->rank() > dims.rank()) return false;
+    if (q.op == Opcode::add) {
+      if (c->numel() != 1) return false;
+      st.kind = RequantStep::Kind::add;
+      step = st;
+      return true;
+    }
+    st.kind = RequantStep::Kind::mul;
+    if (c->numel() > 1) {
+      // The one axis of the constant longer than 1 is the channel axis, right-aligned.
+      const int axis = at(pc).op == Opcode::conv2d ? 1 : dims.rank() - 1;
+      const int offset = dims.rank() - c->rank();
+      for (int k = 0; k < c->rank(); ++k) {
+        const int64_t want = k + offset == axis ? dims[axis] : 1;
+        if (c->dim(k) != want || want == kDynamic) return false;
+      }
+      if (axis < 0 || axis >= dims.rank() || dims[axis] != c->numel()) return false;
+      st.per_column = at(pc).op != Opcode::conv2d;
+    }
+    step = st;
+    return true;
   }
 
   // p (at pc) writes `out`; each absorbed step keeps its drops (a register may hold an older
@@ -258,6 +407,12 @@ class Fuser {
   void fuse(std::size_t pc, const std::vector<std::size_t>& absorbed, int32_t out, const FusedActivation& a) {
     PlannedInstruction& p = plan_.code[pc];
     plan_.regs[p.regs + p.num_args] = out;
+    // p's result now has the last absorbed step's type (a narrowing requantization's dtype).
+    if (!absorbed.empty()) {
+      const PlannedInstruction& last = at(absorbed.back());
+      plan_.regs[p.regs + p.num_args + p.num_results + p.num_dying + p.num_release] =
+          last.result_types(pool())[0];
+    }
     for (std::size_t qc : absorbed) {
       PlannedInstruction& q = plan_.code[qc];
       const int32_t* pl = pool();

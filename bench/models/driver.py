@@ -236,7 +236,10 @@ def main(argv=None):
     print(header)
     print(text_report(by_threads))
     if not args.no_write:
-        kind = machine_kind()
+        # MLVM_SIMD is part of the kind, as in apps.py: an avx2 run on an AVX-512 machine keeps a
+        # table of its own (and ORT, which does not read it, runs its own best level there).
+        simd = os.environ.get("MLVM_SIMD")
+        kind = machine_kind() + (f" (MLVM_SIMD={simd}; ORT at its own level)" if simd else "")
         replace_section(args.out, section_name("models", kind), markdown_section(header, by_threads, kind))
         print(f"written to {args.out}")
     bad = any(r.status != "ok" for rows in by_threads.values() for r in rows)

@@ -173,6 +173,13 @@ struct ConvRowTable {
   // a library call per row of 56.
   void (*copy_rows_4)(void* dst, int64_t dst_stride, const void* src, int64_t src_stride, int64_t rows,
                       int64_t width) = nullptr;
+  // depthwise_plane for 8- and 16-bit integers, vectorized with the level's instructions.
+  void (*depthwise_plane_i8)(const int8_t*, const int8_t*, const int32_t*, const DepthwiseGeometry&,
+                             int32_t*) = nullptr;
+  void (*depthwise_plane_u8)(const uint8_t*, const uint8_t*, const int32_t*, const DepthwiseGeometry&,
+                             int32_t*) = nullptr;
+  void (*depthwise_plane_i16)(const int16_t*, const int16_t*, const int32_t*, const DepthwiseGeometry&,
+                              int32_t*) = nullptr;
 };
 
 // The current level's table.

@@ -9,8 +9,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/simd/ew_vec.inl"
@@ -233,6 +236,9 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
   }
 }
 
+#include "kernels/simd/depthwise_plain.inl"
+#include "kernels/simd/depthwise_pairs.inl"
+
 }  // namespace
 
 const ConvRowTable& conv_row_table() {
@@ -242,7 +248,9 @@ const ConvRowTable& conv_row_table() {
 #endif
   static const ConvRowTable table{depthwise_rows<float>, depthwise_rows<double>, every_other_4,
                                   depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
-                                  max3_rows_f32,         max_pool_blocked,       copy_rows_4};
+                                  max3_rows_f32,         max_pool_blocked,       copy_rows_4,
+                                  pairs_depthwise_plane<int8_t>, pairs_depthwise_plane<uint8_t>,
+                                  pairs_depthwise_plane<int16_t>};
   return table;
 }
 

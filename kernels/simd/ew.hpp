@@ -51,6 +51,19 @@ using UnaryRun = void (*)(void* y, const void* x, int64_t n);
 // y[k] = x < lo ? lo : x > hi ? hi : x (NaN passes through); lo and hi point at one element.
 using ClipRun = void (*)(void* y, const void* x, int64_t n, const void* lo, const void* hi);
 
+// The CVM shifts (docs/ops.md, "Catalogue"), the scalar functors of kernels/unary.cpp bit for
+// bit: right, t = (x >> shift) then (t >> 1) + (t & 1) clipped to [lo, hi] (shift = b - 1 in
+// [0, 31]); left, x > hi_limit ? hi : x < lo_limit ? lo : x·2^shift (shift = b in [1, 32]).
+// lo and hi lie within the element type.
+struct CvmShift {
+  int shift = 0;
+  int64_t lo = 0, hi = 0, lo_limit = 0, hi_limit = 0;
+};
+using CvmShiftRun = void (*)(void* y, const void* x, int64_t n, const CvmShift& a);
+// y[k] = table[clamp(idx[k], 0, table_n - 1)] for k < n over 4-byte elements (cvm_lut, take in
+// mode clip over a flattened table); table_n > 0.
+using Lut32Run = void (*)(uint32_t* y, const int32_t* idx, int64_t n, const uint32_t* table, int64_t table_n);
+
 struct EwTable {
   // [op][elem][splat][streaming]: streaming runs write the output with non-temporal stores
   // (for outputs much larger than the caches, which would otherwise be read before being
@@ -69,6 +82,11 @@ struct EwTable {
   // y = (x·c) / 6 with c = clip(x + 3, 0, 6) over contiguous f32 (y may be x): a fused
   // hardswish as paddle2onnx writes it (add, clip, mul, div), the bits of those four kernels.
   UnaryRun hardswish_f32 = nullptr;
+  // [elem], signed integers only (i8, i16, i32, i64): the requantization chains of integer
+  // programs are mostly these (kernels/simd/ew_int_runs.inl).
+  CvmShiftRun cvm_right_shift[kNumElems] = {};
+  CvmShiftRun cvm_left_shift[kNumElems] = {};
+  Lut32Run lut32 = nullptr;
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,
@@ -93,6 +111,9 @@ constexpr bool has_unary_run(UnaryOp op, int e) {
   }
 }
 constexpr bool has_clip_run(int e) { return e >= 0 && e < kNumElems; }
+constexpr bool has_cvm_shift_runs(int e) {
+  return e == int(Elem::i8) || e == int(Elem::i16) || e == int(Elem::i32) || e == int(Elem::i64);
+}
 
 // Outputs of at least this many bytes are written with streaming stores.
 inline constexpr int64_t kStreamingMinBytes = int64_t(16) << 20;

@@ -401,6 +401,8 @@ void clip_run(void* yv, const void* xv, int64_t n, const void* lov, const void* 
 
 // The fused activations' runs (leaky_relu, hardswish, silu) continue this body there.
 #include "kernels/simd/ew_fused_runs.inl"
+// The integer requantization runs (cvm shifts, lookup tables) likewise.
+#include "kernels/simd/ew_int_runs.inl"
 
 // ---------------------------------------------------------------------------------------------
 // The table.
@@ -452,6 +454,10 @@ void set_all_types(EwTable& t) {
     if constexpr (sizeof(T) == 4) unary[int(UnaryOp::erf)][e] = unary_run<T, ErfOp>;
   }
   t.clip[e] = clip_run<T>;
+  if constexpr (std::is_signed_v<T> && !kIsFloat<T>) {
+    t.cvm_right_shift[e] = cvm_right_shift_run<T>;
+    t.cvm_left_shift[e] = cvm_left_shift_run<T>;
+  }
 }
 
 EwTable make_table() {
@@ -467,6 +473,7 @@ EwTable make_table() {
   t.silu_f32[1] = silu_run<true>;
   t.leaky_f32 = leaky_run;
   t.hardswish_f32 = hardswish_run;
+  t.lut32 = lut32_run;
   return t;
 }
 

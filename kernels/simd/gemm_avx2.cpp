@@ -133,6 +133,7 @@ GemmKernelTable make_table() {
   t.pack_quads_s8 = &pack_quads_s8_panel;
   t.pack_quads_s8_abs = &pack_quads_s8_abs_panel;
   t.pack_pairs16_i8 = &pack_pairs16_i8_panel;
+  t.pack_pairs16_i16 = &pack_pairs16_i16_panel;
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
   t.pack_f32 = &pack_f32_panel;

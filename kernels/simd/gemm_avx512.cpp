@@ -129,6 +129,7 @@ GemmKernelTable make_table(bool vnni) {
   if (vnni) t.u8s8_quads = int_entry<VI32, DpQuads, 4, 8, 2, true>(1024, 128, 2048);
   t.i32 = fma_entry<VI32, 8, 2>(256, 128, 2048);
   t.pack_f32 = &pack_f32_panel;
+  t.pack_pairs16_i16 = &avx2::pack_pairs16_i16_panel;
   if (vnni) {
     t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
     t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;

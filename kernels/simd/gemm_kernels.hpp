@@ -119,6 +119,7 @@ struct GemmKernelTable {
   PanelPacker<int8_t> pack_quads_s8 = nullptr;      // the s8_sign_quads B panels
   PanelPacker<int8_t> pack_quads_s8_abs = nullptr;  // and its A panels (quads_s8_abs)
   PanelPacker<int8_t> pack_pairs16_i8 = nullptr;    // i16_pairs B panels from i8
+  PanelPacker<int16_t> pack_pairs16_i16 = nullptr;  // and from i16 (quantized layers' wide inputs)
   // Set with u8s8_quads: its B panels from a conv2d window (GemmArgs::b_window).
   WindowPacker pack_window_s8_sums = nullptr;
 };
@@ -152,6 +153,9 @@ void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const i
                              int64_t kc, void* dst);
 void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                            int64_t kc, void* dst);
+// Also the AVX-512 level's (AVX2 instructions, for its 32-column panels too).
+void pack_pairs16_i16_panel(const int16_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                            int64_t kc, void* dst);
 }
 namespace sse2 {
 const GemmKernelTable& gemm_table();

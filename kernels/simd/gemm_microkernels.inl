@@ -14,6 +14,12 @@
 
 namespace {
 
+// B read in place (an implicit-GEMM convolution's input or phase planes) comes from memory on
+// the first row panel's strip, and a strip's next tiles read each row's next runs: each k step
+// prefetches its row this many panels ahead. openWakeWord's embedding CNN (batch 242, 55 MB
+// activations streamed from DRAM) ran 4-6% faster at AVX2 with 1, 2, 4 or 8 alike.
+constexpr int kInPlacePrefetchPanels = 4;
+
 // Prefetches the C tile: its rows are read (or written) right after the k loop.
 template <class T, int MR, int NR>
 inline void prefetch_c(const MicroTile& t) {
@@ -123,6 +129,8 @@ template <class Vec, int MR, int NV, bool InPlace = false, bool Rows = false>
   const int64_t* rows = t.b_rows;
   for (int64_t k = 0; k < t.kc; ++k, a += MR, b += bs) {
     const T* bk = Rows ? b + rows[k] : b;
+    if constexpr (InPlace || Rows)
+      _mm_prefetch(reinterpret_cast<const char*>(bk + kInPlacePrefetchPanels * NV * L), _MM_HINT_T0);
     V bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = InPlace || Rows ? Vec::loadu(bk + v * L) : Vec::load(bk + v * L);

@@ -10,7 +10,8 @@
 //   * B panels of 16 columns read along r (conv2d's padded input planes): four k rows of 16
 //     bytes interleaved byte-wise into 4-byte column groups;
 //   * panels read along k (dense's x and w, conv2d's weights): 4-byte words copied.
-// and of the i16 pairs kernel's B (i8 holding -128): 16 columns read along r, sign-extended.
+// and of the i16 pairs kernel's B (i8 holding -128): 16 columns read along r, sign-extended;
+// and from i16, 16 columns at a time.
 // Anything else goes to the generic packer.
 #include <immintrin.h>
 
@@ -47,6 +48,8 @@ void pack_along_r(const float* data, int64_t sk, const int64_t* koff, int rvalid
   const bool full = rvalid == R && R % 8 == 0;
   for (int64_t k = 0; k < kc; ++k) {
     const float* src = data + (koff ? koff[k] : k * sk);
+    // The panels of a chunk are packed one after another: this row's run four panels on.
+    _mm_prefetch(reinterpret_cast<const char*>(src + 4 * R), _MM_HINT_T0);
     float* out = d + k * R;
     if (full) {
       for (int v = 0; v < vecs; ++v) _mm256_storeu_ps(out + 8 * v, _mm256_loadu_ps(src + 8 * v));
@@ -137,6 +140,28 @@ void pairs_along_r_16(const int8_t* data, int64_t sk, const int64_t* koff, int64
   }
 }
 
+// i16 pairs of R columns (a multiple of 16) read along r (an i16 conv2d's planes or input, a
+// row-major i16 B): two k rows interleaved into 2-k column pairs 16 columns at a time,
+// d[(g·R + r)·2 + u] = row 2g + u, column r. The generic packer's element at a time was 9% of
+// a quantized MobileNet-V2's instructions.
+void pairs_along_r_i16(const int16_t* data, int64_t sk, const int64_t* koff, int64_t kc, int R, int16_t* d) {
+  const int64_t groups = (kc + 1) / 2;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int c0 = 0; c0 < R; c0 += 16) {
+      __m256i r[2];
+      for (int u = 0; u < 2; ++u) {
+        const int64_t k = 2 * g + u;
+        r[u] = k < kc ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + (koff ? koff[k] : k * sk) + c0))
+                      : _mm256_setzero_si256();
+      }
+      // Per 128-bit lane: lo holds columns 0-3 (lane 0) and 8-11 (lane 1), hi 4-7 and 12-15.
+      const __m256i lo = _mm256_unpacklo_epi16(r[0], r[1]), hi = _mm256_unpackhi_epi16(r[0], r[1]);
+      __m256i* out = reinterpret_cast<__m256i*>(d + g * 2 * R + 2 * c0);
+      _mm256_storeu_si256(out + 0, _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+}
+
 // Quads along k: d32[g·R + r] = the 4 bytes of row r at k = 4g (zero past kc and past rvalid).
 void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
   const int64_t full = kc / 4, groups = (kc + 3) / 4;
@@ -178,6 +203,12 @@ void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int
                            int64_t kc, void* dst) {
   if (sr == 1 && R == 16 && rvalid == 16) return pairs_along_r_16(data, sk, koff, kc, static_cast<int16_t*>(dst));
   pack_panel<int8_t>(PackFormat::pairs16, data, sr, sk, koff, rvalid, R, kc, dst);
+}
+
+void pack_pairs16_i16_panel(const int16_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                            int64_t kc, void* dst) {
+  if (sr == 1 && R % 16 == 0 && rvalid == R) return pairs_along_r_i16(data, sk, koff, kc, R, static_cast<int16_t*>(dst));
+  pack_panel<int16_t>(PackFormat::pairs16, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,

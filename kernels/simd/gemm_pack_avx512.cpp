@@ -151,6 +151,8 @@ void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* ko
   const int vecs = R / 16;
   for (int64_t k = 0; k < kc; ++k) {
     const float* src = static_cast<const float*>(row_at(data, 4, k, sk, koff));
+    // The panels of a chunk are packed one after another: this row's run four panels on.
+    _mm_prefetch(reinterpret_cast<const char*>(src + 4 * R), _MM_HINT_T0);
     for (int v = 0; v < vecs; ++v) {
       const int left = rvalid - 16 * v;
       const __mmask16 m = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);

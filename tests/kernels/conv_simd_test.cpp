@@ -250,6 +250,30 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
   }
 }
 
+// i16 depthwise at its limits: -32768 everywhere (vpmaddwd's one pair sum past i32, 2^31,
+// which must wrap as the plain sums do), -32768 against 32767, and u8 at 255.
+BOOST_AUTO_TEST_CASE(i16_and_u8_depthwise_extremes) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : levels()) {
+    simd::set_level_for_testing(level);
+    for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
+      const ConvCase& c = conv_cases()[ci];
+      if (c.w[1] != 1 || c.groups == 1 || c.x[2] * c.x[3] >= 20000) continue;  // depthwise only
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+        const Tensor lo_x = constant_tensor(DType::i16, c.x, Scalar::from_int(-32768));
+        const Tensor lo_w = constant_tensor(DType::i16, c.w, Scalar::from_int(-32768));
+        const Tensor hi_w = constant_tensor(DType::i16, c.w, Scalar::from_int(32767));
+        check_case(c, clone(lo_x), clone(lo_w), nullptr, pool);
+        check_case(c, clone(lo_x), clone(hi_w), nullptr, pool);
+        const Tensor top_x = constant_tensor(DType::u8, c.x, Scalar::from_int(255));
+        const Tensor top_w = constant_tensor(DType::u8, c.w, Scalar::from_int(255));
+        check_case(c, clone(top_x), clone(top_w), nullptr, pool);
+      }
+    }
+  }
+}
+
 // x free of -128, which sends the GEMM to AVX2's sign-trick kernel (w over the whole range,
 // all -128 too: pair sums of ±32512), and the same x with one -128, which must not; x without
 // negatives (the u8 kernel), and with one -1.

@@ -9,6 +9,8 @@
 #include <random>
 
 #include "common/op_runner.hpp"
+#include "kernels/simd/cpu_features.hpp"
+#include "simd_test_support.hpp"
 #include "nn_test_util.hpp"
 
 using namespace mlvm;
@@ -157,6 +159,29 @@ BOOST_AUTO_TEST_CASE(cvm_lut_takes_the_fast_path_too) {
   Dims shape;
   const std::vector<double> want = ref_take(table, idx, -1, "clip", &shape);
   expect_close(run_op(Opcode::cvm_lut, {relayout(idx, Layout::flipped), table}), shape, want, 0, 0);
+}
+
+BOOST_AUTO_TEST_CASE(cvm_lut_of_four_byte_tables_at_every_simd_level) {
+  // i32 indices into a table of 1-, 2- or 4-byte elements take the level's gather run
+  // (simd::EwTable::lut32): full registers and every tail length, indices below 0 and past
+  // the end (clipped), tables of one entry and of 4096 (the largest mlvm-quantize writes),
+  // results longer than the 2048-element blocks of the narrow tables.
+  std::mt19937_64 rng(86);
+  simd_test::LevelGuard guard;
+  for (simd::Level level : simd_test::levels()) {
+    simd::set_level_for_testing(level);
+    for (DType dt : {DType::i32, DType::f32, DType::i8, DType::u8, DType::i16})
+      for (int64_t table_n : {1, 7, 4096})
+        for (int64_t n : {1, 5, 8, 15, 16, 17, 33, 1031, 4099}) {
+          BOOST_TEST_CONTEXT(simd::level_name(level) << " " << dtype_name(dt) << " table " << table_n << " n " << n) {
+            const Tensor table = values_for(dt, Dims{table_n}, rng);
+            const Tensor idx = indices_for(DType::i32, Dims{n}, -70, table_n + 70, rng);
+            Dims shape;
+            const std::vector<double> want = ref_take(table, idx, -1, "clip", &shape);
+            expect_close(run_op(Opcode::cvm_lut, {idx, table}), shape, want, 0, 0);
+          }
+        }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(concatenate_contiguous_and_strided_inputs_agree) {

@@ -7,6 +7,10 @@
 // also declared an output, which keeps it alive and so blocks fusion (checked on its plan).
 #include <boost/test/unit_test.hpp>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "common/tensor_helpers.hpp"
 #include "common/tensors.hpp"
 #include "kernels/simd/cpu_features.hpp"
@@ -58,6 +62,30 @@ Tensor full_range(DType dt, const Dims& shape, uint64_t seed, Layout lay = Layou
 }
 Tensor nonnegative(DType dt, const Dims& shape, uint64_t seed) {
   return make_input(dt, shape, Layout::contiguous, Fill::positive, seed);
+}
+
+// `.const NAME : i32[dims] = [...]` with the values nested as the dims say, each
+// values[k] = lo + (k * 7919 + seed) mod (hi - lo + 1): spread, reproducible, no two rows alike.
+std::string i32_constant(const std::string& name, const std::vector<int64_t>& dims, int64_t lo, int64_t hi,
+                         int64_t seed) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::string text;
+  int64_t k = 0;
+  std::function<void(std::size_t)> nest = [&](std::size_t axis) {
+    text += "[";
+    for (int64_t i = 0; i < dims[axis]; ++i) {
+      if (i) text += ", ";
+      if (axis + 1 < dims.size()) nest(axis + 1);
+      else text += std::to_string(lo + (k++ * 7919 + seed) % (hi - lo + 1));
+    }
+    text += "]";
+  };
+  nest(0);
+  std::string shape;
+  for (std::size_t a = 0; a < dims.size(); ++a) shape += (a ? ", " : "") + std::to_string(dims[a]);
+  BOOST_REQUIRE(k == count);
+  return ".const " + name + " : i32[" + shape + "] = " + text + "\n";
 }
 
 }  // namespace
@@ -223,9 +251,208 @@ BOOST_AUTO_TEST_CASE(the_chains_mlvm_quantize_writes) {
           {"b", full_range(DType::i32, {9}, 24)}, {"m", make_input(DType::i32, {9, 1, 1}, Layout::contiguous, Fill::small, 25)}});
 }
 
-BOOST_AUTO_TEST_CASE(a_relu_alone_or_a_clip_before_the_shift_stays_unfused) {
-  // Nothing to requantize (a relu alone), and a clip before the shift (the chain stops there:
-  // the conv and its clip fuse, the shift runs on its own).
+BOOST_AUTO_TEST_CASE(mlvm_quantize_chain_with_constant_multipliers_and_a_lookup_table) {
+  // quantize/rescale.cpp's requantization by per-channel constant multipliers, then
+  // lower_pointwise.cpp's table: the cast to i32 (no step), the table's offset and the
+  // cvm_lut, whose indices reach below 0 and past the table (clipped); the final cast to i16
+  // too, which the conv then writes (a narrowing requantization).
+  const std::string consts = i32_constant("m", {9, 1, 1}, 1, 30000, 3) + i32_constant("off", {1}, 2040, 2040, 0) +
+                             i32_constant("tab", {4000}, -32767, 32767, 11);
+  check_requant(R"(
+.input x : i8[1, 7, 12, 10]
+.input w : i8[9, 7, 3, 3]
+.input b : i32[9]
+.output y : i16[1, 9, 12, 10]
+)" + consts, ".output acc : i32[1, 9, 12, 10]", R"(
+    acc = conv2d x, w, b, padding=(1, 1)
+    t = cvm_right_shift acc, precision=16, shift_bit=3
+    t = mul t, m
+    t = cvm_right_shift t, precision=12, shift_bit=14
+    i = cast t, dtype=i32
+    i = add off, i
+    q = cvm_lut i, tab
+    y = cast q, dtype=i16
+)", 7, {{"x", full_range(DType::i8, {1, 7, 12, 10}, 40)}, {"w", full_range(DType::i8, {9, 7, 3, 3}, 41)},
+          {"b", full_range(DType::i32, {9}, 42)}});
+}
+
+BOOST_AUTO_TEST_CASE(per_channel_multipliers_of_depthwise_and_grouped_convs) {
+  // The multiplier of channel g·OC/groups + o, in the depthwise planes and in each group's
+  // GEMM blocks; i16 inputs as mlvm-quantize widens them; a relu and a clip among the steps.
+  check_requant(R"(
+.input x : i16[2, 6, 19, 21]
+.input w : i16[6, 1, 3, 3]
+.output y : i32[2, 6, 10, 11]
+)" + i32_constant("m", {1, 6, 1, 1}, -500, 20000, 5),
+                ".output acc : i32[2, 6, 10, 11]", R"(
+    acc = conv2d x, w, padding=(1, 1), strides=(2, 2), groups=6
+    t = cvm_right_shift acc, precision=16, shift_bit=9
+    t = mul m, t
+    t = relu t
+    t = cvm_right_shift t, precision=9, shift_bit=13
+    y = cvm_clip t, precision=7
+)", 5, {{"x", full_range(DType::i16, {2, 6, 19, 21}, 43)}, {"w", full_range(DType::i16, {6, 1, 3, 3}, 44)}});
+  check_requant(R"(
+.input x : i8[2, 12, 15, 14]
+.input w : i8[10, 6, 3, 3]
+.output y : i32[2, 10, 15, 14]
+)" + i32_constant("m", {10, 1, 1}, 1, 30000, 6),
+                ".output acc : i32[2, 10, 15, 14]", R"(
+    acc = conv2d x, w, padding=(1, 1), groups=2
+    t = cvm_clip acc, precision=16
+    t = mul t, m
+    y = cvm_right_shift t, precision=8, shift_bit=12
+)", 3, {{"x", full_range(DType::i8, {2, 12, 15, 14}, 45)}, {"w", full_range(DType::i8, {10, 6, 3, 3}, 46)}});
+}
+
+BOOST_AUTO_TEST_CASE(per_column_multipliers_of_dense_and_matmul) {
+  // 2000 x 300: rows in more than one cache block, each row's column j by multiplier j.
+  check_requant(R"(
+.input x : i8[2000, 19]
+.input w : i8[300, 19]
+.output y : i32[2000, 300]
+)" + i32_constant("m", {300}, 1, 30000, 7) + i32_constant("tab", {256}, -127, 127, 8),
+                ".output h : i32[2000, 300]", R"(
+    h = dense x, w
+    t = cvm_right_shift h, precision=16, shift_bit=2
+    t = mul t, m
+    t = cvm_right_shift t, precision=8, shift_bit=16
+    y = cvm_lut t, tab
+)", 4, {{"x", full_range(DType::i8, {2000, 19}, 47)}, {"w", full_range(DType::i8, {300, 19}, 48)}});
+  check_requant(R"(
+.input a : i8[3, 5, 7]
+.input b : i8[3, 7, 9]
+.output y : i32[3, 5, 9]
+)" + i32_constant("m", {1, 1, 9}, -3, 3, 9) + i32_constant("one", {1, 1}, 5, 5, 0),
+                ".output h : i32[3, 5, 9]", R"(
+    h = matmul a, b
+    t = mul h, one
+    t = mul t, m
+    y = add t, one
+)", 3, {{"a", full_range(DType::i8, {3, 5, 7}, 49)}, {"b", full_range(DType::i8, {3, 7, 9}, 50)}});
+}
+
+BOOST_AUTO_TEST_CASE(constants_per_row_or_widening_the_result_stay_unfused) {
+  // A multiplier per dense row ([9, 1]) is not per column; one of [2, 3, 1, 1] against a
+  // [1, 3, 3, 3] result broadcasts it to [2, 3, 3, 3]; an add of more than one element, a
+  // table that is not a constant and a cast to another dtype end the chain too.
+  const Program per_row = program_from(R"(
+.input x : i8[9, 31]
+.input w : i8[14, 31]
+.output y : i32[9, 14]
+)" + i32_constant("m", {9, 1}, 1, 100, 1) + R"(
+    h = dense x, w
+    t = cvm_right_shift h, precision=16, shift_bit=4
+    y = mul t, m
+)");
+  Fused f = fused_of(per_row);
+  BOOST_TEST((f.absorbed[1] && !f.absorbed[2]));
+  const Program widening = program_from(R"(
+.input x : i8[1, 2, 5, 5]
+.input w : i8[3, 2, 3, 3]
+.output y : i32[2, 3, 3, 3]
+)" + i32_constant("m", {2, 3, 1, 1}, 1, 100, 2) + R"(
+    h = conv2d x, w
+    y = mul h, m
+)");
+  BOOST_TEST(!fused_of(widening).absorbed[1]);
+  const Program others = program_from(R"(
+.input x : i8[1, 2, 5, 5]
+.input w : i8[3, 2, 3, 3]
+.input tab : i32[50]
+.output y : i32[1, 3, 3, 3]
+.output z : i64[1, 3, 3, 3]
+)" + i32_constant("two", {3, 1, 1}, 1, 2, 3) + R"(
+    h = conv2d x, w
+    t = add h, two
+    y = cvm_lut t, tab
+    g = conv2d x, w
+    s = cvm_right_shift g, precision=8, shift_bit=4
+    z = cast s, dtype=i64
+)");
+  f = fused_of(others);
+  BOOST_TEST((!f.absorbed[1] && !f.absorbed[2] && f.absorbed[4] && !f.absorbed[5]));
+}
+
+BOOST_AUTO_TEST_CASE(narrowing_requantization_on_every_conv_path) {
+  // The chain's last step a cast to i8, u8 or i16, or a table of them: the conv writes those
+  // elements itself. Through the window GEMM (stride 1, padded: AVX-512 VNNI), the phase
+  // planes (strided), the input as is (1x1), a grouped conv and the depthwise planes; tables
+  // with negative entries (sign-extended, then truncated back).
+  const std::string t8 = i32_constant("t8", {300}, -127, 127, 12);
+  std::string i8_table = t8;
+  i8_table.replace(i8_table.find("i32["), 4, "i8[");
+  std::string u8_table = i32_constant("tu", {300}, 0, 255, 13);
+  u8_table.replace(u8_table.find("i32["), 4, "u8[");
+  check_requant(R"(
+.input x : i8[1, 7, 13, 17]
+.input w : i8[9, 7, 3, 3]
+.output y : i8[1, 9, 13, 17]
+)" + i32_constant("m", {9, 1, 1}, 1, 30000, 14),
+                ".output acc : i32[1, 9, 13, 17]", R"(
+    acc = conv2d x, w, padding=(1, 1)
+    t = cvm_right_shift acc, precision=16, shift_bit=6
+    t = mul t, m
+    t = cvm_right_shift t, precision=8, shift_bit=15
+    y = cast t, dtype=i8
+)", 4, {{"x", full_range(DType::i8, {1, 7, 13, 17}, 53)}, {"w", full_range(DType::i8, {9, 7, 3, 3}, 54)}});
+  check_requant(R"(
+.input x : i16[2, 12, 9, 10]
+.input w : i16[20, 12, 1, 1]
+.output y : i8[2, 20, 9, 10]
+)" + i8_table, ".output acc : i32[2, 20, 9, 10]", R"(
+    acc = conv2d x, w
+    t = cvm_right_shift acc, precision=9, shift_bit=20
+    y = cvm_lut t, t8
+)", 2, {{"x", full_range(DType::i16, {2, 12, 9, 10}, 55)}, {"w", full_range(DType::i16, {20, 12, 1, 1}, 56)}});
+  check_requant(R"(
+.input x : i8[1, 6, 17, 15]
+.input w : i8[8, 6, 3, 3]
+.output y : u8[1, 8, 8, 7]
+)" + u8_table, ".output acc : i32[1, 8, 8, 7]", R"(
+    acc = conv2d x, w, strides=(2, 2)
+    t = cvm_right_shift acc, precision=10, shift_bit=5
+    y = cvm_lut t, tu
+)", 2, {{"x", full_range(DType::i8, {1, 6, 17, 15}, 57)}, {"w", full_range(DType::i8, {8, 6, 3, 3}, 58)}});
+  check_requant(R"(
+.input x : i8[2, 12, 15, 14]
+.input w : i8[10, 6, 3, 3]
+.output y : u8[2, 10, 15, 14]
+)", ".output acc : i32[2, 10, 15, 14]", R"(
+    acc = conv2d x, w, padding=(1, 1), groups=2
+    t = relu acc
+    t = cvm_right_shift t, precision=9, shift_bit=9
+    y = cast t, dtype=u8
+)", 3, {{"x", full_range(DType::i8, {2, 12, 15, 14}, 59)}, {"w", full_range(DType::i8, {10, 6, 3, 3}, 60)}});
+  check_requant(R"(
+.input x : i16[2, 6, 19, 21]
+.input w : i16[6, 1, 3, 3]
+.output y : i16[2, 6, 10, 11]
+)", ".output acc : i32[2, 6, 10, 11]", R"(
+    acc = conv2d x, w, padding=(1, 1), strides=(2, 2), groups=6
+    t = cvm_right_shift acc, precision=16, shift_bit=12
+    y = cast t, dtype=i16
+)", 2, {{"x", full_range(DType::i16, {2, 6, 19, 21}, 61)}, {"w", full_range(DType::i16, {6, 1, 3, 3}, 62)}});
+  // MobileNet's ReLU6 as mlvm-quantize writes it: a clip of the requantized integers.
+  check_requant(R"(
+.input x : i16[1, 8, 11, 12]
+.input w : i16[8, 1, 3, 3]
+.output y : i16[1, 8, 11, 12]
+)" + i32_constant("m", {8, 1, 1}, 1, 30000, 15),
+                ".output acc : i32[1, 8, 11, 12]", R"(
+    acc = conv2d x, w, padding=(1, 1), groups=8
+    acc = relu acc
+    t = cvm_right_shift acc, precision=16, shift_bit=9
+    t = mul t, m
+    t = cvm_right_shift t, precision=16, shift_bit=13
+    t = clip t, a_min=0, a_max=24576
+    y = cast t, dtype=i16
+)", 6, {{"x", full_range(DType::i16, {1, 8, 11, 12}, 63)}, {"w", full_range(DType::i16, {8, 1, 3, 3}, 64)}});
+}
+
+BOOST_AUTO_TEST_CASE(a_relu_alone_stays_unfused_a_shift_after_a_clip_is_a_step) {
+  // Nothing to requantize (a relu alone). A clip before the shift ends the first stage (one
+  // map clamp(rshift(v))); the shift after it is then a step of its own, in order.
   const Program relu_only = program_from(R"(
 .input x : i8[1, 2, 5, 5]
 .input w : i8[3, 2, 3, 3]
@@ -234,17 +461,15 @@ BOOST_AUTO_TEST_CASE(a_relu_alone_or_a_clip_before_the_shift_stays_unfused) {
     y = relu h
 )");
   BOOST_TEST(!fused_of(relu_only).absorbed[1]);
-  const Program clip_first = program_from(R"(
+  check_requant(R"(
 .input x : i8[1, 2, 5, 5]
 .input w : i8[3, 2, 3, 3]
 .output y : i32[1, 3, 3, 3]
+)", ".output h : i32[1, 3, 3, 3]", R"(
     h = conv2d x, w
     c = cvm_clip h, precision=12
     y = cvm_right_shift c, precision=8, shift_bit=2
-)");
-  const Fused f = fused_of(clip_first);
-  BOOST_TEST(f.absorbed[1]);
-  BOOST_TEST(!f.absorbed[2]);
+)", 2, {{"x", full_range(DType::i8, {1, 2, 5, 5}, 51)}, {"w", full_range(DType::i8, {3, 2, 3, 3}, 52)}});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
