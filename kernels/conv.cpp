@@ -23,6 +23,7 @@
 #include "kernels/conv_stacked.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/conv_winograd_1d.hpp"
+#include "kernels/depthwise_exact.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/parallel_items.hpp"
@@ -394,10 +395,46 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
   });
 }
 
+// Integer depthwise with one output channel per input channel in f32 where that is exact
+// (kernels/depthwise_exact.hpp), by planes or a register of channels at a time.
+template <class T>
+void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExactDepthwise how,
+                          ExecEnv& env) {
+  const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
+  const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
+  if (how == ExactDepthwise::planes) {
+    for_each_item(env.pool, s.n * s.c, [&](int64_t t) {
+      env.check_cancelled();
+      const int64_t c = t % s.c;
+      int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, oplane) : d.y + t * oplane;
+      depthwise_plane_exact<T>(geo, d.x + t * plane, d.w + c * s.kh * s.kw, d.bias ? d.bias + c * d.bias_stride : nullptr,
+                               y);
+      if (d.rq) requant_into(d, y, t * oplane, oplane, c);
+    });
+    return;
+  }
+  const int64_t lanes = simd::conv_row_kernels().lanes, blocks = (s.c + lanes - 1) / lanes;
+  for_each_item(env.pool, s.n * blocks, [&](int64_t t) {
+    env.check_cancelled();
+    const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
+    const int64_t at = (n * s.oc + c0) * oplane;
+    // A requantization reads the planes from scratch when it narrows them.
+    int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
+    depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
+                             d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, y);
+    if (d.rq)
+      for (int64_t c = 0; c < channels; ++c) requant_into(d, y + c * oplane, at + c * oplane, oplane, c0 + c);
+  });
+}
+
 // Every output plane of one input channel per group (depthwise), integers: the plain kernel.
 template <class T>
 void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExecEnv& env) {
   const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
+  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t>)
+    if (s.ocg == 1)
+      if (const ExactDepthwise how = exact_depthwise(d.w, s.oc * s.kh * s.kw, geo); how != ExactDepthwise::none)
+        return conv_depthwise_exact(s, p, d, how, env);
   const int64_t planes = s.n * s.oc;
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw));
   parallel_for(env.pool, planes, grain, [&](int64_t f, int64_t l) {

@@ -1,6 +1,7 @@
 #include "kernels/fused_activation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 
 #include "kernels/parallel_items.hpp"
@@ -61,6 +62,38 @@ void apply_first_stage(const FusedActivation& a, const T* src, T* dst, int64_t n
   }
 }
 
+// The chain of channel `channel` as one run's steps (simd::RequantRun), or 0 when the level
+// has no such run or a step is indexed by column (dense and matmul rows: apply_requant_steps).
+int requant_ops(const FusedActivation& a, int64_t channel, simd::RequantOp* ops) {
+  using Op = simd::RequantOp;
+  if (!simd::ew_kernels().requant_i32) return 0;
+  int n = 0;
+  ops[n++] = a.rshift >= 0 ? Op{Op::Kind::rshift, a.rshift, int32_t(a.ilo), int32_t(a.ihi), 0, nullptr, 0}
+                           : Op{Op::Kind::clip, 0, int32_t(a.ilo), int32_t(a.ihi), 0, nullptr, 0};
+  for (int k = 0; k < a.num_steps; ++k) {
+    const RequantStep& st = a.steps[std::size_t(k)];
+    switch (st.kind) {
+      case RequantStep::Kind::mul:
+        if (st.per_column && st.count > 1) return 0;
+        ops[n++] = Op{Op::Kind::mul, 0, 0, 0, st.values[st.count > 1 ? channel : 0], nullptr, 0};
+        break;
+      case RequantStep::Kind::add:
+        ops[n++] = Op{Op::Kind::add, 0, 0, 0, st.values[0], nullptr, 0};
+        break;
+      case RequantStep::Kind::rshift:
+        ops[n++] = Op{Op::Kind::rshift, st.shift, st.lo, st.hi, 0, nullptr, 0};
+        break;
+      case RequantStep::Kind::clip:
+        ops[n++] = Op{Op::Kind::clip, 0, st.lo, st.hi, 0, nullptr, 0};
+        break;
+      case RequantStep::Kind::lut:
+        ops[n++] = Op{Op::Kind::lut, 0, 0, 0, 0, st.values, st.count};
+        break;
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 template <class T>
@@ -68,12 +101,17 @@ void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t
   if constexpr (std::is_floating_point_v<T>) {
     return;  // float kernels are never given a requantization (their template code names it)
   } else {
+    if constexpr (std::is_same_v<T, int32_t>) {
+      std::array<simd::RequantOp, kMaxRequantSteps + 1> ops;
+      if (const int m = requant_ops(a, channel, ops.data())) return simd::ew_kernels().requant_i32(ops.data(), m, src, dst, n, 4);
+    }
     apply_first_stage(a, src, dst, n);
     if constexpr (std::is_same_v<T, int32_t>)
       if (a.num_steps > 0) apply_requant_steps(a, dst, n, channel);
   }
 }
 void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to) {
+  if (const auto run = simd::ew_kernels().requant_i32) return run(nullptr, 0, src, dst, n, int(dtype_size(to)));
   if (dtype_size(to) == 1) {
     uint8_t* y = static_cast<uint8_t*>(dst);
     for (int64_t i = 0; i < n; ++i) y[i] = uint8_t(uint32_t(src[i]));
@@ -84,6 +122,9 @@ void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to) {
 }
 
 void apply_fused_requant_narrow(const FusedActivation& a, int32_t* buf, void* dst, int64_t n, int64_t channel) {
+  std::array<simd::RequantOp, kMaxRequantSteps + 1> ops;
+  if (const int m = requant_ops(a, channel, ops.data()))
+    return simd::ew_kernels().requant_i32(ops.data(), m, buf, dst, n, int(dtype_size(a.narrow)));
   apply_fused_requant<int32_t>(a, buf, buf, n, channel);
   store_narrowed(buf, dst, n, a.narrow);
 }

@@ -64,6 +64,23 @@ using CvmShiftRun = void (*)(void* y, const void* x, int64_t n, const CvmShift& 
 // mode clip over a flattened table); table_n > 0.
 using Lut32Run = void (*)(uint32_t* y, const int32_t* idx, int64_t n, const uint32_t* table, int64_t table_n);
 
+// One step of a requantization chain over i32 values, the arithmetic of the op's own run:
+//   rshift: q = v >> shift, then clamp((q >> 1) + (q & 1), lo, hi)   (cvm_right_shift_run)
+//   clip:   clamp(v, lo, hi);  mul, add: v · value, v + value wrapping modulo 2^32
+//   lut:    table[clamp(v, 0, count - 1)]                             (lut32_run)
+struct RequantOp {
+  enum class Kind : uint8_t { rshift, clip, mul, add, lut };
+  Kind kind = Kind::clip;
+  int shift = 0;  // 0..31
+  int32_t lo = 0, hi = 0, value = 0;
+  const int32_t* table = nullptr;
+  int64_t count = 0;
+};
+// dst[k] = ops[nops - 1](... ops[0](src[k])) for k < n, all steps on a register of values at
+// a time, stored as i32 (out_bytes 4) or truncated to its low 1 or 2 bytes (a cast to i8, u8
+// or i16 of the result). dst may be src when out_bytes is 4.
+using RequantRun = void (*)(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t n, int out_bytes);
+
 struct EwTable {
   // [op][elem][splat][streaming]: streaming runs write the output with non-temporal stores
   // (for outputs much larger than the caches, which would otherwise be read before being
@@ -87,6 +104,7 @@ struct EwTable {
   CvmShiftRun cvm_right_shift[kNumElems] = {};
   CvmShiftRun cvm_left_shift[kNumElems] = {};
   Lut32Run lut32 = nullptr;
+  RequantRun requant_i32 = nullptr;  // kernels/simd/ew_requant_run.inl; null at SSE2
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,

@@ -12,6 +12,8 @@
 // compute, except exp (ew.hpp: kExpMaxUlp).
 #pragma once
 
+#include <cstring>
+
 #include "kernels/simd/ew.hpp"
 #include "kernels/simd/ew_exp.inl"
 #include "kernels/simd/ew_vec.inl"
@@ -403,6 +405,7 @@ void clip_run(void* yv, const void* xv, int64_t n, const void* lov, const void* 
 #include "kernels/simd/ew_fused_runs.inl"
 // The integer requantization runs (cvm shifts, lookup tables) likewise.
 #include "kernels/simd/ew_int_runs.inl"
+#include "kernels/simd/ew_requant_run.inl"
 
 // ---------------------------------------------------------------------------------------------
 // The table.
@@ -474,6 +477,9 @@ EwTable make_table() {
   t.leaky_f32 = leaky_run;
   t.hardswish_f32 = hardswish_run;
   t.lut32 = lut32_run;
+#if MLVM_SIMD_BYTES >= 32
+  t.requant_i32 = requant_run;  // SSE2 (no 32-bit min, max or multiply) keeps the step-by-step runs
+#endif
   return t;
 }
 

@@ -306,4 +306,42 @@ BOOST_AUTO_TEST_CASE(i8_x_without_min) {
   }
 }
 
+// The quantizer's depthwise convolutions: i16 inputs over the whole range with weights of i8's
+// range, which narrow planes compute in f32 as two exact halves (kernels/depthwise_exact.hpp),
+// at their limits (-32768 against -128 and 127); and weights one past that range's bound for
+// 3x3 (|w| 7282: 9 · 256 · 7282 > 2^24), which take the integer kernels instead. Each against
+// the naive sums.
+BOOST_AUTO_TEST_CASE(i16_depthwise_with_i8_range_weights) {
+  LevelGuard guard;
+  ThreadPool pool(2);
+  for (simd::Level level : levels()) {
+    simd::set_level_for_testing(level);
+    std::mt19937_64 rng(24);
+    // The list's depthwise cases, and planes of 17 to 32 output columns, which i16 inputs take
+    // through the f32 plane kernel (kernels/depthwise_exact.hpp: exact_depthwise).
+    std::vector<ConvCase> cases;
+    for (const ConvCase& c : conv_cases())
+      if (c.w[1] == 1 && c.groups > 1 && c.x[2] * c.x[3] < 20000) cases.push_back(c);
+    cases.push_back({{1, 5, 20, 25}, {5, 1, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 5});   // 25 columns
+    cases.push_back({{1, 18, 19, 61}, {18, 1, 3, 3}, {1, 0, 1, 1}, {2, 2}, {1, 1}, 18});  // stride 2: 31 columns
+    for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+      const ConvCase& c = cases[ci];
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+        const Tensor x = random_tensor(DType::i16, c.x, rng), w = random_tensor(DType::i16, c.w, rng, -128, 127);
+        const Tensor b = bias_for(DType::i16, c.w[0], rng);
+        check_case(c, x, w, &b, pool);
+        const Tensor lo_x = constant_tensor(DType::i16, c.x, Scalar::from_int(-32768));
+        check_case(c, clone(lo_x), clone(constant_tensor(DType::i16, c.w, Scalar::from_int(-128))), nullptr, pool);
+        check_case(c, clone(lo_x), clone(constant_tensor(DType::i16, c.w, Scalar::from_int(127))), &b, pool);
+        Tensor w_big = clone(w);
+        w_big.template data<int16_t>()[w_big.numel() - 1] = 7282;
+        check_case(c, x, w_big, &b, pool);
+        // i8 at its limits: -128 against -128, every sum exact in f32 (9 · 2^14 < 2^24).
+        const Tensor lo8 = constant_tensor(DType::i8, c.x, Scalar::from_int(-128));
+        check_case(c, clone(lo8), clone(constant_tensor(DType::i8, c.w, Scalar::from_int(-128))), nullptr, pool);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -78,6 +78,15 @@ BOOST_AUTO_TEST_CASE(writes_beside_the_model_by_default_and_runs_the_onnx_cnn) {
                            " --output accuracy=acc.npy");
   CHECK_RUN(r, 0);
   BOOST_TEST(mlvm::testing::values(load_npy(s.path("acc.npy")))[0] > 98.0);
+  // Least-squares scales: the 8-bit activations' exponents from their calibrated
+  // distributions; the same accuracy bar, and the report shows where they clip.
+  r = s.run(kQuantize, "cnn.onnx --calib " + quoted(kCalibration) + " --max-samples 720 --scales mse -o mse.mlbc --report");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(contains(r.out, "max|float-int|"));
+  CHECK_RUN(s.run(kRun, "mse.mlbc --input images=" + quoted(kTestImages) + " --input labels=" + quoted(kTestLabels) +
+                            " --output accuracy=acc_mse.npy"),
+            0);
+  BOOST_TEST(mlvm::testing::values(load_npy(s.path("acc_mse.npy")))[0] > 98.0);
 }
 
 BOOST_AUTO_TEST_CASE(a_constant_named_by_input_is_quantized_in_the_program) {
@@ -103,6 +112,9 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1) {
   BOOST_TEST(contains(r.err, "--calib FILE is required"));
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --max-samples -1");
   CHECK_RUN(r, 1);
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --scales median");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--scales takes max or mse, got 'median'"));
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --bogus");
   CHECK_RUN(r, 1);
   r = s.run(kQuantize, "missing.mlasm --calib c.npy");

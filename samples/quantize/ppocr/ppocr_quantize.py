@@ -73,8 +73,9 @@ def det_page(lines, seed):
     return a.transpose(2, 0, 1)[None].astype(np.float32)
 
 
-def quantize(tool, model, calib, out, keep_float, work, layer_input_bits=16):
-    cmd = [tool, model, "--calib", calib, "--report", "-o", out, "--layer-input-bits", str(layer_input_bits)]
+def quantize(tool, model, calib, out, keep_float, work, layer_input_bits=16, scales="max"):
+    cmd = [tool, model, "--calib", calib, "--report", "-o", out, "--layer-input-bits", str(layer_input_bits),
+           "--scales", scales]
     for p in keep_float:
         cmd += ["--keep-float", p]
     t = time.perf_counter()
@@ -104,7 +105,7 @@ def recognizer(args, mlvm, makers, ctc_decode, work):
     calib = os.path.join(work, "rec_calib.npy")
     np.save(calib, rec_batch(makers, CALIB))
     out = os.path.join(work, "rec_int8.mlbc")
-    quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits)
+    quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits, args.scales)
     f = mlvm.Session(mlvm.from_onnx(model), threads=1)
     q = mlvm.Session(mlvm.load(out), threads=1)
     agree, tf, tq = 0, 0.0, 0.0
@@ -127,7 +128,7 @@ def detector(args, mlvm, makers, work):
     calib = os.path.join(work, "det_calib.npy")
     np.save(calib, np.concatenate([det_page(lines, k + 1) for k, lines in enumerate(DET_CALIB)]))
     out = os.path.join(work, "det_int8.mlbc")
-    quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits)
+    quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits, args.scales)
     x = makers.det_page()  # the corpus's receipt page: not among the calibration pages
     yf, tf = timed(mlvm.Session(mlvm.from_onnx(model), threads=1), x)
     yq, tq = timed(mlvm.Session(mlvm.load(out), threads=1), x)
@@ -149,6 +150,7 @@ def main():
     ap.add_argument("--min-pixels", type=float, default=0.99, help="detector: fraction of pixels that must agree")
     ap.add_argument("--keep-float", action="append", default=[], help="passed to mlvm-quantize")
     ap.add_argument("--layer-input-bits", type=int, default=16, help="passed to mlvm-quantize (8: i8 layers only)")
+    ap.add_argument("--scales", default="max", choices=["max", "mse"], help="passed to mlvm-quantize")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.cache, GUTEN, "ch_PP-OCRv4_rec_infer.onnx")):
         skip(f"no PP-OCRv4 models in {args.cache} (scripts/fetch_models.sh fetches them)")

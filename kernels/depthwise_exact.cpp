@@ -1,0 +1,128 @@
+#include "kernels/depthwise_exact.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/thread_scratch.hpp"
+
+namespace mlvm {
+
+namespace {
+
+struct DepthwiseExactScratch;  // thread_scratch owner: 0 the f32 input, 1 the f32 sums, 2 the kernel's work
+
+constexpr int64_t kExactLimit = int64_t(1) << 24;
+
+// The f32 sums of one part of the input (the values part(x) of each element) into sums.
+template <class T, class Part>
+void convolve_part(const simd::DepthwiseGeometry& g, const T* x, int64_t channels, const float* wf, Part part,
+                   float* sums) {
+  const auto& table = simd::conv_row_kernels();
+  const int64_t plane = g.h * g.w;
+  float* xf = thread_scratch<DepthwiseExactScratch, float>(0, channels * plane);
+  for (int64_t k = 0; k < channels * plane; ++k) xf[k] = float(part(x[k]));
+  const int64_t work = simd::depthwise_blocked_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
+  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
+  const float inf = std::numeric_limits<float>::infinity();
+  table.depthwise_blocked({xf, channels, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh, g.dw, wf,
+                           nullptr, 0, -inf, inf, sums, buf});
+}
+
+}  // namespace
+
+template <class T>
+bool depthwise_exact_in_f32(const T* w, int64_t count, int64_t taps) {
+  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t>) {
+    int64_t most = 0;
+    for (int64_t k = 0; k < count; ++k) most = std::max<int64_t>(most, std::abs(int64_t(w[k])));
+    const int64_t part = std::is_same_v<T, int8_t> ? 128 : 256;  // the largest |x| of a convolved part
+    return taps > 0 && taps * part * most <= kExactLimit;
+  } else {
+    (void)w, (void)count, (void)taps;
+    return false;
+  }
+}
+
+template <class T>
+ExactDepthwise exact_depthwise(const T* w, int64_t count, const simd::DepthwiseGeometry& g) {
+  if (!depthwise_exact_in_f32(w, count, g.kh * g.kw)) return ExactDepthwise::none;
+  if (g.ow <= 16) return ExactDepthwise::blocked;
+  const bool planes = simd::conv_row_kernels().depthwise_plane &&
+                      simd::depthwise_plane_fits(g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.oh);
+  if (sizeof(T) == 1) return planes ? ExactDepthwise::planes : g.ow <= 32 ? ExactDepthwise::blocked : ExactDepthwise::none;
+  return planes && g.ow <= 32 ? ExactDepthwise::planes : ExactDepthwise::none;
+}
+
+template <class T>
+void depthwise_block_exact(const simd::DepthwiseGeometry& g, const T* x, int64_t channels, const T* w,
+                           const int32_t* bias, int64_t bias_stride, int32_t* y) {
+  const int64_t taps = g.kh * g.kw, oplane = g.oh * g.ow;
+  // Weights as f32 (exact), then the sums: one convolution for i8, two halves for i16.
+  thread_local std::vector<float> wf;
+  wf.assign(w, w + channels * taps);
+  float* sums = thread_scratch<DepthwiseExactScratch, float>(1, 2 * channels * oplane);
+  if constexpr (std::is_same_v<T, int8_t>) {
+    convolve_part(g, x, channels, wf.data(), [](int8_t v) { return int32_t(v); }, sums);
+  } else {
+    // x = 256 · (x >> 8) + (x & 255), the shift arithmetic (floor).
+    convolve_part(g, x, channels, wf.data(), [](int16_t v) { return int32_t(v) >> 8; }, sums);
+    convolve_part(g, x, channels, wf.data(), [](int16_t v) { return int32_t(v) & 255; }, sums + channels * oplane);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    const uint32_t b = bias ? uint32_t(bias[c * bias_stride]) : 0u;
+    const float* s = sums + c * oplane;
+    int32_t* yc = y + c * oplane;
+    if constexpr (std::is_same_v<T, int8_t>) {
+      for (int64_t k = 0; k < oplane; ++k) yc[k] = int32_t(uint32_t(int32_t(s[k])) + b);
+    } else {
+      const float* lo = s + channels * oplane;
+      for (int64_t k = 0; k < oplane; ++k)
+        yc[k] = int32_t(uint32_t(int32_t(s[k])) * 256u + uint32_t(int32_t(lo[k])) + b);
+    }
+  }
+}
+
+template <class T>
+void depthwise_plane_exact(const simd::DepthwiseGeometry& g, const T* x, const T* w, const int32_t* bias, int32_t* y) {
+  const auto& table = simd::conv_row_kernels();
+  const int64_t taps = g.kh * g.kw, plane = g.h * g.w, oplane = g.oh * g.ow;
+  float wf[64];
+  for (int64_t t = 0; t < taps; ++t) wf[t] = float(w[t]);
+  float* xf = thread_scratch<DepthwiseExactScratch, float>(0, 2 * plane);
+  float* sums = thread_scratch<DepthwiseExactScratch, float>(1, 2 * oplane);
+  const float inf = std::numeric_limits<float>::infinity();
+  auto convolve = [&](const float* in, float* out) {
+    table.depthwise_plane({in, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.top, g.left, g.sh, g.sw, wf, 0.f, -inf, inf, out});
+  };
+  const uint32_t b = bias ? uint32_t(*bias) : 0u;
+  if constexpr (std::is_same_v<T, int8_t>) {
+    for (int64_t k = 0; k < plane; ++k) xf[k] = float(x[k]);
+    convolve(xf, sums);
+    for (int64_t k = 0; k < oplane; ++k) y[k] = int32_t(uint32_t(int32_t(sums[k])) + b);
+  } else {
+    float* lo = xf + plane;
+    for (int64_t k = 0; k < plane; ++k) {
+      xf[k] = float(int32_t(x[k]) >> 8);
+      lo[k] = float(int32_t(x[k]) & 255);
+    }
+    convolve(xf, sums);
+    convolve(lo, sums + oplane);
+    for (int64_t k = 0; k < oplane; ++k)
+      y[k] = int32_t(uint32_t(int32_t(sums[k])) * 256u + uint32_t(int32_t(sums[oplane + k])) + b);
+  }
+}
+
+#define MLVM_DEPTHWISE_EXACT(T)                                                                  \
+  template bool depthwise_exact_in_f32<T>(const T*, int64_t, int64_t);                          \
+  template ExactDepthwise exact_depthwise<T>(const T*, int64_t, const simd::DepthwiseGeometry&);   \
+  template void depthwise_block_exact<T>(const simd::DepthwiseGeometry&, const T*, int64_t, const T*, \
+                                         const int32_t*, int64_t, int32_t*);  \
+  template void depthwise_plane_exact<T>(const simd::DepthwiseGeometry&, const T*, const T*, const int32_t*, int32_t*);
+MLVM_DEPTHWISE_EXACT(int8_t)
+MLVM_DEPTHWISE_EXACT(int16_t)
+#undef MLVM_DEPTHWISE_EXACT
+
+}  // namespace mlvm

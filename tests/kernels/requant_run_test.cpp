@@ -1,0 +1,126 @@
+// The one-pass requantization run (simd::EwTable::requant_i32, kernels/simd/ew_requant_run.inl)
+// at every level that has it, against the ops' definitions computed here in int64: seeded
+// random chains of every step kind, shifts 0..31, bounds and multipliers at the i32 limits,
+// tables indexed past both ends, every length up to a few registers (the scalar tail), and
+// the three output widths (truncation).
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernels/simd/ew.hpp"
+#include "simd_test_support.hpp"
+
+using namespace mlvm;
+using simd::RequantOp;
+using simd_test::LevelGuard;
+using simd_test::levels;
+
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
+
+// cvm_right_shift with shift_bit = s + 1: round half up of v / 2^(s+1), as floor(v / 2^s)
+// then (q + 1) / 2 floored; clip, mul and add modulo 2^32; the table at the clamped index.
+int64_t reference_step(const RequantOp& o, int64_t v) {
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  switch (o.kind) {
+    case RequantOp::Kind::rshift: {
+      const int64_t q = floor_div(v, int64_t(1) << o.shift);
+      return std::clamp<int64_t>(floor_div(q + 1, 2), o.lo, o.hi);
+    }
+    case RequantOp::Kind::clip:
+      return std::clamp<int64_t>(v, o.lo, o.hi);
+    case RequantOp::Kind::mul:
+      return int32_t(uint32_t(uint64_t(v * int64_t(o.value)) & 0xFFFFFFFFu));
+    case RequantOp::Kind::add:
+      return int32_t(uint32_t(uint64_t(v + int64_t(o.value)) & 0xFFFFFFFFu));
+    case RequantOp::Kind::lut:
+      return o.table[std::clamp<int64_t>(v, 0, o.count - 1)];
+  }
+  return v;
+}
+
+int32_t any_i32(simd_test::Rng& rng) {
+  switch (rng.next() % 6) {
+    case 0: return int32_t(kMin);
+    case 1: return int32_t(kMax);
+    case 2: return int32_t(int64_t(rng.next() % 512) - 256);
+    default: return int32_t(uint32_t(rng.next()));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(requant_run)
+
+BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
+  LevelGuard guard;
+  for (simd::Level level : levels()) {
+    simd::set_level_for_testing(level);
+    const auto run = simd::ew_kernels().requant_i32;
+    if (!run) {
+      BOOST_TEST((level == simd::Level::sse2));  // SSE2 keeps the step-by-step runs
+      continue;
+    }
+    simd_test::Rng rng{45};
+    std::vector<std::vector<int32_t>> tables;
+    for (int trial = 0; trial < 400; ++trial) {
+      BOOST_TEST_CONTEXT(simd::level_name(level) << " trial " << trial) {
+        std::vector<RequantOp> ops(1 + rng.next() % 6);
+        tables.assign(ops.size(), {});
+        for (std::size_t s = 0; s < ops.size(); ++s) {
+          RequantOp& o = ops[s];
+          o.kind = RequantOp::Kind(rng.next() % 5);
+          o.shift = int(rng.next() % 32);
+          int32_t a = any_i32(rng), b = any_i32(rng);
+          o.lo = std::min(a, b);
+          o.hi = std::max(a, b);
+          o.value = any_i32(rng);
+          if (o.kind == RequantOp::Kind::lut) {
+            tables[s].resize(1 + rng.next() % 300);
+            for (int32_t& e : tables[s]) e = any_i32(rng);
+            o.table = tables[s].data();
+            o.count = int64_t(tables[s].size());
+          }
+        }
+        const int64_t n = int64_t(rng.next() % 70);
+        std::vector<int32_t> src(static_cast<std::size_t>(n));
+        for (int32_t& v : src) v = any_i32(rng);
+        for (int bytes : {1, 2, 4}) {
+          std::vector<uint8_t> dst(std::size_t(n) * 4 + 16, 0xAB);
+          run(ops.data(), int(ops.size()), src.data(), dst.data(), n, bytes);
+          int bad = 0;
+          for (int64_t k = 0; k < n; ++k) {
+            int64_t v = src[std::size_t(k)];
+            for (const RequantOp& o : ops) v = reference_step(o, v);
+            const uint32_t want = uint32_t(int32_t(v));
+            uint32_t got = 0;
+            if (bytes == 1) got = dst[std::size_t(k)];
+            else if (bytes == 2) got = uint32_t(dst[2 * std::size_t(k)]) | uint32_t(dst[2 * std::size_t(k) + 1]) << 8;
+            else std::memcpy(&got, &dst[4 * std::size_t(k)], 4);
+            const uint32_t mask = bytes == 4 ? 0xFFFFFFFFu : (1u << (8 * bytes)) - 1;
+            if ((want & mask) != got && bad++ < 3)
+              BOOST_ERROR("bytes " << bytes << " element " << k << " of " << n << ": got " << got << ", want "
+                                   << (want & mask));
+          }
+          BOOST_TEST(bad == 0);
+          // Nothing past the n elements is written.
+          BOOST_TEST(dst[std::size_t(n) * std::size_t(bytes)] == 0xAB);
+        }
+        // In place, i32.
+        std::vector<int32_t> inplace = src;
+        run(ops.data(), int(ops.size()), inplace.data(), inplace.data(), n, 4);
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t v = src[std::size_t(k)];
+          for (const RequantOp& o : ops) v = reference_step(o, v);
+          BOOST_TEST(inplace[std::size_t(k)] == int32_t(v));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
