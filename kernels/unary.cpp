@@ -282,7 +282,16 @@ void run_cast(KernelContext& ctx) {
     visit_dtype(to, [&](auto out_tag) {
       using OutTag = typename decltype(out_tag)::type;
       using TO = storage_t<OutTag>;
-      map_tensor<TO, TI>(ctx.env.pool, y, x, CastOp<TO, TI, std::is_same_v<OutTag, bool_tag>>{});
+      using InTag = typename decltype(in_tag)::type;
+      const CastOp<TO, TI, std::is_same_v<OutTag, bool_tag>> op{};
+      // Between integer dtypes (the casts of integer programs) with the level's run.
+      if constexpr (std::is_integral_v<TI> && std::is_integral_v<TO> && !std::is_same_v<InTag, bool_tag> &&
+                    !std::is_same_v<OutTag, bool_tag>) {
+        const simd::UnaryRun run = simd::ew_kernels().cast_int[int(dtype_of<TO>::value)][int(dtype_of<TI>::value)];
+        return map_tensor_simd<TO, TI>(ctx.env.pool, y, x, op,
+                                       [run](std::byte* py, const std::byte* px, int64_t n) { run(py, px, n); });
+      }
+      map_tensor<TO, TI>(ctx.env.pool, y, x, op);
     });
   });
   ctx.out[0] = y;

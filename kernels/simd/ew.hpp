@@ -105,6 +105,9 @@ struct EwTable {
   CvmShiftRun cvm_left_shift[kNumElems] = {};
   Lut32Run lut32 = nullptr;
   RequantRun requant_i32 = nullptr;  // kernels/simd/ew_requant_run.inl; null at SSE2
+  // [to][from], integer elements only (i8, u8, i16, i32, i64): y = TO(x), the cast op between
+  // integer dtypes (wrapping to the narrower type, extending to the wider).
+  UnaryRun cast_int[kNumElems][kNumElems] = {};
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,

@@ -463,6 +463,24 @@ void set_all_types(EwTable& t) {
   }
 }
 
+template <class TO, class TI>
+void cast_int_run(void* yv, const void* xv, int64_t n) {
+  TO* y = static_cast<TO*>(yv);
+  const TI* x = static_cast<const TI*>(xv);
+  MLVM_SIMD_INDEPENDENT
+  for (int64_t k = 0; k < n; ++k) y[k] = TO(x[k]);
+}
+
+template <class TO>
+void set_casts_to(EwTable& t) {
+  UnaryRun(&to)[kNumElems] = t.cast_int[int(elem_of<TO>())];
+  to[int(Elem::i8)] = cast_int_run<TO, int8_t>;
+  to[int(Elem::u8)] = cast_int_run<TO, uint8_t>;
+  to[int(Elem::i16)] = cast_int_run<TO, int16_t>;
+  to[int(Elem::i32)] = cast_int_run<TO, int32_t>;
+  to[int(Elem::i64)] = cast_int_run<TO, int64_t>;
+}
+
 EwTable make_table() {
   EwTable t;
   set_all_types<float>(t);
@@ -477,6 +495,11 @@ EwTable make_table() {
   t.leaky_f32 = leaky_run;
   t.hardswish_f32 = hardswish_run;
   t.lut32 = lut32_run;
+  set_casts_to<int8_t>(t);
+  set_casts_to<uint8_t>(t);
+  set_casts_to<int16_t>(t);
+  set_casts_to<int32_t>(t);
+  set_casts_to<int64_t>(t);
 #if MLVM_SIMD_BYTES >= 32
   t.requant_i32 = requant_run;  // SSE2 (no 32-bit min, max or multiply) keeps the step-by-step runs
 #endif
