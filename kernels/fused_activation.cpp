@@ -111,7 +111,9 @@ void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t
   }
 }
 void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to) {
-  if (const auto run = simd::ew_kernels().requant_i32) return run(nullptr, 0, src, dst, n, int(dtype_size(to)));
+  // Long runs with the level's narrowing stores; a conv's short rows (7 to 56) by the loops below.
+  if (n >= 64)
+    if (const auto run = simd::ew_kernels().requant_i32) return run(nullptr, 0, src, dst, n, int(dtype_size(to)));
   if (dtype_size(to) == 1) {
     uint8_t* y = static_cast<uint8_t*>(dst);
     for (int64_t i = 0; i < n; ++i) y[i] = uint8_t(uint32_t(src[i]));
