@@ -14,6 +14,7 @@
 // attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -288,17 +289,17 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
-      if (d.rq)
-        for (int64_t o = 0; o < s.ocg; ++o)
-          apply_fused_requant<Out>(*d.rq, out + o * wide, out + o * wide, wide, g * s.ocg + o);
       for (int64_t o = 0; o < s.ocg; ++o) {
         if constexpr (std::is_same_v<Out, int32_t>)
-          if (d.y_narrow) {
+          if (d.y_narrow) {  // narrowed in place over the block's channel row, then its rows copied
+            std::byte* packed = reinterpret_cast<std::byte*>(out + o * wide);
+            apply_fused_requant_narrow(*d.rq, out + o * wide, packed, wide, g * s.ocg + o);
             for (int64_t r = 0; r < rows; ++r)
-              store_narrowed(out + o * wide + r * l.wq, d.y_narrow + (y0 + (o * s.oh + r0 + r) * s.ow) * d.narrow_bytes,
-                             s.ow, d.rq->narrow);
+              std::memcpy(d.y_narrow + (y0 + (o * s.oh + r0 + r) * s.ow) * d.narrow_bytes,
+                          packed + r * l.wq * d.narrow_bytes, std::size_t(s.ow * d.narrow_bytes));
             continue;
           }
+        if (d.rq) apply_fused_requant<Out>(*d.rq, out + o * wide, out + o * wide, wide, g * s.ocg + o);
         if constexpr (sizeof(Out) == 4)
           copy_rows(yg + (o * s.oh + r0) * s.ow, s.ow, out + o * wide, l.wq, rows, s.ow);
         else

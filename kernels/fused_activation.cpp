@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/parallel_items.hpp"
@@ -114,12 +115,15 @@ void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to) {
   // Long runs with the level's narrowing stores; a conv's short rows (7 to 56) by the loops below.
   if (n >= 64)
     if (const auto run = simd::ew_kernels().requant_i32) return run(nullptr, 0, src, dst, n, int(dtype_size(to)));
+  // Written by bytes, in order: dst may be src itself (element i lands below src[i]).
+  std::byte* y = static_cast<std::byte*>(dst);
   if (dtype_size(to) == 1) {
-    uint8_t* y = static_cast<uint8_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) y[i] = uint8_t(uint32_t(src[i]));
+    for (int64_t i = 0; i < n; ++i) y[i] = std::byte(uint8_t(uint32_t(src[i])));
   } else {
-    uint16_t* y = static_cast<uint16_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) y[i] = uint16_t(uint32_t(src[i]));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t v = uint16_t(uint32_t(src[i]));
+      std::memcpy(y + 2 * i, &v, 2);
+    }
   }
 }
 

@@ -95,9 +95,10 @@ template <class T>
 void apply_fused_requant(const FusedActivation& a, const T* src, T* dst, int64_t n, int64_t channel = 0);
 
 // The requant chain of the n accumulators in buf (overwritten), the results written to dst as
-// a.narrow's elements; as apply_fused_requant otherwise.
+// a.narrow's elements; as apply_fused_requant otherwise. dst may be buf itself: element i is
+// written only after element i was read (the narrow results packed at buf's start).
 void apply_fused_requant_narrow(const FusedActivation& a, int32_t* buf, void* dst, int64_t n, int64_t channel);
-// dst[i] <- src[i] truncated to `to` (i8, u8, i16), i < n.
+// dst[i] <- src[i] truncated to `to` (i8, u8, i16), i < n; dst may be src (as above).
 void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to);
 
 // The dtype a fused requantization writes instead of the accumulator's, or i32 (none).

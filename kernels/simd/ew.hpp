@@ -78,7 +78,8 @@ struct RequantOp {
 };
 // dst[k] = ops[nops - 1](... ops[0](src[k])) for k < n, all steps on a register of values at
 // a time, stored as i32 (out_bytes 4) or truncated to its low 1 or 2 bytes (a cast to i8, u8
-// or i16 of the result). dst may be src when out_bytes is 4.
+// or i16 of the result). dst may be src: each element is stored after it was loaded, at or
+// below its own address (the narrow results packed at the start).
 using RequantRun = void (*)(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t n, int out_bytes);
 
 struct EwTable {

@@ -114,13 +114,20 @@ inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int6
 template <bool kClip>
 int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
   // Copies: the stores to dst cannot change them, so their splats stay out of the loop.
-  const RequantOp a = ops[0], b = ops[1], c = ops[2], d = kClip ? ops[3] : RequantOp{};
+  const RequantOp a = ops[0], b = ops[1];
+  RequantOp c = ops[2];
+  // The clip after the second shift's clamp is one clamp when their ranges meet:
+  // clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
+  if constexpr (kClip) {
+    if (std::max(c.lo, ops[3].lo) > std::min(c.hi, ops[3].hi)) return 0;  // disjoint: step by step
+    c.lo = std::max(c.lo, ops[3].lo);
+    c.hi = std::min(c.hi, ops[3].hi);
+  }
   int64_t k = 0;
   for (; k + kLanes <= n; k += kLanes) {
     IV v = vector_step<RequantOp::Kind::rshift>(a, load(src + k));
     v = vector_step<RequantOp::Kind::mul>(b, v);
     v = vector_step<RequantOp::Kind::rshift>(c, v);
-    if constexpr (kClip) v = vector_step<RequantOp::Kind::clip>(d, v);
     store(dst, k, v, out_bytes);
   }
   return k;
@@ -163,9 +170,11 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   for (; k < n; ++k) {
     int32_t v = src[k];
     for (int s = 0; s < nops; ++s) v = scalar_step(ops[s], v);
-    if (out_bytes == 1) static_cast<uint8_t*>(dst)[k] = uint8_t(uint32_t(v));
-    else if (out_bytes == 2) static_cast<uint16_t*>(dst)[k] = uint16_t(uint32_t(v));
-    else static_cast<int32_t*>(dst)[k] = v;
+    // By bytes: dst may be src itself (in-place narrowing), read as int32_t.
+    const uint32_t u = uint32_t(v);
+    if (out_bytes == 1) static_cast<uint8_t*>(dst)[k] = uint8_t(u);
+    else if (out_bytes == 2) std::memcpy(static_cast<std::byte*>(dst) + 2 * k, &u, 2);  // little-endian: the low half
+    else std::memcpy(static_cast<std::byte*>(dst) + 4 * k, &u, 4);
   }
 }
 
