@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quantize/emitter.hpp"
+#include "quantize/fold.hpp"
 #include "quantize/plan.hpp"
 #include "quantize/probe.hpp"
 #include "quantize/report.hpp"
@@ -94,12 +95,6 @@ class Lowerer {
   std::string maybe_relu(const GraphNode& n, const std::string& acc);
   // Whether the fused relu or clip leaves only values >= 0 (the scale is chosen for those).
   bool fused_nonnegative(const GraphNode& n) const;
-  struct Folded {
-    std::vector<float> w, b;     // the conv's weights and bias with the fused muls/adds applied
-    std::vector<double> range;   // a bound of |folded output| per channel
-    Dims dims;                   // the weights' shape
-  };
-  Folded fold_affine(const GraphNode& n, std::vector<double> range) const;
   // Adds to a conv2d's float bias (one per output channel) what rounding its weights `w` (OIHW)
   // to q takes away on average: sum over c, kh, kw of (w - q * scale[o]) * the calibrated mean
   // of input channel c. false (bias unchanged) when the input's channel means are not known.

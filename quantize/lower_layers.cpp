@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "quantize/layer_bits.hpp"
 #include "quantize/lower.hpp"
 #include "tensor/error.hpp"
 
@@ -38,38 +39,6 @@ int32_t Lowerer::layer_result(const GraphNode& n) const {
   if (relu >= 0) return g_.nodes[std::size_t(relu)].results[0];
   const std::vector<int32_t>& affine = p_.fused_affine[std::size_t(n.pc)];
   return affine.empty() ? n.results[0] : g_.nodes[std::size_t(affine.back())].results[0];
-}
-
-// The conv's float weights and bias with the fused per-channel muls and adds applied:
-// (conv(x, w) + b) * c + d = conv(x, w * c) + (b * c + d), channel by channel. `range` (the
-// calibrated |conv output| per channel) becomes a bound of the folded output's.
-Lowerer::Folded Lowerer::fold_affine(const GraphNode& n, std::vector<double> range) const {
-  const Module& m = *g_.module;
-  const Tensor& wt = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
-  Folded f{to_vector<float>(wt), {}, std::move(range), wt.shape()};
-  const int64_t channels = f.dims[0], per = channels ? int64_t(f.w.size()) / channels : 0;
-  f.b.assign(std::size_t(channels), 0.0F);
-  if (n.args.size() > 2 && n.args[2] != kNoValue)
-    f.b = to_vector<float>(m.constants[std::size_t(g_.values[std::size_t(n.args[2])].constant)].value);
-  int32_t cur = n.results[0];
-  for (int32_t pc : p_.fused_affine[std::size_t(n.pc)]) {
-    const GraphNode& a = g_.nodes[std::size_t(pc)];
-    const int32_t cv = a.args[a.args[0] == cur ? 1 : 0];
-    const std::vector<float> c = to_vector<float>(m.constants[std::size_t(g_.values[std::size_t(cv)].constant)].value);
-    for (int64_t o = 0; o < channels; ++o) {
-      const float k = c[c.size() == 1 ? 0 : std::size_t(o)];
-      if (a.op == Opcode::mul) {
-        for (int64_t i = 0; i < per; ++i) f.w[std::size_t(o * per + i)] *= k;
-        f.b[std::size_t(o)] *= k;
-        if (std::size_t(o) < f.range.size()) f.range[std::size_t(o)] *= std::abs(double(k));
-      } else {
-        f.b[std::size_t(o)] += k;
-        if (std::size_t(o) < f.range.size()) f.range[std::size_t(o)] += std::abs(double(k));
-      }
-    }
-    cur = a.results[0];
-  }
-  return f;
 }
 
 // Rounding the weights moves each output by sum((w - q * scale) * x): over a flat region (a
@@ -132,7 +101,7 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   else if (e_.type(x.reg).dtype != DType::i8) fail_invalid("internal: the input is not i8");
   const ValueStats& s = stats_[std::size_t(n.results[0])];
   const bool folds = !p_.fused_affine[std::size_t(n.pc)].empty();
-  const Folded f = folds ? fold_affine(n, s.channel_abs) : Folded{};
+  const Folded f = folds ? fold_affine(g_, p_, n, s.channel_abs) : Folded{};
   const Tensor& w_float = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
   const ChannelWeights w = quantize_weights(folds ? make_tensor<float>(f.dims, std::span<const float>(f.w)) : w_float);
   const double sa = std::ldexp(1.0, -x.exp);
@@ -175,6 +144,8 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   l.weight_scale_max = *std::max_element(w.scale.begin(), w.scale.end());
   l.exponent = eo;
   l.bits = bits;
+  l.input_bits = x.precision;
+  l.input_noise = input_rounding_noise(g_, p_, stats_, n);
   set_requant(l, rq);
 }
 

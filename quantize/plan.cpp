@@ -339,6 +339,24 @@ int input_bits(const Graph& g, const GraphNode& n, int32_t v, int most) {
   return std::clamp(31 - 8 - 1 - ceil_log2(k), 8, std::clamp(most, 8, 16));
 }
 
+void assign_bits(const Graph& g, QuantPlan& p) {
+  p.bits.assign(g.values.size(), 16);
+  // Backwards: a value keeps 16 bits unless a layer reads it, directly or through nodes that
+  // keep its scale (their results are decided first: readers come after what they read); then
+  // as many as the readers take (input_bits).
+  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+    const NodeRole role = p.role[std::size_t(it->pc)];
+    for (int32_t a : it->args) {
+      if (a == kNoValue || !p.activation[std::size_t(a)]) continue;
+      int& b = p.bits[std::size_t(a)];
+      if (role == NodeRole::layer)
+        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a, p.input_cap[std::size_t(it->pc)])
+                                                             : kTableInputBits);
+      if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
+    }
+  }
+}
+
 QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& options) {
   QuantPlan p;
   p.input = input;
@@ -441,19 +459,8 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
     p.role[std::size_t(reader.pc)] = NodeRole::fused;
   }
 
-  // Backwards: a value keeps 16 bits unless a layer reads it, directly or through nodes that
-  // keep its scale (their results are decided first: readers come after what they read); then
-  // as many as the readers take (input_bits).
-  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
-    const NodeRole role = p.role[std::size_t(it->pc)];
-    for (int32_t a : it->args) {
-      if (!act(a)) continue;
-      int& b = p.bits[std::size_t(a)];
-      if (role == NodeRole::layer)
-        b = std::min(b, p.chain[std::size_t(it->pc)].empty() ? input_bits(g, *it, a, options.layer_input_bits) : kTableInputBits);
-      if (role == NodeRole::same || role == NodeRole::fused) b = std::min(b, p.bits[std::size_t(it->results[0])]);
-    }
-  }
+  p.input_cap.assign(g.nodes.size(), std::clamp(options.layer_input_bits, 8, 16));
+  assign_bits(g, p);
   // The calibration run: the nodes the activations need, and whatever those nodes read.
   std::vector<bool> needed(g.values.size(), false);
   for (std::size_t v = 0; v < g.values.size(); ++v) needed[v] = p.activation[v];

@@ -51,6 +51,9 @@ struct QuantPlan {
   // it, except the input of a conv2d or dense whose accumulator has room: 31 - 9 - ceil(log2 K)
   // bits, at most 16 (input_bits).
   std::vector<int> bits;
+  // Per node: the most bits a conv2d or dense by constant weights takes its input in (8..16;
+  // PlanOptions::layer_input_bits, lowered to 8 per layer by narrow_layer_inputs).
+  std::vector<int> input_cap;
   std::vector<NodeRole> role;     // per node
   // Per node of role `layer`: the relu or clip node folded into it, or -1.
   std::vector<int32_t> fused_relu;
@@ -100,6 +103,10 @@ bool column_constant(const Graph& g, int32_t v, int64_t columns);
 // large weights (a folded batch norm's), was most of the error of PP-OCRv4's recognizer (its
 // first depthwise conv: 2.7 of 21 with 8 bits, 0.32 with 16).
 int input_bits(const Graph& g, const GraphNode& n, int32_t v, int most = 16);
+
+// Sets p.bits from the roles, the chains and p.input_cap (plan_quantization calls it, and
+// narrow_layer_inputs again after changing caps).
+void assign_bits(const Graph& g, QuantPlan& p);
 
 // Sets p.chain and p.chain_root (the pointwise chains made one table); called by
 // plan_quantization once every node has its role.

@@ -5,6 +5,7 @@
 #include "bytecode/disassembler.hpp"
 #include "quantize/calibration.hpp"
 #include "quantize/graph.hpp"
+#include "quantize/layer_bits.hpp"
 #include "quantize/lower.hpp"
 #include "quantize/plan.hpp"
 #include "quantize/probe.hpp"
@@ -40,7 +41,7 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
   const CompiledProgram& compiled = ProgramAccess::compiled(program);
   const Graph g = build_graph(compiled.module, compiled.verified);
   const int32_t input = find_activation_input(g, options.input);
-  const QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables, options.layer_input_bits});
+  QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables, options.layer_input_bits});
   CalibrationBatches batches;
   try {
     batches = make_batches(samples_for(g.name(input)), g.values[std::size_t(input)].type, g.name(input),
@@ -51,6 +52,7 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
   }
   const Probe probe = float_probe(g, plan);
   const std::vector<ValueStats> stats = collect_stats(g, probe, batches, options.threads, options.least_squares_scales);
+  if (options.input_noise > 0) narrow_layer_inputs(g, plan, stats, options.input_noise);
   Lowered lowered = lower_to_integers(g, plan, stats, false);
   verify_strictly(lowered);
 

@@ -15,6 +15,9 @@
 
 namespace mlvm::quant {
 
+// QuantizeOptions::input_noise for `--layer-input-bits auto`.
+inline constexpr double kAutoInputNoise = 8.0;
+
 struct QuantizeOptions {
   // The f32 input (or f32 constant, e.g. a program's baked-in test images) to quantize; "" =
   // the program's only f32 input.
@@ -32,6 +35,10 @@ struct QuantizeOptions {
   // The widest (8..16 bits) a conv2d or dense input is held where its accumulator has room:
   // more bits, less rounding error; 8 keeps every such layer on the i8 kernels (faster).
   int layer_input_bits = 16;
+  // When > 0, a conv2d or dense still reads an 8-bit input where rounding it adds at most
+  // this many times the result's own 8-bit rounding noise (input_rounding_noise): the wide
+  // inputs only where they pay (`--layer-input-bits auto`).
+  double input_noise = 0;
   // How an 8-bit activation's power-of-two scale is chosen: the finest that holds its
   // calibrated maximum, or (least_squares) the one of the least squared error over the
   // calibration values, which clips rare large values (activation_exponent).

@@ -41,7 +41,8 @@ void print_report(std::ostream& os, const std::vector<LayerReport>& layers) {
   }
   os << pad("layer", w_layer) << "  " << pad("op", w_op) << "  " << pad("result", w_result) << "  "
      << pad("weight scales", 23) << "  " << pad("scale", 7) << "  " << pad("bits", 4) << "  "
-     << pad("requantize", w_requant) << "  " << pad("max|float|", 10) << "  max|float-int|\n";
+     << pad("requantize", w_requant) << "  " << pad("in bits", 7) << "  " << pad("in noise", 9) << "  "
+     << pad("max|float|", 10) << "  max|float-int|\n";
   for (const LayerReport& l : layers) {
     const bool floating = !l.float_reason.empty();
     const std::string weights =
@@ -49,6 +50,8 @@ void print_report(std::ostream& os, const std::vector<LayerReport>& layers) {
     os << pad(l.layer, w_layer) << "  " << pad(l.op, w_op) << "  " << pad(l.result, w_result) << "  "
        << pad(weights, 23) << "  " << pad(floating ? "f32" : "2^" + std::to_string(-l.exponent), 7) << "  "
        << pad(floating ? "32" : std::to_string(l.bits), 4) << "  " << pad(requant_text(l), w_requant) << "  "
+       << pad(l.input_bits > 0 ? std::to_string(l.input_bits) : "-", 7) << "  "
+       << pad(l.input_noise < 0 ? std::string("-") : format("%.3g", l.input_noise), 9) << "  "
        << pad(format("%.4g", l.float_max), 10) << "  "
        << (l.max_error < 0 ? std::string("-") : format("%.4g", l.max_error)) << "\n";
   }

@@ -17,6 +17,8 @@ struct LayerReport {
   double weight_scale_min = 0, weight_scale_max = 0;  // per output channel
   int exponent = 0;        // the result is q * 2^-exponent
   int bits = 8;            // its precision: 8 (i8) or 16 (i32, read only by outputs / argmax)
+  int input_bits = 0;      // conv2d, dense: the precision of the input it reads (0: not such a layer)
+  double input_noise = -1; // conv2d, dense: input_rounding_noise (layer_bits.hpp); -1: none
   bool requantized = false;  // a multiplier requantization (conv2d, dense, avg_pool2d)
   int pre_shift = 0, shift = 0;
   int32_t multiplier_min = 0, multiplier_max = 0;

@@ -2,7 +2,10 @@
 // -> an integer module in the CVM discipline, proven overflow-free with strict precision
 // (docs/quantize.md). Exit codes: tools/exit_codes.hpp (0 ok, 1 usage or file error, 2 a model
 // or calibration file the quantizer cannot use, or an integer program it cannot prove).
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
+#include <cmath>
 
 #include <filesystem>
 #include <iostream>
@@ -51,7 +54,8 @@ int main(int argc, char** argv) {
       ("report", "print each layer's scale, shifts and the largest float-vs-integer error on the calibration set")  //
       ("keep-float", po::value<std::vector<std::string>>()->composing(), "keep these instructions in float (repeatable): a shell pattern (*, ?) matched against op names (sigmoid), result registers, and ONNX node names (/layer4/*)")  //
       ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
-      ("layer-input-bits", po::value<int>()->default_value(16), "the widest (8..16) a conv or dense input is held where its i32 accumulator has room: more bits, less error; 8, the i8 kernels (faster)")  //
+      ("layer-input-bits", po::value<std::string>()->default_value("16"), "the widest (8..16) a conv or dense input is held where its i32 accumulator has room: more bits, less error; 8, the i8 kernels (faster); auto: 16 only for the layers whose error an 8-bit input would raise (the rest on the i8 kernels)")  //
+      ("input-noise", po::value<double>(), "with --layer-input-bits auto: the most noise (a multiple of the result's own 8-bit rounding noise; the report's 'in noise') an 8-bit input may add to a layer (default 8); lower keeps more layers at 16 bits")  //
       ("scales", po::value<std::string>()->default_value("max"), "how an 8-bit activation's power-of-two scale is chosen: max (the finest that holds the calibrated maximum) or mse (the least squared error over the calibration values: rare large values are clipped)")  //
       ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
   po::variables_map vm;
@@ -82,10 +86,24 @@ int main(int argc, char** argv) {
   if (vm.count("keep-float")) options.keep_float = vm["keep-float"].as<std::vector<std::string>>();
   if (vm.count("max-samples")) options.max_samples = vm["max-samples"].as<int64_t>();
   options.threads = vm["threads"].as<int>();
-  options.layer_input_bits = vm["layer-input-bits"].as<int>();
-  if (options.layer_input_bits < 8 || options.layer_input_bits > 16) {
-    std::cerr << "mlvm-quantize: --layer-input-bits takes 8 to 16, got " << options.layer_input_bits << "\n";
+  const std::string bits = vm["layer-input-bits"].as<std::string>();
+  if (bits == "auto") {
+    options.layer_input_bits = 16;
+    options.input_noise = vm.count("input-noise") ? vm["input-noise"].as<double>() : quant::kAutoInputNoise;
+    if (!(options.input_noise > 0) || !std::isfinite(options.input_noise)) {
+      std::cerr << "mlvm-quantize: --input-noise takes a number above 0, got " << options.input_noise << "\n";
+      return kExitUsage;
+    }
+  } else if (vm.count("input-noise")) {
+    std::cerr << "mlvm-quantize: --input-noise goes with --layer-input-bits auto\n";
     return kExitUsage;
+  } else {
+    const bool digits = !bits.empty() && bits.size() <= 2 && std::all_of(bits.begin(), bits.end(), ::isdigit);
+    options.layer_input_bits = digits ? std::stoi(bits) : 0;
+    if (options.layer_input_bits < 8 || options.layer_input_bits > 16) {
+      std::cerr << "mlvm-quantize: --layer-input-bits takes 8 to 16 or auto, got '" << bits << "'\n";
+      return kExitUsage;
+    }
   }
   const std::string scales = vm["scales"].as<std::string>();
   if (scales != "max" && scales != "mse") {

@@ -39,7 +39,7 @@ def parse_args():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--models", default=",".join(MODELS))
-    p.add_argument("--layer-input-bits", type=int, default=16, help="passed to mlvm-quantize")
+    p.add_argument("--layer-input-bits", default="16", help="passed to mlvm-quantize (8..16 or auto)")
     p.add_argument("--scales", default="max", choices=["max", "mse"], help="passed to mlvm-quantize")
     p.add_argument("--cache", default=os.environ.get("MLVM_MODEL_CACHE", os.path.expanduser("~/.cache/mlvm-models")))
     p.add_argument("--work", help="keep the models, calibration data and programs here")

@@ -41,7 +41,7 @@ BOOST_AUTO_TEST_CASE(quantizes_reports_and_round_trips_through_text) {
                                 " -o mlp.mlbc --emit-asm mlp.mlasm --report");
   CHECK_RUN(r, 0);
   BOOST_TEST(contains(r.out, "input 'x' calibrated on 1437 samples"));
-  for (const char* part : {"layer", "weight scales", "max|float-int|", "dense+relu", "instruction 1 (line 14)",
+  for (const char* part : {"layer", "weight scales", "in bits", "in noise", "max|float-int|", "dense+relu", "instruction 1 (line 14)",
                            "instruction 3 (line 16)", "2^-6"})
     BOOST_TEST(contains(r.out, part), part);
   BOOST_TEST(r.err.empty(), r.err);
@@ -115,6 +115,17 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1) {
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --scales median");
   CHECK_RUN(r, 1);
   BOOST_TEST(contains(r.err, "--scales takes max or mse, got 'median'"));
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits 17");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--layer-input-bits takes 8 to 16 or auto, got '17'"));
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits 8x");
+  CHECK_RUN(r, 1);
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits auto --input-noise 0");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--input-noise takes a number above 0"));
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --input-noise 4");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--input-noise goes with --layer-input-bits auto"));
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --bogus");
   CHECK_RUN(r, 1);
   r = s.run(kQuantize, "missing.mlasm --calib c.npy");

@@ -149,7 +149,7 @@ def main():
     ap.add_argument("--detector", action="store_true", help="also quantize and check the detector")
     ap.add_argument("--min-pixels", type=float, default=0.99, help="detector: fraction of pixels that must agree")
     ap.add_argument("--keep-float", action="append", default=[], help="passed to mlvm-quantize")
-    ap.add_argument("--layer-input-bits", type=int, default=16, help="passed to mlvm-quantize (8: i8 layers only)")
+    ap.add_argument("--layer-input-bits", default="16", help="passed to mlvm-quantize (8: i8 layers only; auto: 16 bits only where an 8-bit input adds error)")
     ap.add_argument("--scales", default="max", choices=["max", "mse"], help="passed to mlvm-quantize")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.cache, GUTEN, "ch_PP-OCRv4_rec_infer.onnx")):
