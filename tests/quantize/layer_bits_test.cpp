@@ -58,40 +58,45 @@ Program two_branches() {
 
 BOOST_AUTO_TEST_SUITE(layer_bits)
 
+// y = dense x, w with w a constant (`weights`) or, when it is empty, an input; the program, its
+// graph and plan, and stats of zeros.
+struct DenseCase {
+  Program program;
+  quant::Graph g;
+  quant::QuantPlan plan;
+  std::vector<quant::ValueStats> stats;
+  explicit DenseCase(const std::vector<double>& weights) : program(build(weights)) {
+    const CompiledProgram& c = ProgramAccess::compiled(program);
+    g = quant::build_graph(c.module, c.verified);
+    plan = quant::plan_quantization(g, quant::find_activation_input(g, "x"));
+    stats.resize(g.values.size());
+  }
+  static Program build(const std::vector<double>& weights) {
+    ModuleBuilder m("d");
+    m.input("x", tensor_type(DType::f32, {kDynamic, 3}));
+    if (weights.empty()) m.input("w", tensor_type(DType::f32, {2, 3}));
+    else m.constant("w", mlvm::testing::make(DType::f32, {2, 3}, weights));
+    m.output("y");
+    m.emit("y", "dense", {"x", "w"});
+    return program_from_module(m.build());
+  }
+};
+
 BOOST_AUTO_TEST_CASE(the_noise_is_the_weights_energy_times_the_squared_step_ratio) {
-  // y = dense x, w (w [2, 3]); |x| <= 1 -> 8-bit exponent 6 (64 <= 127 < 128); |y| <= 4 -> 4.
-  // Rows' sums of squares: 0.25 + 1 + 4 = 5.25 and 0.01 + 0 + 9 = 9.01; the worse times
-  // 2^(2 (4 - 6)) = 1/16.
-  ModuleBuilder m("d");
-  m.input("x", tensor_type(DType::f32, {kDynamic, 3}));
-  m.output("y");
-  m.constant("w", mlvm::testing::make(DType::f32, {2, 3}, {0.5, -1, 2, 0.1, 0, -3}));
-  m.emit("y", "dense", {"x", "w"});
-  const Program p = program_from_module(m.build());
-  const CompiledProgram& c = ProgramAccess::compiled(p);
-  const quant::Graph g = quant::build_graph(c.module, c.verified);
-  const quant::QuantPlan plan = quant::plan_quantization(g, quant::find_activation_input(g, ""));
-  std::vector<quant::ValueStats> stats(g.values.size());
-  const quant::GraphNode& n = g.nodes.back();
-  stats[std::size_t(n.args[0])].max_abs = 1.0;
-  stats[std::size_t(n.results[0])].max_abs = 4.0;
-  BOOST_TEST(quant::input_rounding_noise(g, plan, stats, n) == 9.01 / 16, boost::test_tools::tolerance(1e-6));
+  // w [2, 3]; |x| <= 1 -> 8-bit exponent 6 (64 <= 127 < 128); |y| <= 4 -> 4. Rows' sums of
+  // squares: 0.25 + 1 + 4 = 5.25 and 0.01 + 0 + 9 = 9.01; the worse times 2^(2 (4 - 6)) = 1/16.
+  DenseCase d({0.5, -1, 2, 0.1, 0, -3});
+  const quant::GraphNode& n = d.g.nodes.back();
+  d.stats[std::size_t(n.args[0])].max_abs = 1.0;
+  d.stats[std::size_t(n.results[0])].max_abs = 4.0;
+  BOOST_TEST(quant::input_rounding_noise(d.g, d.plan, d.stats, n) == 9.01 / 16, boost::test_tools::tolerance(1e-6));
   // Twice the result's range halves its step: four times the noise ratio.
-  stats[std::size_t(n.results[0])].max_abs = 2.0;
-  BOOST_TEST(quant::input_rounding_noise(g, plan, stats, n) == 9.01 / 4, boost::test_tools::tolerance(1e-6));
+  d.stats[std::size_t(n.results[0])].max_abs = 2.0;
+  BOOST_TEST(quant::input_rounding_noise(d.g, d.plan, d.stats, n) == 9.01 / 4, boost::test_tools::tolerance(1e-6));
   // A layer whose weights are an input has no such noise (-1): it is not narrowed.
-  ModuleBuilder mi("di");
-  mi.input("x", tensor_type(DType::f32, {kDynamic, 3}));
-  mi.input("w", tensor_type(DType::f32, {2, 3}));
-  mi.output("y");
-  mi.emit("y", "dense", {"x", "w"});
-  const Program pi = program_from_module(mi.build());
-  const CompiledProgram& ci = ProgramAccess::compiled(pi);
-  const quant::Graph gi = quant::build_graph(ci.module, ci.verified);
-  const quant::QuantPlan plan_i = quant::plan_quantization(gi, quant::find_activation_input(gi, "x"));
-  std::vector<quant::ValueStats> stats_i(gi.values.size());
-  for (quant::ValueStats& s : stats_i) s.max_abs = 1.0;
-  BOOST_TEST(quant::input_rounding_noise(gi, plan_i, stats_i, gi.nodes.back()) == -1.0);
+  DenseCase in({});
+  for (quant::ValueStats& s : in.stats) s.max_abs = 1.0;
+  BOOST_TEST(quant::input_rounding_noise(in.g, in.plan, in.stats, in.g.nodes.back()) == -1.0);
 }
 
 BOOST_AUTO_TEST_CASE(auto_keeps_16_bits_only_where_an_8_bit_input_adds_noise) {
