@@ -234,7 +234,9 @@ class Fuser {
     for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 16; ++qc) {
       const PlannedInstruction& q = at(qc);
       if (i32 && (cvm || a.num_steps > 0) && at(pc).op == Opcode::conv2d && narrowing_step(qc, h, a)) {
-        ++taken;  // the last step: its result is no longer i32
+        ++taken;  // the last step but a clip: its result is no longer i32
+        if (relu) a.ilo = std::max<int64_t>(a.ilo, 0);  // the first stage's bounds, for the clip
+        if (trailing_clip(qc + 1, q.results(pool())[0], a)) ++taken;
         break;
       }
       if (!absorbable(qc, q.num_args, dt) || q.num_args < 1 || q.num_args > 2 || !dies_at(qc, h)) break;
@@ -313,6 +315,39 @@ class Fuser {
     a.steps[std::size_t(a.num_steps++)] = st;
     a.widened_table = std::move(wide);
     a.narrow = to;
+    return true;
+  }
+
+  // A clip at qc of the narrowed value h (the cast's result), which mlvm-quantize writes after
+  // a layer's cast to i8 (ReLU6 in 8 bits): applied as a clip step on the i32 value before it
+  // is narrowed. The same bits when the chain's last step (a shift's or clip's clamp) keeps
+  // the value within the narrow dtype, where truncation changes nothing, so clip(trunc(v)) =
+  // trunc(clip(v)).
+  bool trailing_clip(std::size_t qc, int32_t h, FusedActivation& a) const {
+    if (a.narrow == DType::i32 || a.widened_table || !absorbable(qc, 1, a.narrow)) return false;
+    const PlannedInstruction& q = at(qc);
+    if (q.op != Opcode::clip || q.args(pool())[0] != h || !dies_at(qc, h) || a.num_steps == kMaxRequantSteps)
+      return false;
+    int64_t lo = a.ilo, hi = a.ihi;  // the first stage's clamp, when no step follows it
+    if (a.num_steps > 0) {
+      const RequantStep& last = a.steps[std::size_t(a.num_steps - 1)];
+      if (last.kind != RequantStep::Kind::rshift && last.kind != RequantStep::Kind::clip) return false;
+      lo = last.lo;
+      hi = last.hi;
+    }
+    const int64_t nlo = a.narrow == DType::i8 ? INT8_MIN : a.narrow == DType::u8 ? 0 : INT16_MIN;
+    const int64_t nhi = a.narrow == DType::i8 ? INT8_MAX : a.narrow == DType::u8 ? UINT8_MAX : INT16_MAX;
+    if (lo < nlo || hi > nhi) return false;
+    RequantStep st;
+    try {
+      const ew::ClipBounds b = ew::clip_bounds(a.narrow, q.attrs->get<clip_attrs>().a_min,
+                                               q.attrs->get<clip_attrs>().a_max);
+      st.lo = int32_t(b.ilo);  // within the narrow dtype's range
+      st.hi = int32_t(b.ihi);
+    } catch (...) {
+      return false;  // the verifier accepted the bounds, so this does not happen
+    }
+    a.steps[std::size_t(a.num_steps++)] = st;
     return true;
   }
 

@@ -17,14 +17,22 @@ using IV = __m512i;
 constexpr int64_t kLanes = 16;
 inline IV load(const int32_t* p) { return _mm512_loadu_si512(p); }
 inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
+// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
+// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
+template <bool kPlusOne>
+inline IV rshift_round(const RequantOp& o, IV v) {
+  const IV q = _mm512_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
+  IV t;
+  if constexpr (kPlusOne) t = _mm512_srai_epi32(_mm512_add_epi32(q, splat(1)), 1);
+  else t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
+  return _mm512_min_epi32(_mm512_max_epi32(t, splat(o.lo)), splat(o.hi));
+}
 template <RequantOp::Kind K>
 inline IV vector_step(const RequantOp& o, IV v) {
   switch (K) {
-    case RequantOp::Kind::rshift: {
-      const IV q = _mm512_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
-      const IV t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
-      return _mm512_min_epi32(_mm512_max_epi32(t, splat(o.lo)), splat(o.hi));
-    }
+    case RequantOp::Kind::rshift:
+      return rshift_round<false>(o, v);
     case RequantOp::Kind::clip:
       return _mm512_min_epi32(_mm512_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
@@ -52,14 +60,22 @@ using IV = __m256i;
 constexpr int64_t kLanes = 8;
 inline IV load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
+// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
+// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
+template <bool kPlusOne>
+inline IV rshift_round(const RequantOp& o, IV v) {
+  const IV q = _mm256_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
+  IV t;
+  if constexpr (kPlusOne) t = _mm256_srai_epi32(_mm256_add_epi32(q, splat(1)), 1);
+  else t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
+  return _mm256_min_epi32(_mm256_max_epi32(t, splat(o.lo)), splat(o.hi));
+}
 template <RequantOp::Kind K>
 inline IV vector_step(const RequantOp& o, IV v) {
   switch (K) {
-    case RequantOp::Kind::rshift: {
-      const IV q = _mm256_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
-      const IV t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
-      return _mm256_min_epi32(_mm256_max_epi32(t, splat(o.lo)), splat(o.hi));
-    }
+    case RequantOp::Kind::rshift:
+      return rshift_round<false>(o, v);
     case RequantOp::Kind::clip:
       return _mm256_min_epi32(_mm256_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
@@ -111,7 +127,8 @@ inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int6
 
 // The chains mlvm-quantize writes for a layer — shift, per-channel multiplier, shift, and a
 // clip when a ReLU6 follows — with every step in registers: no store and load between steps.
-template <bool kClip>
+// kWideA, kWideC: the first or second shift is at least 1 (rshift_round<true>).
+template <bool kClip, bool kWideA, bool kWideC>
 int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
   // Copies: the stores to dst cannot change them, so their splats stay out of the loop.
   const RequantOp a = ops[0], b = ops[1];
@@ -125,9 +142,9 @@ int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int
   }
   int64_t k = 0;
   for (; k + kLanes <= n; k += kLanes) {
-    IV v = vector_step<RequantOp::Kind::rshift>(a, load(src + k));
+    IV v = rshift_round<kWideA>(a, load(src + k));
     v = vector_step<RequantOp::Kind::mul>(b, v);
-    v = vector_step<RequantOp::Kind::rshift>(c, v);
+    v = rshift_round<kWideC>(c, v);
     store(dst, k, v, out_bytes);
   }
   return k;
@@ -178,6 +195,15 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   }
 }
 
+template <bool kClip>
+int64_t shift_mul_shift_any(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
+  const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
+  if (wa && wc) return shift_mul_shift<kClip, true, true>(ops, src, dst, n, out_bytes);
+  if (wa) return shift_mul_shift<kClip, true, false>(ops, src, dst, n, out_bytes);
+  if (wc) return shift_mul_shift<kClip, false, true>(ops, src, dst, n, out_bytes);
+  return shift_mul_shift<kClip, false, false>(ops, src, dst, n, out_bytes);
+}
+
 inline bool is_chain(const RequantOp* ops, int nops, std::initializer_list<RequantOp::Kind> kinds) {
   if (nops != int(kinds.size())) return false;
   int s = 0;
@@ -202,9 +228,9 @@ void requant_run(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   const r::IV last = r::load(src + n - r::kLanes);
   int64_t k = 0;
   if (r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift}))
-    k = r::shift_mul_shift<false>(ops, src, dst, n, out_bytes);
+    k = r::shift_mul_shift_any<false>(ops, src, dst, n, out_bytes);
   else if (r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip}))
-    k = r::shift_mul_shift<true>(ops, src, dst, n, out_bytes);
+    k = r::shift_mul_shift_any<true>(ops, src, dst, n, out_bytes);
   constexpr int64_t kChunk = 256;
   alignas(64) int32_t buf[kChunk];
   for (; k + r::kLanes <= n;) {

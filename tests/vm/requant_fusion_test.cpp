@@ -450,6 +450,61 @@ BOOST_AUTO_TEST_CASE(narrowing_requantization_on_every_conv_path) {
 )", 6, {{"x", full_range(DType::i16, {1, 8, 11, 12}, 63)}, {"w", full_range(DType::i16, {8, 1, 3, 3}, 64)}});
 }
 
+BOOST_AUTO_TEST_CASE(a_clip_after_the_narrowing_cast_joins_the_chain) {
+  // ReLU6 of an 8-bit layer as mlvm-quantize writes it: the clip after the cast to i8. It is
+  // a step before the narrowing when the chain keeps the value within i8 (precision 8), on
+  // the 1x1 path of MobileNet's expansions and on a padded 3x3 one, and for u8 after a relu.
+  const std::string m = i32_constant("m", {11, 1, 1}, 1, 30000, 16);
+  for (const char* conv : {"acc = conv2d x, w1", "acc = conv2d x, w3, padding=(1, 1)"})
+    check_requant(R"(
+.input x : i8[1, 13, 15, 17]
+.input w1 : i8[11, 13, 1, 1]
+.input w3 : i8[11, 13, 3, 3]
+.output y : i8[1, 11, 15, 17]
+)" + m, ".output acc : i32[1, 11, 15, 17]", std::string("\n    ") + conv + R"(
+    acc = relu acc
+    t = cvm_right_shift acc, precision=16, shift_bit=3
+    t = mul t, m
+    t = cvm_right_shift t, precision=8, shift_bit=17
+    q = cast t, dtype=i8
+    y = clip q, a_min=0, a_max=96
+)", 6, {{"x", full_range(DType::i8, {1, 13, 15, 17}, 65)}, {"w1", full_range(DType::i8, {11, 13, 1, 1}, 66)},
+        {"w3", full_range(DType::i8, {11, 13, 3, 3}, 67)}});
+  check_requant(R"(
+.input x : i8[2, 5, 9, 7]
+.input w : i8[6, 5, 1, 1]
+.output y : u8[2, 6, 9, 7]
+)", ".output acc : i32[2, 6, 9, 7]", R"(
+    acc = conv2d x, w
+    t = cvm_right_shift acc, precision=8, shift_bit=6
+    t = relu t
+    q = cast t, dtype=u8
+    y = clip q, a_min=3, a_max=100
+)", 4, {{"x", full_range(DType::i8, {2, 5, 9, 7}, 68)}, {"w", full_range(DType::i8, {6, 5, 1, 1}, 69)}});
+  // After a multiplier the chain's own bounds say nothing of the range (the precision
+  // tracking proves it): the cast is fused, the clip stays a step of its own, the bits agree.
+  const std::string header = R"(
+.input x : i8[1, 13, 15, 17]
+.input w : i8[11, 13, 1, 1]
+.output y : i8[1, 11, 15, 17]
+.const three : i32[1] = [3]
+)";
+  const std::string body = R"(
+    acc = conv2d x, w
+    t = cvm_right_shift acc, precision=5, shift_bit=9
+    t = mul t, three
+    q = cast t, dtype=i8
+    y = clip q, a_min=0, a_max=40
+)";
+  const Program fused = program_from(header + body, "fused.mlasm");
+  const Program plain = program_from(header + ".output acc : i32[1, 11, 15, 17]\n" + body, "plain.mlasm");
+  const Fused f = fused_of(fused);
+  BOOST_REQUIRE(f.absorbed.size() == 5);
+  BOOST_TEST((f.requant[0] != nullptr && f.absorbed[1] && f.absorbed[2] && f.absorbed[3] && !f.absorbed[4]));
+  expect_same_y_everywhere(fused, plain, {{"x", full_range(DType::i8, {1, 13, 15, 17}, 70)},
+                                          {"w", full_range(DType::i8, {11, 13, 1, 1}, 71)}});
+}
+
 BOOST_AUTO_TEST_CASE(a_relu_alone_stays_unfused_a_shift_after_a_clip_is_a_step) {
   // Nothing to requantize (a relu alone). A clip before the shift ends the first stage (one
   // map clamp(rshift(v))); the shift after it is then a step of its own, in order.
