@@ -6,20 +6,22 @@
 // unpadded input seen as a window (kernels/simd/conv_window.hpp), the padding masked off and
 // the output rows written in place. One input channel per group (depthwise) has direct kernels
 // (kernels/simd/conv_depthwise.hpp): f32 with one output per input channel a register of
-// channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An
-// f32 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
-// (kernels/conv_winograd.hpp), a 3x1 or 1x3 one as 1-D Winograd (conv_winograd_1d.hpp). A relu or clip
-// the planner fused into the convolution (kernels/fused_activation.hpp) is applied as each
-// tile of output is stored; a silu as each plane or group block is finished. The static rule is in ir/infer_conv.cpp; the
-// attribute and shape rules it shares with the kernel are in ir/nn_rules.hpp.
+// channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An f32
+// 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
+// (kernels/conv_winograd.hpp), a 3x1 or 1x3 one as 1-D Winograd (conv_winograd_1d.hpp). A
+// relu or clip the planner fused into the convolution (kernels/fused_activation.hpp) is
+// applied as each tile of output is stored; a silu as each plane or group block is finished.
+// The static rule is in ir/infer_conv.cpp; the rules it shares with the kernel, ir/nn_rules.hpp.
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "ir/nn_rules.hpp"
+#include "kernels/conv_data.hpp"
 #include "kernels/conv_phases.hpp"
 #include "kernels/conv_stacked.hpp"
 #include "kernels/conv_winograd.hpp"
@@ -41,53 +43,13 @@ namespace mlvm {
 
 namespace {
 
-template <class T>
-struct ConvData {
-  const T* x;
-  const T* w;
-  const gemm_out_t<T>* bias;  // null: none
-  int64_t bias_stride;
-  gemm_out_t<T>* y;
-  const PackedWeights* packed = nullptr;  // w packed at plan time, per group, or null
-  const FusedActivation* act = nullptr;   // floats only: the fused activation, or null
-  const FusedActivation* rq = nullptr;    // integers only: the fused requantization, or null
-  // A requantization that narrows (FusedActivation::narrow): y is null and the result's
-  // elements, of narrow_bytes each, start here.
-  std::byte* y_narrow = nullptr;
-  int64_t narrow_bytes = 0;
-  bool x_without_min = false;             // i8: x holds no -128 (GemmArgs::b_without_min)
-  bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
-};
+using namespace conv_detail;
 
-// Per-thread scratch (kernels/thread_scratch.hpp): slot 0 the padded input or phase planes,
-// slot 1 the GEMM's wide or transposed output.
+// Per-thread scratch (kernels/thread_scratch.hpp): 0 the padded input or planes, 1 the GEMM's result.
 struct ConvScratch;
 template <class E>
 E* conv_scratch(int slot, int64_t count) {
   return thread_scratch<ConvScratch, E>(slot, count);
-}
-
-
-// The fused requantization of the n accumulators of channel ch at src (a scratch block, which
-// a narrowing one overwrites) into y's elements [at, at + n): as i32s, or narrowed.
-template <class T>
-void requant_into(const ConvData<T>& d, gemm_out_t<T>* src, int64_t at, int64_t n, int64_t ch) {
-  if constexpr (std::is_same_v<gemm_out_t<T>, int32_t>)
-    if (d.y_narrow) return apply_fused_requant_narrow(*d.rq, src, d.y_narrow + at * d.narrow_bytes, n, ch);
-  apply_fused_requant<gemm_out_t<T>>(*d.rq, src, d.y + at, n, ch);
-}
-
-
-// The fused relu/clip the GEMM applies as it stores (bounds filled), or null: none fused, or
-// not floats.
-template <class T>
-const gemm_out_t<T>* fused_clamp(const ConvData<T>& d, std::array<gemm_out_t<T>, 2>& bounds) {
-  if constexpr (std::is_floating_point_v<T>)
-    if (d.act && d.act->kind == FusedActivation::Kind::clamp) {
-      bounds = clamp_bounds<gemm_out_t<T>>(d.act);
-      return bounds.data();
-    }
-  return nullptr;
 }
 
 // Group g's GEMM over phase planes: w[g] (OCg x Cg·KH·KW) times the taps of `planes` at
@@ -290,21 +252,25 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.ldc = wide;
       gemm(b, inner);
       for (int64_t o = 0; o < s.ocg; ++o) {
+        Out* row = out + o * wide;
+        const int64_t ch = g * s.ocg + o, at = y0 + (o * s.oh + r0) * s.ow;  // at: y's element
+        if (d.rq && l.wq == s.ow) {  // no wide columns (1x1): the block's row is y's, as it is
+          requant_into(d, row, at, wide, ch);
+          continue;
+        }
         if constexpr (std::is_same_v<Out, int32_t>)
           if (d.y_narrow) {  // narrowed in place over the block's channel row, then its rows copied
-            std::byte* packed = reinterpret_cast<std::byte*>(out + o * wide);
-            apply_fused_requant_narrow(*d.rq, out + o * wide, packed, wide, g * s.ocg + o);
+            std::byte* packed = reinterpret_cast<std::byte*>(row);
+            d.chain->apply_narrow(row, packed, wide, ch);
             for (int64_t r = 0; r < rows; ++r)
-              std::memcpy(d.y_narrow + (y0 + (o * s.oh + r0 + r) * s.ow) * d.narrow_bytes,
-                          packed + r * l.wq * d.narrow_bytes, std::size_t(s.ow * d.narrow_bytes));
+              std::memcpy(d.y_narrow + (at + r * s.ow) * d.narrow_bytes, packed + r * l.wq * d.narrow_bytes,
+                          std::size_t(s.ow * d.narrow_bytes));
             continue;
           }
-        if (d.rq) apply_fused_requant<Out>(*d.rq, out + o * wide, out + o * wide, wide, g * s.ocg + o);
-        if constexpr (sizeof(Out) == 4)
-          copy_rows(yg + (o * s.oh + r0) * s.ow, s.ow, out + o * wide, l.wq, rows, s.ow);
+        if (d.rq) requant_to(d, row, row, wide, ch);
+        if constexpr (sizeof(Out) == 4) copy_rows(yg + at - y0, s.ow, row, l.wq, rows, s.ow);
         else
-          for (int64_t r = 0; r < rows; ++r)
-            std::copy(out + o * wide + r * l.wq, out + o * wide + r * l.wq + s.ow, yg + (o * s.oh + r0 + r) * s.ow);
+          for (int64_t r = 0; r < rows; ++r) std::copy(row + r * l.wq, row + r * l.wq + s.ow, yg + at - y0 + r * s.ow);
       }
     });
   }
@@ -423,8 +389,7 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
     int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
     depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
                              d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, y);
-    if (d.rq)
-      for (int64_t c = 0; c < channels; ++c) requant_into(d, y + c * oplane, at + c * oplane, oplane, c0 + c);
+    for (int64_t c = 0; d.rq && c < channels; ++c) requant_into(d, y + c * oplane, at + c * oplane, oplane, c0 + c);
   });
 }
 
@@ -533,6 +498,8 @@ void run_conv2d(KernelContext& ctx) {
     if (ctx.prepared) d.packed = static_cast<const PackedWeights*>(ctx.prepared)->for_tensor(w);
     if constexpr (std::is_floating_point_v<T>) d.act = ctx.activation;
     else d.rq = fused_requant(ctx.activation);
+    std::optional<RequantChain> chain;
+    if constexpr (std::is_same_v<Out, int32_t>) d.chain = d.rq ? &chain.emplace(*d.rq) : nullptr;
     if (b) {
       d.bias = b->template data<Out>();
       d.bias_stride = b->strides()[0];

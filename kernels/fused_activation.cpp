@@ -135,6 +135,40 @@ void apply_fused_requant_narrow(const FusedActivation& a, int32_t* buf, void* ds
   store_narrowed(buf, dst, n, a.narrow);
 }
 
+RequantChain::RequantChain(const FusedActivation& a) : a_(&a), run_(simd::ew_kernels().requant_i32) {
+  if (!run_) return;
+  nops_ = requant_ops(a, 0, ops_.data());  // op k + 1 is step k
+  for (int k = 0; nops_ && k < a.num_steps; ++k) {
+    const RequantStep& st = a.steps[std::size_t(k)];
+    if (st.kind == RequantStep::Kind::mul && st.count > 1) {
+      per_channel_[std::size_t(num_per_channel_)] = k + 1;
+      per_channel_values_[std::size_t(num_per_channel_++)] = st.values;
+    }
+  }
+}
+
+void RequantChain::run(const int32_t* src, void* dst, int64_t n, int64_t channel, int out_bytes) const {
+  if (num_per_channel_ == 0) return run_(ops_.data(), nops_, src, dst, n, out_bytes);
+  // A copy with this channel's multipliers, of the ops in use only (RequantOp is trivially
+  // copyable, so the bytes are the objects).
+  alignas(simd::RequantOp) std::byte raw[sizeof(simd::RequantOp) * (kMaxRequantSteps + 1)];
+  std::memcpy(raw, ops_.data(), sizeof(simd::RequantOp) * std::size_t(nops_));
+  auto* ops = reinterpret_cast<simd::RequantOp*>(raw);
+  for (int k = 0; k < num_per_channel_; ++k)
+    ops[per_channel_[std::size_t(k)]].value = per_channel_values_[std::size_t(k)][channel];
+  run_(ops, nops_, src, dst, n, out_bytes);
+}
+
+void RequantChain::apply(const int32_t* src, int32_t* dst, int64_t n, int64_t channel) const {
+  if (!nops_) return apply_fused_requant<int32_t>(*a_, src, dst, n, channel);
+  run(src, dst, n, channel, 4);
+}
+
+void RequantChain::apply_narrow(int32_t* buf, void* dst, int64_t n, int64_t channel) const {
+  if (!nops_) return apply_fused_requant_narrow(*a_, buf, dst, n, channel);
+  run(buf, dst, n, channel, int(dtype_size(a_->narrow)));
+}
+
 template void apply_fused_requant<int32_t>(const FusedActivation&, const int32_t*, int32_t*, int64_t, int64_t);
 template void apply_fused_requant<int64_t>(const FusedActivation&, const int64_t*, int64_t*, int64_t, int64_t);
 template void apply_fused_requant<float>(const FusedActivation&, const float*, float*, int64_t, int64_t);
