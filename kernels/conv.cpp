@@ -184,6 +184,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = b.n;
       gemm(b, inner);
+      if (rows == s.oh) return requant_rows_into(d, out, y0, b.n, s.ocg, g * s.ocg);  // whole planes
       for (int64_t o = 0; o < s.ocg; ++o)
         requant_into(d, out + o * b.n, y0 + o * s.oh * s.ow + r0 * s.ow, b.n, g * s.ocg + o);
     });
@@ -251,6 +252,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
+      if (d.rq && l.wq == s.ow && rows == s.oh) return requant_rows_into(d, out, y0, wide, s.ocg, g * s.ocg);
       for (int64_t o = 0; o < s.ocg; ++o) {
         Out* row = out + o * wide;
         const int64_t ch = g * s.ocg + o, at = y0 + (o * s.oh + r0) * s.ow;  // at: y's element
@@ -389,7 +391,7 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
     int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
     depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
                              d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, y);
-    for (int64_t c = 0; d.rq && c < channels; ++c) requant_into(d, y + c * oplane, at + c * oplane, oplane, c0 + c);
+    if (d.rq) requant_rows_into(d, y, at, oplane, channels, c0);
   });
 }
 

@@ -106,14 +106,20 @@ void store_narrowed(const int32_t* src, void* dst, int64_t n, DType to);
 // kernel call: per channel only a per-channel multiplier changes. (Built per channel, the
 // ops cost a twelfth of a quantized MobileNet-V2, whose 7 x 7 and 14 x 14 planes are short.)
 // Its apply and apply_narrow are apply_fused_requant<int32_t> and apply_fused_requant_narrow.
+static_assert(kMaxRequantSteps + 1 <= simd::kMaxRequantOps);
 class RequantChain {
  public:
   explicit RequantChain(const FusedActivation& a);
   void apply(const int32_t* src, int32_t* dst, int64_t n, int64_t channel) const;
   void apply_narrow(int32_t* buf, void* dst, int64_t n, int64_t channel) const;
+  // The same for `rows` channels ch0, ch0 + 1, ...: channel ch0 + r's n values at src + r·n
+  // into dst's elements r·n .. (dst is src or does not overlap it).
+  void apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0) const;
+  void apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0) const;
 
  private:
   void run(const int32_t* src, void* dst, int64_t n, int64_t channel, int out_bytes) const;
+  void run_rows(const int32_t* src, void* dst, int64_t n, int64_t rows, int64_t ch0, int out_bytes) const;
   const FusedActivation* a_;
   simd::RequantRun run_ = nullptr;
   int nops_ = 0;  // 0: no run at this level, or a step indexed by column: step by step

@@ -81,6 +81,13 @@ struct RequantOp {
 // or i16 of the result). dst may be src: each element is stored after it was loaded, at or
 // below its own address (the narrow results packed at the start).
 using RequantRun = void (*)(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t n, int out_bytes);
+// `rows` rows of n values through one chain whose op mul_op (a mul; < 0: none) takes row r's
+// value mul_values[r] (a conv's channels and their multipliers): row r from src + r·n into
+// dst's elements r·n .. r·n + n - 1, as RequantRun, dst again src or not overlapping it.
+// nops <= kMaxRequantOps.
+inline constexpr int kMaxRequantOps = 16;
+using RequantRowsRun = void (*)(const RequantOp* ops, int nops, int mul_op, const int32_t* mul_values,
+                                const int32_t* src, void* dst, int64_t n, int64_t rows, int out_bytes);
 
 struct EwTable {
   // [op][elem][splat][streaming]: streaming runs write the output with non-temporal stores
@@ -106,6 +113,7 @@ struct EwTable {
   CvmShiftRun cvm_left_shift[kNumElems] = {};
   Lut32Run lut32 = nullptr;
   RequantRun requant_i32 = nullptr;  // kernels/simd/ew_requant_run.inl; null at SSE2
+  RequantRowsRun requant_rows_i32 = nullptr;  // likewise
   // [to][from], integer elements only (i8, u8, i16, i32, i64): y = TO(x), the cast op between
   // integer dtypes (wrapping to the narrower type, extending to the wider).
   UnaryRun cast_int[kNumElems][kNumElems] = {};

@@ -12,7 +12,10 @@
 // compute, except exp (ew.hpp: kExpMaxUlp).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/simd/ew.hpp"
 #include "kernels/simd/ew_exp.inl"
@@ -501,6 +504,7 @@ EwTable make_table() {
   set_casts_to<int32_t>(t);
   set_casts_to<int64_t>(t);
 #if MLVM_SIMD_BYTES >= 32
+  t.requant_rows_i32 = requant_rows;
   t.requant_i32 = requant_run;  // SSE2 (no 32-bit min, max or multiply) keeps the step-by-step runs
 #endif
   return t;

@@ -17,6 +17,7 @@ using IV = __m512i;
 constexpr int64_t kLanes = 16;
 inline IV load(const int32_t* p) { return _mm512_loadu_si512(p); }
 inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
+inline IV mullo(IV a, IV b) { return _mm512_mullo_epi32(a, b); }
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
@@ -60,6 +61,7 @@ using IV = __m256i;
 constexpr int64_t kLanes = 8;
 inline IV load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
+inline IV mullo(IV a, IV b) { return _mm256_mullo_epi32(a, b); }
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
@@ -204,6 +206,28 @@ int64_t shift_mul_shift_any(const RequantOp* ops, const int32_t* src, void* dst,
   return shift_mul_shift<kClip, false, false>(ops, src, dst, n, out_bytes);
 }
 
+// shift_mul_shift over rows of at least a register each, row r's multiplier mul_values[r],
+// each row's tail its last whole register read before the row's first store (as
+// requant_run's); the clip's range meets the second shift's (the caller checked).
+template <bool kClip, bool kWideA, bool kWideC>
+void shift_mul_shift_rows(const RequantOp* ops, const int32_t* mul_values, const int32_t* src, void* dst,
+                          int64_t n, int64_t rows, int out_bytes) {
+  const RequantOp a = ops[0];
+  RequantOp c = ops[2];
+  if constexpr (kClip) {
+    c.lo = std::max(c.lo, ops[3].lo);
+    c.hi = std::min(c.hi, ops[3].hi);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* s = src + r * n;
+    const IV m = splat(mul_values[r]), last = load(s + n - kLanes);
+    int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes)
+      store(dst, r * n + k, rshift_round<kWideC>(c, mullo(rshift_round<kWideA>(a, load(s + k)), m)), out_bytes);
+    if (k < n) store(dst, r * n + n - kLanes, rshift_round<kWideC>(c, mullo(rshift_round<kWideA>(a, last), m)), out_bytes);
+  }
+}
+
 inline bool is_chain(const RequantOp* ops, int nops, std::initializer_list<RequantOp::Kind> kinds) {
   if (nops != int(kinds.size())) return false;
   int s = 0;
@@ -247,6 +271,44 @@ void requant_run(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
     r::IV v = last;
     for (int s = 0; s < nops; ++s) v = r::any_step(ops[s], v);
     r::store(dst, n - r::kLanes, v, out_bytes);
+  }
+}
+
+// Rows of one chain (RequantRowsRun): a layer's shift, multiplier, shift [, clip] with the
+// multiplier per row in registers, row after row; any other chain, or rows shorter than a
+// register, as requant_run per row with its ops patched. In place too: row r's stores land at
+// or below its own values and below every later row's.
+void requant_rows(const RequantOp* ops, int nops, int mul_op, const int32_t* mul_values, const int32_t* src,
+                  void* dst, int64_t n, int64_t rows, int out_bytes) {
+  namespace r = requant_detail;
+  using K = RequantOp::Kind;
+  if (n <= 0 || rows <= 0) return;
+  const bool clip = r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip});
+  if (mul_op == 1 && n >= r::kLanes && (clip || r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift})) &&
+      (!clip || std::max(ops[2].lo, ops[3].lo) <= std::min(ops[2].hi, ops[3].hi))) {
+    const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
+    auto go = [&](auto kc, auto ka, auto kw) {
+      r::shift_mul_shift_rows<decltype(kc)::value, decltype(ka)::value, decltype(kw)::value>(
+          ops, mul_values, src, dst, n, rows, out_bytes);
+    };
+    using T = std::true_type;
+    using F = std::false_type;
+    if (clip) {
+      if (wa && wc) return go(T{}, T{}, T{});
+      if (wa) return go(T{}, T{}, F{});
+      if (wc) return go(T{}, F{}, T{});
+      return go(T{}, F{}, F{});
+    }
+    if (wa && wc) return go(F{}, T{}, T{});
+    if (wa) return go(F{}, T{}, F{});
+    if (wc) return go(F{}, F{}, T{});
+    return go(F{}, F{}, F{});
+  }
+  std::array<RequantOp, kMaxRequantOps> local{};
+  std::copy_n(ops, std::min(nops, kMaxRequantOps), local.begin());
+  for (int64_t row = 0; row < rows; ++row) {
+    if (mul_op >= 0) local[std::size_t(mul_op)].value = mul_values[row];
+    requant_run(local.data(), nops, src + row * n, static_cast<std::byte*>(dst) + row * n * out_bytes, n, out_bytes);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -133,6 +134,74 @@ BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
               BOOST_ERROR("in place, bytes " << bytes << " element " << k << " of " << n);
           }
           BOOST_TEST(bad == 0);
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(rows_with_a_multiplier_each) {
+  // simd::EwTable::requant_rows_i32: rows of a layer's chain (the multiplier per row in
+  // registers) and of any chain (run per row), rows shorter than a register, out of place
+  // and in place, every output width; each element against the definition with its row's
+  // multiplier.
+  LevelGuard guard;
+  for (simd::Level level : levels()) {
+    simd::set_level_for_testing(level);
+    const auto run = simd::ew_kernels().requant_rows_i32;
+    if (!run) {
+      BOOST_TEST((level == simd::Level::sse2));
+      continue;
+    }
+    simd_test::Rng rng{46};
+    for (int trial = 0; trial < 300; ++trial) {
+      BOOST_TEST_CONTEXT(simd::level_name(level) << " trial " << trial) {
+        using K = RequantOp::Kind;
+        const bool layer = trial % 3 != 0;
+        std::vector<RequantOp> ops(layer ? 3 + trial % 2 : 1 + rng.next() % 5);
+        const K chain[] = {K::rshift, K::mul, K::rshift, K::clip};
+        int mul_op = -1;
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+          RequantOp& o = ops[k];
+          o.kind = layer ? chain[k] : K(rng.next() % 4);  // no tables here: the run's own test has them
+          o.shift = rng.next() % 3 == 0 ? 0 : int(rng.next() % 32);
+          const int32_t a = any_i32(rng), b = any_i32(rng);
+          o.lo = std::min(a, b);
+          o.hi = std::max(a, b);
+          o.value = any_i32(rng);
+          if (o.kind == K::mul && (mul_op < 0 || rng.next() % 2)) mul_op = int(k);
+        }
+        if (!layer && rng.next() % 4 == 0) mul_op = -1;
+        const int64_t n = int64_t(rng.next() % 70), rows = 1 + int64_t(rng.next() % 5);
+        std::vector<int32_t> muls(static_cast<std::size_t>(rows)), src(static_cast<std::size_t>(n * rows));
+        for (int32_t& v : muls) v = rng.next() % 2 ? int32_t(rng.next() % 30000) : any_i32(rng);
+        for (int32_t& v : src) v = any_i32(rng);
+        auto want = [&](int64_t i) {
+          std::vector<RequantOp> row_ops = ops;
+          if (mul_op >= 0) row_ops[std::size_t(mul_op)].value = muls[std::size_t(i / std::max<int64_t>(n, 1))];
+          int64_t v = src[std::size_t(i)];
+          for (const RequantOp& o : row_ops) v = reference_step(o, v);
+          return uint32_t(int32_t(v));
+        };
+        for (bool in_place : {false, true}) {
+          for (int bytes : {1, 2, 4}) {
+            std::vector<int32_t> buf = src;
+            std::vector<uint8_t> out(std::size_t(n * rows) * 4 + 16, 0xAB);
+            void* dst = in_place ? static_cast<void*>(buf.data()) : out.data();
+            run(ops.data(), int(ops.size()), mul_op, muls.data(), buf.data(), dst, n, rows, bytes);
+            const auto* got_bytes = static_cast<const uint8_t*>(dst);
+            const uint32_t mask = bytes == 4 ? 0xFFFFFFFFu : (1u << (8 * bytes)) - 1;
+            int bad = 0;
+            for (int64_t i = 0; i < n * rows; ++i) {
+              uint32_t got = 0;
+              std::memcpy(&got, got_bytes + std::size_t(i) * std::size_t(bytes), std::size_t(bytes));
+              if ((want(i) & mask) != got && bad++ < 3)
+                BOOST_ERROR((in_place ? "in place, " : "") << "bytes " << bytes << " element " << i << " of "
+                                                           << rows << " rows of " << n);
+            }
+            BOOST_TEST(bad == 0);
+            if (!in_place) BOOST_TEST(out[std::size_t(n * rows) * std::size_t(bytes)] == 0xAB);
+          }
         }
       }
     }
