@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "kernels/cancel.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/op_api.hpp"
@@ -206,6 +207,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
   // The input rows from the first tile row's on (past the top padding unless r0 is 0).
   const int64_t skip = r0 == 0 ? 0 : r0 * m - a.top, top = r0 == 0 ? a.top : 0;
   for (int64_t i = 0; i < a.c; ++i) {
+    poll_cancel();  // each transform of a channel's plane is tens of microseconds; all of them milliseconds
     float* work = scratch(3, simd::winograd_input_work(m, rows, tw));
     kern.input({m, a.x + ((n * a.c + i) * a.h + skip) * a.w, a.h - skip, a.w, top, a.left, rows, tw, v + i * ts,
                 a.c * ts, work});
@@ -214,6 +216,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
   const int64_t y0 = r0 * m, oh = std::min(a.oh - y0, rows * m);
   float* yn = a.y + n * a.oc * a.oh * a.ow;
   for (int64_t o = 0; o < a.oc; ++o) {
+    poll_cancel();
     float* work = scratch(3, simd::winograd_output_work(m, tw));
     const float b = a.bias ? a.bias[o * a.bias_stride] : 0.f;
     kern.output({m, mm + o * ts, a.oc * ts, rows, tw, oh, a.ow, b, bounds[0], bounds[1],
@@ -223,6 +226,7 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
 
 // Input channel i of image n, transformed into V (rows ts apart) over the whole plane's tiles.
 void input_channel(const WinogradConv& a, int64_t n, int64_t i, float* v, int64_t ts) {
+  poll_cancel();  // as in winograd_tile_rows
   const int m = a.m;
   const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m;
   float* work = scratch(3, simd::winograd_input_work(m, th, tw));
@@ -234,6 +238,7 @@ void input_channel(const WinogradConv& a, int64_t n, int64_t i, float* v, int64_
 // the clamp `bounds` and a fused SiLU.
 void output_channel(const WinogradConv& a, int64_t n, int64_t o, const float* mrow, int64_t m_stride,
                     const std::array<float, 2>& bounds) {
+  poll_cancel();
   const int m = a.m;
   const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m;
   float* work = scratch(3, simd::winograd_output_work(m, tw));

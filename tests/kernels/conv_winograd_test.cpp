@@ -15,8 +15,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 
+#include "kernels/cancel.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "nn_test_util.hpp"
@@ -212,6 +214,32 @@ BOOST_AUTO_TEST_CASE(strided_inputs) {
                      {relayout(x, Layout::flipped), relayout(w, Layout::transposed), relayout(b, Layout::sliced)},
                      attrs_of(c), &pool),
               naive(x, w, &b, c));
+}
+
+// A host's cancel reaches inside the convolution on each of its three splits (1 thread; 2
+// threads by tile rows; 2 far apart by output channels) through the polls between channels'
+// transforms and the GEMM's panels, not only between images: the run raises limit
+// "cancelled", and uncancelled the same call gives the same bits.
+BOOST_AUTO_TEST_CASE(cancel_is_seen_inside) {
+  ThreadPool pool(2);
+  std::mt19937_64 rng(5);
+  const WinoCase c{{1, 16, 64, 64}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4};
+  const std::vector<Tensor> in{random_tensor(DType::f32, c.x, rng), random_tensor(DType::f32, c.w, rng)};
+  const Tensor want = run_op(Opcode::conv2d, in, attrs_of(c));
+  for (int split = 0; split < 3; ++split) {
+    BOOST_TEST_CONTEXT("split " << split) {
+      ThreadPool::assume_far_apart_for_testing(split == 2 ? 1 : 0);
+      ThreadPool* p = split ? &pool : nullptr;
+      std::atomic<bool> flag{true};
+      const CancelScope scope(&flag);
+      BOOST_CHECK_EXCEPTION(run_op(Opcode::conv2d, in, attrs_of(c), p), Error, [](const Error& e) {
+        return e.kind() == ErrorKind::limit && std::string(e.what()).find("cancelled") != std::string::npos;
+      });
+      flag = false;
+      BOOST_TEST(same_bits(want, run_op(Opcode::conv2d, in, attrs_of(c), p)));
+    }
+  }
+  ThreadPool::assume_far_apart_for_testing(-1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
