@@ -13,11 +13,7 @@ void cvm_right_shift_run(void* yv, const void* xv, int64_t n, const CvmShift& a)
     const int s = a.shift;
     const int32_t lo = int32_t(a.lo), hi = int32_t(a.hi);
     MLVM_SIMD_INDEPENDENT
-    for (int64_t k = 0; k < n; ++k) {
-      const int32_t q = int32_t(x[k]) >> s;
-      const int32_t t = (q >> 1) + (q & 1);
-      y[k] = T(t < lo ? lo : t > hi ? hi : t);
-    }
+    for (int64_t k = 0; k < n; ++k) y[k] = T(cvm_round_shift32(int32_t(x[k]), s, lo, hi));
   } else {
     MLVM_SIMD_INDEPENDENT
     for (int64_t k = 0; k < n; ++k) {

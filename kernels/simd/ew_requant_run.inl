@@ -166,11 +166,8 @@ inline IV any_step(const RequantOp& o, IV v) {
 // Fewer values than a register, one at a time, the same arithmetic in scalars.
 inline int32_t scalar_step(const RequantOp& o, int32_t v) {
   switch (o.kind) {
-    case RequantOp::Kind::rshift: {
-      const int32_t q = v >> o.shift;
-      const int32_t t = (q >> 1) + (q & 1);
-      return t < o.lo ? o.lo : t > o.hi ? o.hi : t;
-    }
+    case RequantOp::Kind::rshift:
+      return cvm_round_shift32(v, o.shift, o.lo, o.hi);
     case RequantOp::Kind::clip:
       return v < o.lo ? o.lo : v > o.hi ? o.hi : v;
     case RequantOp::Kind::mul:
@@ -197,13 +194,25 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   }
 }
 
+// f.template operator()<kClip, kWideA, kWideC>() for the chain's clip and whether each of
+// its two shifts is at least 1 (the rounding rshift_round<true> may use).
+template <class F>
+auto with_chain_flags(bool clip, const RequantOp* ops, F&& f) {
+  const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
+  auto pick = [&]<bool kClip>() {
+    if (wa && wc) return f.template operator()<kClip, true, true>();
+    if (wa) return f.template operator()<kClip, true, false>();
+    if (wc) return f.template operator()<kClip, false, true>();
+    return f.template operator()<kClip, false, false>();
+  };
+  return clip ? pick.template operator()<true>() : pick.template operator()<false>();
+}
+
 template <bool kClip>
 int64_t shift_mul_shift_any(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
-  const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
-  if (wa && wc) return shift_mul_shift<kClip, true, true>(ops, src, dst, n, out_bytes);
-  if (wa) return shift_mul_shift<kClip, true, false>(ops, src, dst, n, out_bytes);
-  if (wc) return shift_mul_shift<kClip, false, true>(ops, src, dst, n, out_bytes);
-  return shift_mul_shift<kClip, false, false>(ops, src, dst, n, out_bytes);
+  return with_chain_flags(kClip, ops, [&]<bool kC, bool kA, bool kW>() {
+    return shift_mul_shift<kC, kA, kW>(ops, src, dst, n, out_bytes);
+  });
 }
 
 // shift_mul_shift over rows of at least a register each, row r's multiplier mul_values[r],
@@ -286,23 +295,9 @@ void requant_rows(const RequantOp* ops, int nops, int mul_op, const int32_t* mul
   const bool clip = r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip});
   if (mul_op == 1 && n >= r::kLanes && (clip || r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift})) &&
       (!clip || std::max(ops[2].lo, ops[3].lo) <= std::min(ops[2].hi, ops[3].hi))) {
-    const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
-    auto go = [&](auto kc, auto ka, auto kw) {
-      r::shift_mul_shift_rows<decltype(kc)::value, decltype(ka)::value, decltype(kw)::value>(
-          ops, mul_values, src, dst, n, rows, out_bytes);
-    };
-    using T = std::true_type;
-    using F = std::false_type;
-    if (clip) {
-      if (wa && wc) return go(T{}, T{}, T{});
-      if (wa) return go(T{}, T{}, F{});
-      if (wc) return go(T{}, F{}, T{});
-      return go(T{}, F{}, F{});
-    }
-    if (wa && wc) return go(F{}, T{}, T{});
-    if (wa) return go(F{}, T{}, F{});
-    if (wc) return go(F{}, F{}, T{});
-    return go(F{}, F{}, F{});
+    return r::with_chain_flags(clip, ops, [&]<bool kC, bool kA, bool kW>() {
+      r::shift_mul_shift_rows<kC, kA, kW>(ops, mul_values, src, dst, n, rows, out_bytes);
+    });
   }
   std::array<RequantOp, kMaxRequantOps> local{};
   std::copy_n(ops, std::min(nops, kMaxRequantOps), local.begin());
