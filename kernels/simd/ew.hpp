@@ -64,10 +64,6 @@ using CvmShiftRun = void (*)(void* y, const void* x, int64_t n, const CvmShift& 
 // mode clip over a flattened table); table_n > 0.
 using Lut32Run = void (*)(uint32_t* y, const int32_t* idx, int64_t n, const uint32_t* table, int64_t table_n);
 
-// One step of a requantization chain over i32 values, the arithmetic of the op's own run:
-//   rshift: q = v >> shift, then clamp((q >> 1) + (q & 1), lo, hi)   (cvm_right_shift_run)
-//   clip:   clamp(v, lo, hi);  mul, add: v · value, v + value wrapping modulo 2^32
-//   lut:    table[clamp(v, 0, count - 1)]                             (lut32_run)
 // cvm_right_shift's value in 32-bit lanes, exact for elements of at most 4 bytes (s <= 31:
 // x >> s is the same number in either width, and (q >> 1) + (q & 1) cannot overflow).
 inline int32_t cvm_round_shift32(int32_t v, int s, int32_t lo, int32_t hi) {
@@ -76,6 +72,10 @@ inline int32_t cvm_round_shift32(int32_t v, int s, int32_t lo, int32_t hi) {
   return t < lo ? lo : t > hi ? hi : t;
 }
 
+// One step of a requantization chain over i32 values, the arithmetic of the op's own run:
+//   rshift: q = v >> shift, then clamp((q >> 1) + (q & 1), lo, hi)   (cvm_right_shift_run)
+//   clip:   clamp(v, lo, hi);  mul, add: v · value, v + value wrapping modulo 2^32
+//   lut:    table[clamp(v, 0, count - 1)]                             (lut32_run)
 struct RequantOp {
   enum class Kind : uint8_t { rshift, clip, mul, add, lut };
   Kind kind = Kind::clip;
