@@ -16,6 +16,16 @@ struct DepthwiseExactScratch;  // thread_scratch owner: 0 the f32 input, 1 the f
 
 constexpr int64_t kExactLimit = int64_t(1) << 24;
 
+// The level's conversions (simd::ConvRowTable), or the same values a plain loop at a time.
+void widen_i8(const int8_t* x, float* y, int64_t n) {
+  if (const auto run = simd::conv_row_kernels().i8_to_f32) return run(x, y, n);
+  for (int64_t k = 0; k < n; ++k) y[k] = float(x[k]);
+}
+void sums_plus(const float* s, uint32_t b, int32_t* y, int64_t n) {
+  if (const auto run = simd::conv_row_kernels().f32_to_i32_plus) return run(s, int32_t(b), y, n);
+  for (int64_t k = 0; k < n; ++k) y[k] = int32_t(uint32_t(int32_t(s[k])) + b);
+}
+
 // The f32 sums of one part of the input (the values part(x) of each element) into sums.
 template <class T, class Part>
 void convolve_part(const simd::DepthwiseGeometry& g, const T* x, int64_t channels, const float* wf, Part part,
@@ -23,7 +33,8 @@ void convolve_part(const simd::DepthwiseGeometry& g, const T* x, int64_t channel
   const auto& table = simd::conv_row_kernels();
   const int64_t plane = g.h * g.w;
   float* xf = thread_scratch<DepthwiseExactScratch, float>(0, channels * plane);
-  for (int64_t k = 0; k < channels * plane; ++k) xf[k] = float(part(x[k]));
+  if constexpr (std::is_same_v<T, int8_t>) widen_i8(x, xf, channels * plane);
+  else for (int64_t k = 0; k < channels * plane; ++k) xf[k] = float(part(x[k]));
   const int64_t work = simd::depthwise_blocked_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
   float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
   const float inf = std::numeric_limits<float>::infinity();
@@ -76,7 +87,7 @@ void depthwise_block_exact(const simd::DepthwiseGeometry& g, const T* x, int64_t
     const float* s = sums + c * oplane;
     int32_t* yc = y + c * oplane;
     if constexpr (std::is_same_v<T, int8_t>) {
-      for (int64_t k = 0; k < oplane; ++k) yc[k] = int32_t(uint32_t(int32_t(s[k])) + b);
+      sums_plus(s, b, yc, oplane);
     } else {
       const float* lo = s + channels * oplane;
       for (int64_t k = 0; k < oplane; ++k)
@@ -99,9 +110,9 @@ void depthwise_plane_exact(const simd::DepthwiseGeometry& g, const T* x, const T
   };
   const uint32_t b = bias ? uint32_t(*bias) : 0u;
   if constexpr (std::is_same_v<T, int8_t>) {
-    for (int64_t k = 0; k < plane; ++k) xf[k] = float(x[k]);
+    widen_i8(x, xf, plane);
     convolve(xf, sums);
-    for (int64_t k = 0; k < oplane; ++k) y[k] = int32_t(uint32_t(int32_t(sums[k])) + b);
+    sums_plus(sums, b, y, oplane);
   } else {
     float* lo = xf + plane;
     for (int64_t k = 0; k < plane; ++k) {

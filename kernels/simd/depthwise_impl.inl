@@ -17,6 +17,7 @@
 
 #include "kernels/simd/conv_depthwise.hpp"
 #include "kernels/simd/ew_vec.inl"
+#include "kernels/simd/depthwise_exact_io.inl"
 #include "kernels/simd/depthwise_plane.inl"
 #include "kernels/simd/max_pool_impl.inl"
 #include "kernels/simd/pixel_major.inl"
@@ -250,7 +251,8 @@ const ConvRowTable& conv_row_table() {
                                   depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
                                   max3_rows_f32,         max_pool_blocked,       copy_rows_4,
                                   pairs_depthwise_plane<int8_t>, pairs_depthwise_plane<uint8_t>,
-                                  pairs_depthwise_plane<int16_t>};
+                                  pairs_depthwise_plane<int16_t>, i8_to_f32,
+                                  f32_to_i32_plus};
   return table;
 }
 

@@ -17,13 +17,16 @@ using IV = __m512i;
 constexpr int64_t kLanes = 16;
 inline IV load(const int32_t* p) { return _mm512_loadu_si512(p); }
 inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
-inline IV mullo(IV a, IV b) { return _mm512_mullo_epi32(a, b); }
+// t · m as vpmaddwd's i16 products, where t and m are in i16's range and m's high halves are
+// zero: the low halves' product plus the high halves' (t's sign bits) times 0. One uop against
+// vpmulld's two.
+inline IV madd16(IV t, IV m) { return _mm512_madd_epi16(t, m); }
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
 template <bool kPlusOne>
 inline IV rshift_round(const RequantOp& o, IV v) {
-  const IV q = _mm512_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
+  const IV q = _mm512_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
   IV t;
   if constexpr (kPlusOne) t = _mm512_srai_epi32(_mm512_add_epi32(q, splat(1)), 1);
   else t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
@@ -61,13 +64,14 @@ using IV = __m256i;
 constexpr int64_t kLanes = 8;
 inline IV load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
-inline IV mullo(IV a, IV b) { return _mm256_mullo_epi32(a, b); }
+// As the AVX-512 madd16: vpmaddwd, one uop against vpmulld's two.
+inline IV madd16(IV t, IV m) { return _mm256_madd_epi16(t, m); }
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
 template <bool kPlusOne>
 inline IV rshift_round(const RequantOp& o, IV v) {
-  const IV q = _mm256_sra_epi32(v, _mm_cvtsi32_si128(o.shift));
+  const IV q = _mm256_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
   IV t;
   if constexpr (kPlusOne) t = _mm256_srai_epi32(_mm256_add_epi32(q, splat(1)), 1);
   else t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
@@ -130,25 +134,44 @@ inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int6
 // The chains mlvm-quantize writes for a layer — shift, per-channel multiplier, shift, and a
 // clip when a ReLU6 follows — with every step in registers: no store and load between steps.
 // kWideA, kWideC: the first or second shift is at least 1 (rshift_round<true>).
-template <bool kClip, bool kWideA, bool kWideC>
-int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
-  // Copies: the stores to dst cannot change them, so their splats stay out of the loop.
-  const RequantOp a = ops[0], b = ops[1];
+//
+// The clip after the second shift's clamp is one clamp when their ranges meet:
+// clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
+inline bool clip_meets_shift(const RequantOp* ops) {
+  return std::max(ops[2].lo, ops[3].lo) <= std::min(ops[2].hi, ops[3].hi);
+}
+// The second shift with the clip's range merged in (where clip_meets_shift).
+template <bool kClip>
+RequantOp second_shift(const RequantOp* ops) {
   RequantOp c = ops[2];
-  // The clip after the second shift's clamp is one clamp when their ranges meet:
-  // clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
   if constexpr (kClip) {
-    if (std::max(c.lo, ops[3].lo) > std::min(c.hi, ops[3].hi)) return 0;  // disjoint: step by step
     c.lo = std::max(c.lo, ops[3].lo);
     c.hi = std::min(c.hi, ops[3].hi);
   }
+  return c;
+}
+// The product after the first shift in i16 products (madd16): that shift's clamp keeps every
+// value in i16's range (mlvm-quantize's chains clamp to 16 bits: quantize/scales.hpp) and the
+// multiplier is in it.
+inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
+inline bool i16_products(const RequantOp& first, int32_t multiplier) {
+  return in_i16(first.lo) && in_i16(first.hi) && in_i16(multiplier);
+}
+inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
+// One register through the layer chain, m from multiplier_halves.
+template <bool kWideA, bool kWideC>
+inline IV layer_chain(const RequantOp& a, IV m, const RequantOp& c, IV v) {
+  return rshift_round<kWideC>(c, madd16(rshift_round<kWideA>(a, v), m));
+}
+template <bool kClip, bool kWideA, bool kWideC>
+int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
+  if (kClip && !clip_meets_shift(ops)) return 0;  // disjoint: step by step
+  if (!i16_products(ops[0], ops[1].value)) return 0;
+  // Copies: the stores to dst cannot change them, so their splats stay out of the loop.
+  const RequantOp a = ops[0], c = second_shift<kClip>(ops);
+  const IV m = multiplier_halves(ops[1].value);
   int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {
-    IV v = rshift_round<kWideA>(a, load(src + k));
-    v = vector_step<RequantOp::Kind::mul>(b, v);
-    v = rshift_round<kWideC>(c, v);
-    store(dst, k, v, out_bytes);
-  }
+  for (; k + kLanes <= n; k += kLanes) store(dst, k, layer_chain<kWideA, kWideC>(a, m, c, load(src + k)), out_bytes);
   return k;
 }
 // Any step, the kind chosen at run time: for the one register of a tail.
@@ -217,23 +240,18 @@ int64_t shift_mul_shift_any(const RequantOp* ops, const int32_t* src, void* dst,
 
 // shift_mul_shift over rows of at least a register each, row r's multiplier mul_values[r],
 // each row's tail its last whole register read before the row's first store (as
-// requant_run's); the clip's range meets the second shift's (the caller checked).
+// requant_run's); where clip_meets_shift and i16_products with every row's multiplier (the
+// caller checked).
 template <bool kClip, bool kWideA, bool kWideC>
 void shift_mul_shift_rows(const RequantOp* ops, const int32_t* mul_values, const int32_t* src, void* dst,
                           int64_t n, int64_t rows, int out_bytes) {
-  const RequantOp a = ops[0];
-  RequantOp c = ops[2];
-  if constexpr (kClip) {
-    c.lo = std::max(c.lo, ops[3].lo);
-    c.hi = std::min(c.hi, ops[3].hi);
-  }
+  const RequantOp a = ops[0], c = second_shift<kClip>(ops);
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t* s = src + r * n;
-    const IV m = splat(mul_values[r]), last = load(s + n - kLanes);
+    const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
     int64_t k = 0;
-    for (; k + kLanes <= n; k += kLanes)
-      store(dst, r * n + k, rshift_round<kWideC>(c, mullo(rshift_round<kWideA>(a, load(s + k)), m)), out_bytes);
-    if (k < n) store(dst, r * n + n - kLanes, rshift_round<kWideC>(c, mullo(rshift_round<kWideA>(a, last), m)), out_bytes);
+    for (; k + kLanes <= n; k += kLanes) store(dst, r * n + k, layer_chain<kWideA, kWideC>(a, m, c, load(s + k)), out_bytes);
+    if (k < n) store(dst, r * n + n - kLanes, layer_chain<kWideA, kWideC>(a, m, c, last), out_bytes);
   }
 }
 
@@ -294,7 +312,8 @@ void requant_rows(const RequantOp* ops, int nops, int mul_op, const int32_t* mul
   if (n <= 0 || rows <= 0) return;
   const bool clip = r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip});
   if (mul_op == 1 && n >= r::kLanes && (clip || r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift})) &&
-      (!clip || std::max(ops[2].lo, ops[3].lo) <= std::min(ops[2].hi, ops[3].hi))) {
+      (!clip || r::clip_meets_shift(ops)) &&
+      std::all_of(mul_values, mul_values + rows, [&](int32_t m) { return r::i16_products(ops[0], m); })) {
     return r::with_chain_flags(clip, ops, [&]<bool kC, bool kA, bool kW>() {
       r::shift_mul_shift_rows<kC, kA, kW>(ops, mul_values, src, dst, n, rows, out_bytes);
     });

@@ -53,6 +53,24 @@ int32_t any_i32(simd_test::Rng& rng) {
   }
 }
 
+// A value of i16's range, its ends a third of the time.
+int32_t any_i16(simd_test::Rng& rng) {
+  switch (rng.next() % 6) {
+    case 0: return -32768;
+    case 1: return 32767;
+    default: return int32_t(int64_t(rng.next() % 65536) - 32768);
+  }
+}
+
+// Half of the layer chains as mlvm-quantize writes them: the first shift clamps to i16's range
+// (or within it) and the multiplier is in it, which the run multiplies in i16 products.
+void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
+  const int32_t a = any_i16(rng), b = any_i16(rng);
+  ops[0].lo = rng.next() % 2 ? -32767 : std::min(a, b);
+  ops[0].hi = rng.next() % 2 ? 32767 : std::max(a, b);
+  ops[1].value = any_i16(rng);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(requant_run)
@@ -94,6 +112,7 @@ BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
             o.count = int64_t(tables[s].size());
           }
         }
+        if (trial % 8 == 4 || trial % 16 == 0) quantizer_ranges(ops, rng);
         const int64_t n = int64_t(rng.next() % 70);
         std::vector<int32_t> src(static_cast<std::size_t>(n));
         for (int32_t& v : src) v = any_i32(rng);
@@ -175,6 +194,11 @@ BOOST_AUTO_TEST_CASE(rows_with_a_multiplier_each) {
         const int64_t n = int64_t(rng.next() % 70), rows = 1 + int64_t(rng.next() % 5);
         std::vector<int32_t> muls(static_cast<std::size_t>(rows)), src(static_cast<std::size_t>(n * rows));
         for (int32_t& v : muls) v = rng.next() % 2 ? int32_t(rng.next() % 30000) : any_i32(rng);
+        // Half of the layer chains with mlvm-quantize's ranges, every row's multiplier in i16's.
+        if (layer && rng.next() % 2) {
+          quantizer_ranges(ops, rng);
+          for (int32_t& v : muls) v = any_i16(rng);
+        }
         for (int32_t& v : src) v = any_i32(rng);
         auto want = [&](int64_t i) {
           std::vector<RequantOp> row_ops = ops;
