@@ -291,6 +291,20 @@ void run_cast(KernelContext& ctx) {
         return map_tensor_simd<TO, TI>(ctx.env.pool, y, x, op,
                                        [run](std::byte* py, const std::byte* px, int64_t n) { run(py, px, n); });
       }
+      // Between f32 and i8, u8, i16, i32 (an int8 program's quantized input, its dequantized
+      // float parts) likewise.
+      constexpr bool kIntSide = !std::is_same_v<InTag, bool_tag> && !std::is_same_v<OutTag, bool_tag>;
+      if constexpr (kIntSide && (std::is_same_v<TI, float> || std::is_same_v<TO, float>)) {
+        using TInt = std::conditional_t<std::is_same_v<TI, float>, TO, TI>;
+        if constexpr (std::is_integral_v<TInt> && sizeof(TInt) <= 4) {
+          const simd::EwTable& t = simd::ew_kernels();
+          const int e = int(dtype_of<TInt>::value);
+          const simd::UnaryRun run = std::is_same_v<TI, float> ? t.cast_from_f32[e] : t.cast_to_f32[e];
+          if (run)
+            return map_tensor_simd<TO, TI>(ctx.env.pool, y, x, op,
+                                           [run](std::byte* py, const std::byte* px, int64_t n) { run(py, px, n); });
+        }
+      }
       map_tensor<TO, TI>(ctx.env.pool, y, x, op);
     });
   });

@@ -125,6 +125,11 @@ struct EwTable {
   // [to][from], integer elements only (i8, u8, i16, i32, i64): y = TO(x), the cast op between
   // integer dtypes (wrapping to the narrower type, extending to the wider).
   UnaryRun cast_int[kNumElems][kNumElems] = {};
+  // [elem] of the integer side, i8, u8, i16 and i32 only: the cast op from f32 (truncation
+  // toward zero, saturation to the dtype's range, NaN to 0) and to f32 (rounded to nearest):
+  // the quantization of an int8 program's input and the dequantization of its float parts.
+  UnaryRun cast_from_f32[kNumElems] = {};
+  UnaryRun cast_to_f32[kNumElems] = {};
 };
 
 // Whether every level's table holds the runs of an op for element type e (ew_impl.inl,
