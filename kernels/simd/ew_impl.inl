@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include "kernels/simd/ew.hpp"

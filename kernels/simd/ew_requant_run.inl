@@ -131,49 +131,6 @@ inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int6
   }
 }
 
-// The chains mlvm-quantize writes for a layer — shift, per-channel multiplier, shift, and a
-// clip when a ReLU6 follows — with every step in registers: no store and load between steps.
-// kWideA, kWideC: the first or second shift is at least 1 (rshift_round<true>).
-//
-// The clip after the second shift's clamp is one clamp when their ranges meet:
-// clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
-inline bool clip_meets_shift(const RequantOp* ops) {
-  return std::max(ops[2].lo, ops[3].lo) <= std::min(ops[2].hi, ops[3].hi);
-}
-// The second shift with the clip's range merged in (where clip_meets_shift).
-template <bool kClip>
-RequantOp second_shift(const RequantOp* ops) {
-  RequantOp c = ops[2];
-  if constexpr (kClip) {
-    c.lo = std::max(c.lo, ops[3].lo);
-    c.hi = std::min(c.hi, ops[3].hi);
-  }
-  return c;
-}
-// The product after the first shift in i16 products (madd16): that shift's clamp keeps every
-// value in i16's range (mlvm-quantize's chains clamp to 16 bits: quantize/scales.hpp) and the
-// multiplier is in it.
-inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
-inline bool i16_products(const RequantOp& first, int32_t multiplier) {
-  return in_i16(first.lo) && in_i16(first.hi) && in_i16(multiplier);
-}
-inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
-// One register through the layer chain, m from multiplier_halves.
-template <bool kWideA, bool kWideC>
-inline IV layer_chain(const RequantOp& a, IV m, const RequantOp& c, IV v) {
-  return rshift_round<kWideC>(c, madd16(rshift_round<kWideA>(a, v), m));
-}
-template <bool kClip, bool kWideA, bool kWideC>
-int64_t shift_mul_shift(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
-  if (kClip && !clip_meets_shift(ops)) return 0;  // disjoint: step by step
-  if (!i16_products(ops[0], ops[1].value)) return 0;
-  // Copies: the stores to dst cannot change them, so their splats stay out of the loop.
-  const RequantOp a = ops[0], c = second_shift<kClip>(ops);
-  const IV m = multiplier_halves(ops[1].value);
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) store(dst, k, layer_chain<kWideA, kWideC>(a, m, c, load(src + k)), out_bytes);
-  return k;
-}
 // Any step, the kind chosen at run time: for the one register of a tail.
 inline IV any_step(const RequantOp& o, IV v) {
   switch (o.kind) {
@@ -217,50 +174,94 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   }
 }
 
-// f.template operator()<kClip, kWideA, kWideC>() for the chain's clip and whether each of
-// its two shifts is at least 1 (the rounding rshift_round<true> may use).
+// The chains mlvm-quantize writes for a layer, with every step in registers (no store and
+// load between steps): a head — cvm_right_shift, or cvm_clip where the accumulator needs no
+// shift — the per-channel multiplier, a shift, then a clip (ReLU6), or an add and a lookup
+// table (an activation as a table: hard-swish, hard-sigmoid), or nothing.
+//
+// The multiplier's product in i16 products (madd16): the head clamps every value within i16's
+// range (the quantizer's clamp to 16 bits: quantize/scales.hpp), and the multiplier is in it
+// (the callers check). A clip after the second shift's clamp is one clamp when their ranges
+// meet: clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
+struct LayerChain {
+  int head = 0;  // 0: a shift of 0, 1: a shift of at least 1 (rshift_round<true>), 2: a clip
+  bool wide_c = false;  // the second shift is at least 1
+  bool lut = false;     // an add and a table follow
+  RequantOp a, c, add, table;  // c with the clip's range merged in
+};
+inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
+inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) {
+  using K = RequantOp::Kind;
+  if (nops < 3 || nops > 5 || (ops[0].kind != K::rshift && ops[0].kind != K::clip) || ops[1].kind != K::mul ||
+      ops[2].kind != K::rshift || !in_i16(ops[0].lo) || !in_i16(ops[0].hi))
+    return std::nullopt;
+  LayerChain l;
+  l.head = ops[0].kind == K::clip ? 2 : ops[0].shift >= 1 ? 1 : 0;
+  l.wide_c = ops[2].shift >= 1;
+  l.a = ops[0];
+  l.c = ops[2];
+  if (nops == 4) {
+    if (ops[3].kind != K::clip || std::max(l.c.lo, ops[3].lo) > std::min(l.c.hi, ops[3].hi)) return std::nullopt;
+    l.c.lo = std::max(l.c.lo, ops[3].lo);
+    l.c.hi = std::min(l.c.hi, ops[3].hi);
+  } else if (nops == 5) {
+    if (ops[3].kind != K::add || ops[4].kind != K::lut || ops[4].count < 1) return std::nullopt;
+    l.lut = true;
+    l.add = ops[3];
+    l.table = ops[4];
+  }
+  return l;
+}
+inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
+// One register through the chain, m from multiplier_halves.
+template <int kHead, bool kWideC, bool kLut>
+inline IV layer_register(const LayerChain& l, IV m, IV v) {
+  if constexpr (kHead == 2) v = vector_step<RequantOp::Kind::clip>(l.a, v);
+  else v = rshift_round<kHead == 1>(l.a, v);
+  v = rshift_round<kWideC>(l.c, madd16(v, m));
+  if constexpr (kLut) v = vector_step<RequantOp::Kind::lut>(l.table, vector_step<RequantOp::Kind::add>(l.add, v));
+  return v;
+}
+// f.template operator()<kHead, kWideC, kLut>() for l.
 template <class F>
-auto with_chain_flags(bool clip, const RequantOp* ops, F&& f) {
-  const bool wa = ops[0].shift >= 1, wc = ops[2].shift >= 1;
-  auto pick = [&]<bool kClip>() {
-    if (wa && wc) return f.template operator()<kClip, true, true>();
-    if (wa) return f.template operator()<kClip, true, false>();
-    if (wc) return f.template operator()<kClip, false, true>();
-    return f.template operator()<kClip, false, false>();
+auto with_layer_chain(const LayerChain& l, F&& f) {
+  auto pick_lut = [&]<int H, bool W>() {
+    return l.lut ? f.template operator()<H, W, true>() : f.template operator()<H, W, false>();
   };
-  return clip ? pick.template operator()<true>() : pick.template operator()<false>();
+  auto pick_wide = [&]<int H>() {
+    return l.wide_c ? pick_lut.template operator()<H, true>() : pick_lut.template operator()<H, false>();
+  };
+  if (l.head == 0) return pick_wide.template operator()<0>();
+  if (l.head == 1) return pick_wide.template operator()<1>();
+  return pick_wide.template operator()<2>();
 }
 
-template <bool kClip>
-int64_t shift_mul_shift_any(const RequantOp* ops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
-  return with_chain_flags(kClip, ops, [&]<bool kC, bool kA, bool kW>() {
-    return shift_mul_shift<kC, kA, kW>(ops, src, dst, n, out_bytes);
+// The whole registers of n values through l with multiplier mul (in i16's range); returns
+// how many values it did.
+inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, void* dst, int64_t n, int out_bytes) {
+  return with_layer_chain(l, [&]<int H, bool W, bool L>() {
+    const LayerChain c = l;  // a copy: the stores to dst cannot change it, so splats leave the loop
+    const IV m = multiplier_halves(mul);
+    int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) store(dst, k, layer_register<H, W, L>(c, m, load(src + k)), out_bytes);
+    return k;
   });
 }
-
-// shift_mul_shift over rows of at least a register each, row r's multiplier mul_values[r],
+// Rows of at least a register each, row r's multiplier mul_values[r] (each in i16's range),
 // each row's tail its last whole register read before the row's first store (as
-// requant_run's); where clip_meets_shift and i16_products with every row's multiplier (the
-// caller checked).
-template <bool kClip, bool kWideA, bool kWideC>
-void shift_mul_shift_rows(const RequantOp* ops, const int32_t* mul_values, const int32_t* src, void* dst,
-                          int64_t n, int64_t rows, int out_bytes) {
-  const RequantOp a = ops[0], c = second_shift<kClip>(ops);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* s = src + r * n;
-    const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
-    int64_t k = 0;
-    for (; k + kLanes <= n; k += kLanes) store(dst, r * n + k, layer_chain<kWideA, kWideC>(a, m, c, load(s + k)), out_bytes);
-    if (k < n) store(dst, r * n + n - kLanes, layer_chain<kWideA, kWideC>(a, m, c, last), out_bytes);
-  }
-}
-
-inline bool is_chain(const RequantOp* ops, int nops, std::initializer_list<RequantOp::Kind> kinds) {
-  if (nops != int(kinds.size())) return false;
-  int s = 0;
-  for (RequantOp::Kind kind : kinds)
-    if (ops[s++].kind != kind) return false;
-  return true;
+// requant_run's).
+inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int32_t* src, void* dst, int64_t n,
+                       int64_t rows, int out_bytes) {
+  with_layer_chain(l, [&]<int H, bool W, bool L>() {
+    const LayerChain c = l;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t* s = src + r * n;
+      const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
+      int64_t k = 0;
+      for (; k + kLanes <= n; k += kLanes) store(dst, r * n + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
+      if (k < n) store(dst, r * n + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
+    }
+  });
 }
 
 }  // namespace requant_detail
@@ -274,14 +275,11 @@ inline bool is_chain(const RequantOp* ops, int nops, std::initializer_list<Requa
 // 14 x 14 planes.
 void requant_run(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t n, int out_bytes) {
   namespace r = requant_detail;
-  using K = RequantOp::Kind;
   if (n < r::kLanes) return r::tail(ops, nops, src, dst, 0, n, out_bytes);
   const r::IV last = r::load(src + n - r::kLanes);
   int64_t k = 0;
-  if (r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift}))
-    k = r::shift_mul_shift_any<false>(ops, src, dst, n, out_bytes);
-  else if (r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip}))
-    k = r::shift_mul_shift_any<true>(ops, src, dst, n, out_bytes);
+  if (const auto l = r::layer_chain_of(ops, nops); l && r::in_i16(ops[1].value))
+    k = r::layer_run(*l, ops[1].value, src, dst, n, out_bytes);
   constexpr int64_t kChunk = 256;
   alignas(64) int32_t buf[kChunk];
   for (; k + r::kLanes <= n;) {
@@ -301,22 +299,18 @@ void requant_run(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
   }
 }
 
-// Rows of one chain (RequantRowsRun): a layer's shift, multiplier, shift [, clip] with the
-// multiplier per row in registers, row after row; any other chain, or rows shorter than a
-// register, as requant_run per row with its ops patched. In place too: row r's stores land at
-// or below its own values and below every later row's.
+// Rows of one chain (RequantRowsRun): a layer's chain (LayerChain) with the multiplier per row
+// in registers, row after row; any other chain, or rows shorter than a register, as
+// requant_run per row with its ops patched. In place too: row r's stores land at or below its
+// own values and below every later row's.
 void requant_rows(const RequantOp* ops, int nops, int mul_op, const int32_t* mul_values, const int32_t* src,
                   void* dst, int64_t n, int64_t rows, int out_bytes) {
   namespace r = requant_detail;
-  using K = RequantOp::Kind;
   if (n <= 0 || rows <= 0) return;
-  const bool clip = r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift, K::clip});
-  if (mul_op == 1 && n >= r::kLanes && (clip || r::is_chain(ops, nops, {K::rshift, K::mul, K::rshift})) &&
-      (!clip || r::clip_meets_shift(ops)) &&
-      std::all_of(mul_values, mul_values + rows, [&](int32_t m) { return r::i16_products(ops[0], m); })) {
-    return r::with_chain_flags(clip, ops, [&]<bool kC, bool kA, bool kW>() {
-      r::shift_mul_shift_rows<kC, kA, kW>(ops, mul_values, src, dst, n, rows, out_bytes);
-    });
+  if (mul_op == 1 && n >= r::kLanes) {
+    const auto l = r::layer_chain_of(ops, nops);
+    if (l && std::all_of(mul_values, mul_values + rows, [](int32_t m) { return r::in_i16(m); }))
+      return r::layer_rows(*l, mul_values, src, dst, n, rows, out_bytes);
   }
   std::array<RequantOp, kMaxRequantOps> local{};
   std::copy_n(ops, std::min(nops, kMaxRequantOps), local.begin());

@@ -62,6 +62,17 @@ int32_t any_i16(simd_test::Rng& rng) {
   }
 }
 
+// A layer chain's kinds: its head (a shift, a clip every third), multiply, shift, and a tail
+// of nothing, a clip, or an add and a table.
+std::vector<RequantOp::Kind> layer_chain_kinds(int trial, simd_test::Rng& rng) {
+  using K = RequantOp::Kind;
+  std::vector<K> kinds = {rng.next() % 3 == 0 ? K::clip : K::rshift, K::mul, K::rshift};
+  const int tail = (trial / 4) % 3;
+  if (tail == 1) kinds.push_back(K::clip);
+  if (tail == 2) kinds.insert(kinds.end(), {K::add, K::lut});
+  return kinds;
+}
+
 // Half of the layer chains as mlvm-quantize writes them: the first shift clamps to i16's range
 // (or within it) and the multiplier is in it, which the run multiplies in i16 products.
 void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
@@ -69,6 +80,11 @@ void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
   ops[0].lo = rng.next() % 2 ? -32767 : std::min(a, b);
   ops[0].hi = rng.next() % 2 ? 32767 : std::max(a, b);
   ops[1].value = any_i16(rng);
+  if (ops.size() == 5) {  // an activation's table: the 8-bit result offset into it
+    ops[2].lo = -128;
+    ops[2].hi = 127;
+    ops[3].value = 127 + int32_t(rng.next() % 3);
+  }
 }
 
 }  // namespace
@@ -88,11 +104,12 @@ BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
     std::vector<std::vector<int32_t>> tables;
     for (int trial = 0; trial < 400; ++trial) {
       BOOST_TEST_CONTEXT(simd::level_name(level) << " trial " << trial) {
-        // Every fourth trial a layer's chain (shift, multiply, shift, and a clip every
-        // eighth, its range meeting the shift's or not), which the run keeps in registers.
+        // Every fourth trial a layer's chain, which the run keeps in registers: a shift (a
+        // clip every third), a multiply, a shift, then a clip (its range meeting the shift's
+        // or not), an add and a table, or nothing.
         using K = RequantOp::Kind;
-        std::vector<RequantOp> ops(trial % 4 == 0 ? (trial % 8 == 0 ? 4 : 3) : 1 + rng.next() % 6);
-        const K chain[] = {K::rshift, K::mul, K::rshift, K::clip};
+        const std::vector<K> chain = layer_chain_kinds(trial, rng);
+        std::vector<RequantOp> ops(trial % 4 == 0 ? chain.size() : 1 + rng.next() % 6);
         tables.assign(ops.size(), {});
         for (std::size_t s = 0; s < ops.size(); ++s) {
           RequantOp& o = ops[s];
@@ -177,12 +194,16 @@ BOOST_AUTO_TEST_CASE(rows_with_a_multiplier_each) {
       BOOST_TEST_CONTEXT(simd::level_name(level) << " trial " << trial) {
         using K = RequantOp::Kind;
         const bool layer = trial % 3 != 0;
-        std::vector<RequantOp> ops(layer ? 3 + trial % 2 : 1 + rng.next() % 5);
-        const K chain[] = {K::rshift, K::mul, K::rshift, K::clip};
+        const std::vector<K> chain = layer_chain_kinds(trial, rng);
+        std::vector<RequantOp> ops(layer ? chain.size() : 1 + rng.next() % 5);
+        std::vector<int32_t> table(1 + rng.next() % 300);
+        for (int32_t& e : table) e = any_i32(rng);
         int mul_op = -1;
         for (std::size_t k = 0; k < ops.size(); ++k) {
           RequantOp& o = ops[k];
-          o.kind = layer ? chain[k] : K(rng.next() % 4);  // no tables here: the run's own test has them
+          o.kind = layer ? chain[k] : K(rng.next() % 4);  // tables only in layer chains here
+          o.table = table.data();
+          o.count = int64_t(table.size());
           o.shift = rng.next() % 3 == 0 ? 0 : int(rng.next() % 32);
           const int32_t a = any_i32(rng), b = any_i32(rng);
           o.lo = std::min(a, b);
