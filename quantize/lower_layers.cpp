@@ -287,8 +287,15 @@ void Lowerer::add(const GraphNode& n) {
     const QValue& qb = qv(n.args[1]);
     ec = std::max(qa.exp, qb.exp);
     ec = std::min({ec, qa.exp + 31 - qa.precision, qb.exp + 31 - qb.precision});
-    a = convert(qa, ec, qa.precision + std::max(0, ec - qa.exp), DType::i32, hint(n.args[0], ".i32")).reg;
-    b = convert(qb, ec, qb.precision + std::max(0, ec - qb.exp), DType::i32, hint(n.args[1], ".i32")).reg;
+    const int pa = qa.precision + std::max(0, ec - qa.exp), pb = qb.precision + std::max(0, ec - qb.exp);
+    // Two i8 values whose sum fits 16 bits are added as i16: the same integers as in i32, with
+    // half the bytes through each of the cast, shift, add and shift passes.
+    const bool i16 = e_.type(qa.reg).dtype == DType::i8 && e_.type(qb.reg).dtype == DType::i8 &&
+                     std::max(pa, pb) + 1 <= 16;
+    const DType wide = i16 ? DType::i16 : DType::i32;
+    const char* suffix = i16 ? ".i16" : ".i32";
+    a = convert(qa, ec, pa, wide, hint(n.args[0], suffix)).reg;
+    b = convert(qb, ec, pb, wide, hint(n.args[1], suffix)).reg;
     text = "a" + shift_text(qa.exp, ec) + " b" + shift_text(qb.exp, ec);
   } else {
     // The constant at 4 bits finer than both the activation and the result, so its rounding

@@ -20,7 +20,8 @@ QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, co
     }
   };
   // Widen first (a cast keeps the precision); narrow last, once the value fits.
-  if (e_.type(reg).dtype == DType::i8 && dtype == DType::i32) apply(op::cast, {.dtype = DType::i32});
+  const DType from = e_.type(reg).dtype;
+  if (dtype_size(from) < dtype_size(dtype)) apply(op::cast, {.dtype = dtype});
   const int d = v.exp - exp;
   // Shifts past 32 bits are the same as by 32: everything has left (right) or saturated (left).
   const write::cvm_shift shift{.precision = precision, .shift_bit = std::min(std::abs(d), 32)};
@@ -28,7 +29,7 @@ QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, co
   if (d > 0) apply(op::cvm_right_shift, shift);
   else if (d < 0) apply(op::cvm_left_shift, shift);
   else if (v.precision > precision) apply(op::cvm_clip, {.precision = precision});
-  if (e_.type(reg).dtype == DType::i32 && dtype == DType::i8) apply(op::cast, {.dtype = DType::i8});
+  if (dtype_size(e_.type(reg).dtype) > dtype_size(dtype)) apply(op::cast, {.dtype = dtype});
   return QValue{reg, exp, e_.type(reg).precision};
 }
 
@@ -39,12 +40,20 @@ QValue Lowerer::convert(const QValue& v, int exp, int precision, DType dtype, co
 // down instead (a non-tie rounds the same either way), so the bias cancels over the axis.
 void Lowerer::dither(std::string& reg, bool& own, const std::string& want) {
   const TensorType& t = e_.type(reg);
-  if (t.dtype != DType::i32 || t.dims.empty() || t.precision == kUnknownPrecision || t.precision >= 31) return;
+  const bool narrow = t.dtype == DType::i16;  // an i16 sum of two i8 values (Lowerer::add)
+  if ((t.dtype != DType::i32 && !narrow) || t.dims.empty() || t.precision == kUnknownPrecision ||
+      t.precision >= (narrow ? 15 : 31))
+    return;
   const int64_t n = t.dims.back();
   if (n < 2 || n == kDynamic) return;
   std::vector<int32_t> pattern(static_cast<std::size_t>(n));
   for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = int32_t(k % 2);
-  const std::string c = e_.constant(want + ".dither", make_tensor<int32_t>(Dims{n}, std::span<const int32_t>(pattern)));
+  Tensor dither = make_tensor<int32_t>(Dims{n}, std::span<const int32_t>(pattern));
+  if (narrow) {
+    std::vector<int16_t> p16(pattern.begin(), pattern.end());
+    dither = make_tensor<int16_t>(Dims{n}, std::span<const int16_t>(p16));
+  }
+  const std::string c = e_.constant(want + ".dither", dither);
   if (own) {
     e_.emit_over(reg, op::sub, {reg, c});
   } else {
