@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 
+#include "bytecode/disassembler.hpp"
 #include "common/quantize_support.hpp"
 #include "quantize/scales.hpp"
 
@@ -287,6 +288,12 @@ BOOST_AUTO_TEST_CASE(short_shifts_alternate_their_ties_so_the_rounding_is_unbias
                                   ".output z\n    h = relu x\n    s = add x, h\n    y = mul s, one\n    z = add s, s\n", x);
   const quant::LayerReport& l = report_row(t.r, "add");
   BOOST_TEST(l.rescale == "a>>0 b>>0, sum>>1");
+  // Two i8 values whose sum fits 16 bits are added in i16 (the same integers, half the bytes):
+  // both operands widened to i16, not to i32 (the mul's operand is).
+  const std::string text = disassemble(t.r.module).text;
+  BOOST_TEST(text.find("= cast x.q, dtype=i16") != std::string::npos, text);
+  BOOST_TEST(text.find("= cast h.q, dtype=i16") != std::string::npos, text);
+  BOOST_TEST(text.find("= cast x.q, dtype=i32") == std::string::npos, text);
   BOOST_TEST(l.bits == 8);
   const double step = std::ldexp(1.0, -l.exponent);
   const double y_max = 32767 * std::ldexp(1.0, -report_row(t.r, "mul").exponent);
