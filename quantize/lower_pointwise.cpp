@@ -82,9 +82,16 @@ void Lowerer::mul(const GraphNode& n) {
   if (act0 && act1) {
     // The exact product of the two i8 values, 16 bits at the sum of the exponents.
     const QValue qa = qv(n.args[0]), qb = qv(n.args[1]);
-    a = convert(qa, qa.exp, qa.precision, DType::i32, hint(n.args[0], ".i32")).reg;
-    b = convert(qb, qb.exp, qb.precision, DType::i32, hint(n.args[1], ".i32")).reg;
     ep = qa.exp + qb.exp;
+    // Two i8 values multiply in i16 when the product's precision fits 16 bits and leaves the
+    // bit a dither before a short shift needs (Lowerer::dither): the same integers as in i32,
+    // half the bytes (PP-OCR's squeeze-and-excitation scales a whole feature map).
+    const int pp = qa.precision + qb.precision;
+    const bool i16 = e_.type(qa.reg).dtype == DType::i8 && e_.type(qb.reg).dtype == DType::i8 && pp <= 16 &&
+                     (ep - eo > kDitherShifts || ep - eo <= 0 || pp <= 14);
+    const DType wide = i16 ? DType::i16 : DType::i32;
+    a = convert(qa, qa.exp, qa.precision, wide, hint(n.args[0], i16 ? ".i16" : ".i32")).reg;
+    b = convert(qb, qb.exp, qb.precision, wide, hint(n.args[1], i16 ? ".i16" : ".i32")).reg;
     text = "a*b";
   } else {
     // The constant at 16 bits: its rounding stays far below the i8 activation's.

@@ -153,6 +153,11 @@ BOOST_AUTO_TEST_CASE(mul_by_a_constant_and_by_an_activation) {
     BOOST_TEST(std::fabs(c.qy[k] - c.fy[k]) <= 3 * std::ldexp(1.0, -c.ex - 1) + std::ldexp(1.0, -ey));
   }
   const Runs s = quantize_and_run(".program s\n.input  x : f32[?, 4]\n.output y\n    h = relu x\n    y = mul x, h\n", x);
+  // Two i8 values multiply in i16 (their product's 16 bits fit, and it is shifted left to the
+  // 16-bit result: no dither).
+  const std::string text = disassemble(s.r.module).text;
+  BOOST_TEST(text.find("= cast x.q, dtype=i16") != std::string::npos, text);
+  BOOST_TEST(text.find("= cast h.q, dtype=i16") != std::string::npos, text);
   const int es = report_row(s.r, "mul").exponent;
   for (std::size_t k = 0; k < s.x.size(); ++k) {
     const double q = q_in(s.x[k], s.ex) * std::ldexp(1.0, -s.ex);
