@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/simd/ew.hpp"
 #include "kernels/thread_scratch.hpp"
 
 namespace mlvm {
@@ -16,10 +17,10 @@ struct DepthwiseExactScratch;  // thread_scratch owner: 0 the f32 input, 1 the f
 
 constexpr int64_t kExactLimit = int64_t(1) << 24;
 
-// The level's conversions (simd::ConvRowTable), or the same values a plain loop at a time.
+// The level's conversions: the cast op's i8 -> f32 run (every level has it), and the sums'
+// conversion with the bias (simd::ConvRowTable), or the same values a plain loop at a time.
 void widen_i8(const int8_t* x, float* y, int64_t n) {
-  if (const auto run = simd::conv_row_kernels().i8_to_f32) return run(x, y, n);
-  for (int64_t k = 0; k < n; ++k) y[k] = float(x[k]);
+  simd::ew_kernels().cast_to_f32[int(simd::Elem::i8)](y, x, n);
 }
 void sums_plus(const float* s, uint32_t b, int32_t* y, int64_t n) {
   if (const auto run = simd::conv_row_kernels().f32_to_i32_plus) return run(s, int32_t(b), y, n);

@@ -46,14 +46,13 @@ void Lowerer::dither(std::string& reg, bool& own, const std::string& want) {
     return;
   const int64_t n = t.dims.back();
   if (n < 2 || n == kDynamic) return;
-  std::vector<int32_t> pattern(static_cast<std::size_t>(n));
-  for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = int32_t(k % 2);
-  Tensor dither = make_tensor<int32_t>(Dims{n}, std::span<const int32_t>(pattern));
-  if (narrow) {
-    std::vector<int16_t> p16(pattern.begin(), pattern.end());
-    dither = make_tensor<int16_t>(Dims{n}, std::span<const int16_t>(p16));
-  }
-  const std::string c = e_.constant(want + ".dither", dither);
+  auto alternating = [n]<class T>() {  // 0, 1, 0, 1, ... in the register's dtype
+    std::vector<T> pattern(static_cast<std::size_t>(n));
+    for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = T(k % 2);
+    return make_tensor<T>(Dims{n}, std::span<const T>(pattern));
+  };
+  const std::string c = e_.constant(
+      want + ".dither", narrow ? alternating.template operator()<int16_t>() : alternating.template operator()<int32_t>());
   if (own) {
     e_.emit_over(reg, op::sub, {reg, c});
   } else {

@@ -180,9 +180,8 @@ struct ConvRowTable {
                              int32_t*) = nullptr;
   void (*depthwise_plane_i16)(const int16_t*, const int16_t*, const int32_t*, const DepthwiseGeometry&,
                               int32_t*) = nullptr;
-  // The exact integer depthwise's conversions (kernels/depthwise_exact.cpp), null at SSE2:
-  // y[k] = float(x[k]); y[k] = int32(s[k]) + b wrapping, s holding integers below 2^24.
-  void (*i8_to_f32)(const int8_t* x, float* y, int64_t n) = nullptr;
+  // The exact integer depthwise's sums back to i32 (kernels/depthwise_exact.cpp), null at
+  // SSE2: y[k] = int32(s[k]) + b wrapping, s holding integers below 2^24.
   void (*f32_to_i32_plus)(const float* s, int32_t b, int32_t* y, int64_t n) = nullptr;
 };
 

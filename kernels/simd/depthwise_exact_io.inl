@@ -1,11 +1,11 @@
-// The conversions around the exact integer depthwise on the f32 kernels (kernels/
-// depthwise_exact.cpp), of one SIMD level: a part of depthwise_impl.inl's body (inclusion
-// rules: kernels/simd/ew_vec.inl). The plain loops compiled at the baseline level were 7 % of a
-// quantized MobileNet-V2 at AVX-512; these widen 16 (AVX-512) or 8 values per instruction pair.
+// The conversion of the exact integer depthwise's f32 sums back to i32 with the bias
+// (kernels/depthwise_exact.cpp), of one SIMD level: a part of depthwise_impl.inl's body
+// (inclusion rules: kernels/simd/ew_vec.inl). The plain loop compiled at the baseline level cost
+// a few % of a quantized MobileNet-V2 at AVX-512; this converts 16 (AVX-512) or 8 values at a
+// time. (Its input's i8 -> f32 conversion is the cast op's run, EwTable::cast_to_f32.)
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/simd/ew_vec.inl"
 
@@ -13,23 +13,6 @@ namespace mlvm::simd::MLVM_SIMD_NS {
 namespace {
 
 #if MLVM_SIMD_BYTES == 64 || MLVM_SIMD_BYTES == 32
-// y[k] = float(x[k]), k < n.
-void i8_to_f32(const int8_t* x, float* y, int64_t n) {
-  int64_t k = 0;
-#if MLVM_SIMD_BYTES == 64
-  for (; k + 16 <= n; k += 16)
-    _mm512_storeu_ps(y + k, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k)))));
-#else
-  for (; k + 8 <= n; k += 8) {
-    int64_t eight;
-    std::memcpy(&eight, x + k, 8);
-    _mm256_storeu_ps(y + k, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight))));
-  }
-#endif
-  for (; k < n; ++k) y[k] = float(x[k]);
-}
-
 // y[k] = int32(s[k]) + b (wrapping), k < n, each s[k] an integer below 2^24 in magnitude (so
 // the conversion is exact whatever its rounding).
 void f32_to_i32_plus(const float* s, int32_t b, int32_t* y, int64_t n) {
@@ -47,7 +30,6 @@ void f32_to_i32_plus(const float* s, int32_t b, int32_t* y, int64_t n) {
   for (; k < n; ++k) y[k] = int32_t(uint32_t(int32_t(s[k])) + uint32_t(b));
 }
 #else
-constexpr void (*i8_to_f32)(const int8_t*, float*, int64_t) = nullptr;
 constexpr void (*f32_to_i32_plus)(const float*, int32_t, int32_t*, int64_t) = nullptr;
 #endif
 

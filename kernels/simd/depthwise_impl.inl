@@ -251,8 +251,7 @@ const ConvRowTable& conv_row_table() {
                                   depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
                                   max3_rows_f32,         max_pool_blocked,       copy_rows_4,
                                   pairs_depthwise_plane<int8_t>, pairs_depthwise_plane<uint8_t>,
-                                  pairs_depthwise_plane<int16_t>, i8_to_f32,
-                                  f32_to_i32_plus};
+                                  pairs_depthwise_plane<int16_t>, f32_to_i32_plus};
   return table;
 }
 
