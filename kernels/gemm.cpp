@@ -30,7 +30,7 @@ bool gemm_prefers_b_values() {
 int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
   const simd::GemmKernelTable& t = simd::gemm_kernels();
   const simd::MicroKernel fn = plan_for<int8_t>(b_values(g)).kern.fn;
-  return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : 0;
+  return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : fn == t.u8s8_quads.fn ? 3 : 0;
 }
 
 template <class T>

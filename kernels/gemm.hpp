@@ -115,8 +115,8 @@ bool gemm_reads_windows();
 // gemm is.
 template <class T>
 bool gemm_prefers_b_values();
-// Which i8 kernel gemm(g) runs (for tests): 0 the level's general one (VNNI or i16 pairs), 1
-// the sign trick (B without -128), 2 B as u8 (B without negatives).
+// Which i8 kernel gemm(g) runs (for tests): 0 the i16 pairs, 1 the sign trick (B without
+// -128), 2 B as u8 (B without negatives), 3 the u8·s8 quads (AVX-512 VNNI, AVX-VNNI).
 int gemm_int8_kernel(const GemmArgs<int8_t>& g);
 
 // The current level's register tile for T: C is computed in MR x NR blocks, so a GEMM's M is

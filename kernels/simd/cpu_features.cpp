@@ -29,7 +29,7 @@ Level from_environment() {
   const char* env = std::getenv("MLVM_SIMD");
   if (!env || !*env) return best;
   if (std::strcmp(env, "sse2") == 0) return clamp(Level::sse2);
-  if (std::strcmp(env, "avx2") == 0) return clamp(Level::avx2);
+  if (std::strcmp(env, "avx2") == 0 || std::strcmp(env, "avx2_vnni") == 0) return clamp(Level::avx2);
   if (std::strcmp(env, "avx512") == 0) return clamp(Level::avx512);
   return best;  // unknown names are ignored rather than fatal: this is a tuning knob
 }
@@ -37,6 +37,14 @@ Level from_environment() {
 std::atomic<int>& current() {
   static std::atomic<int> level{int(from_environment())};
   return level;
+}
+
+std::atomic<bool>& vnni_at_avx2() {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("MLVM_SIMD");
+    return cpu_has_avx_vnni() && !(env && std::strcmp(env, "avx2") == 0);
+  }()};
+  return on;
 }
 
 }  // namespace
@@ -58,12 +66,29 @@ bool cpu_has_avx512_vnni() {
 #endif
 }
 
+bool cpu_has_avx_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return int(cpu_best_level()) >= int(Level::avx2) && __builtin_cpu_supports("avxvnni");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool avx2_uses_vnni() {
+  return vnni_at_avx2().load(std::memory_order_relaxed);
+}
+
 Level level() {
   return Level(current().load(std::memory_order_relaxed));
 }
 
-void set_level_for_testing(Level l) {
+void set_level_for_testing(Level l, bool avx2_vnni) {
   current().store(int(clamp(l)), std::memory_order_relaxed);
+  vnni_at_avx2().store(avx2_vnni && cpu_has_avx_vnni(), std::memory_order_relaxed);
 }
 
 std::string_view level_name(Level l) {
@@ -73,6 +98,11 @@ std::string_view level_name(Level l) {
     case Level::sse2: return "sse2";
   }
   return "sse2";
+}
+
+std::string_view current_level_name() {
+  const Level l = level();
+  return l == Level::avx2 && avx2_uses_vnni() ? "avx2_vnni" : level_name(l);
 }
 
 }  // namespace mlvm::simd

@@ -115,13 +115,30 @@ struct UnsignedBQuads {
   }
 };
 
+// AVX-VNNI (the avx2_vnni level, kernels/simd/cpu_features.hpp): the fused, non-saturating
+// dot products of gemm_avx512.cpp's DpPairs and DpQuads on ymm, VEX-encoded ({vex}: the
+// assembler would otherwise pick the EVEX form, which needs AVX-512). As asm, for the reason
+// given there and for SignQuads; "x" keeps the operands in ymm0-15, which VEX can name.
+struct VexDpPairs {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    __asm__("%{vex%} vpdpwssd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+    return acc;
+  }
+};
+struct VexDpQuads {  // u8 (A, packed as a + 128) · s8 (B) quads, as DpQuads
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+    return acc;
+  }
+};
+
 }  // namespace
 
 #include "kernels/simd/gemm_microkernels.inl"
 
 namespace {
 
-GemmKernelTable make_table() {
+GemmKernelTable make_table(bool vnni) {
   GemmKernelTable t;
   t.f32 = fma_entry<VF32, 6, 2>(256, 120, 2048);
   t.f64 = fma_entry<VF64, 6, 2>(256, 60, 1024);
@@ -137,13 +154,26 @@ GemmKernelTable make_table() {
   t.i32 = fma_entry<VI32, 6, 2>(256, 120, 2048);
   t.i64 = generic_entry<int64_t, uint64_t, 4, 4>(256, 64, 1024);
   t.pack_f32 = &pack_f32_panel;
+  if (vnni) {
+    // 6 x 16: 12 accumulators, 2 B vectors and the broadcast, as the f32 tile. The u8·s8
+    // kernel takes every i8 B: plan_for picks it before the sign-trick ones.
+    t.i16_pairs = int_entry<VI32, VexDpPairs, 2, 6, 2>(512, 120, 2048);
+    t.u8s8_quads = int_entry<VI32, VexDpQuads, 4, 6, 2, true>(1024, 120, 2048);
+    t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
+    t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;
+  }
   return t;
 }
 
 }  // namespace
 
 const GemmKernelTable& gemm_table() {
-  static const GemmKernelTable t = make_table();
+  static const GemmKernelTable t = make_table(false);
+  return t;
+}
+
+const GemmKernelTable& gemm_table_vnni() {
+  static const GemmKernelTable t = make_table(true);
   return t;
 }
 

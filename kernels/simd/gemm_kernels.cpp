@@ -8,7 +8,7 @@ namespace mlvm::simd {
 const GemmKernelTable& gemm_kernels() {
   switch (level()) {
     case Level::avx512: return cpu_has_avx512_vnni() ? avx512::gemm_table_vnni() : avx512::gemm_table();
-    case Level::avx2: return avx2::gemm_table();
+    case Level::avx2: return avx2_uses_vnni() ? avx2::gemm_table_vnni() : avx2::gemm_table();
     case Level::sse2: break;
   }
   return sse2::gemm_table();

@@ -100,7 +100,7 @@ struct GemmKernelTable {
   GemmKernel f32;        // float panels, KU 1
   GemmKernel f64;        // double panels, KU 1
   GemmKernel i16_pairs;  // i16 panels, KU 2, i32 accumulators: i8, u8 and i16 inputs
-  GemmKernel u8s8_quads; // A u8 (x + 128), B s8 + column corrections, KU 4: i8 inputs (VNNI)
+  GemmKernel u8s8_quads; // A u8 (x + 128), B s8 + column corrections, KU 4: i8 inputs (VNNI, AVX-VNNI)
   // A and B s8, KU 4, without VNNI: |a| (u8) times b with a's sign (s8) by vpmaddubsw, the
   // i16 pair sums widened by vpmaddwd. A pair sum is at most 2·128·127 = 32512 in magnitude,
   // so nothing saturates, as long as B holds no -128 (-(-128) is not an s8): i8 inputs whose
@@ -125,7 +125,7 @@ struct GemmKernelTable {
 };
 
 // The table of the current level (simd::level()); u8s8_quads.fn is null unless the level is
-// avx512 and the CPU has AVX-512 VNNI.
+// avx512 and the CPU has AVX-512 VNNI, or avx2 using AVX-VNNI (simd::avx2_uses_vnni).
 const GemmKernelTable& gemm_kernels();
 
 // One per level; defined in gemm_<level>.cpp.
@@ -144,6 +144,7 @@ void pack_window_s8_sums_panel(const int8_t* x, const ConvWindow& win, int64_t j
 }
 namespace avx2 {
 const GemmKernelTable& gemm_table();
+const GemmKernelTable& gemm_table_vnni();  // for CPUs with AVX-VNNI (the avx2_vnni level)
 // The packers (gemm_pack_avx2.cpp).
 void pack_f32_panel(const float* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R, int64_t kc,
                     void* dst);
@@ -153,6 +154,10 @@ void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const i
                              int64_t kc, void* dst);
 void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                            int64_t kc, void* dst);
+void pack_quads_u8_offset_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                                int64_t kc, void* dst);  // AVX-VNNI
+void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                              int64_t kc, void* dst);  // AVX-VNNI
 // Also the AVX-512 level's (AVX2 instructions, for its 32-column panels too).
 void pack_pairs16_i16_panel(const int16_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                             int64_t kc, void* dst);

@@ -11,8 +11,8 @@
 //     bytes interleaved byte-wise into 4-byte column groups;
 //   * panels read along k (dense's x and w, conv2d's weights): 4-byte words copied.
 // and of the i16 pairs kernel's B (i8 holding -128): 16 columns read along r, sign-extended;
-// and from i16, 16 columns at a time.
-// Anything else goes to the generic packer.
+// and from i16, 16 columns at a time; and the AVX-VNNI kernel's quads, from the sign-trick
+// kernel's. Anything else goes to the generic packer.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -197,6 +197,51 @@ void pack_quads_s8_abs_panel(const int8_t* data, int64_t sr, int64_t sk, const i
                              int64_t kc, void* dst) {
   pack_quads_s8_panel(data, sr, sk, koff, rvalid, R, kc, dst);
   append_abs_quads(R, kc, dst);  // A: the small operand (weights, mostly packed at plan time)
+}
+
+// The AVX-VNNI kernel's panels (the avx2_vnni level) are the quads_s8 ones with a pass over
+// the packed bytes, which are in L1 by then: A as x + 128 (x ^ 0x80, the padding's 0 becoming
+// 128, as the format wants), B followed by 128 · each column's sum.
+void pack_quads_u8_offset_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                                int64_t kc, void* dst) {
+  pack_quads_s8_panel(data, sr, sk, koff, rvalid, R, kc, dst);
+  auto* d = static_cast<uint8_t*>(dst);
+  const int64_t bytes = (kc + 3) / 4 * 4 * R;
+  const __m256i flip = _mm256_set1_epi8(int8_t(0x80));
+  int64_t i = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    auto* p = reinterpret_cast<__m256i*>(d + i);
+    _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), flip));
+  }
+  for (; i < bytes; ++i) d[i] ^= 0x80;
+}
+
+void pack_quads_s8_sums_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
+                              int64_t kc, void* dst) {
+  pack_quads_s8_panel(data, sr, sk, koff, rvalid, R, kc, dst);
+  const int64_t groups = (kc + 3) / 4;
+  const auto* d = static_cast<const int8_t*>(dst);
+  auto* sums = reinterpret_cast<uint32_t*>(static_cast<char*>(dst) + groups * R * 4);
+  if (R % 8 != 0) {
+    for (int r = 0; r < R; ++r) {
+      int32_t sum = 0;
+      for (int64_t g = 0; g < groups; ++g)
+        for (int u = 0; u < 4; ++u) sum += d[(g * R + r) * 4 + u];
+      sums[r] = uint32_t(sum) * 128u;
+    }
+    return;
+  }
+  // Eight columns' quads per vector: 1 · x pair sums (vpmaddubsw, at most 2·128 in
+  // magnitude), then the pairs (vpmaddwd with ones).
+  const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+  for (int v = 0; v < R / 8; ++v) {
+    __m256i acc = _mm256_setzero_si256();
+    for (int64_t g = 0; g < groups; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + (g * R + 8 * v) * 4));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q), ones16));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + 8 * v), _mm256_slli_epi32(acc, 7));
+  }
 }
 
 void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,

@@ -188,13 +188,13 @@ BOOST_AUTO_TEST_SUITE(conv2d_simd)
 BOOST_AUTO_TEST_CASE(every_level_every_case) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(21);
     for (DType dt : {DType::f32, DType::i8, DType::f64, DType::u8, DType::i16, DType::i32, DType::i64})
       for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
         const ConvCase& c = conv_cases()[ci];
-        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << " case " << ci) {
+        BOOST_TEST_CONTEXT(simd::current_level_name() << " " << dtype_name(dt) << " case " << ci) {
           // The big cases (200+ output channels, 20000+ input pixels) once per level in the CVM
           // and f32 types only (naive loop time).
           const bool big = ci == 11 || ci == 12 || c.w[0] >= 200 || c.x[2] * c.x[3] >= 20000;
@@ -211,13 +211,13 @@ BOOST_AUTO_TEST_CASE(every_level_every_case) {
 BOOST_AUTO_TEST_CASE(strided_inputs) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(22);
     for (std::size_t ci : {std::size_t(0), std::size_t(4), std::size_t(7)}) {
       const ConvCase& c = conv_cases()[ci];
       for (DType dt : {DType::f32, DType::i8}) {
-        BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " " << dtype_name(dt) << " case " << ci) {
+        BOOST_TEST_CONTEXT(simd::current_level_name() << " " << dtype_name(dt) << " case " << ci) {
           const Tensor x = random_tensor(dt, c.x, rng), w = random_tensor(dt, c.w, rng);
           const Tensor b = bias_for(dt, c.w[0], rng);
           const ConvRef r = naive_conv(x, w, &b, c);
@@ -235,11 +235,11 @@ BOOST_AUTO_TEST_CASE(strided_inputs) {
 BOOST_AUTO_TEST_CASE(i8_extremes) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     for (std::size_t ci : {std::size_t(0), std::size_t(3), std::size_t(6), std::size_t(11)}) {
       const ConvCase& c = conv_cases()[ci];
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " case " << ci) {
         const Tensor lo_x = constant_tensor(DType::i8, c.x, Scalar::from_int(-128));
         const Tensor lo_w = constant_tensor(DType::i8, c.w, Scalar::from_int(-128));
         const Tensor hi_w = constant_tensor(DType::i8, c.w, Scalar::from_int(127));
@@ -255,12 +255,12 @@ BOOST_AUTO_TEST_CASE(i8_extremes) {
 BOOST_AUTO_TEST_CASE(i16_and_u8_depthwise_extremes) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
       const ConvCase& c = conv_cases()[ci];
       if (c.w[1] != 1 || c.groups == 1 || c.x[2] * c.x[3] >= 20000) continue;  // depthwise only
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " case " << ci) {
         const Tensor lo_x = constant_tensor(DType::i16, c.x, Scalar::from_int(-32768));
         const Tensor lo_w = constant_tensor(DType::i16, c.w, Scalar::from_int(-32768));
         const Tensor hi_w = constant_tensor(DType::i16, c.w, Scalar::from_int(32767));
@@ -280,13 +280,13 @@ BOOST_AUTO_TEST_CASE(i16_and_u8_depthwise_extremes) {
 BOOST_AUTO_TEST_CASE(i8_x_without_min) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(23);
     for (std::size_t ci = 0; ci < conv_cases().size(); ++ci) {
       const ConvCase& c = conv_cases()[ci];
       if (ci == 11 || ci == 12 || c.w[0] >= 200 || c.x[2] * c.x[3] >= 20000) continue;  // naive loop time
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " case " << ci) {
         const Tensor x = random_tensor(DType::i8, c.x, rng, -127, 127), w = random_tensor(DType::i8, c.w, rng);
         const Tensor b = bias_for(DType::i8, c.w[0], rng);
         check_case(c, x, w, ci % 2 ? &b : nullptr, pool);
@@ -314,8 +314,8 @@ BOOST_AUTO_TEST_CASE(i8_x_without_min) {
 BOOST_AUTO_TEST_CASE(i16_depthwise_with_i8_range_weights) {
   LevelGuard guard;
   ThreadPool pool(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(24);
     // The list's depthwise cases, and planes of 17 to 32 output columns, which i16 inputs take
     // through the f32 plane kernel (kernels/depthwise_exact.hpp: exact_depthwise).
@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(i16_depthwise_with_i8_range_weights) {
     cases.push_back({{1, 18, 19, 61}, {18, 1, 3, 3}, {1, 0, 1, 1}, {2, 2}, {1, 1}, 18});  // stride 2: 31 columns
     for (std::size_t ci = 0; ci < cases.size(); ++ci) {
       const ConvCase& c = cases[ci];
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " case " << ci) {
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " case " << ci) {
         const Tensor x = random_tensor(DType::i16, c.x, rng), w = random_tensor(DType::i16, c.w, rng, -128, 127);
         const Tensor b = bias_for(DType::i16, c.w[0], rng);
         check_case(c, x, w, &b, pool);

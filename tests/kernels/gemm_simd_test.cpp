@@ -260,11 +260,11 @@ template <class T>
 void sweep_shapes() {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(7);
     for (const Problem& p : problems())
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " m=" << p.m << " n=" << p.n << " k=" << p.k) {
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " m=" << p.m << " n=" << p.n << " k=" << p.k) {
         Options o;
         o.bias = int((p.m + p.n + p.k) % 3);
         check_problem<T>(p, o, random_fill<T>(rng), &pool2, &pool3);
@@ -289,13 +289,13 @@ BOOST_AUTO_TEST_CASE(shapes_i64) { sweep_shapes<int64_t>(); }
 BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
   LevelGuard guard;
   ThreadPool pool2(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(21);
     for (const Problem& p : {Problem{7, 200, 600}, Problem{7, 70, 33}, Problem{6, 16, 5}})
       for (int bias : {0, 1, 2})
         for (bool clamp : {false, true})
-          BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " n=" << p.n << " k=" << p.k << " bias " << bias
+          BOOST_TEST_CONTEXT(simd::current_level_name() << " n=" << p.n << " k=" << p.k << " bias " << bias
                                                              << (clamp ? " clamp" : "")) {
             auto run = [&](auto tag, int64_t m, ThreadPool* pool) {
               using T = decltype(tag);
@@ -325,14 +325,14 @@ BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
 BOOST_AUTO_TEST_CASE(layouts_and_biases) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(8);
     for (GemmLayout la : kGemmLayouts)
       for (GemmLayout lb : kGemmLayouts)
         for (int bias : {0, 1, 2})
           for (int64_t bs : {int64_t(1), int64_t(0), int64_t(-2)})
-            BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << " layouts " << int(la) << "," << int(lb) << " bias "
+            BOOST_TEST_CONTEXT(simd::current_level_name() << " layouts " << int(la) << "," << int(lb) << " bias "
                                                                << bias << " stride " << bs) {
               if (bias == 0 && bs != 1) continue;
               const Options o{la, lb, bias, bs};
@@ -352,9 +352,9 @@ BOOST_AUTO_TEST_CASE(layouts_and_biases) {
 BOOST_AUTO_TEST_CASE(extreme_integers) {
   LevelGuard guard;
   ThreadPool pool2(2), pool3(3);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
-    BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
+    BOOST_TEST_CONTEXT(simd::current_level_name()) {
       std::mt19937_64 rng(9);
       for (const Problem& p : {Problem{5, 40, 1030}, Problem{33, 33, 64}, Problem{1, 1, 4099}}) {
         for (int8_t v : {int8_t(-128), int8_t(127)})
@@ -380,9 +380,9 @@ BOOST_AUTO_TEST_CASE(extreme_integers) {
 BOOST_AUTO_TEST_CASE(row_offsets) {
   LevelGuard guard;
   ThreadPool pool2(2);
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
-    BOOST_TEST_CONTEXT(simd::level_name(simd::level())) {
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
+    BOOST_TEST_CONTEXT(simd::current_level_name()) {
       std::mt19937_64 rng(10);
       const int64_t n = 70, k = 37;
       // Scattered rows, and equally spaced ones after an offset. With few row panels (M 13)
@@ -435,8 +435,8 @@ BOOST_AUTO_TEST_CASE(row_offsets) {
 // C with a row stride larger than N: the columns in between are never written.
 BOOST_AUTO_TEST_CASE(output_row_stride) {
   LevelGuard guard;
-  for (simd::Level level : levels()) {
-    simd::set_level_for_testing(level);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
     std::mt19937_64 rng(11);
     const int64_t m = 20, n = 35, k = 19, ldc = 50;
     guarded_vector<int8_t> a(m * k), b(k * n);
@@ -457,7 +457,7 @@ BOOST_AUTO_TEST_CASE(output_row_stride) {
         }
         bad += c[std::size_t(i * ldc + j)] != want;
       }
-    BOOST_TEST(bad == 0, simd::level_name(simd::level()));
+    BOOST_TEST(bad == 0, simd::current_level_name());
   }
 }
 

@@ -27,8 +27,26 @@ inline std::vector<simd::Level> levels() {
 }
 struct LevelGuard {
   simd::Level saved = simd::level();
-  ~LevelGuard() { simd::set_level_for_testing(saved); }
+  bool saved_vnni = simd::avx2_uses_vnni();
+  ~LevelGuard() { simd::set_level_for_testing(saved, saved_vnni); }
 };
+
+// levels(), and after avx2 the avx2 level with AVX-VNNI where the CPU has it: its integer GEMM
+// kernels differ (u8·s8 quads and fused i16 pairs instead of the sign trick), so the GEMM and
+// convolution suites run it too.
+struct GemmLevel {
+  simd::Level level;
+  bool avx2_vnni = false;
+};
+inline std::vector<GemmLevel> gemm_levels() {
+  std::vector<GemmLevel> out;
+  for (simd::Level l : levels()) {
+    out.push_back({l});
+    if (l == simd::Level::avx2 && simd::cpu_has_avx_vnni()) out.push_back({l, true});
+  }
+  return out;
+}
+inline void set_gemm_level(const GemmLevel& l) { simd::set_level_for_testing(l.level, l.avx2_vnni); }
 
 // Calls f.template operator()<T>() for every numeric element type (f32 ... i64), so a suite
 // lists its per-type checks once.

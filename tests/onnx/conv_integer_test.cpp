@@ -5,6 +5,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "common/onnx_nn_models.hpp"
 #include "kernels/simd/cpu_features.hpp"
@@ -50,12 +52,19 @@ void init8(Model& m, const std::string& name, const std::vector<int64_t>& dims, 
   t->set_raw_data(raw);
 }
 
-// Runs p at every level and thread count; each result must equal `want`.
+// Runs p at every level (avx2 also with AVX-VNNI where the CPU has it) and thread count; each
+// result must equal `want`.
 void expect_everywhere(const Program& p, const std::vector<Tensor>& in, const std::vector<int64_t>& want_dims,
                        const std::vector<int64_t>& want, const std::string& what) {
   const simd::Level saved = simd::level();
+  const bool saved_vnni = simd::avx2_uses_vnni();
+  std::vector<std::pair<simd::Level, bool>> levels;
   for (int l = 0; l <= int(simd::cpu_best_level()); ++l) {
-    simd::set_level_for_testing(simd::Level(l));
+    levels.push_back({simd::Level(l), false});
+    if (simd::Level(l) == simd::Level::avx2 && simd::cpu_has_avx_vnni()) levels.push_back({simd::Level::avx2, true});
+  }
+  for (const auto& [level, vnni] : levels) {
+    simd::set_level_for_testing(level, vnni);
     for (int threads : {1, 2}) {
       SessionOptions options;
       options.threads = threads;
@@ -66,11 +75,11 @@ void expect_everywhere(const Program& p, const std::vector<Tensor>& in, const st
       Tensor y = contiguous(out[0]);
       int64_t bad = 0;
       for (std::size_t i = 0; i < want.size(); ++i) bad += y.data<int32_t>()[i] != want[i];
-      BOOST_TEST(bad == 0, what << " at level " << l << ", " << threads << " threads: " << bad << " of "
-                                << want.size() << " differ");
+      BOOST_TEST(bad == 0, what << " at level " << simd::current_level_name() << ", " << threads
+                                << " threads: " << bad << " of " << want.size() << " differ");
     }
   }
-  simd::set_level_for_testing(saved);
+  simd::set_level_for_testing(saved, saved_vnni);
 }
 
 struct ConvCase {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/tensors.hpp"
 #include "kernels/simd/cpu_features.hpp"
@@ -48,15 +49,18 @@ inline SessionOptions single_thread() {
   return o;
 }
 
-// Runs `a` and `b` on `inputs` at sse2, avx2 and avx512 (the best the CPU has, if it lacks
-// one) on 1 and 2 threads: output y must agree bit for bit (a fused program and its unfused
-// twin). The process-wide level is restored afterwards.
+// Runs `a` and `b` on `inputs` at sse2, avx2, avx2 with AVX-VNNI and avx512 (the best the CPU
+// has, if it lacks one) on 1 and 2 threads: output y must agree bit for bit (a fused program
+// and its unfused twin). The process-wide level is restored afterwards.
 inline void expect_same_y_everywhere(const Program& a, const Program& b, const TensorMap& inputs) {
   const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512})
+  const bool saved_vnni = simd::avx2_uses_vnni();
+  const std::pair<simd::Level, bool> levels[] = {
+      {simd::Level::sse2, false}, {simd::Level::avx2, false}, {simd::Level::avx2, true}, {simd::Level::avx512, false}};
+  for (const auto& [level, vnni] : levels)
     for (int threads : {1, 2}) {
-      simd::set_level_for_testing(level);
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
+      simd::set_level_for_testing(level, vnni);
+      BOOST_TEST_CONTEXT(simd::current_level_name() << ", threads " << threads) {
         SessionOptions o;
         o.threads = threads;
         Session sa(a, o), sb(b, o);
@@ -64,7 +68,7 @@ inline void expect_same_y_everywhere(const Program& a, const Program& b, const T
         BOOST_TEST(mlvm::testing::same_bits(ya.at("y"), yb.at("y")));
       }
     }
-  simd::set_level_for_testing(saved);
+  simd::set_level_for_testing(saved, saved_vnni);
 }
 
 }  // namespace mlvm::test
