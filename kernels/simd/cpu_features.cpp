@@ -1,6 +1,9 @@
 #include "kernels/simd/cpu_features.hpp"
 
 #include <atomic>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <cstdlib>
 #include <cstring>
 
@@ -69,8 +72,12 @@ bool cpu_has_avx512_vnni() {
 bool cpu_has_avx_vnni() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool has = [] {
-    __builtin_cpu_init();
-    return int(cpu_best_level()) >= int(Level::avx2) && __builtin_cpu_supports("avxvnni");
+    // CPUID leaf 7 subleaf 1, EAX bit 4, read directly: clang 14's __builtin_cpu_supports
+    // does not know "avxvnni". The OS's YMM state is already checked by the avx2 level.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (int(cpu_best_level()) < int(Level::avx2) || !__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx))
+      return false;
+    return (eax & (1u << 4)) != 0;
   }();
   return has;
 #else

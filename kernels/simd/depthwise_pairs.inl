@@ -145,6 +145,10 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
       wp[p * 16 + j] = P::set1(int32_t(a | (b << 16)));
     }
   const PairReg vbias = P::set1(bias ? *bias : 0);
+  // Where tap column j starts in a phase row, computed once: a division per tap in the inner
+  // loop (the stride is known only at run time) cost more than the tap's arithmetic.
+  std::array<int64_t, 16> tap_at;
+  for (int64_t j = 0; j < g.kw; ++j) tap_at[std::size_t(j)] = (j % g.sw) * wq + j / g.sw;
   std::array<const int16_t*, 16> rows;
   for (int64_t oh = 0; oh < g.oh; ++oh) {
     for (int64_t i = 0; i < 2 * pairs; ++i) {
@@ -157,7 +161,7 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
         const int16_t* ra = rows[std::size_t(2 * p)] + c * kPairCols;
         const int16_t* rb = rows[std::size_t(2 * p + 1)] + c * kPairCols;
         for (int64_t j = 0; j < g.kw; ++j) {
-          const int64_t at = (j % g.sw) * wq + j / g.sw;
+          const int64_t at = tap_at[std::size_t(j)];
           const PairReg a = P::load(ra + at), b = P::load(rb + at);
           const PairReg wv = wp[p * 16 + j];
           lo = P::madd(P::lo(a, b), wv, lo);
