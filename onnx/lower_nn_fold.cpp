@@ -150,7 +150,14 @@ bool bn_folded(NodeContext& c) {
 }
 
 Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims) {
+  // Callers pass the dtype of a model's input: one a lowering did not check (a bool or integer
+  // x where the op computes in float) is refused here, not written as floats into its bytes.
+  if (dt != DType::f32 && dt != DType::f64)
+    c.fail("the input is " + std::string(dtype_name(dt)) + " where this op computes in f32 or f64");
   Tensor t = Tensor::empty(dt, Dims(std::span<const int64_t>(dims)));
+  if (std::size_t(t.numel()) != v.size())
+    c.fail("internal: " + std::to_string(v.size()) + " values for a constant of " +
+           std::to_string(t.numel()) + " elements");
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (dt == DType::f64) t.data<double>()[i] = v[i];
     else t.data<float>()[i] = float(v[i]);

@@ -209,6 +209,8 @@ Val resize_antialias(NodeContext& c, Val x, const Spec& s, const std::vector<dou
                      std::vector<int64_t> sizes) {
   const int r = c.e.rank(x);
   const DType dt = c.e.dtype(x);
+  if (!is_float(dt))
+    c.fail("antialias=1 with mode=" + s.mode + " needs a float input, got " + std::string(dtype_name(dt)));
   // A dim scaled by 1 is left alone and may be dynamic (a batch); the others must be static.
   std::vector<int64_t> dims = onnx_dims(c, x);
   for (int k = 0; k < r; ++k) {

@@ -159,4 +159,22 @@ BOOST_AUTO_TEST_CASE(resize_18_antialias_averages_when_halving) {
              {(8 + 3 * 8 + 3 * 16 + 24) / 8.0f, (16 + 3 * 24 + 3 * 32 + 32) / 8.0f});
 }
 
+BOOST_AUTO_TEST_CASE(resize_18_antialias_refuses_a_bool_input) {
+  // The fuzzer's find: a bool x through antialias's filter matrix, built in x's dtype, had
+  // four-byte floats written into one-byte elements. The import says what is wrong instead.
+  for (const char* mode : {"linear", "cubic"}) {
+    OnnxModelBuilder m(18);
+    m.input("x", BOOL, {1, 2, 9, 11});
+    m.initializer("scales", {2}, {0.4f, 0.6f});
+    auto& node = m.node("Resize", {"x", "", "scales"}, {"y"});
+    OnnxModelBuilder::attr_string(node, "mode", mode);
+    OnnxModelBuilder::attr_int(node, "antialias", 1);
+    OnnxModelBuilder::attr_ints(node, "axes", {2, 3});
+    m.output("y", BOOL, {});
+    const std::string e = mlvm::testing::import_error(m);
+    BOOST_TEST(e.find("needs a float input, got bool") != std::string::npos, e);
+    BOOST_TEST(e.find("Resize") != std::string::npos, e);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
