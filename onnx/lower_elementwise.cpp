@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "onnx/lower_nn_util.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tensor/error.hpp"
@@ -20,6 +21,13 @@ template <Opcode Op>
 std::vector<Val> binary(NodeContext& c) {
   if (c.num_inputs() != 2) c.fail("expects 2 inputs");
   return one(ew(c, Op, {c.input(0), c.input(1)}));
+}
+// Add, Sub and Mul by a constant that the Conv or Gemm before them took into its weights and
+// bias (onnx/lower_nn_fold.cpp) pass its result through.
+template <Opcode Op>
+std::vector<Val> binary_or_folded(NodeContext& c) {
+  if (std::optional<Val> v = nn::folded_into_producer(c)) return {*v};
+  return binary<Op>(c);
 }
 
 
@@ -138,9 +146,9 @@ constexpr LoweringEntry kTable[] = {
     {"Sigmoid", 1, unary<Opcode::sigmoid>},
     {"Floor", 1, unary<Opcode::floor>},
     {"Not", 1, unary<Opcode::logical_not>},
-    {"Add", 7, binary<Opcode::add>},
-    {"Sub", 7, binary<Opcode::sub>},
-    {"Mul", 7, binary<Opcode::mul>},
+    {"Add", 7, binary_or_folded<Opcode::add>},
+    {"Sub", 7, binary_or_folded<Opcode::sub>},
+    {"Mul", 7, binary_or_folded<Opcode::mul>},
     {"Div", 7, binary<Opcode::div>},
     {"Equal", 7, binary<Opcode::equal>},
     {"Less", 7, binary<Opcode::less>},

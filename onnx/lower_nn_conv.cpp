@@ -175,8 +175,8 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   Window win = window(c, x, kernel, true);
   Attrs2d a = attrs_2d(win);
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
-  if (std::optional<BnFold> f = bn_fold_into(c)) {
-    // The BatchNormalization reading y: W scaled per output channel, the shift in the bias.
+  if (std::optional<AffineFold> f = affine_fold_into(c)) {
+    // The BatchNormalization, Mul, Add or Sub reading y: W scaled per output channel, the shift in the bias.
     const DType dt = c.e.dtype(w);
     const int64_t oc = int64_t(f->k.size());
     std::vector<int64_t> kd(std::size_t(c.e.rank(w)), 1);

@@ -1,17 +1,24 @@
-// BatchNormalization folded into the Conv or Gemm before it (../shared/spec/onnx.md,
-// "inference-time simplifications"): when a Conv's (Gemm's) only output is read by nothing but
-// one BatchNormalization in inference mode, and the weights, the bias and the four statistics
-// are constants of the graph (initializers or Constant nodes), the Conv is emitted with
-// weights scaled per output channel by k = scale / sqrt(var + epsilon) and bias
-// b * k + (bias - mean * k), and the BatchNormalization becomes its input: no instruction is
-// left for it.
+// Affine steps folded into the Conv or Gemm before them (../shared/spec/onnx.md,
+// "inference-time simplifications"): when a Conv's (Gemm's) output is read by nothing but a
+// BatchNormalization in inference mode, or a Mul, Add or Sub by a constant of one element or
+// one per output channel, and that node's output in turn by nothing but another of them (up to
+// kMaxFolded), and the weights, the bias and those constants are constants of the graph
+// (initializers or Constant nodes), the Conv is emitted with weights scaled per output channel
+// by k and bias b * k + shift, where y·k + shift is the chain's composition (a BatchNormalization
+// is k = scale / sqrt(var + epsilon), shift = bias - mean * k). Each folded node becomes its
+// input: no instruction is left for it. PP-OCRv4's LCNetV3 follows every convolution with a
+// BatchNormalization and a learnable scale and bias (a Mul and an Add of one-element
+// constants); folded, the HardSwish after them meets the convolution's result and fuses with it
+// (vm/fuse.cpp). As with ONNX Runtime's Conv-Mul and Conv-Add fusions, the folded weights round
+// differently from the step-by-step evaluation.
 //
 // The Emitter does not record which instruction made a value or who reads it, so the decision
-// is taken on the ONNX graph (NodeContext::graph): the Conv looks ahead at its readers, the
-// BatchNormalization looks back at its input's producer, and both ask the same question of
-// the same graph (plan()), so they always agree. Without a graph nothing is folded.
+// is taken on the ONNX graph (NodeContext::graph): the Conv looks ahead at its readers, a
+// folded node looks back along its non-constant input to the Conv, and both ask the same
+// question of the same graph (plan()), so they always agree. Without a graph nothing is folded.
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "onnx/graph_walk.hpp"
@@ -46,16 +53,22 @@ bool float_proto(const onnx::TensorProto& t) {
   return t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE;
 }
 
-// How often `name` is read by the nodes of g, counting the reads of nested subgraphs (which see
-// g's values) and g's outputs; a subgraph that defines the name itself is counted too (never
-// too few). `reader`: the last node reading it.
-void count_reads(const onnx::GraphProto& g, const std::string& name, int& count,
-                 const onnx::NodeProto*& reader) {
+// The one node of g itself that reads `name`, when `name` is read exactly once in all: by g's
+// nodes, the graphs nested in them (which see g's values) and g's outputs. A reader inside a
+// nested graph does not count: that graph is lowered with its own NodeContext::graph, where the
+// look back (folded_into_producer) would not find the producer.
+const onnx::NodeProto* only_reader(const onnx::GraphProto& g, const std::string& name) {
+  int count = 0;
+  const onnx::NodeProto* reader = nullptr;
   for_each_read(g, [&](const std::string& read, const onnx::NodeProto* node, int) {
     if (read != name) return;
     ++count;
-    if (node) reader = node;
+    reader = node;
   });
+  if (count != 1 || !reader) return nullptr;
+  for (const auto& n : g.node())
+    if (&n == reader) return reader;
+  return nullptr;
 }
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const char* name) {
@@ -64,46 +77,41 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const char* name
   return nullptr;
 }
 
-struct Plan {
-  const onnx::NodeProto* bn = nullptr;
-  BnFold fold;
-};
+// The values of the constant `name`, one per channel, when it broadcasts against a result of
+// rank r whose channels lie on axis 1 without changing its dims: one element of rank <= r, or
+// `channels` elements on the dim that lines up with axis 1 and 1 on every other.
+std::optional<std::vector<double>> channel_values(NodeContext& c, const onnx::GraphProto& g,
+                                                  const std::string& name, int r, int64_t channels) {
+  const onnx::TensorProto* t = constant_proto(g, name);
+  if (!t || !float_proto(*t) || t->dims_size() > r) return std::nullopt;
+  const int q = t->dims_size(), axis = 1 - (r - q);  // axis 1 of the result in t's dims
+  int64_t count = 1;
+  for (int d = 0; d < q; ++d) {
+    if (t->dims(d) != 1 && (d != axis || t->dims(d) != channels)) return std::nullopt;
+    count *= t->dims(d);
+  }
+  OnnxTensor v = tensor_from_proto(*t, "constant '" + name + "'", {c.model_dir()});
+  // An ONNX scalar is held as one element of rank 1.
+  if (count != 1 && v.value.rank() != q) return std::nullopt;
+  std::vector<int64_t> idx(std::size_t(v.value.rank()), 0);
+  std::vector<double> out;
+  for (int64_t i = 0; i < channels; ++i) {
+    if (count != 1) idx[std::size_t(axis)] = i;
+    out.push_back(v.value.get_double(idx));
+  }
+  return out;
+}
 
-// Whether producer p (a Conv or Gemm of c.graph) takes in the BatchNormalization reading its
-// output, and with what per-channel factors.
-std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
-  if (!c.graph) return std::nullopt;
-  const onnx::GraphProto& g = *c.graph;
-  const bool conv = p.op_type() == "Conv";
-  if (!default_domain(p) || (!conv && p.op_type() != "Gemm")) return std::nullopt;
-  if (p.output_size() != 1 || p.output(0).empty() || p.input_size() < 2) return std::nullopt;
-  const std::string& out = p.output(0);
-  int reads = 0;
-  const onnx::NodeProto* reader = nullptr;
-  count_reads(g, out, reads, reader);
-  if (reads != 1 || !reader) return std::nullopt;
-  const onnx::NodeProto& bn = *reader;
-  if (bn.op_type() != "BatchNormalization" || !default_domain(bn) || bn.input_size() < 5 ||
-      bn.input(0) != out)
-    return std::nullopt;
+// The factors a BatchNormalization in inference mode reading `in` applies per channel, when its
+// statistics are constants of g.
+std::optional<AffineFold> batch_norm_factors(NodeContext& c, const onnx::GraphProto& g,
+                                             const onnx::NodeProto& bn, const std::string& in,
+                                             int64_t channels) {
+  if (bn.input_size() < 5 || bn.input(0) != in) return std::nullopt;
   for (int k = 1; k < bn.output_size(); ++k)
     if (!bn.output(k).empty()) return std::nullopt;  // training statistics
   if (const auto* a = find_attr(bn, "training_mode"); a && a->i() != 0) return std::nullopt;
   if (const auto* a = find_attr(bn, "spatial"); a && a->i() == 0) return std::nullopt;
-  // The weights: W (Conv: (OC, C/group, k...); Gemm: B, (K, N) or (N, K) with transB).
-  const onnx::TensorProto* w = constant_proto(g, p.input(1));
-  if (!w || !float_proto(*w)) return std::nullopt;
-  int64_t channels;
-  if (conv) {
-    if (w->dims_size() < 3) return std::nullopt;
-    channels = w->dims(0);
-    if (p.input_size() > 2 && !p.input(2).empty() && !constant_proto(g, p.input(2))) return std::nullopt;
-  } else {
-    if (w->dims_size() != 2) return std::nullopt;
-    const auto* tb = find_attr(p, "transB");
-    channels = tb && tb->i() != 0 ? w->dims(0) : w->dims(1);
-    if (p.input_size() > 2 && !p.input(2).empty() && !constant_proto(g, p.input(2))) return std::nullopt;
-  }
   std::vector<double> stats[4];  // scale, bias, mean, var
   for (int k = 0; k < 4; ++k) {
     const onnx::TensorProto* t = constant_proto(g, bn.input(k + 1));
@@ -117,36 +125,133 @@ std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
   }
   double eps = 1e-5;
   if (const auto* a = find_attr(bn, "epsilon"); a && a->type() == onnx::AttributeProto::FLOAT) eps = a->f();
-  Plan out_plan;
-  out_plan.bn = &bn;
+  AffineFold f;
   for (int64_t i = 0; i < channels; ++i) {
     const std::size_t j = std::size_t(i);
-    double k = stats[0][j] / std::sqrt(stats[3][j] + eps);
-    out_plan.fold.k.push_back(k);
-    out_plan.fold.shift.push_back(stats[1][j] - stats[2][j] * k);
+    const double k = stats[0][j] / std::sqrt(stats[3][j] + eps);
+    f.k.push_back(k);
+    f.shift.push_back(stats[1][j] - stats[2][j] * k);
   }
-  return out_plan;
+  return f;
+}
+
+// At most this many nodes fold into one Conv or Gemm (PP-OCRv4: BatchNormalization, Mul, Add).
+constexpr int kMaxFolded = 4;
+bool foldable_op(const onnx::NodeProto& n) {
+  const std::string& t = n.op_type();
+  return default_domain(n) &&
+         (t == "BatchNormalization" || t == "Mul" || t == "Add" || t == "Sub");
+}
+
+struct Plan {
+  std::vector<const onnx::NodeProto*> folded;  // in the order they apply
+  AffineFold fold;
+};
+
+// Which nodes after producer p (a Conv or Gemm of c.graph) it takes in, and the per-channel
+// factors they make: a chain whose every link but the last is read by nothing but the next.
+std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
+  if (!c.graph) return std::nullopt;
+  const onnx::GraphProto& g = *c.graph;
+  const bool conv = p.op_type() == "Conv";
+  if (!default_domain(p) || (!conv && p.op_type() != "Gemm")) return std::nullopt;
+  if (p.output_size() != 1 || p.output(0).empty() || p.input_size() < 2) return std::nullopt;
+  // The weights: W (Conv: (OC, C/group, k...); Gemm: B, (K, N) or (N, K) with transB).
+  const onnx::TensorProto* w = constant_proto(g, p.input(1));
+  if (!w || !float_proto(*w)) return std::nullopt;
+  int64_t channels;
+  int rank;  // of the result
+  if (conv) {
+    if (w->dims_size() < 3) return std::nullopt;
+    channels = w->dims(0);
+    rank = w->dims_size();
+  } else {
+    if (w->dims_size() != 2) return std::nullopt;
+    const auto* tb = find_attr(p, "transB");
+    channels = tb && tb->i() != 0 ? w->dims(0) : w->dims(1);
+    rank = 2;
+  }
+  if (p.input_size() > 2 && !p.input(2).empty() && !constant_proto(g, p.input(2))) return std::nullopt;
+  if (channels < 1 || channels > (int64_t(1) << 24)) return std::nullopt;
+  Plan out;
+  out.fold.k.assign(std::size_t(channels), 1.0);
+  out.fold.shift.assign(std::size_t(channels), 0.0);
+  std::string value = p.output(0);
+  for (int step = 0; step < kMaxFolded; ++step) {
+    const onnx::NodeProto* n = only_reader(g, value);
+    if (!n || !foldable_op(*n) || n->output_size() != 1 || n->output(0).empty()) break;
+    std::vector<double> k(std::size_t(channels), 1.0), shift(std::size_t(channels), 0.0);
+    if (n->op_type() == "BatchNormalization") {
+      std::optional<AffineFold> f = batch_norm_factors(c, g, *n, value, channels);
+      if (!f) break;
+      k = f->k;
+      shift = f->shift;
+    } else {
+      if (n->input_size() != 2 || n->input(0) == n->input(1)) break;
+      const int at = n->input(0) == value ? 0 : 1;  // value's operand; the other is the constant
+      std::optional<std::vector<double>> v = channel_values(c, g, n->input(1 - at), rank, channels);
+      if (!v) break;
+      const std::string& t = n->op_type();
+      if (t == "Mul") k = *v;
+      else if (t == "Add") shift = *v;
+      else if (at == 0) for (std::size_t j = 0; j < shift.size(); ++j) shift[j] = -(*v)[j];  // y - v
+      else k.assign(k.size(), -1.0), shift = *v;                                            // v - y
+    }
+    for (std::size_t j = 0; j < k.size(); ++j) {
+      out.fold.k[j] *= k[j];
+      out.fold.shift[j] = out.fold.shift[j] * k[j] + shift[j];
+    }
+    out.folded.push_back(n);
+    value = n->output(0);
+  }
+  if (out.folded.empty()) return std::nullopt;
+  return out;
+}
+
+// The input of n its fold takes over (BatchNormalization's X; the operand of Mul, Add or Sub
+// that is not a constant of g), or -1.
+int data_input(const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  if (n.op_type() == "BatchNormalization") return n.input_size() >= 1 ? 0 : -1;
+  if (n.input_size() != 2) return -1;
+  const bool c0 = constant_proto(g, n.input(0)) != nullptr, c1 = constant_proto(g, n.input(1)) != nullptr;
+  return c0 == c1 ? -1 : c0 ? 1 : 0;
 }
 
 }  // namespace
 
-std::optional<BnFold> bn_fold_into(NodeContext& c) {
+std::optional<AffineFold> affine_fold_into(NodeContext& c) {
   std::optional<Plan> p = plan(c, c.node);
   if (!p) return std::nullopt;
   return p->fold;
 }
 
-bool bn_folded(NodeContext& c) {
-  if (!c.graph || c.node.input_size() < 1 || c.node.input(0).empty()) return false;
-  for (const auto& n : c.graph->node()) {
-    if (&n == &c.node) return false;  // producers come first
-    for (const auto& o : n.output())
-      if (o == c.node.input(0)) {
-        std::optional<Plan> p = plan(c, n);
-        return p && p->bn == &c.node;
-      }
+std::optional<Val> folded_into_producer(NodeContext& c) {
+  if (!c.graph || !foldable_op(c.node)) return std::nullopt;
+  const onnx::GraphProto& g = *c.graph;
+  const int at = data_input(g, c.node);
+  if (at < 0 || c.node.input(at).empty()) return std::nullopt;
+  // Back along the chain to the Conv or Gemm that would fold it; producers come first.
+  const onnx::NodeProto* n = &c.node;
+  for (int step = 0; step < kMaxFolded; ++step) {
+    const int k = data_input(g, *n);
+    if (k < 0) return std::nullopt;
+    const onnx::NodeProto* producer = nullptr;
+    for (const auto& m : g.node()) {
+      if (&m == n) break;
+      for (const auto& o : m.output())
+        if (o == n->input(k)) producer = &m;
+    }
+    if (!producer || !default_domain(*producer)) return std::nullopt;
+    if (producer->op_type() == "Conv" || producer->op_type() == "Gemm") {
+      std::optional<Plan> p = plan(c, *producer);
+      if (!p || std::find(p->folded.begin(), p->folded.end(), &c.node) == p->folded.end())
+        return std::nullopt;
+      return c.input(at);
+    }
+    if (!foldable_op(*producer)) return std::nullopt;
+    n = producer;
   }
-  return false;
+  return std::nullopt;
 }
 
 Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims) {

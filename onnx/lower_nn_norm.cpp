@@ -47,7 +47,7 @@ std::vector<Val> batch_norm_training(NodeContext& c) {
 // statistics y = x * k + shift, k = scale / sqrt(var + eps), shift = bias - mean * k.
 std::vector<Val> lower_batch_norm(NodeContext& c) {
   // Folded into the Conv or Gemm that made x (lower_nn_fold.cpp): x is the result already.
-  if (bn_folded(c)) return {c.input(0)};
+  if (std::optional<Val> v = folded_into_producer(c)) return {*v};
   Val x = c.input(0);
   require_float(c, x);
   const int r = c.e.rank(x);

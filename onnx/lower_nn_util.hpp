@@ -43,17 +43,18 @@ struct Conv2dWindow {
 };
 std::optional<Conv2dWindow> conv2d_window(NodeContext& c, Val x, Val w);
 
-// BatchNormalization folded into the Conv or Gemm before it (lower_nn_fold.cpp): y·k + shift
-// per output channel.
-struct BnFold {
+// What a Conv or Gemm takes in of the nodes after it (lower_nn_fold.cpp): y·k + shift per
+// output channel.
+struct AffineFold {
   std::vector<double> k, shift;
 };
-// For a Conv or Gemm: the factors of the BatchNormalization that is the only reader of its
-// output, when it can be folded in (constant weights and statistics, inference mode).
-std::optional<BnFold> bn_fold_into(NodeContext& c);
-// For a BatchNormalization: whether the Conv or Gemm making its input folded it in (its input
-// then already is its result).
-bool bn_folded(NodeContext& c);
+// For a Conv or Gemm: the factors of the chain of BatchNormalization (inference mode) and Mul,
+// Add or Sub by per-channel or one-element constants that reads its output, each link read by
+// nothing but the next, when its weights and bias are constants too.
+std::optional<AffineFold> affine_fold_into(NodeContext& c);
+// For a BatchNormalization, Mul, Add or Sub: the Conv or Gemm before it folded it in, and this
+// input of it (the one that is not a constant) already is its result.
+std::optional<Val> folded_into_producer(NodeContext& c);
 
 // The op groups (each file's table).
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
