@@ -201,10 +201,13 @@ void apply_fused_after(const FusedActivation* a, float* y, int64_t n, ThreadPool
   if (a->kind == FusedActivation::Kind::hardswish) {
     // Elementwise with the same expression in every lane and the tail: any split is the same.
     const auto run = simd::ew_kernels().hardswish_f32;
+    const auto tail = simd::ew_kernels().hardswish_tail_f32[a->shifted ? 1 : 0];
     constexpr int64_t kItem = int64_t(1) << 16;
     for_each_item(pool, (n + kItem - 1) / kItem, [&](int64_t t) {
       float* p = y + t * kItem;
-      run(p, p, std::min(kItem, n - t * kItem));
+      const int64_t m = std::min(kItem, n - t * kItem);
+      if (a->scaled) tail(p, p, m, a->scale, a->shift);
+      else run(p, p, m);
     });
     return;
   }

@@ -20,7 +20,9 @@
 //          paddle2onnx's HardSwish, x·clip(x + 3, 0, 6) / 6, applied where silu is with those
 //          four kernels' operations in their order (PaddleOCR's PP-OCRv3 recognizers follow
 //          most convolutions with one). The mul's order changes no bit: its only NaN operands
-//          are h and c = h + 3, the same NaN.
+//          are h and c = h + 3, the same NaN. Then, optionally, z = mul y, s (or mul s, y) and
+//          z = add z, t (or add t, z) with s and t one-element f32 constants, s not NaN: the
+//          learnable scale and bias PP-OCRv4's LCNetV3 puts after each HardSwish.
 //   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
 //          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.
 //          The chain is one map v -> clamp(rshift(v), ilo, ihi): rshift (cvm_right_shift's
@@ -71,6 +73,9 @@ struct FusedActivation {
   // leaky: then y < floor ? floor : y, a maximum with a one-element f32 constant that is not
   // NaN (-inf: none)
   double floor = -__builtin_inf();
+  // hardswish: then y·scale when `scaled`, and y·scale + shift when `shifted` too (f32 values)
+  bool scaled = false, shifted = false;
+  float scale = 1.0f, shift = 0.0f;
   int rshift = -1;                // requant: cvm_right_shift's shift_bit - 1 (0..31), or -1: none
   int64_t ilo = 0, ihi = 0;       // requant: the clip bounds, within the result's dtype
   std::array<RequantStep, kMaxRequantSteps> steps{};  // requant, i32: the steps after, in order

@@ -8,6 +8,8 @@
 //   p: h = conv2d ...   q: a = add h, c3   r: c = clip a, a_min=0, a_max=6
 //                       s: m = mul h, c (or mul c, h)   t: y = div m, c6   -> hardswish (f32;
 //                       c3 and c6 one-element f32 constants 3 and 6, add c3, h too)
+//                       [u: z = mul y, k (or mul k, y)  [v: z = add z, b (or add b, z)]]
+//                       (k not NaN and b one-element f32 constants: a scale and shift)
 //   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
 //                       (an i32 or i64 result: the integer path's requantization); on i32
 //                       then mul by per-channel constants, shifts, clips, relus, casts to
@@ -82,7 +84,7 @@ class Fuser {
         continue;
       }
       if (dt != DType::f32 && dt != DType::f64) continue;
-      if (dt == DType::f32 && try_hardswish(pc)) pc += 4;
+      if (const std::size_t n_hs = dt == DType::f32 ? try_hardswish(pc) : 0) pc += n_hs;
       else if (try_clamp(pc, dt) || (dt == DType::f32 && try_silu(pc))) ++pc;
     }
   }
@@ -180,35 +182,58 @@ class Fuser {
   // add h, 3 (either order) -> clip to exactly [0, 6] -> mul with h (either order) -> div by
   // 6, each intermediate dying where the next step reads it and h at the mul: nothing else
   // sees them, and the constants are the ones hardswish_f32 has built in.
-  bool try_hardswish(std::size_t pc) {
+  std::size_t try_hardswish(std::size_t pc) {
     for (std::size_t k = 1; k <= 4; ++k)
-      if (!absorbable(pc + k, k == 2 ? 1 : 2, DType::f32)) return false;
+      if (!absorbable(pc + k, k == 2 ? 1 : 2, DType::f32)) return 0;
     const PlannedInstruction &q = at(pc + 1), &r = at(pc + 2), &s = at(pc + 3), &t = at(pc + 4);
-    if (q.op != Opcode::add || r.op != Opcode::clip || s.op != Opcode::mul || t.op != Opcode::div) return false;
+    if (q.op != Opcode::add || r.op != Opcode::clip || s.op != Opcode::mul || t.op != Opcode::div) return 0;
     const int32_t h = at(pc).results(pool())[0], a = q.results(pool())[0], c = r.results(pool())[0];
     const int32_t m = s.results(pool())[0];
     const int32_t q0 = q.args(pool())[0], q1 = q.args(pool())[1];
-    if ((q0 == h) == (q1 == h) || one_f32_constant(pc, q0 == h ? q1 : q0) != 3.0f) return false;
-    if (r.args(pool())[0] != a || !dies_at(pc + 2, a) || a == h || c == h) return false;
+    if ((q0 == h) == (q1 == h) || one_f32_constant(pc, q0 == h ? q1 : q0) != 3.0f) return 0;
+    if (r.args(pool())[0] != a || !dies_at(pc + 2, a) || a == h || c == h) return 0;
     try {
       const ew::ClipBounds b = ew::clip_bounds(DType::f32, r.attrs->get<clip_attrs>().a_min,
                                                r.attrs->get<clip_attrs>().a_max);
       // +0 exactly: a -0 bound would turn the clip of +0 (x = -3) into -0.
-      if (b.flo != 0.0 || std::signbit(b.flo) || b.fhi != 6.0) return false;
+      if (b.flo != 0.0 || std::signbit(b.flo) || b.fhi != 6.0) return 0;
     } catch (...) {
-      return false;  // the verifier accepted the bounds, so this does not happen
+      return 0;  // the verifier accepted the bounds, so this does not happen
     }
     const int32_t s0 = s.args(pool())[0], s1 = s.args(pool())[1];
-    if (!((s0 == h && s1 == c) || (s0 == c && s1 == h))) return false;
-    if (dies_at(pc + 1, h) || dies_at(pc + 2, h) || !dies_at(pc + 3, h) || !dies_at(pc + 3, c)) return false;
+    if (!((s0 == h && s1 == c) || (s0 == c && s1 == h))) return 0;
+    if (dies_at(pc + 1, h) || dies_at(pc + 2, h) || !dies_at(pc + 3, h) || !dies_at(pc + 3, c)) return 0;
     if (t.args(pool())[0] != m || !dies_at(pc + 4, m) || one_f32_constant(pc, t.args(pool())[1]) != 6.0f)
-      return false;
-    const int32_t out = t.results(pool())[0];
-    if (!can_write(pc, out)) return false;
+      return 0;
+    int32_t out = t.results(pool())[0];
     FusedActivation act;
     act.kind = FusedActivation::Kind::hardswish;
-    fuse(pc, {pc + 1, pc + 2, pc + 3, pc + 4}, out, act);
-    return true;
+    std::vector<std::size_t> absorbed = {pc + 1, pc + 2, pc + 3, pc + 4};
+    // The scale (not NaN: either operand order gives the same bits) and then the shift after.
+    if (const std::optional<float> s = constant_operand(pc, pc + 5, Opcode::mul, out); s && *s == *s) {
+      act.scaled = true;
+      act.scale = *s;
+      absorbed.push_back(pc + 5);
+      out = at(pc + 5).results(pool())[0];
+      if (const std::optional<float> t2 = constant_operand(pc, pc + 6, Opcode::add, out)) {
+        act.shifted = true;
+        act.shift = *t2;
+        absorbed.push_back(pc + 6);
+        out = at(pc + 6).results(pool())[0];
+      }
+    }
+    if (!can_write(pc, out)) return 0;
+    fuse(pc, absorbed, out, act);
+    return absorbed.size();
+  }
+
+  // The one-element f32 constant c of step qc when it is `op` of y (dying there) and c, in
+  // either order; otherwise nothing.
+  std::optional<float> constant_operand(std::size_t pc, std::size_t qc, Opcode op, int32_t y) const {
+    if (!absorbable(qc, 2, DType::f32) || at(qc).op != op || !dies_at(qc, y)) return std::nullopt;
+    const int32_t a0 = at(qc).args(pool())[0], a1 = at(qc).args(pool())[1];
+    if ((a0 == y) == (a1 == y)) return std::nullopt;
+    return one_f32_constant(pc, a0 == y ? a1 : a0);
   }
 
   // The longest chain (of at most 16 steps) after pc of relus, at most one cvm_right_shift and

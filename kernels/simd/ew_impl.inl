@@ -482,6 +482,8 @@ EwTable make_table() {
   t.silu_f32[1] = silu_run<true>;
   t.leaky_f32 = leaky_run;
   t.hardswish_f32 = hardswish_run;
+  t.hardswish_tail_f32[0] = hardswish_tail_run<1>;
+  t.hardswish_tail_f32[1] = hardswish_tail_run<2>;
   t.lut32 = lut32_run;
   set_casts_to<int8_t>(t);
   set_casts_to<uint8_t>(t);

@@ -338,17 +338,26 @@ BOOST_AUTO_TEST_CASE(hardswish_on_every_path) {
        "    h = matmul a, b\n",
        {{"a", specials(DType::f32, {3, 40}, 84)}, {"b", plain_values(DType::f32, {40, 300}, 85)}}},
   };
+  // Then PP-OCRv4's scale and shift (either operand order), or the scale alone: the scale
+  // -0.75 turns -0 into +0 and the shift 0.5 rounds; the scale is applied before the shift.
+  const char* tails[] = {"    y = div m, c6\n", "    q = div m, c6\n    y = mul q, ks\n",
+                         "    q = div m, c6\n    r = mul ks, q\n    y = add r, kb\n",
+                         "    q = div m, c6\n    r = mul q, ks\n    y = add kb, r\n"};
+  const std::string affine = ".const ks : f32[1] = [-0.75]\n.const kb : f32[1] = [0.5]\n";
   for (const char* add : {"add h, c3", "add c3, h"})
     for (const char* mul : {"mul h, k", "mul k, h"})
-      for (const ProducerCase& p : cases)
-        BOOST_TEST_CONTEXT(p.producer << add << ", " << mul) {
-          const std::string header = std::string(p.decl) + c;
-          const std::string body = std::string(p.producer) + "    t = " + add +
-                                   "\n    k = clip t, a_min=0, a_max=6\n    m = " + mul + "\n    y = div m, c6\n";
-          check_fused_like_unfused(header, p.plain_out, body, 0, p.inputs);
-          const FusionShape f = fusion_of(program_from(header + body));
-          BOOST_TEST((f.fused[2] && f.fused[3] && f.fused[4]));
-        }
+      for (std::size_t tail = 0; tail < std::size(tails); ++tail)
+        for (const ProducerCase& p : cases)
+          BOOST_TEST_CONTEXT(p.producer << add << ", " << mul << "; " << tails[tail]) {
+            const std::string header = std::string(p.decl) + c + affine;
+            const std::string body = std::string(p.producer) + "    t = " + add +
+                                     "\n    k = clip t, a_min=0, a_max=6\n    m = " + mul + "\n" + tails[tail];
+            check_fused_like_unfused(header, p.plain_out, body, 0, p.inputs);
+            const FusionShape f = fusion_of(program_from(header + body));
+            BOOST_TEST((f.fused[2] && f.fused[3] && f.fused[4]));
+            if (tail > 0) BOOST_TEST(f.fused[5]);
+            if (tail > 1) BOOST_TEST(f.fused[6]);
+          }
 }
 
 // Not hardswish, so nothing fused: another constant in the add, the clip or the div, a -0
@@ -375,6 +384,12 @@ BOOST_AUTO_TEST_CASE(near_hardswish_is_not_fused) {
       {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add k, k\n"},
       {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add m, m\n"},
   };
+  // A NaN scale after a hardswish stays a step of its own (the hardswish still fuses): which
+  // NaN a product returns depends on the operands' order.
+  const FusionShape nan_scale = fusion_of(program_from(
+      decl + ".const n : f32[1] = [nan]\n    h = dense x, w\n    t = add h, c3\n    k = " + k06 +
+      "\n    m = mul h, k\n    q = div m, c6\n    y = mul n, q\n"));
+  BOOST_TEST((nan_scale.fused[4] && !nan_scale.fused[5]));
   for (const Variant& v : variants)
     BOOST_TEST_CONTEXT(v.add << "; " << v.clip << "; " << v.mul << "; " << v.div << "; " << v.extra) {
       const std::string extra = v.extra;
