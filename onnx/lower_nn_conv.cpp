@@ -175,19 +175,9 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   Window win = window(c, x, kernel, true);
   Attrs2d a = attrs_2d(win);
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
-  if (std::optional<AffineFold> f = affine_fold_into(c)) {
-    // The BatchNormalization, Mul, Add or Sub reading y: W scaled per output channel, the shift in the bias.
-    const DType dt = c.e.dtype(w);
-    const int64_t oc = int64_t(f->k.size());
-    std::vector<int64_t> kd(std::size_t(c.e.rank(w)), 1);
-    kd[0] = oc;
-    w = c.e.emit(op::mul, {w, const_values(c, dt, f->k, kd)});
-    Val shift = const_values(c, dt, f->shift, {oc});
-    b = b.present() ? c.e.emit(op::add, {c.e.emit(op::mul, {c.e.with_scalar(b, false),
-                                                        const_values(c, dt, f->k, {oc})}),
-                                       shift})
-                    : shift;
-  }
+  // The BatchNormalization, Mul, Add or Sub reading y: W scaled per output channel, the shift
+  // in the bias.
+  if (std::optional<AffineFold> f = affine_fold_into(c)) fold_into_weights(c, *f, w, b, 0);
   const write::conv2d attrs{
       .padding = a.padding, .strides = a.strides, .dilation = a.dilation, .groups = group};
   if (b.present()) b = c.e.with_scalar(b, false);
@@ -343,6 +333,8 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
     end.assign(pads.begin() + long(nd), pads.end());
   }
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
+  // W is (C, M / group, k...): its output channels are on axis 1 (group 1 only, plan()).
+  if (std::optional<AffineFold> f = affine_fold_into(c)) fold_into_weights(c, *f, w, b, 1);
   if (nd == 3) return one(conv_transpose_3d(c, x, w, b, strides, dilations, out_pad, begin, end, group));
   write::conv_transpose2d attrs{.groups = group};
   if (nd == 2) {

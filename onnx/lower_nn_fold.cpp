@@ -1,5 +1,6 @@
-// Affine steps folded into the Conv or Gemm before them (../shared/spec/onnx.md,
-// "inference-time simplifications"): when a Conv's (Gemm's) output is read by nothing but a
+// Affine steps folded into the Conv, ConvTranspose or Gemm before them (../shared/spec/onnx.md,
+// "inference-time simplifications"): when a Conv's (Gemm's, ConvTranspose's of one group)
+// output is read by nothing but a
 // BatchNormalization in inference mode, or a Mul, Add or Sub by a constant of one element or
 // one per output channel, and that node's output in turn by nothing but another of them (up to
 // kMaxFolded), and the weights, the bias and those constants are constants of the graph
@@ -135,7 +136,8 @@ std::optional<AffineFold> batch_norm_factors(NodeContext& c, const onnx::GraphPr
   return f;
 }
 
-// At most this many nodes fold into one Conv or Gemm (PP-OCRv4: BatchNormalization, Mul, Add).
+// At most this many nodes fold into one producer (PP-OCRv4: BatchNormalization, Mul, Add;
+// its detector's ConvTranspose: Add, BatchNormalization).
 constexpr int kMaxFolded = 4;
 bool foldable_op(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
@@ -148,22 +150,24 @@ struct Plan {
   AffineFold fold;
 };
 
-// Which nodes after producer p (a Conv or Gemm of c.graph) it takes in, and the per-channel
+// Which nodes after producer p (a Conv, ConvTranspose or Gemm of c.graph) it takes in, and the per-channel
 // factors they make: a chain whose every link but the last is read by nothing but the next.
 std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
   if (!c.graph) return std::nullopt;
   const onnx::GraphProto& g = *c.graph;
-  const bool conv = p.op_type() == "Conv";
-  if (!default_domain(p) || (!conv && p.op_type() != "Gemm")) return std::nullopt;
+  const bool conv = p.op_type() == "Conv", transposed = p.op_type() == "ConvTranspose";
+  if (!default_domain(p) || (!conv && !transposed && p.op_type() != "Gemm")) return std::nullopt;
   if (p.output_size() != 1 || p.output(0).empty() || p.input_size() < 2) return std::nullopt;
-  // The weights: W (Conv: (OC, C/group, k...); Gemm: B, (K, N) or (N, K) with transB).
+  // The weights: W (Conv: (OC, C/group, k...); ConvTranspose: (C, OC/group, k...), group 1
+  // only; Gemm: B, (K, N) or (N, K) with transB).
   const onnx::TensorProto* w = constant_proto(g, p.input(1));
   if (!w || !float_proto(*w)) return std::nullopt;
   int64_t channels;
   int rank;  // of the result
-  if (conv) {
+  if (conv || transposed) {
     if (w->dims_size() < 3) return std::nullopt;
-    channels = w->dims(0);
+    if (const auto* g = find_attr(p, "group"); transposed && g && g->i() != 1) return std::nullopt;
+    channels = w->dims(transposed ? 1 : 0);
     rank = w->dims_size();
   } else {
     if (w->dims_size() != 2) return std::nullopt;
@@ -230,7 +234,7 @@ std::optional<Val> folded_into_producer(NodeContext& c) {
   const onnx::GraphProto& g = *c.graph;
   const int at = data_input(g, c.node);
   if (at < 0 || c.node.input(at).empty()) return std::nullopt;
-  // Back along the chain to the Conv or Gemm that would fold it; producers come first.
+  // Back along the chain to the producer that would fold it; producers come first.
   const onnx::NodeProto* n = &c.node;
   for (int step = 0; step < kMaxFolded; ++step) {
     const int k = data_input(g, *n);
@@ -242,7 +246,8 @@ std::optional<Val> folded_into_producer(NodeContext& c) {
         if (o == n->input(k)) producer = &m;
     }
     if (!producer || !default_domain(*producer)) return std::nullopt;
-    if (producer->op_type() == "Conv" || producer->op_type() == "Gemm") {
+    if (producer->op_type() == "Conv" || producer->op_type() == "ConvTranspose" ||
+        producer->op_type() == "Gemm") {
       std::optional<Plan> p = plan(c, *producer);
       if (!p || std::find(p->folded.begin(), p->folded.end(), &c.node) == p->folded.end())
         return std::nullopt;
@@ -252,6 +257,18 @@ std::optional<Val> folded_into_producer(NodeContext& c) {
     n = producer;
   }
   return std::nullopt;
+}
+
+void fold_into_weights(NodeContext& c, const AffineFold& f, Val& w, Val& b, int axis) {
+  const DType dt = c.e.dtype(w);
+  const int64_t oc = int64_t(f.k.size());
+  std::vector<int64_t> kd(std::size_t(c.e.rank(w)), 1);
+  kd[std::size_t(axis)] = oc;
+  w = c.e.emit(op::mul, {w, const_values(c, dt, f.k, kd)});
+  Val shift = const_values(c, dt, f.shift, {oc});
+  b = b.present() ? c.e.emit(op::add, {c.e.emit(op::mul, {c.e.with_scalar(b, false), const_values(c, dt, f.k, {oc})}),
+                                       shift})
+                  : shift;
 }
 
 Val const_values(NodeContext& c, DType dt, const std::vector<double>& v, const std::vector<int64_t>& dims) {

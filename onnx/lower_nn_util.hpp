@@ -48,13 +48,16 @@ std::optional<Conv2dWindow> conv2d_window(NodeContext& c, Val x, Val w);
 struct AffineFold {
   std::vector<double> k, shift;
 };
-// For a Conv or Gemm: the factors of the chain of BatchNormalization (inference mode) and Mul,
+// For a Conv, ConvTranspose (group 1) or Gemm: the factors of the chain of BatchNormalization (inference mode) and Mul,
 // Add or Sub by per-channel or one-element constants that reads its output, each link read by
 // nothing but the next, when its weights and bias are constants too.
 std::optional<AffineFold> affine_fold_into(NodeContext& c);
 // For a BatchNormalization, Mul, Add or Sub: the Conv or Gemm before it folded it in, and this
 // input of it (the one that is not a constant) already is its result.
 std::optional<Val> folded_into_producer(NodeContext& c);
+// w scaled by f.k along its output-channel axis `axis` (Conv 0, ConvTranspose 1), and the bias
+// b·k + shift (shift alone when b is absent).
+void fold_into_weights(NodeContext& c, const AffineFold& f, Val& w, Val& b, int axis);
 
 // The op groups (each file's table).
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp

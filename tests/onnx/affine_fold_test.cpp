@@ -157,6 +157,48 @@ BOOST_AUTO_TEST_CASE(a_link_read_twice_ends_the_chain) {
   check_close(values(out[1]), u);
 }
 
+BOOST_AUTO_TEST_CASE(bias_add_and_batchnorm_fold_into_a_conv_transpose) {
+  // PP-OCRv4 det's head: ConvTranspose (stride 2, no B) -> Add of a (C, 1, 1) bias ->
+  // BatchNormalization -> Relu, W (C_in 3, C_out 2, 2, 2): the output channels on W's axis 1.
+  // Against the same model with the bias fed (then the BatchNormalization is two steps).
+  Tensor x = f32({1, 3, 4, 5}, noise);
+  std::vector<Tensor> outs[2];
+  for (bool as_input : {false, true}) {
+    Model m(15);
+    m.input("x", {1, 3, 4, 5});
+    std::vector<float> w;
+    for (int64_t i = 0; i < 3 * 2 * 2 * 2; ++i) w.push_back(noise(i * 3 + 1));
+    m.init("w", {3, 2, 2, 2}, w);
+    std::vector<Tensor> fed{x};
+    constant(m, as_input, "bias", {2, 1, 1}, {0.5f, -1.5f}, fed);
+    m.init("bs", {2}, {2, -0.5f});
+    m.init("bb", {2}, {0.25f, 1});
+    m.init("bm", {2}, {0.1f, -0.3f});
+    m.init("bv", {2}, {1.5f, 0.5f});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"t"}), "strides", std::vector<int64_t>{2, 2});
+    m.node("Add", {"t", "bias"}, {"u"});
+    m.node("BatchNormalization", {"u", "bs", "bb", "bm", "bv"}, {"v"});
+    m.node("Relu", {"v"}, {"y"});
+    m.output("y", 4);
+    Program p = m.program();
+    BOOST_TEST(count_ops(p, "conv_transpose2d") == 1);
+    BOOST_TEST(count_ops(p, "add") == (as_input ? 2 : 0));
+    BOOST_TEST(count_ops(p, "mul") == (as_input ? 1 : 0));
+    outs[as_input] = run(p, fed);
+  }
+  BOOST_TEST(outs[0][0].shape() == Dims({1, 2, 8, 10}));
+  check_close(values(outs[0][0]), values(outs[1][0]));
+  // And by hand at output (0, c, 0, 0): the one tap x(0, :, 0, 0) · W(:, c, 0, 0).
+  const float bias[] = {0.5f, -1.5f}, bs[] = {2, -0.5f}, bb[] = {0.25f, 1}, bm[] = {0.1f, -0.3f},
+              bv[] = {1.5f, 0.5f};
+  for (int c = 0; c < 2; ++c) {
+    float t = 0;
+    for (int i = 0; i < 3; ++i) t += x.data<float>()[i * 20] * noise((i * 2 + c) * 4 * 3 + 1);
+    const float want = std::max(0.0f, (t + bias[c] - bm[c]) / std::sqrt(bv[c] + 1e-5f) * bs[c] + bb[c]);
+    check_close({values(outs[0][0])[std::size_t(c * 80)]}, {want});
+  }
+}
+
 BOOST_AUTO_TEST_CASE(mul_and_add_fold_into_a_gemm_per_column) {
   // Gemm (transB) -> Mul by one element -> Add of a (N) row: one dense.
   Model m(15);
