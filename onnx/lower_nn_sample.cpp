@@ -12,6 +12,8 @@
 // GridSample reads.
 #include <onnx/onnx_pb.h>
 
+#include <array>
+
 #include "onnx/lower_nn_util.hpp"
 
 namespace mlvm::nn {
@@ -270,14 +272,17 @@ std::vector<Val> lower_affine_grid(NodeContext& c) {
     c.fail("theta must be (N, " + std::to_string(nd) + ", " + std::to_string(nd + 1) + ")");
   const bool align = c.attr_int("align_corners", 0) != 0;
   std::vector<int64_t> spatial(size.begin() + 2, size.end());
+  // The base grid is built at import, (nd + 1) values a point: at most 2^22 points (a
+  // 2048 x 2048 image), so that a hostile size cannot make the import take seconds.
+  constexpr int64_t kMaxPoints = int64_t(1) << 22;
   int64_t points = 1;
   for (int64_t d : spatial) {
-    if (d < 1 || d > (int64_t(1) << 24)) c.fail("size holds a dim below 1 or above 2^24");
+    if (d < 1 || d > kMaxPoints) c.fail("size holds a dim below 1 or above 2^22");
     points *= d;
-    if (points > (int64_t(1) << 24)) break;  // refused below, before it can overflow
+    if (points > kMaxPoints) break;  // refused below, before it can overflow
   }
-  if (points > (int64_t(1) << 24))
-    c.fail("a grid of " + std::to_string(points) + " points is too large to build at import");
+  if (points > kMaxPoints)
+    c.fail("a grid of more than " + std::to_string(kMaxPoints) + " points is too large to build at import");
   auto coord = [&](int64_t i, int64_t n) {
     if (align) return n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1);
     return -1.0 + (2.0 * double(i) + 1.0) / double(n);
@@ -285,7 +290,7 @@ std::vector<Val> lower_affine_grid(NodeContext& c) {
   std::vector<double> base;
   base.reserve(std::size_t(points) * (nd + 1));
   for (int64_t p = 0; p < points; ++p) {
-    std::vector<int64_t> at(nd);
+    std::array<int64_t, 3> at{};
     for (int64_t k = int64_t(nd) - 1, rest = p; k >= 0; --k) {
       at[std::size_t(k)] = rest % spatial[std::size_t(k)];
       rest /= spatial[std::size_t(k)];

@@ -177,4 +177,22 @@ BOOST_AUTO_TEST_CASE(resize_18_antialias_refuses_a_bool_input) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(affine_grid_refuses_a_grid_too_large_to_build) {
+  // The base grid is a constant made at import: 2048 x 2048 points build, 4096 x 2048 are
+  // refused (a fuzzer's size of 2^19 points had the import take seconds under ASan).
+  for (int64_t h : {2048, 4096}) {
+    OnnxModelBuilder m(20);
+    m.input("theta", F32, {1, 2, 3});
+    m.initializer_i64("size", {4}, {1, 1, h, 2048});
+    m.node("AffineGrid", {"theta", "size"}, {"y"});
+    m.output("y", F32, {});
+    if (h == 2048) {
+      BOOST_CHECK_NO_THROW(mlvm::testing::import_model(m));
+      continue;
+    }
+    const std::string e = mlvm::testing::import_error(m);
+    BOOST_TEST(e.find("too large to build at import") != std::string::npos, e);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
