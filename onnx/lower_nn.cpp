@@ -70,7 +70,7 @@ std::vector<Val> lower_gemm(NodeContext& c) {
         c_added = true;
       }
     }
-    y = c.e.emit(op::dense, {a, w, bias});
+    y = c.e.emit(op::dense, {a, flush_subnormals(c, w), bias});
   } else {
     y = c.e.emit(op::matmul, {a, B});
   }
@@ -85,7 +85,7 @@ std::vector<Val> lower_gemm(NodeContext& c) {
 std::vector<Val> lower_matmul(NodeContext& c) {
   Val a = c.input(0), b = c.input(1);
   if (c.e.rank(a) == 0 || c.e.rank(b) == 0) c.fail("MatMul of a scalar is not defined");
-  Val y = c.e.emit(op::matmul, {a, b});
+  Val y = c.e.emit(op::matmul, {a, flush_subnormals(c, b)});
   c.e.set_scalar(y, c.e.rank(a) == 1 && c.e.rank(b) == 1);
   return one(y);
 }

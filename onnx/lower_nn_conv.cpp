@@ -178,6 +178,7 @@ Val conv_impl(NodeContext& c, Val x, Val w, Val b) {
   // The BatchNormalization, Mul, Add or Sub reading y: W scaled per output channel, the shift
   // in the bias.
   if (std::optional<AffineFold> f = affine_fold_into(c)) fold_into_weights(c, *f, w, b, 0);
+  w = flush_subnormals(c, w);
   const write::conv2d attrs{
       .padding = a.padding, .strides = a.strides, .dilation = a.dilation, .groups = group};
   if (b.present()) b = c.e.with_scalar(b, false);
@@ -335,6 +336,7 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
   if (b.present() && c.e.rank(b) != 1) c.fail("B must be 1-D");
   // W is (C, M / group, k...): its output channels are on axis 1 (group 1 only, plan()).
   if (std::optional<AffineFold> f = affine_fold_into(c)) fold_into_weights(c, *f, w, b, 1);
+  w = flush_subnormals(c, w);
   if (nd == 3) return one(conv_transpose_3d(c, x, w, b, strides, dilations, out_pad, begin, end, group));
   write::conv_transpose2d attrs{.groups = group};
   if (nd == 2) {

@@ -55,6 +55,9 @@ std::optional<AffineFold> affine_fold_into(NodeContext& c);
 // For a BatchNormalization, Mul, Add or Sub: the Conv or Gemm before it folded it in, and this
 // input of it (the one that is not a constant) already is its result.
 std::optional<Val> folded_into_producer(NodeContext& c);
+// w itself, or, when it is a constant f32 or f64 tensor holding subnormal numbers, a copy with
+// those made zero (lower_nn_fold.cpp): the weights of Conv, ConvTranspose, Gemm and MatMul.
+Val flush_subnormals(NodeContext& c, Val w);
 // w scaled by f.k along its output-channel axis `axis` (Conv 0, ConvTranspose 1), and the bias
 // b·k + shift (shift alone when b is absent).
 void fold_into_weights(NodeContext& c, const AffineFold& f, Val& w, Val& b, int axis);

@@ -5,6 +5,9 @@
 // axis, or a link of the chain has a second reader, the fold stops there.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "common/onnx_nn_models.hpp"
 
 using namespace mlvm;
@@ -225,6 +228,40 @@ BOOST_AUTO_TEST_CASE(mul_and_add_fold_into_a_gemm_per_column) {
       want.push_back(d[j] + t * -0.5f);
     }
   check_close(values(run(p, {a})[0]), want);
+}
+
+BOOST_AUTO_TEST_CASE(subnormal_weights_are_made_zero) {
+  // W (2, 2, 1, 1) holds 1e-40 (subnormal) and FLT_MIN (the least normal): at x = 1e30 the
+  // first would add 1e-10, the second adds 1.18e-8. The Conv, MatMul and Gemm read W with
+  // its subnormal made zero; an Add reading the same initializer still sees it.
+  const float sub = 1e-40f, least = std::numeric_limits<float>::min();
+  BOOST_REQUIRE(sub != 0.0f && sub < least);
+  Model m(15);
+  m.input("x", {1, 2, 1, 1});
+  m.input("a", {1, 2});
+  m.init("w", {2, 2, 1, 1}, {sub, 1, least, -sub});
+  m.init("w2", {2, 2}, {sub, 1, least, -sub});
+  m.init("zero", {1}, {0});
+  m.node("Conv", {"x", "w"}, {"y"});
+  m.node("MatMul", {"a", "w2"}, {"mm"});
+  m.node("Gemm", {"a", "w2"}, {"gm"});
+  m.node("Add", {"w2", "zero"}, {"kept"});
+  m.output("y", 4);
+  m.output("mm", 2);
+  m.output("gm", 2);
+  m.output("kept", 2);
+  Program p = m.program();
+  Tensor x = f32({1, 2, 1, 1}, [](int64_t i) { return i == 0 ? 1e30f : 0.0f; });
+  Tensor a = f32({1, 2}, [](int64_t i) { return i == 0 ? 1e30f : 0.0f; });
+  auto out = run(p, {x, a});
+  const std::vector<float> y = values(out[0]), mm = values(out[1]), gm = values(out[2]), kept = values(out[3]);
+  BOOST_TEST(y[0] == 0.0f);                 // 1e30 · 0 + 0 · 1
+  BOOST_TEST(y[1] == 1e30f * least);        // the least normal weight stays
+  BOOST_TEST(mm[0] == 0.0f);                // row (1e30, 0) times column (w2[0][0], w2[1][0])
+  BOOST_TEST(mm[1] == 1e30f * 1.0f);
+  BOOST_TEST(gm[0] == 0.0f);
+  BOOST_TEST(kept[0] == sub);               // the initializer itself is not changed
+  BOOST_TEST(std::signbit(values(out[3])[3]));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
