@@ -365,7 +365,9 @@ std::vector<Val> lower_range(NodeContext& c) {
     } else {
       T* p = t.data<T>();
       int64_t s0 = c.e.ints(c.input(0), "start")[0], d0 = c.e.ints(c.input(2), "delta")[0];
-      for (int64_t k = 0; k < count; ++k) p[k] = T(s0 + k * d0);
+      // In two's complement (as unsigned): the double count may be one too many near the
+      // ends of int64, where s0 + k·d0 would overflow.
+      for (int64_t k = 0; k < count; ++k) p[k] = T(int64_t(uint64_t(s0) + uint64_t(k) * uint64_t(d0)));
     }
   });
   return one(c.e.constant(std::move(t)));

@@ -57,6 +57,13 @@ const Layer kLayers[] = {
     {"stacked 3x3 d2 pad 2 odd", {3, 5, 9, 7}, 11, 3, 3, {2, 2, 2, 2}, 1, 2, 1},
     {"stacked 2x3 asymmetric NHWC", {4, 6, 7, 5}, 9, 2, 3, {1, 0, 0, 2}, 1, 1, 1, true},
     {"stacked no channels", {3, 0, 6, 6}, 4, 3, 3, {1, 1, 1, 1}, 1, 1, 1},
+    // Kernels wider than their input, some taps reading only padding: a recognizer's 3x3 over
+    // one row, a dilated one over one column, a strided 5x5 over two rows, a depthwise one
+    // over one row.
+    {"3x3 over one row", {1, 64, 1, 40}, 16, 3, 3, {1, 1, 1, 1}, 1, 1, 1},
+    {"3x3 d2 over one column", {2, 8, 9, 1}, 8, 3, 3, {2, 2, 2, 2}, 1, 2, 1},
+    {"5x5/2 over two rows", {1, 8, 2, 11}, 8, 5, 5, {2, 2, 2, 2}, 2, 1, 1},
+    {"depthwise 3x3 over one row", {1, 32, 1, 24}, 32, 3, 3, {1, 1, 1, 1}, 1, 1, 32},
 };
 
 int64_t out_dim(int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t d, int64_t s) {
