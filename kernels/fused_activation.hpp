@@ -21,7 +21,7 @@
 //          four kernels' operations in their order (PaddleOCR's PP-OCRv3 recognizers follow
 //          most convolutions with one). The mul's order changes no bit: its only NaN operands
 //          are h and c = h + 3, the same NaN. Then, optionally, z = mul y, s (or mul s, y) and
-//          z = add z, t (or add t, z) with s and t one-element f32 constants, s not NaN: the
+//          z = add z, t (or add t, z) with s and t one-element f32 constants, not NaN: the
 //          learnable scale and bias PP-OCRv4's LCNetV3 puts after each HardSwish.
 //   requant  an integer conv2d/dense/matmul's requantization chain (vm/fuse.cpp): [relu]
 //          (cvm_right_shift | cvm_clip) [cvm_clip | relu]..., all on the i32 (i64) result.

@@ -209,13 +209,14 @@ class Fuser {
     FusedActivation act;
     act.kind = FusedActivation::Kind::hardswish;
     std::vector<std::size_t> absorbed = {pc + 1, pc + 2, pc + 3, pc + 4};
-    // The scale (not NaN: either operand order gives the same bits) and then the shift after.
+    // The scale and then the shift after, neither NaN: with two NaN operands mul and add return
+    // the first one's, so only then does either operand order give the same bits.
     if (const std::optional<float> s = constant_operand(pc, pc + 5, Opcode::mul, out); s && *s == *s) {
       act.scaled = true;
       act.scale = *s;
       absorbed.push_back(pc + 5);
       out = at(pc + 5).results(pool())[0];
-      if (const std::optional<float> t2 = constant_operand(pc, pc + 6, Opcode::add, out)) {
+      if (const std::optional<float> t2 = constant_operand(pc, pc + 6, Opcode::add, out); t2 && *t2 == *t2) {
         act.shifted = true;
         act.shift = *t2;
         absorbed.push_back(pc + 6);

@@ -116,8 +116,8 @@ struct EwTable {
   // hardswish as paddle2onnx writes it (add, clip, mul, div), the bits of those four kernels.
   UnaryRun hardswish_f32 = nullptr;
   // [shifted]: that hardswish, then y·s, and y·s + t when shifted: a mul by a one-element
-  // constant that is not NaN (either operand order: the same bits) and an add of one, the bits
-  // of the mul and add runs.
+  // constant and an add of one, neither NaN (either operand order: the same bits), the bits of
+  // the mul and add runs.
   void (*hardswish_tail_f32[2])(float* y, const float* x, int64_t n, float s, float t) = {};
   // [elem], signed integers only (i8, i16, i32, i64): the requantization chains of integer
   // programs are mostly these (kernels/simd/ew_int_runs.inl).

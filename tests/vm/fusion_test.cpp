@@ -384,12 +384,16 @@ BOOST_AUTO_TEST_CASE(near_hardswish_is_not_fused) {
       {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add k, k\n"},
       {"add h, c3", k06, "mul h, k", "div m, c6", ".output z : f32[4, 3]\n    z = add m, m\n"},
   };
-  // A NaN scale after a hardswish stays a step of its own (the hardswish still fuses): which
-  // NaN a product returns depends on the operands' order.
+  // A NaN scale or shift after a hardswish stays a step of its own (the hardswish, and the
+  // scale before a NaN shift, still fuse): with two NaN operands a mul or add returns the first.
   const FusionShape nan_scale = fusion_of(program_from(
       decl + ".const n : f32[1] = [nan]\n    h = dense x, w\n    t = add h, c3\n    k = " + k06 +
       "\n    m = mul h, k\n    q = div m, c6\n    y = mul n, q\n"));
   BOOST_TEST((nan_scale.fused[4] && !nan_scale.fused[5]));
+  const FusionShape nan_shift = fusion_of(program_from(
+      decl + ".const n : f32[1] = [nan]\n    h = dense x, w\n    t = add h, c3\n    k = " + k06 +
+      "\n    m = mul h, k\n    q = div m, c6\n    r = mul q, d\n    y = add n, r\n"));
+  BOOST_TEST((nan_shift.fused[5] && !nan_shift.fused[6]));
   for (const Variant& v : variants)
     BOOST_TEST_CONTEXT(v.add << "; " << v.clip << "; " << v.mul << "; " << v.div << "; " << v.extra) {
       const std::string extra = v.extra;
