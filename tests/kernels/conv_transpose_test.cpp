@@ -75,6 +75,12 @@ const std::vector<ConvTransposeCase>& conv_transpose_cases() {
       {{1, 3, 1, 1}, {3, 2, 4, 4}, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0, 0, 0}, true},   // one pixel
       {{1, 2, 6, 7}, {2, 2, 1, 1}, 1, {2, 3}, {1, 1}, {1, 2}, {0, 0, 0, 0}, false},  // 1x1, strided gaps
       {{1, 1, 2, 2}, {1, 1, 2, 2}, 1, {1, 1}, {3, 3}, {0, 0}, {2, 2, 2, 2}, false},  // pads eat the edges
+      // Stride equal to the kernel: each output element one tap (col_to_tiles); then with an
+      // output padding, whose cells only the bias reaches (the general path again).
+      {{1, 3, 4, 5}, {3, 2, 2, 2}, 1, {2, 2}, {1, 1}, {0, 0}, {0, 0, 0, 0}, true},
+      {{2, 4, 3, 3}, {4, 3, 3, 2}, 1, {3, 2}, {1, 1}, {0, 0}, {0, 0, 0, 0}, false},
+      {{1, 4, 3, 3}, {4, 2, 2, 2}, 2, {2, 2}, {1, 1}, {0, 0}, {0, 0, 0, 0}, true},   // groups 2
+      {{1, 3, 4, 5}, {3, 2, 2, 2}, 1, {2, 2}, {1, 1}, {1, 0}, {0, 0, 0, 0}, true},
   };
   return c;
 }
@@ -155,6 +161,7 @@ BOOST_AUTO_TEST_CASE(large_shapes_threads_bit_identical) {
       {{1, 32, 30, 31}, {32, 16, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},  // one big job
       {{4, 8, 9, 9}, {8, 4, 4, 4}, 2, {2, 2}, {1, 1}, {0, 0}, {1, 1, 1, 1}, true},      // small jobs
       {{1, 2, 300, 40}, {2, 64, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0}, {1, 1, 1, 1}, false}, // chunked rows
+      {{1, 24, 60, 80}, {24, 24, 2, 2}, 1, {2, 2}, {1, 1}, {0, 0}, {0, 0, 0, 0}, true},  // one tap each
   };
   for (std::size_t ci = 0; ci < big.size(); ++ci) {
     BOOST_TEST_CONTEXT("case " << ci) {
