@@ -86,32 +86,33 @@ float half_to_float(uint16_t h) {
 float bfloat_to_float(uint16_t b) { return from_bits(uint32_t(b) << 16); }
 
 // An f16 or bf16 tensor widened to f32 (exact): from external data, raw_data (little-endian
-// pairs of bytes) or int32_data (one value per entry, its low 16 bits).
+// pairs of bytes) or int32_data (one value per entry, its low 16 bits). The data is checked
+// against the dims before anything of their size is allocated: a hostile file's dims may ask
+// for petabytes.
 Tensor widened_half(const TP& proto, const std::string& what, const ExternalDataRoot& root,
                     const Dims& shape, int64_t numel) {
-  std::vector<uint16_t> bits(static_cast<std::size_t>(numel));
-  auto from_bytes = [&](const uint8_t* p) {
-    for (int64_t k = 0; k < numel; ++k) bits[std::size_t(k)] = uint16_t(p[2 * k] | (p[2 * k + 1] << 8));
-  };
+  std::vector<uint8_t> external;
+  const uint8_t* bytes = nullptr;  // null: int32_data
   if (proto.data_location() == TP::EXTERNAL) {
-    from_bytes(read_external(proto, what, root, 2 * numel).data());
+    external = read_external(proto, what, root, 2 * numel);  // checks the file holds them first
+    bytes = external.data();
   } else if (proto.has_raw_data()) {
     if (int64_t(proto.raw_data().size()) != 2 * numel)
       bad(what, "raw_data has " + std::to_string(proto.raw_data().size()) + " bytes, dims " +
                     dims_to_string(shape) + " of " + onnx_dtype_name(proto.data_type()) + " need " +
                     std::to_string(2 * numel));
-    from_bytes(reinterpret_cast<const uint8_t*>(proto.raw_data().data()));
-  } else {
-    if (int64_t(proto.int32_data_size()) != numel)
-      bad(what, "int32_data holds " + std::to_string(proto.int32_data_size()) + " values, dims " +
-                    dims_to_string(shape) + " need " + std::to_string(numel));
-    for (int64_t k = 0; k < numel; ++k) bits[std::size_t(k)] = uint16_t(proto.int32_data(int(k)));
+    bytes = reinterpret_cast<const uint8_t*>(proto.raw_data().data());
+  } else if (int64_t(proto.int32_data_size()) != numel) {
+    bad(what, "int32_data holds " + std::to_string(proto.int32_data_size()) + " values, dims " +
+                  dims_to_string(shape) + " need " + std::to_string(numel));
   }
   Tensor t = Tensor::empty(DType::f32, shape);
   float* out = t.data<float>();
   const bool half = proto.data_type() == TP::FLOAT16;
-  for (int64_t k = 0; k < numel; ++k)
-    out[k] = half ? half_to_float(bits[std::size_t(k)]) : bfloat_to_float(bits[std::size_t(k)]);
+  for (int64_t k = 0; k < numel; ++k) {
+    const uint16_t b = bytes ? uint16_t(bytes[2 * k] | (bytes[2 * k + 1] << 8)) : uint16_t(proto.int32_data(int(k)));
+    out[k] = half ? half_to_float(b) : bfloat_to_float(b);
+  }
   return t;
 }
 
