@@ -32,8 +32,8 @@ std::vector<Val> lower_gemm(NodeContext& c) {
   if (c.has_attr("broadcast") && c.attr_int("broadcast", 0) == 0 && C.present())
     c.fail("broadcast=0 (C of exactly (M, N)) is not supported; re-export at opset >= 7");
   if (std::optional<AffineFold> f = affine_fold_into(c)) {
-    // The BatchNormalization, Mul, Add or Sub reading Y (lower_nn_fold.cpp): B's columns scaled by k, and
-    // C' = beta * C * k + shift added with beta 1.
+    // The BatchNormalization, Mul, Add or Sub reading Y (lower_nn_fold.cpp): B's columns scaled
+    // by k, and C' = beta * C * k + shift added with beta 1.
     const DType dt = c.e.dtype(B);
     const int64_t n = int64_t(f->k.size());
     B = c.e.emit(op::mul, {B, const_values(c, dt, f->k, tb ? std::vector<int64_t>{n, 1}

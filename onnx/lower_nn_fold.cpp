@@ -95,8 +95,7 @@ std::optional<std::vector<double>> channel_values(NodeContext& c, const onnx::Gr
     count *= t->dims(d);
   }
   OnnxTensor v = tensor_from_proto(*t, "constant '" + name + "'", {c.model_dir()});
-  // An ONNX scalar is held as one element of rank 1.
-  if (count != 1 && v.value.rank() != q) return std::nullopt;
+  // Its rank is q, or 1 for an ONNX scalar (q = 0, one element).
   std::vector<int64_t> idx(std::size_t(v.value.rank()), 0);
   std::vector<double> out;
   for (int64_t i = 0; i < channels; ++i) {
@@ -153,8 +152,9 @@ struct Plan {
   AffineFold fold;
 };
 
-// Which nodes after producer p (a Conv, ConvTranspose or Gemm of c.graph) it takes in, and the per-channel
-// factors they make: a chain whose every link but the last is read by nothing but the next.
+// Which nodes after producer p (a Conv, ConvTranspose or Gemm of c.graph) it takes in, and the
+// per-channel factors they make: a chain whose every link but the last is read by nothing but
+// the next.
 std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
   if (!c.graph) return std::nullopt;
   const onnx::GraphProto& g = *c.graph;
@@ -169,7 +169,7 @@ std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
   int rank;  // of the result
   if (conv || transposed) {
     if (w->dims_size() < 3) return std::nullopt;
-    if (const auto* g = find_attr(p, "group"); transposed && g && g->i() != 1) return std::nullopt;
+    if (const auto* group = find_attr(p, "group"); transposed && group && group->i() != 1) return std::nullopt;
     channels = w->dims(transposed ? 1 : 0);
     rank = w->dims_size();
   } else {
@@ -201,8 +201,12 @@ std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
       const std::string& t = n->op_type();
       if (t == "Mul") k = *v;
       else if (t == "Add") shift = *v;
-      else if (at == 0) for (std::size_t j = 0; j < shift.size(); ++j) shift[j] = -(*v)[j];  // y - v
-      else k.assign(k.size(), -1.0), shift = *v;                                            // v - y
+      else if (at == 0) {  // y - v
+        for (std::size_t j = 0; j < shift.size(); ++j) shift[j] = -(*v)[j];
+      } else {  // v - y
+        k.assign(k.size(), -1.0);
+        shift = *v;
+      }
     }
     for (std::size_t j = 0; j < k.size(); ++j) {
       out.fold.k[j] *= k[j];

@@ -43,16 +43,16 @@ struct Conv2dWindow {
 };
 std::optional<Conv2dWindow> conv2d_window(NodeContext& c, Val x, Val w);
 
-// What a Conv or Gemm takes in of the nodes after it (lower_nn_fold.cpp): y·k + shift per
+// What a Conv, ConvTranspose or Gemm takes in of the nodes after it (lower_nn_fold.cpp): y·k + shift per
 // output channel.
 struct AffineFold {
   std::vector<double> k, shift;
 };
-// For a Conv, ConvTranspose (group 1) or Gemm: the factors of the chain of BatchNormalization (inference mode) and Mul,
-// Add or Sub by per-channel or one-element constants that reads its output, each link read by
-// nothing but the next, when its weights and bias are constants too.
+// For a Conv, ConvTranspose (group 1) or Gemm: the factors of the chain of BatchNormalization
+// (inference mode) and Mul, Add or Sub by per-channel or one-element constants that reads its
+// output, each link read by nothing but the next, when its weights and bias are constants too.
 std::optional<AffineFold> affine_fold_into(NodeContext& c);
-// For a BatchNormalization, Mul, Add or Sub: the Conv or Gemm before it folded it in, and this
+// For a BatchNormalization, Mul, Add or Sub: the producer before it folded it in, and this
 // input of it (the one that is not a constant) already is its result.
 std::optional<Val> folded_into_producer(NodeContext& c);
 // w itself, or, when it is a constant f32 or f64 tensor holding subnormal numbers, a copy with

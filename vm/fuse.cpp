@@ -9,7 +9,7 @@
 //                       s: m = mul h, c (or mul c, h)   t: y = div m, c6   -> hardswish (f32;
 //                       c3 and c6 one-element f32 constants 3 and 6, add c3, h too)
 //                       [u: z = mul y, k (or mul k, y)  [v: z = add z, b (or add b, z)]]
-//                       (k not NaN and b one-element f32 constants: a scale and shift)
+//                       (k and b one-element f32 constants, not NaN: a scale and shift)
 //   p: h = conv2d ...   [relu] (cvm_right_shift | cvm_clip) [cvm_clip | relu]...   -> requant
 //                       (an i32 or i64 result: the integer path's requantization); on i32
 //                       then mul by per-channel constants, shifts, clips, relus, casts to
@@ -151,13 +151,9 @@ class Fuser {
   // keeps its first operand on ties, so maximum(c, y) with c = ±0 and y = ∓0 is c, where the
   // floor keeps y. One element of rank at most the result's never changes its shape.
   std::optional<double> leaky_floor(std::size_t pc, int32_t y) const {
-    if (!absorbable(pc + 2, 2, DType::f32) || at(pc + 2).op != Opcode::maximum || !dies_at(pc + 2, y))
-      return std::nullopt;
-    const int32_t a0 = at(pc + 2).args(pool())[0], a1 = at(pc + 2).args(pool())[1];
-    const int32_t other = a0 == y ? a1 : a0;
-    if ((a0 == y) == (a1 == y)) return std::nullopt;
-    const std::optional<float> v = one_f32_constant(pc, other);
-    if (!v || *v != *v || (a1 == y && *v == 0.0f)) return std::nullopt;
+    const std::optional<float> v = constant_operand(pc, pc + 2, Opcode::maximum, y);
+    const bool c_first = v && at(pc + 2).args(pool())[0] != y;
+    if (!v || *v != *v || (c_first && *v == 0.0f)) return std::nullopt;
     return double(*v);
   }
 
