@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [os.path.dirname(HERE), HERE, os.path.join(ROOT, "tests", "onnx"), os.path.join(ROOT, "tests", "common")]
 from bench import git_commit, machine_line  # noqa: E402
-from engines import LineServer, peak_rss, thread_env  # noqa: E402
+from engines import ISA_CHOICES, LineServer, peak_rss, peer_env, set_isa, thread_env  # noqa: E402
 from mlvm_server import MlvmServer  # noqa: E402
 from real_models_corpus import CORPUS, build_inputs, input_names, package_dir  # noqa: E402
 from results_file import machine_kind, replace_section, section_name  # noqa: E402
@@ -47,6 +47,9 @@ def parse_args():
     p.add_argument("--models", default="", help="comma-separated corpus names (default: all)")
     p.add_argument("--node", default="nodejs")
     p.add_argument("--no-write", action="store_true")
+    p.add_argument("--isa", choices=ISA_CHOICES, default="native",
+                   help="avx2: on an AVX-512 machine, mlvm with MLVM_SIMD=avx2 and ORT with its "
+                        "AVX-512 hidden from CPUID (bench/cpuid_avx2.cpp), as on an AVX2 CPU")
     return p.parse_args()
 
 
@@ -98,7 +101,7 @@ def time_pair(args, model_path, files, json_path, threads, work):
     """(mlvm median s, ORT median s, mlvm peak RSS, ORT peak RSS, check) for one model."""
     env = thread_env(threads)
     mlvm = MlvmServer(os.path.join(args.build, "bench", "mlvm-bench"), env, 900)
-    ort_env = dict(env, NODE_PATH=os.path.join(args.build, "bench-node", "node_modules"))
+    ort_env = peer_env(dict(env, NODE_PATH=os.path.join(args.build, "bench-node", "node_modules")))
     ort = None
     try:
         mlvm.load("m", threads, model_path, [f"{n}=npy:{p}" for n, p in files.items()])
@@ -140,6 +143,7 @@ def main():
     if r.returncode != 0:
         print("apps.py: the model cache cannot be filled (scripts/fetch_models.sh: %d)" % r.returncode)
         return 77 if r.returncode == 77 else 1
+    isa_words = set_isa(args.isa, args.build)  # before mlvm is imported: MLVM_SIMD
     sys.path.insert(0, os.path.join(args.build, "python"))
     import mlvm
     names = [n for n in (args.models.split(",") if args.models else CORPUS)]
@@ -159,7 +163,7 @@ def main():
             rows.append((threads, name, m, o, rss_m, rss_o, check))
             print(f"mlvm {m * 1e3:.3g} ms, ORT {o * 1e3:.3g} ms, ORT/mlvm {o / m:.2f} ({check})", flush=True)
     load_after = os.getloadavg()
-    kind = machine_kind() + (f" (MLVM_SIMD={os.environ['MLVM_SIMD']})" if os.environ.get("MLVM_SIMD") else "")
+    kind = machine_kind() + (isa_words or (f" (MLVM_SIMD={os.environ['MLVM_SIMD']})" if os.environ.get("MLVM_SIMD") else ""))
     header = (f"Real application models, {started:%Y-%m-%d %H:%M}, commit {git_commit(ROOT)}; {machine_line()}"
               f"{'; MLVM_SIMD=' + os.environ['MLVM_SIMD'] if os.environ.get('MLVM_SIMD') else ''}; load average "
               f"{load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end; ONNX Runtime 1.30 "

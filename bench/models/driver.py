@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from bench import git_commit, machine_line  # noqa: E402
-from engines import ENGINES, EngineError, first_run_mlvm, first_run_ort  # noqa: E402
+from engines import ENGINES, ISA_CHOICES, EngineError, first_run_mlvm, first_run_ort, set_isa  # noqa: E402
 from mlvm_server import MlvmError  # noqa: E402
 from results_file import machine_kind, replace_section, section_name  # noqa: E402
 from table import ModelResult, markdown_section, text_report  # noqa: E402
@@ -65,6 +65,9 @@ def parse_args(argv=None):
     p.add_argument("--no-write", action="store_true", help="print the tables only")
     p.add_argument("--timeout", type=float, default=600, help="seconds to wait for any one reply")
     p.add_argument("--list", action="store_true", help="list the models and exit")
+    p.add_argument("--isa", choices=ISA_CHOICES, default="native",
+                   help="avx2: on an AVX-512 machine, mlvm with MLVM_SIMD=avx2 and the peers with "
+                        "their AVX-512 hidden from CPUID (bench/cpuid_avx2.cpp), as on an AVX2 CPU")
     args = p.parse_args(argv)
     args.cache = args.cache or os.path.join(args.build, "bench-models")
     args.node_modules = args.node_modules or os.path.join(args.build, "bench-node", "node_modules")
@@ -207,6 +210,11 @@ def main(argv=None):
               "(bench/models/run.sh installs it)", file=sys.stderr)
         return 1
     export_models(args)
+    try:
+        isa_words = set_isa(args.isa, args.build)
+    except EngineError as e:
+        print(f"driver.py: {e}", file=sys.stderr)
+        return 1
     load_before = os.getloadavg()
     started = datetime.datetime.now()
     by_threads = {}
@@ -228,7 +236,7 @@ def main(argv=None):
               f"{load_after[0]:.2f} at the end; ONNX Runtime {ort} (onnxruntime-node, node "
               f"{node}), torch {torch_version()}; {args.runs} runs after {args.warmup} warm-ups "
               f"per engine, interleaved, {args.gap * 1e3:g} ms pause after each; first run: "
-              f"median of {args.first_runs} fresh processes")
+              f"median of {args.first_runs} fresh processes{isa_words and ';' + isa_words.strip(' ()')}")
     if max(load_before[0], load_after[0]) > (os.cpu_count() or 1):
         header += (". **The machine was loaded** (load average above its core count): other "
                    "work shared the cores, so times are noisy and the 2-thread figures most")
@@ -239,7 +247,7 @@ def main(argv=None):
         # MLVM_SIMD is part of the kind, as in apps.py: an avx2 run on an AVX-512 machine keeps a
         # table of its own (and ORT, which does not read it, runs its own best level there).
         simd = os.environ.get("MLVM_SIMD")
-        kind = machine_kind() + (f" (MLVM_SIMD={simd}; ORT at its own level)" if simd else "")
+        kind = machine_kind() + (isa_words or (f" (MLVM_SIMD={simd}; ORT at its own level)" if simd else ""))
         replace_section(args.out, section_name("models", kind), markdown_section(header, by_threads, kind))
         print(f"written to {args.out}")
     bad = any(r.status != "ok" for rows in by_threads.values() for r in rows)

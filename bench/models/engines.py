@@ -37,6 +37,34 @@ def peak_rss(pid):
     return None
 
 
+# --isa avx2 (driver.py, apps.py; set_isa): a library preloaded into the peers' processes
+# (bench/cpuid_avx2.cpp) that hides AVX-512 from their CPUID, or None.
+PEER_PRELOAD = None
+
+ISA_CHOICES = ("native", "avx2")
+
+
+def set_isa(isa, build):
+    """--isa avx2 on an AVX-512 machine stands in for an AVX2 CPU on every side: mlvm runs with
+    MLVM_SIMD=avx2 and the peers (ORT, torch) with libmlvm_cpuid_avx2.so preloaded, which hides
+    their AVX-512, AVX-VNNI and AMX. Returns the words the tables name the machine kind with
+    ("" for native)."""
+    global PEER_PRELOAD
+    if isa == "native":
+        return ""
+    lib = os.path.join(build, "bench", "libmlvm_cpuid_avx2.so")
+    if not os.path.exists(lib):
+        raise EngineError(f"--isa avx2 needs {lib} (built with mlvm-bench, x86-64 Linux)")
+    os.environ["MLVM_SIMD"] = "avx2"
+    PEER_PRELOAD = lib
+    return " (AVX2: MLVM_SIMD=avx2, the peers' AVX-512 hidden from their CPUID)"
+
+
+def peer_env(env):
+    """env for a peer's process: with the CPUID mask preloaded under --isa avx2."""
+    return dict(env, LD_PRELOAD=PEER_PRELOAD) if PEER_PRELOAD else env
+
+
 def thread_env(threads):
     """Every engine's own thread setting is explicit; OMP_NUM_THREADS keeps torch's OpenMP pool
     from sizing itself to the machine first. The BLAS gets one thread: torch parallelizes
@@ -149,7 +177,7 @@ class Torch(_Served):
         # other core is busy (the shared machine): GPT block 48 ms with ACTIVE, 3.5 ms with the
         # default, 1.9 ms with PASSIVE (1.5 ms at one thread).
         env["OMP_WAIT_POLICY"] = "PASSIVE"
-        self._server = LineServer(argv, env, config.timeout)
+        self._server = LineServer(argv, peer_env(env), config.timeout)
 
 
 def ort_argv(config, model, threads):
@@ -160,7 +188,7 @@ def ort_argv(config, model, threads):
 def ort_env(config, threads):
     env = thread_env(threads)
     env["NODE_PATH"] = config.node_modules
-    return env
+    return peer_env(env)
 
 
 def _fresh(argv, env, timeout):
