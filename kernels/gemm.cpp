@@ -94,7 +94,8 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
   template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&); \
   template bool gemm_reads_windows<T>();                                              \
-  template bool gemm_prefers_b_values<T>();
+  template bool gemm_prefers_b_values<T>();                                            \
+  template GemmTileShape gemm_tile_shape<T>();
 MLVM_GEMM(float)
 MLVM_GEMM(double)
 MLVM_GEMM(int8_t)
@@ -105,6 +106,5 @@ MLVM_GEMM(int64_t)
 #undef MLVM_GEMM
 template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together<float>(
     std::span<const GemmArgs<float>>, bool);
-template GemmTileShape gemm_tile_shape<float>();
 
 }  // namespace mlvm
