@@ -139,16 +139,21 @@ void build_phases(const T* x, const ConvShape& s, const ConvParams& p, const Pha
 // k = (c, i, j) of the kernel, c < cg: tap (i, j) of channel c reads its phase plane at the
 // tap's row and column inside it, so output pixel j of a wide row reads planes[koff[k] + j].
 inline std::vector<int64_t> tap_offsets(const ConvShape& s, const ConvParams& p, const PhaseLayout& l, int64_t cg) {
-  std::vector<int64_t> koff;
-  koff.reserve(std::size_t(cg * s.kh * s.kw));
-  for (int64_t c = 0; c < cg; ++c)
-    for (int64_t i = 0; i < s.kh; ++i)
-      for (int64_t j = 0; j < s.kw; ++j) {
-        const int64_t rh = i * p.dh, rw = j * p.dw;
-        const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
-                              l.col_phase[std::size_t(l.shifted ? rw : rw % p.sw)];
-        koff.push_back(phase * l.plane_stride(cg) + (c * l.hq + rh / p.sh) * l.wq + (l.shifted ? 0 : rw / p.sw));
-      }
+  // The window's taps once (their phases take divisions), then channel c's are channel 0's
+  // moved c planes rows down: a 1x1 convolution of 960 channels spent 6% of its time here.
+  const int64_t taps = s.kh * s.kw;
+  if (cg <= 0) return {};  // no input channels: a convolution of zero products
+  std::vector<int64_t> koff(std::size_t(cg * taps));
+  for (int64_t i = 0; i < s.kh; ++i)
+    for (int64_t j = 0; j < s.kw; ++j) {
+      const int64_t rh = i * p.dh, rw = j * p.dw;
+      const int64_t phase = l.row_phase[std::size_t(rh % p.sh)] * int64_t(l.cols.size()) +
+                            l.col_phase[std::size_t(l.shifted ? rw : rw % p.sw)];
+      koff[std::size_t(i * s.kw + j)] = phase * l.plane_stride(cg) + (rh / p.sh) * l.wq + (l.shifted ? 0 : rw / p.sw);
+    }
+  const int64_t channel = l.hq * l.wq;
+  for (int64_t c = 1; c < cg; ++c)
+    for (int64_t t = 0; t < taps; ++t) koff[std::size_t(c * taps + t)] = koff[std::size_t(t)] + c * channel;
   return koff;
 }
 

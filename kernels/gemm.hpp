@@ -23,6 +23,7 @@
 // The ops' static rules over it (dtypes, result dtype and precision) are in ir/nn_rules.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "kernels/simd/conv_window.hpp"
+#include "tensor/copy_tiled.hpp"
 
 namespace mlvm {
 
@@ -131,10 +133,13 @@ GemmTileShape gemm_tile_shape();
 // Columns [j0, j1) of a GEMM's row-major m x n result `c` written as rows of `dst`:
 // dst[j·ld + i] = c[i·n + j]. For a GEMM run transposed (Cᵀ = Bᵀ Aᵀ) to put its result back;
 // callers take 16 columns at a time, so each written line stays in cache while the rows go by.
+// The tiled copy transposes in registers: element by element, putting back a 1280-channel
+// 7 x 7 convolution's result took a tenth of its time.
 template <class T>
 void transpose_columns(const T* c, int64_t m, int64_t n, int64_t j0, int64_t j1, T* dst, int64_t ld) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = j0; j < j1; ++j) dst[j * ld + i] = c[i * n + j];
+  constexpr int64_t S = int64_t(sizeof(T));
+  const TileCopy t{j1 - j0, m, ld * S, S, S, n * S};  // element (j, i): row j of dst, column j of c
+  copy_tiled(t, reinterpret_cast<std::byte*>(dst + j0 * ld), reinterpret_cast<const std::byte*>(c + j0), S);
 }
 
 }  // namespace mlvm
