@@ -11,6 +11,7 @@
 
 #include "bytecode/verifier.hpp"
 #include "onnx/graph_check.hpp"
+#include "onnx/graph_index.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/node_order.hpp"
 #include "onnx/tensor_proto.hpp"
@@ -175,8 +176,10 @@ class GraphImporter : public SubgraphLowerer {
                                        {options_.model_dir}, model_);
       define(init.name(), e_.constant(std::move(t.value), t.scalar));
     }
-    graph_ = &g_;
+    const GraphIndex index(g_);
+    graph_ = &index;
     for (int k = 0; k < g_.node_size(); ++k) lower_node(g_.node(k), k);
+    graph_ = nullptr;
     if (!problems_.empty()) {
       std::string msg = std::to_string(problems_.size()) + " node" +
                         (problems_.size() == 1 ? "" : "s") + " cannot be imported:";
@@ -225,14 +228,15 @@ class GraphImporter : public SubgraphLowerer {
     struct Restore {
       GraphImporter& gi;
       std::vector<std::string>& saved;
-      const onnx::GraphProto* graph;
+      const GraphIndex* graph;
       ~Restore() {
         gi.scopes_.pop_back();
         gi.problems_.swap(saved);
         gi.graph_ = graph;
       }
     } restore{*this, saved_problems, graph_};
-    graph_ = &g;
+    const GraphIndex index(g);
+    graph_ = &index;
     for (int k = 0; k < g.input_size(); ++k) define(g.input(k).name(), inputs[std::size_t(k)]);
     for (const auto& init : g.initializer()) {
       OnnxTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'", {options_.model_dir}, model_);
@@ -361,7 +365,7 @@ class GraphImporter : public SubgraphLowerer {
 
   std::shared_ptr<const onnx::ModelProto> model_;
   const onnx::GraphProto& g_;
-  const onnx::GraphProto* graph_ = nullptr;  // the graph whose nodes are being lowered
+  const GraphIndex* graph_ = nullptr;  // the graph whose nodes are being lowered
   int opset_;
   const OnnxImportOptions& options_;
   OnnxImport& out_;

@@ -25,7 +25,6 @@
 
 #include "tensor/copy.hpp"
 
-#include "onnx/graph_walk.hpp"
 #include "onnx/lower_nn_util.hpp"
 #include "onnx/tensor_proto.hpp"
 
@@ -37,42 +36,8 @@ bool default_domain(const onnx::NodeProto& n) {
   return n.domain().empty() || n.domain() == "ai.onnx";
 }
 
-// The TensorProto a name of g stands for when it is a constant of g: an initializer, or the
-// `value` of a Constant node.
-const onnx::TensorProto* constant_proto(const onnx::GraphProto& g, const std::string& name) {
-  if (name.empty()) return nullptr;
-  for (const auto& t : g.initializer())
-    if (t.name() == name) return &t;
-  for (const auto& n : g.node()) {
-    if (n.op_type() != "Constant" || !default_domain(n) || n.output_size() != 1 || n.output(0) != name)
-      continue;
-    for (const auto& a : n.attribute())
-      if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR) return &a.t();
-    return nullptr;
-  }
-  return nullptr;
-}
-
 bool float_proto(const onnx::TensorProto& t) {
   return t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE;
-}
-
-// The one node of g itself that reads `name`, when `name` is read exactly once in all: by g's
-// nodes, the graphs nested in them (which see g's values) and g's outputs. A reader inside a
-// nested graph does not count: that graph is lowered with its own NodeContext::graph, where the
-// look back (folded_into_producer) would not find the producer.
-const onnx::NodeProto* only_reader(const onnx::GraphProto& g, const std::string& name) {
-  int count = 0;
-  const onnx::NodeProto* reader = nullptr;
-  for_each_read(g, [&](const std::string& read, const onnx::NodeProto* node, int) {
-    if (read != name) return;
-    ++count;
-    reader = node;
-  });
-  if (count != 1 || !reader) return nullptr;
-  for (const auto& n : g.node())
-    if (&n == reader) return reader;
-  return nullptr;
 }
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const char* name) {
@@ -84,9 +49,9 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const char* name
 // The values of the constant `name`, one per channel, when it broadcasts against a result of
 // rank r whose channels lie on axis 1 without changing its dims: one element of rank <= r, or
 // `channels` elements on the dim that lines up with axis 1 and 1 on every other.
-std::optional<std::vector<double>> channel_values(NodeContext& c, const onnx::GraphProto& g,
+std::optional<std::vector<double>> channel_values(NodeContext& c, const GraphIndex& g,
                                                   const std::string& name, int r, int64_t channels) {
-  const onnx::TensorProto* t = constant_proto(g, name);
+  const onnx::TensorProto* t = g.constant(name);
   if (!t || !float_proto(*t) || t->dims_size() > r) return std::nullopt;
   const int q = t->dims_size(), axis = 1 - (r - q);  // axis 1 of the result in t's dims
   int64_t count = 1;
@@ -107,7 +72,7 @@ std::optional<std::vector<double>> channel_values(NodeContext& c, const onnx::Gr
 
 // The factors a BatchNormalization in inference mode reading `in` applies per channel, when its
 // statistics are constants of g.
-std::optional<AffineFold> batch_norm_factors(NodeContext& c, const onnx::GraphProto& g,
+std::optional<AffineFold> batch_norm_factors(NodeContext& c, const GraphIndex& g,
                                              const onnx::NodeProto& bn, const std::string& in,
                                              int64_t channels) {
   if (bn.input_size() < 5 || bn.input(0) != in) return std::nullopt;
@@ -117,7 +82,7 @@ std::optional<AffineFold> batch_norm_factors(NodeContext& c, const onnx::GraphPr
   if (const auto* a = find_attr(bn, "spatial"); a && a->i() == 0) return std::nullopt;
   std::vector<double> stats[4];  // scale, bias, mean, var
   for (int k = 0; k < 4; ++k) {
-    const onnx::TensorProto* t = constant_proto(g, bn.input(k + 1));
+    const onnx::TensorProto* t = g.constant(bn.input(k + 1));
     if (!t || !float_proto(*t) || t->dims_size() != 1 || t->dims(0) != channels) return std::nullopt;
     OnnxTensor v = tensor_from_proto(*t, "BatchNormalization input '" + bn.input(k + 1) + "'",
                                      {c.model_dir()});
@@ -157,13 +122,13 @@ struct Plan {
 // the next.
 std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
   if (!c.graph) return std::nullopt;
-  const onnx::GraphProto& g = *c.graph;
+  const GraphIndex& g = *c.graph;
   const bool conv = p.op_type() == "Conv", transposed = p.op_type() == "ConvTranspose";
   if (!default_domain(p) || (!conv && !transposed && p.op_type() != "Gemm")) return std::nullopt;
   if (p.output_size() != 1 || p.output(0).empty() || p.input_size() < 2) return std::nullopt;
   // The weights: W (Conv: (OC, C/group, k...); ConvTranspose: (C, OC/group, k...), group 1
   // only; Gemm: B, (K, N) or (N, K) with transB).
-  const onnx::TensorProto* w = constant_proto(g, p.input(1));
+  const onnx::TensorProto* w = g.constant(p.input(1));
   if (!w || !float_proto(*w)) return std::nullopt;
   int64_t channels;
   int rank;  // of the result
@@ -178,14 +143,14 @@ std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
     channels = tb && tb->i() != 0 ? w->dims(0) : w->dims(1);
     rank = 2;
   }
-  if (p.input_size() > 2 && !p.input(2).empty() && !constant_proto(g, p.input(2))) return std::nullopt;
+  if (p.input_size() > 2 && !p.input(2).empty() && !g.constant(p.input(2))) return std::nullopt;
   if (channels < 1 || channels > (int64_t(1) << 24)) return std::nullopt;
   Plan out;
   out.fold.k.assign(std::size_t(channels), 1.0);
   out.fold.shift.assign(std::size_t(channels), 0.0);
   std::string value = p.output(0);
   for (int step = 0; step < kMaxFolded; ++step) {
-    const onnx::NodeProto* n = only_reader(g, value);
+    const onnx::NodeProto* n = g.only_reader(value);
     if (!n || !foldable_op(*n) || n->output_size() != 1 || n->output(0).empty()) break;
     std::vector<double> k(std::size_t(channels), 1.0), shift(std::size_t(channels), 0.0);
     if (n->op_type() == "BatchNormalization") {
@@ -221,10 +186,10 @@ std::optional<Plan> plan(NodeContext& c, const onnx::NodeProto& p) {
 
 // The input of n its fold takes over (BatchNormalization's X; the operand of Mul, Add or Sub
 // that is not a constant of g), or -1.
-int data_input(const onnx::GraphProto& g, const onnx::NodeProto& n) {
+int data_input(const GraphIndex& g, const onnx::NodeProto& n) {
   if (n.op_type() == "BatchNormalization") return n.input_size() >= 1 ? 0 : -1;
   if (n.input_size() != 2) return -1;
-  const bool c0 = constant_proto(g, n.input(0)) != nullptr, c1 = constant_proto(g, n.input(1)) != nullptr;
+  const bool c0 = g.constant(n.input(0)) != nullptr, c1 = g.constant(n.input(1)) != nullptr;
   return c0 == c1 ? -1 : c0 ? 1 : 0;
 }
 
@@ -238,7 +203,7 @@ std::optional<AffineFold> affine_fold_into(NodeContext& c) {
 
 std::optional<Val> folded_into_producer(NodeContext& c) {
   if (!c.graph || !foldable_op(c.node)) return std::nullopt;
-  const onnx::GraphProto& g = *c.graph;
+  const GraphIndex& g = *c.graph;
   const int at = data_input(g, c.node);
   if (at < 0 || c.node.input(at).empty()) return std::nullopt;
   // Back along the chain to the producer that would fold it; producers come first.
@@ -246,12 +211,7 @@ std::optional<Val> folded_into_producer(NodeContext& c) {
   for (int step = 0; step < kMaxFolded; ++step) {
     const int k = data_input(g, *n);
     if (k < 0) return std::nullopt;
-    const onnx::NodeProto* producer = nullptr;
-    for (const auto& m : g.node()) {
-      if (&m == n) break;
-      for (const auto& o : m.output())
-        if (o == n->input(k)) producer = &m;
-    }
+    const onnx::NodeProto* producer = g.writer_before(n->input(k), *n);
     if (!producer || !default_domain(*producer)) return std::nullopt;
     if (producer->op_type() == "Conv" || producer->op_type() == "ConvTranspose" ||
         producer->op_type() == "Gemm") {

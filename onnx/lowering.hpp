@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnx/emitter.hpp"
+#include "onnx/graph_index.hpp"
 
 namespace onnx {
 class NodeProto;
@@ -49,10 +50,10 @@ class NodeContext {
   std::vector<Val> in;  // one per node input; absent (id -1) for "" names
   // The model's own opset before an upgrade to 7 (what a converted node meant; 0: unknown).
   int original_opset = 0;
-  // The graph `node` belongs to (the model's, or the subgraph being lowered), for lowerings
-  // that look at the node's neighbours (BatchNormalization folded into the Conv or Gemm before
-  // it); null when the importer does not give it, and then nothing is looked at.
-  const onnx::GraphProto* graph = nullptr;
+  // The graph `node` belongs to (the model's, or the subgraph being lowered), indexed, for
+  // lowerings that look at the node's neighbours (BatchNormalization folded into the Conv or
+  // Gemm before it); null when the importer does not give it, and then nothing is looked at.
+  const GraphIndex* graph = nullptr;
 
   int num_inputs() const { return int(in.size()); }
   Val input(int k) const { return k < int(in.size()) ? in[std::size_t(k)] : Val{}; }
