@@ -338,6 +338,9 @@ std::vector<Val> lower_conv_transpose(NodeContext& c) {
   if (std::optional<AffineFold> f = affine_fold_into(c)) fold_into_weights(c, *f, w, b, 1);
   w = flush_subnormals(c, w);
   if (nd == 3) return one(conv_transpose_3d(c, x, w, b, strides, dilations, out_pad, begin, end, group));
+  if (nd == 2)
+    if (std::optional<Val> y = conv_transpose_as_tiles(c, x, w, b, {group, kernel, strides, dilations, begin, end, out_pad}))
+      return one(*y);
   write::conv_transpose2d attrs{.groups = group};
   if (nd == 2) {
     attrs.padding = {begin[0], begin[1], end[0], end[1]};

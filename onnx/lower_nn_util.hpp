@@ -62,6 +62,15 @@ Val flush_subnormals(NodeContext& c, Val w);
 // b·k + shift (shift alone when b is absent).
 void fold_into_weights(NodeContext& c, const AffineFold& f, Val& w, Val& b, int axis);
 
+// A 2-D ConvTranspose's geometry after its attributes are read (lower_nn_conv.cpp).
+struct ConvTransposeGeometry {
+  int64_t group;
+  std::vector<int64_t> kernel, strides, dilations, begin, end, out_pad;
+};
+// The ConvTranspose as a 1x1 conv2d and depth_to_space when its stride equals its square
+// kernel and nothing else moves the taps (lower_nn_tiles.cpp), else nothing.
+std::optional<Val> conv_transpose_as_tiles(NodeContext& c, Val x, Val w, Val b, const ConvTransposeGeometry& g);
+
 // The op groups (each file's table).
 std::span<const LoweringEntry> conv_pool_table();   // lower_nn_conv.cpp
 std::span<const LoweringEntry> norm_table();        // lower_nn_norm.cpp
