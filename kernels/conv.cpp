@@ -133,8 +133,7 @@ void for_row_blocks(const ConvShape& s, int64_t width, ThreadPool* pool, F&& f) 
   int64_t blocks = (s.oh + most_rows - 1) / most_rows;
   // With threads, at least two blocks each where a block keeps four register tiles of columns:
   // the threads then also move (or requantize) their own blocks into y, which a block GEMM
-  // split across them left to one thread (ResNet-18's stride-2 3x3 convolutions ran 1.53-1.56x
-  // faster at 2 threads than at 1).
+  // split across them left to one thread.
   if (const int64_t want = pool ? 2 * int64_t(pool->size()) : 0;
       blocks < want && s.oh >= want && s.oh / want * width >= 4 * gemm_tile_shape<T>().nr)
     blocks = want;

@@ -6,12 +6,6 @@
 
 namespace mlvm {
 
-namespace {
-
-bool default_domain(const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
-
-}  // namespace
-
 GraphIndex::GraphIndex(const onnx::GraphProto& g) : g_(g) {
   // emplace keeps the first: initializers before Constant nodes, the first Constant node of a name.
   for (const auto& t : g.initializer())

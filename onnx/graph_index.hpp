@@ -1,7 +1,8 @@
 // An index of one ONNX graph for the lowerings that look at a node's neighbours (the affine
 // fold, onnx/lower_nn_fold.cpp): its constants, each value's writers and its readers, built
 // once when the importer starts lowering the graph. Asked of the graph itself, each question
-// was a walk over every node: an import of 8000 chained Mul and Add nodes took 8 s.
+// is a walk over every node, and an import asks them for every Mul, Add, Sub and
+// BatchNormalization: quadratic in the nodes.
 #pragma once
 
 #include <onnx/onnx_pb.h>

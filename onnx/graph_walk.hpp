@@ -9,6 +9,10 @@
 
 namespace mlvm {
 
+// The domain of ONNX's own ops: "" or "ai.onnx".
+inline bool default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+inline bool default_domain(const onnx::NodeProto& n) { return default_domain(n.domain()); }
+
 // Subgraphs nested deeper than this are refused (onnx/graph_check.cpp) and not walked.
 inline constexpr int kMaxSubgraphDepth = 16;
 

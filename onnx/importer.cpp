@@ -12,6 +12,7 @@
 #include "bytecode/verifier.hpp"
 #include "onnx/graph_check.hpp"
 #include "onnx/graph_index.hpp"
+#include "onnx/graph_walk.hpp"
 #include "onnx/lowering.hpp"
 #include "onnx/node_order.hpp"
 #include "onnx/tensor_proto.hpp"
@@ -46,8 +47,6 @@ const std::map<std::string, const LoweringEntry*>& lowering_table() {
   }();
   return table;
 }
-
-bool default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 std::string node_label(const onnx::NodeProto& n, int index) {
   std::string name = n.name().empty() ? "#" + std::to_string(index) : "'" + n.name() + "'";

@@ -25,16 +25,13 @@
 
 #include "tensor/copy.hpp"
 
+#include "onnx/graph_walk.hpp"
 #include "onnx/lower_nn_util.hpp"
 #include "onnx/tensor_proto.hpp"
 
 namespace mlvm::nn {
 
 namespace {
-
-bool default_domain(const onnx::NodeProto& n) {
-  return n.domain().empty() || n.domain() == "ai.onnx";
-}
 
 bool float_proto(const onnx::TensorProto& t) {
   return t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE;

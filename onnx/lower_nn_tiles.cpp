@@ -11,6 +11,7 @@
 
 #include "onnx/lower_nn_util.hpp"
 #include "tensor/copy.hpp"
+#include "tensor/views.hpp"
 
 namespace mlvm::nn {
 
@@ -24,26 +25,17 @@ std::optional<Val> conv_transpose_as_tiles(NodeContext& c, Val x, Val w, Val b, 
   const DType dt = c.e.dtype(w);
   if ((dt != DType::f32 && dt != DType::f64) || c.e.dtype(x) != dt || (b.present() && c.e.dtype(b) != dt))
     return std::nullopt;
-  const Tensor wt = contiguous(c.e.value(w));
+  const Tensor& wt = c.e.value(w);
   if (wt.rank() != 4 || wt.dim(2) != k || wt.dim(3) != k) return std::nullopt;
   const int64_t ci = wt.dim(0), co = wt.dim(1), taps = k * k;
   if (b.present() && (c.e.value(b).rank() != 1 || c.e.value(b).dim(0) != co)) return std::nullopt;
-  // W (C_in, C_out, k, k) -> W' (C_out·k², C_in, 1, 1): row o·k² + t is tap t of output channel o.
-  Tensor w2 = Tensor::empty(dt, Dims{co * taps, ci, 1, 1});
-  const Tensor bt = b.present() ? contiguous(c.e.value(b)) : Tensor{};
-  Tensor b2 = b.present() ? Tensor::empty(dt, Dims{co * taps}) : Tensor{};
-  auto fill = [&](auto* out) {
-    using T = std::remove_pointer_t<decltype(out)>;
-    const T* in = wt.data<T>();
-    for (int64_t i = 0; i < ci; ++i)
-      for (int64_t o = 0; o < co; ++o)
-        for (int64_t t = 0; t < taps; ++t) out[(o * taps + t) * ci + i] = in[(i * co + o) * taps + t];
-    if (b.present())
-      for (int64_t o = 0; o < co; ++o)
-        for (int64_t t = 0; t < taps; ++t) b2.data<T>()[o * taps + t] = bt.data<T>()[o];
-  };
-  if (dt == DType::f32) fill(w2.data<float>());
-  else fill(w2.data<double>());
+  // W (C_in, C_out, k, k) -> W' (C_out·k², C_in, 1, 1): W seen as (C_in, C_out·k²) transposed,
+  // so row o·k² + t is tap t of output channel o; the bias b[o] repeated for o's k² rows.
+  const int64_t wide[] = {ci, co * taps}, rows[] = {co * taps, ci, 1, 1}, column[] = {co, 1}, repeated[] = {co, taps},
+                flat[] = {co * taps};
+  Tensor w2 = reshape(contiguous(transpose(reshape(wt, wide))), rows);
+  Tensor b2;
+  if (b.present()) b2 = reshape(contiguous(broadcast_to(reshape(c.e.value(b), column), repeated)), flat);
   Val z = c.e.emit(op::conv2d, {x, c.e.constant(std::move(w2)), b.present() ? c.e.constant(std::move(b2)) : Val{}},
                    write::conv2d{});
   return c.e.emit(op::depth_to_space, {z}, {.blocksize = k, .mode = depth_to_space_attrs::mode_choice::CRD});

@@ -24,9 +24,8 @@ constexpr int kInPlacePrefetchPanels = 4;
 // transposed one or of Winograd's position GEMMs) are read once a run, from memory when the
 // whole model's weights do not stay in cache, and the hardware prefetchers did not keep the
 // FMAs fed. Each k step prefetches the packed A and B this many bytes ahead (a cache line
-// past the step's own when the panel's step is shorter): ResNet-18 at 1 thread 26.5 -> 21.7
-// ms at avx512 and 32.5 -> 25.4 ms at avx2 (its 512-channel 7 x 7 layers 2.7 -> 2.0 ms
-// each); the same GEMMs with their operands in cache within noise.
+// past the step's own when the panel's step is shorter); with the operands in cache the
+// prefetches cost nothing measurable (bench/results.md, 2026-12-06).
 constexpr int kStreamPrefetchBytes = 2048;
 
 // Prefetches `bytes` (one step of a packed panel) kStreamPrefetchBytes ahead of p, a line at a time.
