@@ -227,10 +227,17 @@ class GemmRun {
   // partial panel, which would read past the end of B's rows), rows equally spaced or, as an
   // implicit-GEMM convolution's taps, at their row offsets (ResNet-18's 7x7 stem packed its
   // 147 tap rows for 12% of its time).
+  // A panel read in place touches two or three cache lines per row (its rows are not
+  // aligned), so each row panel finds it in L1 only while a k block of it stays there: a
+  // larger one was re-read from L2, strided, and packing it won (AVX-512, SqueezeNet's
+  // 512 -> 64 squeeze at 13 x 13 and MobileNet-V2's 384 -> 64 projections at 14 x 14; at
+  // K 192 and below reading in place still wins).
   static constexpr int64_t kInPlaceMaxRowPanels = 8;
+  static constexpr int64_t kInPlaceMaxPanelBytes = int64_t(24) << 10;
   void find_b_in_place() {
     if constexpr (std::is_same_v<T, float>) {
-      if (p_.fb != PackFormat::plain || !k_.strip || g_.csb != 1 || mpanels_ > kInPlaceMaxRowPanels || g_.m == 1)
+      if (p_.fb != PackFormat::plain || !k_.strip || g_.csb != 1 || mpanels_ > kInPlaceMaxRowPanels || g_.m == 1 ||
+          kc_ * nr_ * int64_t(sizeof(T)) > kInPlaceMaxPanelBytes)
         return;
       int64_t first = 0, stride = g_.rsb;
       if (g_.b_row_offsets) {

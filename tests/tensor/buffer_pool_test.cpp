@@ -28,14 +28,16 @@ BOOST_AUTO_TEST_CASE(gives_back_the_latest_fit_up_to_its_cap) {
   std::byte* c = fresh(512);
   BOOST_TEST(!pool.give(c, 512));  // 768 + 512 > 1024: the caller frees it
   std::free(c);
-  BOOST_TEST(pool.take(100, capacity) == nullptr);  // 256 is more than twice 100
+  BOOST_TEST(pool.take(3, capacity) == nullptr);    // 256 is more than 64 times 3
   BOOST_TEST(pool.take(600, capacity) == nullptr);  // none large enough
-  BOOST_TEST(pool.take(200, capacity) == b);        // 256 fits [200, 400]; 512 does not
+  BOOST_TEST(pool.take(7, capacity) == b);          // 256 fits [7, 448]; 512 does not
   BOOST_TEST(capacity == 256u);
   BOOST_TEST(pool.give(b, 256));
-  BOOST_TEST(pool.take(256, capacity) == b);  // both fit [256, 512]: b was given last
-  BOOST_TEST(pool.take(256, capacity) == a);
+  BOOST_TEST(pool.take(256, capacity) == b);  // both fit [256, 16384]: b was given last
+  BOOST_TEST(pool.give(b, 256));
+  BOOST_TEST(pool.take(300, capacity) == a);  // only 512 is large enough, though b came later
   BOOST_TEST(capacity == 512u);
+  BOOST_TEST(pool.take(256, capacity) == b);
   BOOST_TEST(pool.cached_bytes() == 0);
   BOOST_TEST(pool.give(a, 512));
   BOOST_TEST(pool.give(b, 256));
