@@ -18,7 +18,8 @@ using gemm_run::prefers_b_values;
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  const Plan<T> plan = plan_for<T>(b_values(g));
+  Plan<T> plan = plan_for<T>(b_values(g));
+  if constexpr (std::is_same_v<T, float>) gemm_run::fit_rows(plan, g);
   GemmRun<T>(g, plan).run(pool);
 }
 

@@ -80,6 +80,18 @@ Plan<T> plan_for(BValues b = BValues::any) {
   return p;
 }
 
+// A float GEMM whose A is packed here, not ahead, takes the level's shorter register tile
+// (GemmKernelTable::f32_short) when that pads M to fewer rows: 49 rows (a 7 x 7 plane's
+// pixels, a 1x1 convolution run transposed) are 7 panels of 7 instead of 7 of 8 whose last
+// computes 7 rows of padding. The key of packed operands stays f32's, whose B panels these
+// are; each element gets the same sum.
+inline void fit_rows(Plan<float>& p, const GemmArgs<float>& g) {
+  const GemmKernel& alt = simd::gemm_kernels().f32_short;
+  if (!alt.fn || g.a_packed || g.m <= 1 || alt.nr != p.kern.nr || alt.kc != p.kern.kc) return;
+  auto up = [](int64_t v, int64_t r) { return (v + r - 1) / r * r; };
+  if (up(g.m, alt.mr) < up(g.m, p.kern.mr)) p.kern = alt;
+}
+
 // Whether the current level would run T faster knowing B's values (i8 without VNNI).
 template <class T>
 bool prefers_b_values() {

@@ -123,6 +123,7 @@ namespace {
 GemmKernelTable make_table(bool vnni) {
   GemmKernelTable t;
   t.f32 = fma_entry<VF32, 8, 2>(512, 128, 2048);
+  t.f32_short = fma_entry<VF32, 7, 2>(512, 126, 2048);
   t.f64 = fma_entry<VF64, 8, 2>(256, 64, 1024);
   t.i16_pairs = vnni ? int_entry<VI32, DpPairs, 2, 8, 2>(512, 128, 2048)
                      : int_entry<VI32, MaddPairs, 2, 8, 2>(512, 128, 2048);

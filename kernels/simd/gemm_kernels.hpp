@@ -98,6 +98,10 @@ using WindowPacker = void (*)(const int8_t* x, const ConvWindow& win, int64_t j0
 // Which arithmetic a kernel does on its packed operands (the element types of the panels).
 struct GemmKernelTable {
   GemmKernel f32;        // float panels, KU 1
+  // Optional: f32 with fewer rows, the same NR and KC (so the same B panels and the same sums),
+  // for an M it pads less (gemm_run::fit_rows): 49 rows, a 7 x 7 plane's pixels, are 7 panels
+  // of 7 at AVX-512, where 8-row panels computed 56.
+  GemmKernel f32_short;
   GemmKernel f64;        // double panels, KU 1
   GemmKernel i16_pairs;  // i16 panels, KU 2, i32 accumulators: i8, u8 and i16 inputs
   GemmKernel u8s8_quads; // A u8 (x + 128), B s8 + column corrections, KU 4: i8 inputs (VNNI, AVX-VNNI)

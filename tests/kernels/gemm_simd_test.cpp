@@ -321,6 +321,42 @@ BOOST_AUTO_TEST_CASE(row_kernel_matches_tile_row) {
   }
 }
 
+// A float GEMM of 49 rows (AVX-512: the 7-row tile, gemm_run::fit_rows) gives its rows the
+// bits of the same rows of a 56-row one (8-row tiles): the tile's height changes no sum. Also
+// over two K blocks, a partial column panel, both biases, the clamp and two threads.
+BOOST_AUTO_TEST_CASE(short_tile_matches_tall_tile) {
+  LevelGuard guard;
+  ThreadPool pool2(2);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
+    for (const Problem& p : {Problem{56, 1280, 320}, Problem{56, 45, 1100}, Problem{56, 160, 7}})
+      for (int bias : {0, 1, 2})
+        for (bool clamp : {false, true})
+          BOOST_TEST_CONTEXT(simd::current_level_name() << " n=" << p.n << " k=" << p.k << " bias " << bias
+                                                             << (clamp ? " clamp" : "")) {
+            std::mt19937_64 r(uint64_t(p.n * 5 + p.k));
+            std::vector<float> a(std::size_t(p.m * p.k)), b(std::size_t(p.k * p.n)), bias_v(std::size_t(p.m + p.n));
+            for (auto* v : {&a, &b, &bias_v})
+              for (float& x : *v) x = random_value<float>(r);
+            auto run = [&](int64_t m, ThreadPool* pool) {
+              GemmArgs<float> g;
+              g.m = m, g.n = p.n, g.k = p.k, g.a = a.data(), g.rsa = 1, g.csa = p.m;  // A column-major
+              g.b = b.data(), g.rsb = p.n, g.csb = 1, g.ldc = p.n;
+              if (bias) g.bias = bias_v.data(), g.bias_stride = 1, g.bias_per_row = bias == 2;
+              const float bounds[2] = {-0.25f, 0.5f};
+              if (clamp) g.clamp = bounds;
+              std::vector<float> c(std::size_t(m * p.n), 3.f);
+              g.c = c.data();
+              gemm(g, pool);
+              return std::vector<float>(c.begin(), c.begin() + 49 * p.n);
+            };
+            const std::vector<float> tall = run(p.m, nullptr);
+            BOOST_TEST(same_bits(run(49, nullptr), tall));
+            BOOST_TEST(same_bits(run(49, &pool2), tall));
+          }
+  }
+}
+
 // Every operand layout pair, with column and row biases of every stride kind.
 BOOST_AUTO_TEST_CASE(layouts_and_biases) {
   LevelGuard guard;
