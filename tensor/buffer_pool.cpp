@@ -11,9 +11,10 @@ BufferPool::~BufferPool() {
 
 std::byte* BufferPool::take(std::size_t bytes, std::size_t& capacity) {
   std::lock_guard<std::mutex> lock(mu_);
-  // The latest of each capacity in [bytes, kMaxOversize·bytes], and the latest of those.
+  // The latest of each capacity in [bytes, largest_fit(bytes)], and the latest of those.
   auto best = free_.end();
-  for (auto it = free_.lower_bound(bytes); it != free_.end() && it->first / kMaxOversize <= bytes;) {
+  const std::size_t most = largest_fit(bytes);
+  for (auto it = free_.lower_bound(bytes); it != free_.end() && it->first <= most;) {
     const auto last = std::prev(free_.upper_bound(it->first));
     if (best == free_.end() || last->second.stamp > best->second.stamp) best = last;
     it = std::next(last);

@@ -4,15 +4,20 @@
 // more in page faults than the add that fills it).
 //
 // A request takes the buffer freed last among those of at least its size and at most
-// kMaxOversize times it. The last freed is the likeliest still in cache, which matters when
-// runs are apart (requests served one by one, the caches cold between them): a layer's output
-// then lands where an earlier layer of the same run just wrote, not in a buffer of its exact
-// size untouched since the previous run. The wide range lets the few buffers of a chain of
-// layers of different sizes serve all of them, like a stack: MobileNet-V2 kept 17 buffers
-// (14.3 MB) with a range of 2x, 7 (11.6 MB) with this one, and its runs 100 ms apart took 5%
-// less time; a small tensor in a large buffer touches only its own bytes of it.
+// largest_fit of it: twice its size, or kMaxExtraBytes more, but not kMaxOversize times it
+// (a few bytes holding megabytes). The last freed is the likeliest
+// still in cache, which matters when runs are apart (requests served one by one, the caches
+// cold between them): a layer's output then lands where an earlier layer of the same run just
+// wrote, not in a buffer of its exact size untouched since the previous run. The extra bytes
+// let the few buffers of a chain of layers of different sizes serve all of them, like a stack
+// (MobileNet-V2 kept 17 buffers, 14.3 MB, within twice the size, and 7-11 with a few MB more,
+// and its runs 100 ms apart took 5% less time); a small tensor in a large buffer touches only
+// its own bytes of it. Past twice the size only by a bounded amount: with no bound, the small
+// tensors of a model with 100 MB activations (ISNet) held its large buffers, which were then
+// allocated again, and its peak memory grew by a quarter.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -30,8 +35,13 @@ class BufferPool {
   BufferPool& operator=(const BufferPool&) = delete;
 
   static constexpr std::size_t kMaxOversize = 64;
+  static constexpr std::size_t kMaxExtraBytes = std::size_t(8) << 20;
+  // The largest capacity a request of `bytes` takes.
+  static std::size_t largest_fit(std::size_t bytes) {
+    return std::min(kMaxOversize * bytes, std::max(2 * bytes, bytes + kMaxExtraBytes));
+  }
 
-  // A cached buffer of `bytes` to kMaxOversize·`bytes` (64-byte aligned, contents undefined),
+  // A cached buffer of `bytes` to largest_fit(bytes) (64-byte aligned, contents undefined),
   // the one given last among those, or null; `capacity` gets its size, which give() takes back.
   std::byte* take(std::size_t bytes, std::size_t& capacity);
   // Keeps `p` (allocated with aligned_alloc for `capacity` bytes) for reuse; false when the

@@ -28,12 +28,12 @@ BOOST_AUTO_TEST_CASE(gives_back_the_latest_fit_up_to_its_cap) {
   std::byte* c = fresh(512);
   BOOST_TEST(!pool.give(c, 512));  // 768 + 512 > 1024: the caller frees it
   std::free(c);
-  BOOST_TEST(pool.take(3, capacity) == nullptr);    // 256 is more than 64 times 3
   BOOST_TEST(pool.take(600, capacity) == nullptr);  // none large enough
-  BOOST_TEST(pool.take(7, capacity) == b);          // 256 fits [7, 448]; 512 does not
+  BOOST_TEST(pool.take(3, capacity) == nullptr);    // 256 is more than 64 times 3
+  BOOST_TEST(pool.take(7, capacity) == b);          // both fit [7, 64 · 7]: b was given last
   BOOST_TEST(capacity == 256u);
   BOOST_TEST(pool.give(b, 256));
-  BOOST_TEST(pool.take(256, capacity) == b);  // both fit [256, 16384]: b was given last
+  BOOST_TEST(pool.take(256, capacity) == b);  // both fit, b was given last
   BOOST_TEST(pool.give(b, 256));
   BOOST_TEST(pool.take(300, capacity) == a);  // only 512 is large enough, though b came later
   BOOST_TEST(capacity == 512u);
@@ -43,6 +43,24 @@ BOOST_AUTO_TEST_CASE(gives_back_the_latest_fit_up_to_its_cap) {
   BOOST_TEST(pool.give(b, 256));
   BOOST_TEST(pool.cached_bytes() == 768);
   // Both freed by the pool's destructor (LeakSanitizer would say otherwise).
+}
+
+// Past twice a request's size only by BufferPool::kMaxExtraBytes: a small tensor does not hold
+// a large buffer that a large one then allocates again.
+BOOST_AUTO_TEST_CASE(large_buffers_serve_small_requests_within_a_bound) {
+  const std::size_t big = std::size_t(64) << 20;
+  BOOST_TEST(BufferPool::largest_fit(100) == 6400u);
+  BOOST_TEST(BufferPool::largest_fit(std::size_t(1) << 20) == (std::size_t(9) << 20));
+  BOOST_TEST(BufferPool::largest_fit(big) == 2 * big);
+  BufferPool pool;
+  std::byte* p = fresh(big);
+  BOOST_TEST(pool.give(p, big));
+  std::size_t capacity = 0;
+  BOOST_TEST(pool.take(big / 4, capacity) == nullptr);  // 64 MiB is more than twice 16 MiB and 8 MiB more
+  BOOST_TEST(pool.take(big / 2, capacity) == p);        // twice 32 MiB
+  BOOST_TEST(capacity == big);
+  BOOST_TEST(pool.give(p, big));
+  // Both freed by the pool's destructor.
 }
 
 BOOST_AUTO_TEST_CASE(the_latest_of_many_of_one_size_comes_first) {
