@@ -5,16 +5,15 @@
 //
 // A request takes the buffer freed last among those of at least its size and at most
 // largest_fit of it: twice its size, or kMaxExtraBytes more, but not kMaxOversize times it
-// (a few bytes holding megabytes). The last freed is the likeliest
-// still in cache, which matters when runs are apart (requests served one by one, the caches
-// cold between them): a layer's output then lands where an earlier layer of the same run just
-// wrote, not in a buffer of its exact size untouched since the previous run. The extra bytes
-// let the few buffers of a chain of layers of different sizes serve all of them, like a stack
-// (MobileNet-V2 kept 17 buffers, 14.3 MB, within twice the size, and 7-11 with a few MB more,
-// and its runs 100 ms apart took 5% less time); a small tensor in a large buffer touches only
-// its own bytes of it. Past twice the size only by a bounded amount: with no bound, the small
-// tensors of a model with 100 MB activations (ISNet) held its large buffers, which were then
-// allocated again, and its peak memory grew by a quarter.
+// (a few bytes holding megabytes). The last freed is the likeliest still in cache, which
+// matters when runs are apart (requests served one by one, the caches cold between them): a
+// layer's output then lands where an earlier layer of the same run just wrote, not in a
+// buffer of its exact size untouched since the previous run. The extra bytes let the few
+// buffers of a chain of layers of different sizes serve all of them, like a stack, where
+// sizes within twice each other kept one buffer per size, each written once a run; a small
+// tensor in a large buffer touches only its own bytes of it. Past twice the size only by a
+// bounded amount, so that the small tensors of a model with 100 MB activations do not hold
+// its large buffers, which would then be allocated again.
 #pragma once
 
 #include <algorithm>

@@ -20,11 +20,10 @@ namespace {
 // 55 MB of activations streamed from DRAM, ran 4-6% faster at AVX2).
 constexpr int kInPlacePrefetchPanels = 4;
 // B read in place with equally spaced rows (a 1x1 convolution's input planes): each row is
-// in another page, so no hardware prefetcher follows the k steps, and every row panel's pass
-// waited on L2 for each row's lines; each k step prefetches the lines of the row this many
-// steps ahead in its own panel (SqueezeNet's 128 -> 32 squeeze at 55 x 55, 0.21 -> 0.19 ms;
-// MobileNet-V2's 144 -> 24 at 56 x 56, 0.17 -> 0.155 ms; 16 rows ahead was slower, and at row
-// offsets, where the rows are taps of a few planes, it was slower too).
+// in another page, so no hardware prefetcher follows the k steps, and a row panel's pass would
+// wait on L2 for each row's lines; each k step prefetches the lines of the row this many steps
+// ahead in its own panel. (Not at row offsets: there the rows are the taps of a few planes,
+// which the prefetchers follow, and fetching rows ahead made the stems slower.)
 constexpr int kInPlaceRowsAhead = 4;
 
 // Packed operands are streamed: a model's prepared weights (A of a convolution, B of a
