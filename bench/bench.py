@@ -67,7 +67,36 @@ def parse_args():
                    help="seconds to wait for any one mlvm-bench reply before killing it (default 900)")
     p.add_argument("--cold-malloc", action="store_true",
                    help="leave glibc malloc at its defaults (fresh pages for large outputs)")
+    p.add_argument("--isa", choices=("native", "avx2"), default="native",
+                   help="avx2: on an AVX-512 machine, stand in for an AVX2 one: mlvm at "
+                        "MLVM_SIMD=avx2, NumPy and torch with their AVX-512 hidden from CPUID")
     return p.parse_args()
+
+
+# Set in the process bench.py runs itself again in for --isa avx2 (run_masked).
+MASKED = "MLVM_BENCH_CPUID_AVX2"
+
+
+def run_masked(build):
+    """--isa avx2: the peers run in this very process (NumPy, torch), and read CPUID when they
+    load, so bench.py runs itself again with bench/cpuid_avx2.cpp's library preloaded (it
+    hides AVX-512, VNNI and AMX from CPUID, as driver.py --isa avx2 does for ORT) and mlvm at
+    MLVM_SIMD=avx2. Returns only on an error."""
+    lib = os.path.join(build, "bench", "libmlvm_cpuid_avx2.so")
+    if not os.path.exists(lib):
+        print(f"bench.py: --isa avx2 needs {lib} (built with mlvm-bench, x86-64 Linux)", file=sys.stderr)
+        return 1
+    env = dict(os.environ, LD_PRELOAD=lib, MLVM_SIMD="avx2", **{MASKED: "1"})
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
+
+
+def kind_of_run():
+    """The machine kind the tables are filed under, with the level the run stood in for."""
+    kind = machine_kind()
+    if os.environ.get(MASKED):
+        return kind + " (AVX2: MLVM_SIMD=avx2, the peers' AVX-512 hidden from their CPUID)"
+    simd = os.environ.get("MLVM_SIMD")
+    return kind + (f" (MLVM_SIMD={simd}; the peers at their own level)" if simd else "")
 
 
 def select(rows, spec):
@@ -251,6 +280,8 @@ def git_commit(root):
 
 def main():
     args = parse_args()
+    if args.isa == "avx2" and not os.environ.get(MASKED):
+        return run_masked(args.build)
     rows = select(all_rows(), args.rows)
     if args.list:
         for r in rows:
@@ -298,7 +329,7 @@ def main():
     print(text_table(results))
     print(summary(results))
     # Only this benchmark's section: bench/models/ keeps its own in the same file.
-    kind = machine_kind()
+    kind = kind_of_run()
     replace_section(args.out, section_name("kernels", kind),
                     f"## Kernels, {kind}\n\n{header}\n\n{markdown_table(results)}\n\n{summary(results)}")
     print(f"written to {args.out}")
