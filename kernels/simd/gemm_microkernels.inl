@@ -158,9 +158,9 @@ template <class Vec, int MR, int NV, bool InPlace = false, bool Rows = false>
       const char* ahead = reinterpret_cast<const char*>(bk + kInPlaceRowsAhead * bs);
       _mm_prefetch(ahead, _MM_HINT_T0);
       _mm_prefetch(ahead + NV * L * sizeof(T) - 1, _MM_HINT_T0);
-    }
-    else
+    } else {
       prefetch_stream<NV * L * sizeof(T)>(b);
+    }
     V bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = InPlace || Rows ? Vec::loadu(bk + v * L) : Vec::load(bk + v * L);
