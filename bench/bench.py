@@ -27,7 +27,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Close  # noqa: E402
 from mlvm_server import MlvmError, MlvmServer  # noqa: E402
-from results_file import cpu_info, machine_kind, replace_section, section_name  # noqa: E402
+from results_file import (AVX2_STAND_IN, cpu_info, cpuid_avx2_library, machine_kind,  # noqa: E402
+                          replace_section, section_name)
 from report import RowResult, fmt_bytes, markdown_table, summary, text_table  # noqa: E402
 from rows import M16, MlvmPeer, Zeros, all_rows  # noqa: E402
 from targets import Measured  # noqa: E402
@@ -82,7 +83,7 @@ def run_masked(build):
     load, so bench.py runs itself again with bench/cpuid_avx2.cpp's library preloaded (it
     hides AVX-512, VNNI and AMX from CPUID, as driver.py --isa avx2 does for ORT) and mlvm at
     MLVM_SIMD=avx2. Returns only on an error."""
-    lib = os.path.join(build, "bench", "libmlvm_cpuid_avx2.so")
+    lib = cpuid_avx2_library(build)
     if not os.path.exists(lib):
         print(f"bench.py: --isa avx2 needs {lib} (built with mlvm-bench, x86-64 Linux)", file=sys.stderr)
         return 1
@@ -94,7 +95,7 @@ def kind_of_run():
     """The machine kind the tables are filed under, with the level the run stood in for."""
     kind = machine_kind()
     if os.environ.get(MASKED):
-        return kind + " (AVX2: MLVM_SIMD=avx2, the peers' AVX-512 hidden from their CPUID)"
+        return kind + AVX2_STAND_IN
     simd = os.environ.get("MLVM_SIMD")
     return kind + (f" (MLVM_SIMD={simd}; the peers at their own level)" if simd else "")
 

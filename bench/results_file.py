@@ -49,6 +49,18 @@ def machine_kind(cpuinfo="/proc/cpuinfo"):
     return f"{cpu}, {level}"
 
 
+# The words a machine kind gets when an AVX-512 machine stood in for an AVX2 one (--isa avx2 of
+# bench.py, driver.py and apps.py: mlvm at MLVM_SIMD=avx2, the peers with the library below
+# preloaded), so that every benchmark files those figures under the same section kind.
+AVX2_STAND_IN = " (AVX2: MLVM_SIMD=avx2, the peers' AVX-512 hidden from their CPUID)"
+
+
+def cpuid_avx2_library(build):
+    """bench/cpuid_avx2.cpp's library in build directory `build`: preloaded into a peer's
+    process, it hides AVX-512, VNNI and AMX from CPUID."""
+    return os.path.join(build, "bench", "libmlvm_cpuid_avx2.so")
+
+
 def section_name(bench, kind):
     """The results.md section of `bench` ("kernels", "models") measured on machines of `kind`."""
     slug = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")

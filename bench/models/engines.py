@@ -19,6 +19,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from mlvm_server import MlvmServer  # noqa: E402
+from results_file import AVX2_STAND_IN, cpuid_avx2_library  # noqa: E402
 
 
 class EngineError(RuntimeError):
@@ -52,12 +53,12 @@ def set_isa(isa, build):
     global PEER_PRELOAD
     if isa == "native":
         return ""
-    lib = os.path.join(build, "bench", "libmlvm_cpuid_avx2.so")
+    lib = cpuid_avx2_library(build)
     if not os.path.exists(lib):
         raise EngineError(f"--isa avx2 needs {lib} (built with mlvm-bench, x86-64 Linux)")
     os.environ["MLVM_SIMD"] = "avx2"
     PEER_PRELOAD = lib
-    return " (AVX2: MLVM_SIMD=avx2, the peers' AVX-512 hidden from their CPUID)"
+    return AVX2_STAND_IN
 
 
 def peer_env(env):
