@@ -395,6 +395,16 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
     env.check_cancelled();
     const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
     const int64_t at = (n * s.oc + c0) * oplane;
+    if constexpr (std::is_same_v<T, int8_t>) {
+      // The requantization in the kernel's registers, where the chain allows.
+      const auto ops = d.rq ? (d.chain ? d.chain->as_ops() : std::nullopt) : std::optional<RequantChain::Ops>(RequantChain::Ops{nullptr, 0, -1, nullptr});
+      void* out = d.y_narrow ? static_cast<void*>(d.y_narrow + at * d.narrow_bytes) : static_cast<void*>(d.y + at);
+      if (ops && depthwise_block_i8(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
+                                    d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, ops->ops, ops->nops,
+                                    ops->mul_op, ops->values ? ops->values + c0 : nullptr, out,
+                                    d.y_narrow ? int(d.narrow_bytes) : 4))
+        return;
+    }
     // A requantization reads the planes from scratch when it narrows them.
     int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
     depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,

@@ -62,6 +62,11 @@ template <class T>
 ExactDepthwise exact_depthwise(const T* w, int64_t count, const simd::DepthwiseGeometry& g) {
   if (!depthwise_exact_in_f32(w, count, g.kh * g.kw)) return ExactDepthwise::none;
   if (g.ow <= 16) return ExactDepthwise::blocked;
+  // i8 at column stride 2 and 48 columns or more: channels in lanes again, with the
+  // requantization in the kernel, where planes deinterleave each row's columns and requantize
+  // in a pass of their own.
+  if (sizeof(T) == 1 && g.sw == 2 && g.ow >= 48 && simd::conv_row_kernels().depthwise_blocked_i8)
+    return ExactDepthwise::blocked;
   const bool planes = simd::conv_row_kernels().depthwise_plane &&
                       simd::depthwise_plane_fits(g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.oh);
   if (sizeof(T) == 1) return planes ? ExactDepthwise::planes : g.ow <= 32 ? ExactDepthwise::blocked : ExactDepthwise::none;
@@ -95,6 +100,23 @@ void depthwise_block_exact(const simd::DepthwiseGeometry& g, const T* x, int64_t
         yc[k] = int32_t(uint32_t(int32_t(s[k])) * 256u + uint32_t(int32_t(lo[k])) + b);
     }
   }
+}
+
+bool depthwise_block_i8(const simd::DepthwiseGeometry& g, const int8_t* x, int64_t channels, const int8_t* w,
+                        const int32_t* bias, int64_t bias_stride, const simd::RequantOp* ops, int nops, int mul_op,
+                        const int32_t* mul_values, void* y, int out_bytes) {
+  const auto& table = simd::conv_row_kernels();
+  if (!table.depthwise_blocked_i8) return false;
+  thread_local std::vector<float> wf;
+  wf.assign(w, w + channels * g.kh * g.kw);
+  const int64_t work = simd::depthwise_blocked_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
+  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
+  const float inf = std::numeric_limits<float>::infinity();
+  const simd::DepthwiseBlocked f{nullptr, channels, g.h,  g.w,  g.kh,       g.kw,        g.oh, g.ow,    g.top, g.left,
+                                 g.sh,    g.sw,     g.dh, g.dw, wf.data(), nullptr,     bias_stride, -inf, inf,  nullptr,
+                                 buf};
+  table.depthwise_blocked_i8({f, x, bias, ops, nops, mul_op, mul_values, y, out_bytes});
+  return true;
 }
 
 template <class T>

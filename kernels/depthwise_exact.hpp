@@ -22,8 +22,10 @@ namespace mlvm {
 
 // How depthwise_exact computes a convolution with one output channel per input channel of
 // these `count` weights, if it does: planes narrower than the integer row kernels' registers
-// (16 columns) a register of channels at a time (depthwise_block_exact), wider ones by the f32
-// plane kernel where the level has it (depthwise_plane_exact); i16 inputs, which take two
+// (16 columns) a register of channels at a time (depthwise_block_exact, for i8 with the
+// requantization in the kernel: depthwise_block_i8), as are i8 planes of 48 columns or more at
+// column stride 2; wider ones by the f32 plane kernel where the level has it
+// (depthwise_plane_exact); i16 inputs, which take two
 // f32 convolutions, only up to 32 output columns, past which their integer kernel is faster
 // (bench/results.md). none for types other than int8_t and int16_t.
 enum class ExactDepthwise { none, blocked, planes };
@@ -44,6 +46,14 @@ bool depthwise_exact_in_f32(const T* w, int64_t count, int64_t taps);
 template <class T>
 void depthwise_block_exact(const simd::DepthwiseGeometry& geo, const T* x, int64_t channels, const T* w,
                            const int32_t* bias, int64_t bias_stride, int32_t* y);
+
+// depthwise_block_exact for i8 in one kernel with its requantization (simd::DepthwiseBlockedI8:
+// y[c·oh·ow + p] the chain of channel c's sum plus bias, stored as out_bytes-byte elements; ops
+// as RequantChain::Ops with values for channels c0 .., nops 0: the i32 sums). False, and
+// nothing done, where the level has no such kernel.
+bool depthwise_block_i8(const simd::DepthwiseGeometry& geo, const int8_t* x, int64_t channels, const int8_t* w,
+                        const int32_t* bias, int64_t bias_stride, const simd::RequantOp* ops, int nops, int mul_op,
+                        const int32_t* mul_values, void* y, int out_bytes);
 
 // One output plane of the same convolution (x one input plane, w its kh·kw taps, bias null or
 // one value) by the f32 plane kernel (simd::DepthwisePlane), which wide planes fill registers

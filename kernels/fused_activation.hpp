@@ -39,6 +39,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ir/opcode.hpp"
@@ -121,6 +122,19 @@ class RequantChain {
   // into dst's elements r·n .. (dst is src or does not overlap it).
   void apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0) const;
   void apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0) const;
+  // The chain as the level's kernels take it into their registers: nops ops with at most one
+  // per-channel multiplier, ops[mul_op] (-1: none) taking values[c] for channel c. Null where
+  // it runs otherwise (no run at this level, a step per column, several per-channel steps).
+  struct Ops {
+    const simd::RequantOp* ops;
+    int nops, mul_op;
+    const int32_t* values;
+  };
+  std::optional<Ops> as_ops() const {
+    if (!nops_ || num_per_channel_ > 1) return std::nullopt;
+    return Ops{ops_.data(), nops_, num_per_channel_ ? per_channel_[0] : -1,
+               num_per_channel_ ? per_channel_values_[0] : nullptr};
+  }
 
  private:
   void run(const int32_t* src, void* dst, int64_t n, int64_t channel, int out_bytes) const;

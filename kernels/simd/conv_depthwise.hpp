@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/gemm.hpp"
+#include "kernels/simd/ew.hpp"
 
 namespace mlvm::simd {
 
@@ -74,6 +75,25 @@ struct DepthwiseBlocked {
   float lo, hi;
   float* y;
   float* work;  // depthwise_blocked_work(...) floats
+};
+
+// DepthwiseBlocked over i8 planes where its f32 sums are exact (kernels/depthwise_exact.hpp),
+// each result the i32 sum plus bias (wrapping) through a requantization chain:
+//   y[c·oh·ow + p] = chain_c(int32(sum_c(p)) + bias[c·f.bias_stride])   for c < f.channels,
+// with sum_c(p) DepthwiseBlocked's sum (f.w_taps the weights as f32, f.bias null, f.lo and
+// f.hi infinite, f.x and f.y unused), chain_c the ops in order (RequantOp, none when nops is
+// 0) with ops[mul_op] (a mul; mul_op < 0: none) multiplying by mul_values[c] instead of its
+// value, and each result stored as its low out_bytes bytes (4, 2 or 1: i32, i16, i8/u8).
+struct DepthwiseBlockedI8 {
+  DepthwiseBlocked f;
+  const int8_t* x;
+  const int32_t* bias;  // null: none
+  const RequantOp* ops;
+  int nops;
+  int mul_op;
+  const int32_t* mul_values;
+  void* y;
+  int out_bytes;
 };
 
 // Output rows a DepthwiseBlocked call computes at once: as many as keep its pixel-major input
@@ -183,6 +203,8 @@ struct ConvRowTable {
   // The exact integer depthwise's sums back to i32 (kernels/depthwise_exact.cpp), null at
   // SSE2: y[k] = int32(s[k]) + b wrapping, s holding integers below 2^24.
   void (*f32_to_i32_plus)(const float* s, int32_t b, int32_t* y, int64_t n) = nullptr;
+  // The exact i8 depthwise with its requantization (kernels/depthwise_exact.cpp), null at SSE2.
+  void (*depthwise_blocked_i8)(const DepthwiseBlockedI8&) = nullptr;
 };
 
 // The current level's table.

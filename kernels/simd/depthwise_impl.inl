@@ -21,6 +21,7 @@
 #include "kernels/simd/depthwise_plane.inl"
 #include "kernels/simd/max_pool_impl.inl"
 #include "kernels/simd/pixel_major.inl"
+#include "kernels/simd/requant_vec.inl"
 
 namespace mlvm::simd::MLVM_SIMD_NS {
 namespace {
@@ -186,15 +187,18 @@ void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<
 }
 
 // Output rows in strips (depthwise_strip_rows): per strip, the padded input rows it reads are
-// transposed into `in`, summed into `out` and transposed back, all while in L2. A strip's
-// first kh - sh input rows are the previous strip's last ones, transposed again.
-void depthwise_blocked(const DepthwiseBlocked& a) {
+// made pixel-major in `in` (fill(row, ih, cols, c_lo, c_hi) for input row ih, whose columns
+// [0, w) land at padded columns [c_lo, c_hi)), summed into `out` and handed on, all while in
+// L2: emit(out, pixels, at) with the strip's pixels (out may be overwritten) from pixel `at` of each output plane. A
+// strip's first kh - sh input rows are the previous strip's last ones, made again.
+template <class Fill, class Emit>
+void blocked_strips(const DepthwiseBlocked& a, Fill fill, Emit emit) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
   const int64_t strip = depthwise_strip_rows(L, a.kh, a.kw, a.oh, a.ow, a.sh, a.sw, a.dh, a.dw);
   const int64_t strip_in = (strip - 1) * a.sh + (a.kh - 1) * a.dh + 1;  // padded input rows of a strip
   const int64_t cols = (a.ow - 1) * a.sw + (a.kw - 1) * a.dw + 1;
-  const int64_t taps = a.kh * a.kw, plane = a.h * a.w, oplane = a.oh * a.ow;
+  const int64_t taps = a.kh * a.kw;
   float* in = a.work;                      // [strip_in][cols][L]: pad(x) rows, pixel-major
   float* out = in + strip_in * cols * L;   // [strip·ow][L]
   float* wv = out + strip * a.ow * L;      // [taps][L]
@@ -202,11 +206,9 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
   for (int64_t t = 0; t < taps; ++t)
     for (int64_t c = 0; c < L; ++c) wv[t * L + c] = c < a.channels ? a.w_taps[c * taps + t] : 0.f;
   for (int64_t c = 0; c < L; ++c) bv[c] = c < a.channels && a.bias ? a.bias[c * a.bias_stride] : 0.f;
-  const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi), zero(0.f);
+  const VF vb = V<float>::load_unaligned(bv), vlo(a.lo), vhi(a.hi);
   // Input columns [0, w) land at padded columns left + [0, w).
   const int64_t c_lo = std::min(cols, a.left), c_hi = std::max(c_lo, std::min(cols, a.left + a.w));
-  float* const y = a.y;
-  const int64_t channels = a.channels;
 
   for (int64_t r0 = 0; r0 < a.oh; r0 += strip) {
     const int64_t orows = std::min(strip, a.oh - r0);
@@ -215,11 +217,8 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
     for (int64_t r = 0; r < irows; ++r) {
       float* row = in + r * cols * L;
       const int64_t ih = r0 * a.sh + r - a.top;
-      if (ih < 0 || ih >= a.h) {
-        std::fill(row, row + cols * L, 0.f);
-        continue;
-      }
-      pixel_major_row(row, a.x + ih * a.w - a.left, plane, channels, cols, c_lo, c_hi, zero);
+      if (ih < 0 || ih >= a.h) std::fill(row, row + cols * L, 0.f);
+      else fill(row, ih, cols, c_lo, c_hi);
     }
 
     // Every output pixel of the strip: four at a time along a row, for four independent sums.
@@ -231,13 +230,26 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
     else if (a.kh == 5 && a.kw == 5 && a.dw == 1 && a.sw == 2) blocked_rows<5, 5, 2>(in, wv, vb, vlo, vhi, g, out);
     else if (a.kh == 5 && a.kw == 5) blocked_rows<5, 5>(in, wv, vb, vlo, vhi, g, out);
     else blocked_rows<0, 0>(in, wv, vb, vlo, vhi, g, out);
-
-    // Back to planes: the strip's pixels are y[c·oplane + r0·ow + p], p < orows·ow.
-    pixel_major_to_planes(y + r0 * a.ow, out, oplane, orows * a.ow, channels);
+    emit(out, orows * a.ow, r0 * a.ow);
   }
 }
 
+void depthwise_blocked(const DepthwiseBlocked& a) {
+  const int64_t plane = a.h * a.w, oplane = a.oh * a.ow;
+  const V<float> zero(0.f);
+  blocked_strips(
+      a,
+      [&](float* row, int64_t ih, int64_t cols, int64_t c_lo, int64_t c_hi) {
+        pixel_major_row(row, a.x + ih * a.w - a.left, plane, a.channels, cols, c_lo, c_hi, zero);
+      },
+      // Back to planes: the strip's pixels are y[c·oplane + at + p], p < pixels.
+      [&](float* out, int64_t pixels, int64_t at) {
+        pixel_major_to_planes(a.y + at, out, oplane, pixels, a.channels);
+      });
+}
+
 #include "kernels/simd/depthwise_plain.inl"
+#include "kernels/simd/depthwise_blocked_i8.inl"
 #include "kernels/simd/depthwise_pairs.inl"
 
 }  // namespace
@@ -251,7 +263,7 @@ const ConvRowTable& conv_row_table() {
                                   depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
                                   max3_rows_f32,         max_pool_blocked,       copy_rows_4,
                                   pairs_depthwise_plane<int8_t>, pairs_depthwise_plane<uint8_t>,
-                                  pairs_depthwise_plane<int16_t>, f32_to_i32_plus};
+                                  pairs_depthwise_plane<int16_t>, f32_to_i32_plus, depthwise_blocked_i8};
   return table;
 }
 

@@ -21,6 +21,7 @@
 #include "kernels/simd/ew.hpp"
 #include "kernels/simd/ew_exp.inl"
 #include "kernels/simd/ew_vec.inl"
+#include "kernels/simd/requant_vec.inl"
 
 namespace mlvm::simd::MLVM_SIMD_NS {
 namespace {

@@ -71,6 +71,18 @@ inline void transpose_block(V<float> (&r)[kLanes<float>]) {
 #endif
 }
 
+// row[q·L ..] = blk[q] for q < n (n <= L), as straight-line stores of the registers: written
+// as a loop GCC made it a memcpy of the block spilled to the stack (rep movsq), whose start-up
+// dominates copies of a few hundred bytes.
+template <int Q = 0>
+inline void store_first_columns(float* row, const V<float> (&blk)[kLanes<float>], int64_t n) {
+  if constexpr (Q < kLanes<float>)
+    if (Q < n) {
+      store(row + Q * kLanes<float>, blk[Q]);
+      store_first_columns<Q + 1>(row, blk, n);
+    }
+}
+
 // One row of `channels` planes (`plane` floats apart) into the pixel-major row `row` of `cols`
 // columns, lane c of column col being src[c·plane + col]: columns [c_lo, c_hi) are the input's,
 // the others `pad`, and lanes past `channels` 0. The layout depthwise_blocked and
@@ -98,7 +110,7 @@ inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t
       const LaneMask m = lanes_between(0, n);
       for (int64_t c = 0; c < L; ++c) blk[c] = masked_load(m, src + c * plane + col);
       transpose_block(blk);
-      for (int64_t q = 0; q < n; ++q) store(row + (col + q) * L, blk[q]);
+      store_first_columns(row + col * L, blk, n);
       col = c_hi;
     }
 #endif

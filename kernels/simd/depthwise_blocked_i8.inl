@@ -1,0 +1,166 @@
+// The exact i8 depthwise convolution of one SIMD level, channels in lanes, with its bias and
+// requantization in registers (interface: DepthwiseBlockedI8 in kernels/simd/conv_depthwise.hpp):
+// a part of depthwise_impl.inl's body, inside its namespace after blocked_strips, so it
+// includes nothing itself (depthwise_impl.inl includes requant_vec.inl for it).
+//
+// Otherwise the input would be widened to f32 planes, run through depthwise_blocked into f32
+// planes, converted to i32 planes with the bias and requantized into the result: four passes
+// over planes in L2, on top of the f32 convolution. Here the i8 rows are widened as they are
+// transposed into the pixel-major strip, and each strip's sums go through the conversion, the
+// bias and the chain a register of channels at a time (per-channel values are lanes) before
+// they are transposed back and stored narrowed: no plane but the result is written.
+#if MLVM_SIMD_BYTES == 64 || MLVM_SIMD_BYTES == 32
+static_assert(requant_detail::kLanes == kLanes<float>, "a register of i32 results per register of f32 sums");
+
+// n <= L bytes at p widened to f32 lanes (lanes past n zero), reading only those n bytes.
+inline V<float> widen_i8(const int8_t* p, int64_t n) {
+#if MLVM_SIMD_BYTES == 64
+  const __m128i b = n == 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))
+                            : _mm_maskz_loadu_epi8(__mmask16((1u << n) - 1), p);
+  return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(b));
+#else
+  int64_t v = 0;
+  if (n == 8) std::memcpy(&v, p, 8);
+  else std::memcpy(&v, p, std::size_t(n));
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(v)));
+#endif
+}
+
+// pixel_major_row for i8 planes: lane c of column col is float(src[c·plane + col]) for
+// columns [c_lo, c_hi), 0 elsewhere and in lanes past `channels`.
+inline void pixel_major_row_i8(float* row, const int8_t* src, int64_t plane, int64_t channels, int64_t cols,
+                               int64_t c_lo, int64_t c_hi) {
+  constexpr int64_t L = kLanes<float>;
+  const V<float> zero(0.f);
+  for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, zero);
+  for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, zero);
+  if (channels == L) {
+    for (int64_t col = c_lo; col < c_hi; col += L) {
+      const int64_t n = std::min(L, c_hi - col);
+      V<float> blk[L];
+      for (int64_t c = 0; c < L; ++c) blk[c] = widen_i8(src + c * plane + col, n);
+      transpose_block(blk);
+      store_first_columns(row + col * L, blk, n);
+    }
+    return;
+  }
+  for (int64_t col = c_lo; col < c_hi; ++col)
+    for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? float(src[c * plane + col]) : 0.f;
+}
+
+inline requant_detail::IV sums_to_i32(const float* p) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_cvttps_epi32(_mm512_loadu_ps(p));
+#else
+  return _mm256_cvttps_epi32(_mm256_loadu_ps(p));
+#endif
+}
+inline requant_detail::IV lanes_add(requant_detail::IV a, requant_detail::IV b) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_add_epi32(a, b);
+#else
+  return _mm256_add_epi32(a, b);
+#endif
+}
+inline requant_detail::IV lanes_mul(requant_detail::IV a, requant_detail::IV b) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_mullo_epi32(a, b);
+#else
+  return _mm256_mullo_epi32(a, b);
+#endif
+}
+inline V<float> as_f32(requant_detail::IV v) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_castsi512_ps(v);
+#else
+  return _mm256_castsi256_ps(v);
+#endif
+}
+inline requant_detail::IV as_i32(const V<float>& v) {
+#if MLVM_SIMD_BYTES == 64
+  return _mm512_castps_si512(v);
+#else
+  return _mm256_castps_si256(v);
+#endif
+}
+
+// The strip's pixel-major sums out[p·L + c], p < pixels, as results into y's planes at pixel
+// `at` of each: finish(int32(sum) + bias) per pixel register, in place, then transposed and
+// stored as kBytes-byte elements for c < channels. A last partial block of pixels is the last
+// whole one again (the same values stored twice); a strip of fewer than L pixels goes lane by
+// lane. (Finishing each block in registers just before its transpose spilled the block.)
+template <int kBytes, class Finish>
+void emit_strip(const DepthwiseBlockedI8& a, float* out, int64_t pixels, int64_t at, requant_detail::IV vb,
+                Finish finish) {
+  namespace r = requant_detail;
+  constexpr int64_t L = kLanes<float>;
+  const int64_t oplane = a.f.oh * a.f.ow, channels = a.f.channels;
+  auto* y = static_cast<std::byte*>(a.y) + at * kBytes;
+  for (int64_t p = 0; p < pixels; ++p) store(out + p * L, as_f32(finish(lanes_add(sums_to_i32(out + p * L), vb))));
+  if (pixels >= L) {
+    for (int64_t p0 = 0; p0 < pixels; p0 += L) {
+      const int64_t p = std::min(p0, pixels - L);
+      V<float> blk[L];
+      for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
+      transpose_block(blk);
+      for (int64_t c = 0; c < channels; ++c) r::store(y + c * oplane * kBytes, p, as_i32(blk[c]), kBytes);
+    }
+    return;
+  }
+  const auto* v = reinterpret_cast<const int32_t*>(out);
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int64_t c = 0; c < channels; ++c) {
+      const uint32_t u = uint32_t(v[p * L + c]);
+      std::memcpy(y + (c * oplane + p) * kBytes, &u, kBytes);  // little-endian: the low bytes
+    }
+}
+
+// blocked_strips with emit_strip at a's element size.
+template <class Fill, class Finish>
+void strips_into(const DepthwiseBlockedI8& a, Fill fill, requant_detail::IV vb, Finish finish) {
+  auto run = [&]<int kBytes>() {
+    blocked_strips(a.f, fill, [&](float* out, int64_t pixels, int64_t at) {
+      emit_strip<kBytes>(a, out, pixels, at, vb, finish);
+    });
+  };
+  if (a.out_bytes == 1) run.template operator()<1>();
+  else if (a.out_bytes == 2) run.template operator()<2>();
+  else run.template operator()<4>();
+}
+
+void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
+  namespace r = requant_detail;
+  constexpr int64_t L = kLanes<float>;
+  const DepthwiseBlocked& f = a.f;
+  alignas(64) int32_t bias[L] = {}, mul[L] = {};
+  for (int64_t c = 0; c < f.channels; ++c) {
+    bias[c] = a.bias ? a.bias[c * f.bias_stride] : 0;
+    mul[c] = a.mul_op >= 0 ? a.mul_values[c] : 0;
+  }
+  const r::IV vb = r::load(bias), vm = r::load(mul);
+  const int64_t plane = f.h * f.w;
+  auto fill = [&](float* row, int64_t ih, int64_t cols, int64_t c_lo, int64_t c_hi) {
+    pixel_major_row_i8(row, a.x + ih * f.w - f.left, plane, f.channels, cols, c_lo, c_hi);
+  };
+  // A layer's chain with its multipliers in i16 (requant_vec.inl's LayerChain): every step
+  // in registers; any other chain its steps in order, the per-channel one by the lanes.
+  const auto layer = a.mul_op == 1 ? r::layer_chain_of(a.ops, a.nops) : std::nullopt;
+  if (layer && std::all_of(mul, mul + L, [](int32_t m) { return r::in_i16(m); })) {
+    alignas(64) int32_t halves[L];
+    for (int64_t c = 0; c < L; ++c) halves[c] = int32_t(uint32_t(mul[c]) & 0xFFFFu);
+    const r::IV mh = r::load(halves);  // lanes past the channels 0
+    r::with_layer_chain(*layer, [&]<int H, bool W, bool T>() {
+      const r::LayerChain l = *layer;
+      // By value: the chain's splats then leave the loops (stores to the strip cannot alias it).
+      strips_into(a, fill, vb, [l, mh](r::IV v) { return r::layer_register<H, W, T>(l, mh, v); });
+    });
+    return;
+  }
+  strips_into(a, fill, vb, [&](r::IV v) {
+    for (int s = 0; s < a.nops; ++s) v = s == a.mul_op ? lanes_mul(v, vm) : r::any_step(a.ops[s], v);
+    return v;
+  });
+}
+#else
+constexpr void (*depthwise_blocked_i8)(const DepthwiseBlockedI8&) = nullptr;
+#endif

@@ -1,0 +1,318 @@
+// A requantization chain (simd::RequantOp) a register at a time, of one SIMD level: what the
+// chain's runs (ew_requant_run.inl) and the integer depthwise's epilogue
+// (depthwise_blocked_i8.inl) apply to their registers, so both give the bits of the step-by-step
+// path. The steps' arithmetic is the runs' own (cvm_right_shift_run's 32-bit lanes, clip_run,
+// the wrapping mul and add, lut32_run). Inclusion rules: kernels/simd/ew_vec.inl.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include "kernels/simd/ew.hpp"
+#include "kernels/simd/ew_vec.inl"
+
+namespace mlvm::simd::MLVM_SIMD_NS {
+namespace {
+
+#if MLVM_SIMD_BYTES == 64 || MLVM_SIMD_BYTES == 32  // SSE2 has no 32-bit min, max or multiply
+
+namespace requant_detail {
+
+#if MLVM_SIMD_BYTES == 64
+using IV = __m512i;
+constexpr int64_t kLanes = 16;
+inline IV load(const int32_t* p) { return _mm512_loadu_si512(p); }
+inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
+// t · m as vpmaddwd's i16 products, where t and m are in i16's range and m's high halves are
+// zero: the low halves' product plus the high halves' (t's sign bits) times 0. One uop against
+// vpmulld's two.
+inline IV madd16(IV t, IV m) { return _mm512_madd_epi16(t, m); }
+inline IV sra_by(IV v, int bits) { return _mm512_srav_epi32(v, splat(bits)); }  // one uop, as in rshift_round
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
+// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
+// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
+template <bool kPlusOne>
+inline IV rshift_round(const RequantOp& o, IV v) {
+  const IV q = _mm512_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
+  IV t;
+  if constexpr (kPlusOne) t = _mm512_srai_epi32(_mm512_add_epi32(q, splat(1)), 1);
+  else t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
+  return _mm512_min_epi32(_mm512_max_epi32(t, splat(o.lo)), splat(o.hi));
+}
+template <RequantOp::Kind K>
+inline IV vector_step(const RequantOp& o, IV v) {
+  switch (K) {
+    case RequantOp::Kind::rshift:
+      return rshift_round<false>(o, v);
+    case RequantOp::Kind::clip:
+      return _mm512_min_epi32(_mm512_max_epi32(v, splat(o.lo)), splat(o.hi));
+    case RequantOp::Kind::mul:
+      return _mm512_mullo_epi32(v, splat(o.value));
+    case RequantOp::Kind::add:
+      return _mm512_add_epi32(v, splat(o.value));
+    case RequantOp::Kind::lut: {
+      const int32_t top = int32_t(std::min<int64_t>(o.count - 1, INT32_MAX));
+      const IV i = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_setzero_si512()), splat(top));
+      return _mm512_i32gather_epi32(i, o.table, 4);
+    }
+  }
+  return v;
+}
+inline void store(void* dst, int64_t k, IV v, int out_bytes) {
+  if (out_bytes == 1)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(dst) + k), _mm512_cvtepi32_epi8(v));
+  else if (out_bytes == 2)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(dst) + k), _mm512_cvtepi32_epi16(v));
+  else
+    _mm512_storeu_si512(static_cast<int32_t*>(dst) + k, v);
+}
+#elif MLVM_SIMD_BYTES == 32
+using IV = __m256i;
+constexpr int64_t kLanes = 8;
+inline IV load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
+// As the AVX-512 madd16: vpmaddwd, one uop against vpmulld's two.
+inline IV madd16(IV t, IV m) { return _mm256_madd_epi16(t, m); }
+inline IV sra_by(IV v, int bits) { return _mm256_srav_epi32(v, splat(bits)); }
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
+// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
+// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
+template <bool kPlusOne>
+inline IV rshift_round(const RequantOp& o, IV v) {
+  const IV q = _mm256_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
+  IV t;
+  if constexpr (kPlusOne) t = _mm256_srai_epi32(_mm256_add_epi32(q, splat(1)), 1);
+  else t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
+  return _mm256_min_epi32(_mm256_max_epi32(t, splat(o.lo)), splat(o.hi));
+}
+template <RequantOp::Kind K>
+inline IV vector_step(const RequantOp& o, IV v) {
+  switch (K) {
+    case RequantOp::Kind::rshift:
+      return rshift_round<false>(o, v);
+    case RequantOp::Kind::clip:
+      return _mm256_min_epi32(_mm256_max_epi32(v, splat(o.lo)), splat(o.hi));
+    case RequantOp::Kind::mul:
+      return _mm256_mullo_epi32(v, splat(o.value));
+    case RequantOp::Kind::add:
+      return _mm256_add_epi32(v, splat(o.value));
+    case RequantOp::Kind::lut: {
+      const int32_t top = int32_t(std::min<int64_t>(o.count - 1, INT32_MAX));
+      const IV i = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()), splat(top));
+      return _mm256_i32gather_epi32(reinterpret_cast<const int*>(o.table), i, 4);
+    }
+  }
+  return v;
+}
+// Truncation by masking first: packus then saturates nothing, and the packs work within
+// 128-bit lanes (elements 0-3 in the low lane, 4-7 in the high one).
+inline void store(void* dst, int64_t k, IV v, int out_bytes) {
+  if (out_bytes == 1) {
+    const IV m = _mm256_and_si256(v, splat(0xFF));
+    const IV p = _mm256_packus_epi16(_mm256_packus_epi32(m, m), _mm256_setzero_si256());
+    uint8_t* y = static_cast<uint8_t*>(dst) + k;
+    const int32_t lo = _mm_cvtsi128_si32(_mm256_castsi256_si128(p)), hi = _mm_cvtsi128_si32(_mm256_extracti128_si256(p, 1));
+    std::memcpy(y, &lo, 4);
+    std::memcpy(y + 4, &hi, 4);
+  } else if (out_bytes == 2) {
+    const IV m = _mm256_and_si256(v, splat(0xFFFF));
+    const IV p = _mm256_permute4x64_epi64(_mm256_packus_epi32(m, m), 0x08);  // 64-bit parts 0 and 2
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint16_t*>(dst) + k), _mm256_castsi256_si128(p));
+  } else {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(dst) + k), v);
+  }
+}
+#endif
+
+// One step over m values (a multiple of the lanes), the kind chosen once for the whole loop.
+template <RequantOp::Kind K>
+void step_loop(const RequantOp o, const int32_t* in, int32_t* out, int64_t m) {
+  for (int64_t j = 0; j < m; j += kLanes) store(out, j, vector_step<K>(o, load(in + j)), 4);
+}
+inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int64_t m) {
+  switch (o.kind) {
+    case RequantOp::Kind::rshift: return step_loop<RequantOp::Kind::rshift>(o, in, out, m);
+    case RequantOp::Kind::clip: return step_loop<RequantOp::Kind::clip>(o, in, out, m);
+    case RequantOp::Kind::mul: return step_loop<RequantOp::Kind::mul>(o, in, out, m);
+    case RequantOp::Kind::add: return step_loop<RequantOp::Kind::add>(o, in, out, m);
+    case RequantOp::Kind::lut: return step_loop<RequantOp::Kind::lut>(o, in, out, m);
+  }
+}
+
+// Any step, the kind chosen at run time: for the one register of a tail.
+inline IV any_step(const RequantOp& o, IV v) {
+  switch (o.kind) {
+    case RequantOp::Kind::rshift: return vector_step<RequantOp::Kind::rshift>(o, v);
+    case RequantOp::Kind::clip: return vector_step<RequantOp::Kind::clip>(o, v);
+    case RequantOp::Kind::mul: return vector_step<RequantOp::Kind::mul>(o, v);
+    case RequantOp::Kind::add: return vector_step<RequantOp::Kind::add>(o, v);
+    case RequantOp::Kind::lut: return vector_step<RequantOp::Kind::lut>(o, v);
+  }
+  return v;
+}
+
+// Fewer values than a register, one at a time, the same arithmetic in scalars.
+inline int32_t scalar_step(const RequantOp& o, int32_t v) {
+  switch (o.kind) {
+    case RequantOp::Kind::rshift:
+      return cvm_round_shift32(v, o.shift, o.lo, o.hi);
+    case RequantOp::Kind::clip:
+      return v < o.lo ? o.lo : v > o.hi ? o.hi : v;
+    case RequantOp::Kind::mul:
+      return int32_t(uint32_t(v) * uint32_t(o.value));
+    case RequantOp::Kind::add:
+      return int32_t(uint32_t(v) + uint32_t(o.value));
+    case RequantOp::Kind::lut: {
+      const int64_t top = std::min<int64_t>(o.count - 1, INT32_MAX);
+      return o.table[v < 0 ? 0 : v > top ? top : v];
+    }
+  }
+  return v;
+}
+
+inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t k, int64_t n, int out_bytes) {
+  for (; k < n; ++k) {
+    int32_t v = src[k];
+    for (int s = 0; s < nops; ++s) v = scalar_step(ops[s], v);
+    // By bytes: dst may be src itself (in-place narrowing), read as int32_t.
+    const uint32_t u = uint32_t(v);
+    if (out_bytes == 1) static_cast<uint8_t*>(dst)[k] = uint8_t(u);
+    else if (out_bytes == 2) std::memcpy(static_cast<std::byte*>(dst) + 2 * k, &u, 2);  // little-endian: the low half
+    else std::memcpy(static_cast<std::byte*>(dst) + 4 * k, &u, 4);
+  }
+}
+
+// The chains mlvm-quantize writes for a layer, with every step in registers (no store and
+// load between steps): a head — cvm_right_shift, or cvm_clip where the accumulator needs no
+// shift — the per-channel multiplier, a shift, then a clip (ReLU6), or an add and a lookup
+// table (an activation as a table: hard-swish, hard-sigmoid), or nothing.
+//
+// The multiplier's product in i16 products (madd16): the head clamps every value within i16's
+// range (the quantizer's clamp to 16 bits: quantize/scales.hpp), and the multiplier is in it
+// (the callers check). A clip after the second shift's clamp is one clamp when their ranges
+// meet: clamp(clamp(x, lo, hi), lo', hi') = clamp(x, max(lo, lo'), min(hi, hi')).
+//
+// Each shift of s = shift_bit bits is round half up, r(v) = floor((v + 2^(s-1)) / 2^s) (the
+// same as cvm_right_shift's (q >> 1) + (q & 1) of q = v >> (s - 1)), so where the sum cannot
+// overflow a shift and its clamp are an add, a shift and two bounds, one instruction fewer:
+//  * the head clamps first, clamp(r(v), lo, hi) = r(clamp(v, lo·2^s - 2^(s-1),
+//    hi·2^s + 2^(s-1) - 1)), r being monotone and those the least and greatest v of r(v) in
+//    [lo, hi]; then v + 2^(s-1) <= (hi + 1)·2^s - 1, which must fit in 32 bits (fast_head);
+//  * the second shift adds first: its operand is a product of two i16 values, at most 2^30
+//    in magnitude, so v + 2^(s-1) fits for s <= 30 (fast_c).
+struct LayerChain {
+  int head = 0;  // 0: a shift (rshift_round), 1: a shift clamping first (fast_head), 2: a clip
+  bool fast_c = false;  // the second shift adds first
+  bool lut = false;     // an add and a table follow
+  RequantOp a, c, add, table;  // c with the clip's range merged in
+  RequantOp a_in;     // head 1: the input's bounds (lo, hi), 2^(s-1) (value) and s (shift)
+  RequantOp c_round;  // fast_c: the add of 2^(s-1) of the second shift's s
+};
+inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
+inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) {
+  using K = RequantOp::Kind;
+  if (nops < 3 || nops > 5 || (ops[0].kind != K::rshift && ops[0].kind != K::clip) || ops[1].kind != K::mul ||
+      ops[2].kind != K::rshift || !in_i16(ops[0].lo) || !in_i16(ops[0].hi))
+    return std::nullopt;
+  LayerChain l;
+  l.head = ops[0].kind == K::clip ? 2 : 0;
+  if (l.head == 0) {
+    const int s = ops[0].shift + 1;
+    const int64_t half = int64_t(1) << (s - 1);
+    const int64_t lo = int64_t(ops[0].lo) * (int64_t(1) << s) - half, hi = int64_t(ops[0].hi) * (int64_t(1) << s) + half - 1;
+    if (ops[0].lo <= ops[0].hi && lo >= INT32_MIN && hi + half <= INT32_MAX) {
+      l.head = 1;
+      l.a_in.lo = int32_t(lo);
+      l.a_in.hi = int32_t(hi);
+      l.a_in.shift = s;
+      l.a_in.value = int32_t(half);
+    }
+  }
+  l.fast_c = ops[2].shift + 1 <= 30;
+  l.c_round.kind = K::add;
+  l.c_round.value = int32_t(1) << ops[2].shift;
+  l.a = ops[0];
+  l.c = ops[2];
+  if (nops == 4) {
+    if (ops[3].kind != K::clip || std::max(l.c.lo, ops[3].lo) > std::min(l.c.hi, ops[3].hi)) return std::nullopt;
+    l.c.lo = std::max(l.c.lo, ops[3].lo);
+    l.c.hi = std::min(l.c.hi, ops[3].hi);
+  } else if (nops == 5) {
+    if (ops[3].kind != K::add || ops[4].kind != K::lut || ops[4].count < 1) return std::nullopt;
+    l.lut = true;
+    l.add = ops[3];
+    l.table = ops[4];
+  }
+  return l;
+}
+inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
+// One register through the chain, m from multiplier_halves.
+template <int kHead, bool kFastC, bool kLut>
+inline IV layer_register(const LayerChain& l, IV m, IV v) {
+  using K = RequantOp::Kind;
+  if constexpr (kHead == 2) {
+    v = vector_step<K::clip>(l.a, v);
+  } else if constexpr (kHead == 1) {
+    v = sra_by(vector_step<K::add>(l.a_in, vector_step<K::clip>(l.a_in, v)), l.a_in.shift);
+  } else {
+    v = rshift_round<false>(l.a, v);
+  }
+  v = madd16(v, m);
+  if constexpr (kFastC) {
+    v = vector_step<K::clip>(l.c, sra_by(vector_step<K::add>(l.c_round, v), l.c.shift + 1));
+  } else {
+    v = rshift_round<false>(l.c, v);
+  }
+  if constexpr (kLut) v = vector_step<K::lut>(l.table, vector_step<K::add>(l.add, v));
+  return v;
+}
+// f.template operator()<kHead, kFastC, kLut>() for l.
+template <class F>
+auto with_layer_chain(const LayerChain& l, F&& f) {
+  auto pick_lut = [&]<int H, bool W>() {
+    return l.lut ? f.template operator()<H, W, true>() : f.template operator()<H, W, false>();
+  };
+  auto pick_fast = [&]<int H>() {
+    return l.fast_c ? pick_lut.template operator()<H, true>() : pick_lut.template operator()<H, false>();
+  };
+  if (l.head == 0) return pick_fast.template operator()<0>();
+  if (l.head == 1) return pick_fast.template operator()<1>();
+  return pick_fast.template operator()<2>();
+}
+
+// The whole registers of n values through l with multiplier mul (in i16's range); returns
+// how many values it did.
+inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, void* dst, int64_t n, int out_bytes) {
+  return with_layer_chain(l, [&]<int H, bool W, bool L>() {
+    const LayerChain c = l;  // a copy: the stores to dst cannot change it, so splats leave the loop
+    const IV m = multiplier_halves(mul);
+    int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) store(dst, k, layer_register<H, W, L>(c, m, load(src + k)), out_bytes);
+    return k;
+  });
+}
+// Rows of at least a register each, row r's multiplier mul_values[r] (each in i16's range),
+// each row's tail its last whole register read before the row's first store (as
+// requant_run's).
+inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int32_t* src, void* dst, int64_t n,
+                       int64_t rows, int out_bytes) {
+  with_layer_chain(l, [&]<int H, bool W, bool L>() {
+    const LayerChain c = l;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t* s = src + r * n;
+      const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
+      int64_t k = 0;
+      for (; k + kLanes <= n; k += kLanes) store(dst, r * n + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
+      if (k < n) store(dst, r * n + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
+    }
+  });
+}
+
+}  // namespace requant_detail
+
+#endif
+
+}  // namespace
+}  // namespace mlvm::simd::MLVM_SIMD_NS
