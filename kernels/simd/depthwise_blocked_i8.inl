@@ -26,6 +26,18 @@ inline V<float> widen_i8(const int8_t* p, int64_t n) {
 #endif
 }
 
+// row[q·L ..] = blk[q] for q < n (n <= L), as straight-line stores of the registers: written
+// as a loop GCC made it a memcpy of the block spilled to the stack (rep movsq), slower here
+// (pixel_major_row's f32 rows, whose block is built from loads alone, are not).
+template <int Q = 0>
+inline void store_first_columns(float* row, const V<float> (&blk)[kLanes<float>], int64_t n) {
+  if constexpr (Q < kLanes<float>)
+    if (Q < n) {
+      store(row + Q * kLanes<float>, blk[Q]);
+      store_first_columns<Q + 1>(row, blk, n);
+    }
+}
+
 // pixel_major_row for i8 planes: lane c of column col is float(src[c·plane + col]) for
 // columns [c_lo, c_hi), 0 elsewhere and in lanes past `channels`.
 inline void pixel_major_row_i8(float* row, const int8_t* src, int64_t plane, int64_t channels, int64_t cols,

@@ -133,8 +133,9 @@ void copy_rows_4(void* dst_v, int64_t dst_stride, const void* src_v, int64_t src
 // displacement from its window row (with runtime column steps the compiler kept a pointer per
 // tap and output on the stack and reloaded one for each multiply-add: as many loads again).
 template <int KH, int KW, int SW = 0>
-void blocked_rows(const float* in, const float* wv, const V<float>& vb, const V<float>& vlo, const V<float>& vhi,
-                  const DepthwiseGrid& g, float* out) {
+[[gnu::always_inline]] inline void blocked_rows(const float* in, const float* wv, const V<float>& vb,
+                                                const V<float>& vlo, const V<float>& vhi, const DepthwiseGrid& g,
+                                                float* out) {
   constexpr int64_t L = kLanes<float>;
   using VF = V<float>;
   const int64_t kh = KH ? KH : g.kh, kw = KW ? KW : g.kw, taps = kh * kw;

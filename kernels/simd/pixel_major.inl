@@ -15,7 +15,7 @@ namespace {
 
 // Transposes the L x L block r[i][j] (row i = register i) in place: r[j] becomes what was
 // column j.
-inline void transpose_block(V<float> (&r)[kLanes<float>]) {
+[[gnu::always_inline]] inline void transpose_block(V<float> (&r)[kLanes<float>]) {
 #if MLVM_SIMD_BYTES == 32
   __m256 t[8], u[8];
   for (int i = 0; i < 8; i += 2) {
@@ -71,24 +71,12 @@ inline void transpose_block(V<float> (&r)[kLanes<float>]) {
 #endif
 }
 
-// row[q·L ..] = blk[q] for q < n (n <= L), as straight-line stores of the registers: written
-// as a loop GCC made it a memcpy of the block spilled to the stack (rep movsq), whose start-up
-// dominates copies of a few hundred bytes.
-template <int Q = 0>
-inline void store_first_columns(float* row, const V<float> (&blk)[kLanes<float>], int64_t n) {
-  if constexpr (Q < kLanes<float>)
-    if (Q < n) {
-      store(row + Q * kLanes<float>, blk[Q]);
-      store_first_columns<Q + 1>(row, blk, n);
-    }
-}
-
 // One row of `channels` planes (`plane` floats apart) into the pixel-major row `row` of `cols`
 // columns, lane c of column col being src[c·plane + col]: columns [c_lo, c_hi) are the input's,
 // the others `pad`, and lanes past `channels` 0. The layout depthwise_blocked and
 // max_pool_blocked compute on.
-inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t channels, int64_t cols, int64_t c_lo,
-                            int64_t c_hi, const V<float>& pad) {
+[[gnu::always_inline]] inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t channels,
+                                                   int64_t cols, int64_t c_lo, int64_t c_hi, const V<float>& pad) {
   constexpr int64_t L = kLanes<float>;
   for (int64_t col = 0; col < c_lo; ++col) store(row + col * L, pad);
   for (int64_t col = c_hi; col < cols; ++col) store(row + col * L, pad);
@@ -110,7 +98,7 @@ inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t
       const LaneMask m = lanes_between(0, n);
       for (int64_t c = 0; c < L; ++c) blk[c] = masked_load(m, src + c * plane + col);
       transpose_block(blk);
-      store_first_columns(row + col * L, blk, n);
+      for (int64_t q = 0; q < n; ++q) store(row + (col + q) * L, blk[q]);
       col = c_hi;
     }
 #endif
@@ -121,7 +109,8 @@ inline void pixel_major_row(float* row, const float* src, int64_t plane, int64_t
 
 // The pixel-major results out[p·L + c], p < pixels, back into channel planes: y[c·oplane + p]
 // for c < channels.
-inline void pixel_major_to_planes(float* y, const float* out, int64_t oplane, int64_t pixels, int64_t channels) {
+[[gnu::always_inline]] inline void pixel_major_to_planes(float* y, const float* out, int64_t oplane, int64_t pixels,
+                                                         int64_t channels) {
   constexpr int64_t L = kLanes<float>;
   int64_t p = 0;
   if (channels == L)
