@@ -192,9 +192,7 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = b.n;
       gemm(b, inner);
-      if (rows == s.oh) return requant_rows_into(d, out, y0, b.n, s.ocg, g * s.ocg);  // whole planes
-      for (int64_t o = 0; o < s.ocg; ++o)
-        requant_into(d, out + o * b.n, y0 + o * s.oh * s.ow + r0 * s.ow, b.n, g * s.ocg + o);
+      requant_rows_into(d, out, y0 + r0 * s.ow, b.n, s.ocg, g * s.ocg, s.oh * s.ow);
     });
   }
   if (l.shifted && !d.rq && conv_stem_bands(s, p, l, d, n, g, pool)) return;
@@ -260,14 +258,11 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
       b.c = out;
       b.ldc = wide;
       gemm(b, inner);
-      if (d.rq && l.wq == s.ow && rows == s.oh) return requant_rows_into(d, out, y0, wide, s.ocg, g * s.ocg);
+      // No wide columns (1x1): each channel's block row is y's, as it is.
+      if (d.rq && l.wq == s.ow) return requant_rows_into(d, out, y0 + r0 * s.ow, wide, s.ocg, g * s.ocg, s.oh * s.ow);
       for (int64_t o = 0; o < s.ocg; ++o) {
         Out* row = out + o * wide;
         const int64_t ch = g * s.ocg + o, at = y0 + (o * s.oh + r0) * s.ow;  // at: y's element
-        if (d.rq && l.wq == s.ow) {  // no wide columns (1x1): the block's row is y's, as it is
-          requant_into(d, row, at, wide, ch);
-          continue;
-        }
         if constexpr (std::is_same_v<Out, int32_t>)
           if (d.y_narrow) {  // narrowed in place over the block's channel row, then its rows copied
             std::byte* packed = reinterpret_cast<std::byte*>(row);
@@ -409,7 +404,7 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
     int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
     depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
                              d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, y);
-    if (d.rq) requant_rows_into(d, y, at, oplane, channels, c0);
+    if (d.rq) requant_rows_into(d, y, at, oplane, channels, c0, oplane);
   });
 }
 

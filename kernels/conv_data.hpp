@@ -59,14 +59,16 @@ const gemm_out_t<T>* fused_clamp(const ConvData<T>& d, std::array<gemm_out_t<T>,
 }
 
 // requant_into for `rows` channels ch0, ch0 + 1, ... whose n accumulators lie row after row
-// at src, into y's elements at, at + n, ... (a conv's whole planes), in one run.
+// at src, into y's elements at, at + stride, ... (stride n: a conv's whole planes; the planes'
+// size: a block of rows of each), in one run.
 template <class T>
-void requant_rows_into(const ConvData<T>& d, gemm_out_t<T>* src, int64_t at, int64_t n, int64_t rows, int64_t ch0) {
+void requant_rows_into(const ConvData<T>& d, gemm_out_t<T>* src, int64_t at, int64_t n, int64_t rows, int64_t ch0,
+                       int64_t stride) {
   if constexpr (std::is_same_v<gemm_out_t<T>, int32_t>) {
-    if (d.y_narrow) return d.chain->apply_narrow_rows(src, d.y_narrow + at * d.narrow_bytes, n, rows, ch0);
-    d.chain->apply_rows(src, d.y + at, n, rows, ch0);
+    if (d.y_narrow) return d.chain->apply_narrow_rows(src, d.y_narrow + at * d.narrow_bytes, n, rows, ch0, stride);
+    d.chain->apply_rows(src, d.y + at, n, rows, ch0, stride);
   } else {
-    for (int64_t r = 0; r < rows; ++r) requant_into(d, src + r * n, at + r * n, n, ch0 + r);
+    for (int64_t r = 0; r < rows; ++r) requant_into(d, src + r * n, at + r * stride, n, ch0 + r);
   }
 }
 

@@ -169,26 +169,30 @@ void RequantChain::apply_narrow(int32_t* buf, void* dst, int64_t n, int64_t chan
   run(buf, dst, n, channel, int(dtype_size(a_->narrow)));
 }
 
-void RequantChain::run_rows(const int32_t* src, void* dst, int64_t n, int64_t rows, int64_t ch0,
-                            int out_bytes) const {
+void RequantChain::run_rows(const int32_t* src, void* dst, int64_t n, int64_t rows, int64_t ch0, int out_bytes,
+                            int64_t dst_stride) const {
   const auto rows_run = simd::ew_kernels().requant_rows_i32;
   if (rows_run && num_per_channel_ <= 1)
     return rows_run(ops_.data(), nops_, num_per_channel_ ? per_channel_[0] : -1,
-                    num_per_channel_ ? per_channel_values_[0] + ch0 : nullptr, src, dst, n, rows, out_bytes);
+                    num_per_channel_ ? per_channel_values_[0] + ch0 : nullptr, src, dst, n, rows, out_bytes,
+                    dst_stride);
   for (int64_t r = 0; r < rows; ++r)
-    run(src + r * n, static_cast<std::byte*>(dst) + r * n * out_bytes, n, ch0 + r, out_bytes);
+    run(src + r * n, static_cast<std::byte*>(dst) + r * dst_stride * out_bytes, n, ch0 + r, out_bytes);
 }
 
-void RequantChain::apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0) const {
-  if (nops_) return run_rows(src, dst, n, rows, ch0, 4);
-  for (int64_t r = 0; r < rows; ++r) apply_fused_requant<int32_t>(*a_, src + r * n, dst + r * n, n, ch0 + r);
+void RequantChain::apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0,
+                              int64_t dst_stride) const {
+  if (nops_) return run_rows(src, dst, n, rows, ch0, 4, dst_stride);
+  for (int64_t r = 0; r < rows; ++r)
+    apply_fused_requant<int32_t>(*a_, src + r * n, dst + r * dst_stride, n, ch0 + r);
 }
 
-void RequantChain::apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0) const {
+void RequantChain::apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0,
+                                     int64_t dst_stride) const {
   const int bytes = int(dtype_size(a_->narrow));
-  if (nops_) return run_rows(buf, dst, n, rows, ch0, bytes);
+  if (nops_) return run_rows(buf, dst, n, rows, ch0, bytes, dst_stride);
   for (int64_t r = 0; r < rows; ++r)
-    apply_fused_requant_narrow(*a_, buf + r * n, static_cast<std::byte*>(dst) + r * n * bytes, n, ch0 + r);
+    apply_fused_requant_narrow(*a_, buf + r * n, static_cast<std::byte*>(dst) + r * dst_stride * bytes, n, ch0 + r);
 }
 
 template void apply_fused_requant<int32_t>(const FusedActivation&, const int32_t*, int32_t*, int64_t, int64_t);

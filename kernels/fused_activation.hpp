@@ -119,9 +119,9 @@ class RequantChain {
   void apply(const int32_t* src, int32_t* dst, int64_t n, int64_t channel) const;
   void apply_narrow(int32_t* buf, void* dst, int64_t n, int64_t channel) const;
   // The same for `rows` channels ch0, ch0 + 1, ...: channel ch0 + r's n values at src + r·n
-  // into dst's elements r·n .. (dst is src or does not overlap it).
-  void apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0) const;
-  void apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0) const;
+  // into dst's elements r·dst_stride .. (dst is src with dst_stride n, or does not overlap it).
+  void apply_rows(const int32_t* src, int32_t* dst, int64_t n, int64_t rows, int64_t ch0, int64_t dst_stride) const;
+  void apply_narrow_rows(int32_t* buf, void* dst, int64_t n, int64_t rows, int64_t ch0, int64_t dst_stride) const;
   // The chain as the level's kernels take it into their registers: nops ops with at most one
   // per-channel multiplier, ops[mul_op] (-1: none) taking values[c] for channel c. Null where
   // it runs otherwise (no run at this level, a step per column, several per-channel steps).
@@ -138,7 +138,8 @@ class RequantChain {
 
  private:
   void run(const int32_t* src, void* dst, int64_t n, int64_t channel, int out_bytes) const;
-  void run_rows(const int32_t* src, void* dst, int64_t n, int64_t rows, int64_t ch0, int out_bytes) const;
+  void run_rows(const int32_t* src, void* dst, int64_t n, int64_t rows, int64_t ch0, int out_bytes,
+                int64_t dst_stride) const;
   const FusedActivation* a_;
   simd::RequantRun run_ = nullptr;
   int nops_ = 0;  // 0: no run at this level, or a step indexed by column: step by step

@@ -91,11 +91,12 @@ struct RequantOp {
 using RequantRun = void (*)(const RequantOp* ops, int nops, const int32_t* src, void* dst, int64_t n, int out_bytes);
 // `rows` rows of n values through one chain whose op mul_op (a mul; < 0: none) takes row r's
 // value mul_values[r] (a conv's channels and their multipliers): row r from src + r·n into
-// dst's elements r·n .. r·n + n - 1, as RequantRun, dst again src or not overlapping it.
-// nops <= kMaxRequantOps.
+// dst's elements r·dst_stride .. r·dst_stride + n - 1, as RequantRun, dst again src (with
+// dst_stride n) or not overlapping it. nops <= kMaxRequantOps.
 inline constexpr int kMaxRequantOps = 16;
 using RequantRowsRun = void (*)(const RequantOp* ops, int nops, int mul_op, const int32_t* mul_values,
-                                const int32_t* src, void* dst, int64_t n, int64_t rows, int out_bytes);
+                                const int32_t* src, void* dst, int64_t n, int64_t rows, int out_bytes,
+                                int64_t dst_stride);
 
 struct EwTable {
   // [op][elem][splat][streaming]: streaming runs write the output with non-temporal stores

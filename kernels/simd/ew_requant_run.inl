@@ -44,22 +44,23 @@ void requant_run(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
 
 // Rows of one chain (RequantRowsRun): a layer's chain (LayerChain) with the multiplier per row
 // in registers, row after row; any other chain, or rows shorter than a register, as
-// requant_run per row with its ops patched. In place too: row r's stores land at or below its
-// own values and below every later row's.
+// requant_run per row with its ops patched. In place too (dst_stride n): row r's stores land at
+// or below its own values and below every later row's.
 void requant_rows(const RequantOp* ops, int nops, int mul_op, const int32_t* mul_values, const int32_t* src,
-                  void* dst, int64_t n, int64_t rows, int out_bytes) {
+                  void* dst, int64_t n, int64_t rows, int out_bytes, int64_t dst_stride) {
   namespace r = requant_detail;
   if (n <= 0 || rows <= 0) return;
   if (mul_op == 1 && n >= r::kLanes) {
     const auto l = r::layer_chain_of(ops, nops);
     if (l && std::all_of(mul_values, mul_values + rows, [](int32_t m) { return r::in_i16(m); }))
-      return r::layer_rows(*l, mul_values, src, dst, n, rows, out_bytes);
+      return r::layer_rows(*l, mul_values, src, dst, n, rows, out_bytes, dst_stride);
   }
   std::array<RequantOp, kMaxRequantOps> local{};
   std::copy_n(ops, std::min(nops, kMaxRequantOps), local.begin());
   for (int64_t row = 0; row < rows; ++row) {
     if (mul_op >= 0) local[std::size_t(mul_op)].value = mul_values[row];
-    requant_run(local.data(), nops, src + row * n, static_cast<std::byte*>(dst) + row * n * out_bytes, n, out_bytes);
+    requant_run(local.data(), nops, src + row * n, static_cast<std::byte*>(dst) + row * dst_stride * out_bytes, n,
+                out_bytes);
   }
 }
 

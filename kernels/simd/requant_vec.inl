@@ -30,6 +30,21 @@ inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
 // vpmulld's two.
 inline IV madd16(IV t, IV m) { return _mm512_madd_epi16(t, m); }
 inline IV sra_by(IV v, int bits) { return _mm512_srav_epi32(v, splat(bits)); }  // one uop, as in rshift_round
+// 16-bit lanes (LayerChain::i8_pack): saturating packs within 128-bit blocks, the high half of
+// signed products, an add, an arithmetic shift and bounds.
+inline IV packs32(IV a, IV b) { return _mm512_packs_epi32(a, b); }
+inline IV packs16(IV a, IV b) { return _mm512_packs_epi16(a, b); }
+inline IV mulhi16(IV a, IV b) { return _mm512_mulhi_epi16(a, b); }
+inline IV splat16(int32_t v) { return _mm512_set1_epi16(int16_t(v)); }
+inline IV add16(IV a, IV b) { return _mm512_add_epi16(a, b); }
+inline IV sra16(IV v, int bits) { return _mm512_sra_epi16(v, _mm_cvtsi32_si128(bits)); }
+inline IV clamp16(IV v, IV lo, IV hi) { return _mm512_min_epi16(_mm512_max_epi16(v, lo), hi); }
+// packs16(packs32(a, b), packs32(c, d)) holds in each 128-bit block k the 4-byte groups
+// a[4k..], b[4k..], c[4k..], d[4k..]: these dword indices put a, b, c and d in order.
+inline IV order_quads(IV v) {
+  return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v);
+}
+inline void store_bytes(void* dst, int64_t k, IV v) { _mm512_storeu_si512(static_cast<uint8_t*>(dst) + k, v); }
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
@@ -76,6 +91,18 @@ inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
 // As the AVX-512 madd16: vpmaddwd, one uop against vpmulld's two.
 inline IV madd16(IV t, IV m) { return _mm256_madd_epi16(t, m); }
 inline IV sra_by(IV v, int bits) { return _mm256_srav_epi32(v, splat(bits)); }
+// As the AVX-512 ones, two 128-bit blocks.
+inline IV packs32(IV a, IV b) { return _mm256_packs_epi32(a, b); }
+inline IV packs16(IV a, IV b) { return _mm256_packs_epi16(a, b); }
+inline IV mulhi16(IV a, IV b) { return _mm256_mulhi_epi16(a, b); }
+inline IV splat16(int32_t v) { return _mm256_set1_epi16(int16_t(v)); }
+inline IV add16(IV a, IV b) { return _mm256_add_epi16(a, b); }
+inline IV sra16(IV v, int bits) { return _mm256_sra_epi16(v, _mm_cvtsi32_si128(bits)); }
+inline IV clamp16(IV v, IV lo, IV hi) { return _mm256_min_epi16(_mm256_max_epi16(v, lo), hi); }
+inline IV order_quads(IV v) { return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)); }
+inline void store_bytes(void* dst, int64_t k, IV v) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(dst) + k), v);
+}
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
 // kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
 // instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
@@ -209,6 +236,9 @@ struct LayerChain {
   RequantOp a, c, add, table;  // c with the clip's range merged in
   RequantOp a_in;     // head 1: the input's bounds (lo, hi), 2^(s-1) (value) and s (shift)
   RequantOp c_round;  // fast_c: the add of 2^(s-1) of the second shift's s
+  // No table, a second shift of s in [17, 30] bits and its clamp within i8's range: into i8,
+  // four registers at a time in 16-bit lanes (layer_quad_i8).
+  bool i8_pack = false;
 };
 inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
 inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) {
@@ -245,6 +275,7 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
     l.add = ops[3];
     l.table = ops[4];
   }
+  l.i8_pack = !l.lut && ops[2].shift + 1 >= 17 && ops[2].shift + 1 <= 30 && l.c.lo >= -128 && l.c.hi <= 127;
   return l;
 }
 inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
@@ -268,6 +299,32 @@ inline IV layer_register(const LayerChain& l, IV m, IV v) {
   if constexpr (kLut) v = vector_step<K::lut>(l.table, vector_step<K::add>(l.add, v));
   return v;
 }
+// Four registers of values a, b, c, d (in that order) through l where l.i8_pack, into one
+// register of their i8 results in order; m16 the multiplier in every 16-bit lane (or lane k's
+// in lanes 2k and 2k + 1 of each 128-bit block, as packs32 pairs them). The head in 32-bit
+// lanes, as layer_register's; then packs32 to i16 (the head's result is within it, so exact)
+// and the second shift of the product P = t·m in 16-bit lanes: for s >= 17 bits,
+//   floor((P + 2^(s-1)) / 2^s) = (hi + 2^(s-17)) >> (s - 16),   hi = floor(P / 2^16) (mulhi16),
+// since P + 2^(s-1) = 2^16·(hi + 2^(s-17)) + (P mod 2^16) and that remainder is below one step
+// of 2^(s-16) in hi's units. |P| <= 2^30, so |hi| <= 2^14 and hi + 2^(s-17) fits in i16 for
+// s <= 30. The clamp's range lies in i8's, so packs16's saturation changes nothing.
+template <int kHead>
+inline IV layer_quad_i8(const LayerChain& l, IV m16, IV a, IV b, IV c, IV d) {
+  using K = RequantOp::Kind;
+  auto head = [&](IV v) {
+    if constexpr (kHead == 2) return vector_step<K::clip>(l.a, v);
+    else if constexpr (kHead == 1)
+      return sra_by(vector_step<K::add>(l.a_in, vector_step<K::clip>(l.a_in, v)), l.a_in.shift);
+    else return rshift_round<false>(l.a, v);
+  };
+  const int s = l.c.shift + 1;
+  const IV round = splat16(int32_t(1) << (s - 17)), lo = splat16(l.c.lo), hi = splat16(l.c.hi);
+  auto second = [&](IV t16) { return clamp16(sra16(add16(mulhi16(t16, m16), round), s - 16), lo, hi); };
+  const IV ab = second(packs32(head(a), head(b))), cd = second(packs32(head(c), head(d)));
+  return order_quads(packs16(ab, cd));
+}
+inline IV multiplier16(int32_t m) { return splat16(m); }
+
 // f.template operator()<kHead, kFastC, kLut>() for l.
 template <class F>
 auto with_layer_chain(const LayerChain& l, F&& f) {
@@ -289,23 +346,37 @@ inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, v
     const LayerChain c = l;  // a copy: the stores to dst cannot change it, so splats leave the loop
     const IV m = multiplier_halves(mul);
     int64_t k = 0;
+    if (out_bytes == 1 && c.i8_pack) {
+      const IV m16 = multiplier16(mul);
+      for (; k + 4 * kLanes <= n; k += 4 * kLanes)
+        store_bytes(dst, k,
+                    layer_quad_i8<H>(c, m16, load(src + k), load(src + k + kLanes), load(src + k + 2 * kLanes),
+                                     load(src + k + 3 * kLanes)));
+    }
     for (; k + kLanes <= n; k += kLanes) store(dst, k, layer_register<H, W, L>(c, m, load(src + k)), out_bytes);
     return k;
   });
 }
 // Rows of at least a register each, row r's multiplier mul_values[r] (each in i16's range),
-// each row's tail its last whole register read before the row's first store (as
-// requant_run's).
+// into dst's elements r·dst_stride.., each row's tail its last whole register read before the
+// row's first store (as requant_run's).
 inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int32_t* src, void* dst, int64_t n,
-                       int64_t rows, int out_bytes) {
+                       int64_t rows, int out_bytes, int64_t dst_stride) {
   with_layer_chain(l, [&]<int H, bool W, bool L>() {
     const LayerChain c = l;
     for (int64_t r = 0; r < rows; ++r) {
       const int32_t* s = src + r * n;
       const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
       int64_t k = 0;
-      for (; k + kLanes <= n; k += kLanes) store(dst, r * n + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
-      if (k < n) store(dst, r * n + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
+      if (out_bytes == 1 && c.i8_pack) {
+        const IV m16 = multiplier16(mul_values[r]);
+        for (; k + 4 * kLanes <= n; k += 4 * kLanes)
+          store_bytes(dst, r * dst_stride + k,
+                      layer_quad_i8<H>(c, m16, load(s + k), load(s + k + kLanes), load(s + k + 2 * kLanes),
+                                       load(s + k + 3 * kLanes)));
+      }
+      for (; k + kLanes <= n; k += kLanes) store(dst, r * dst_stride + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
+      if (k < n) store(dst, r * dst_stride + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
     }
   });
 }

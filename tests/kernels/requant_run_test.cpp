@@ -84,6 +84,12 @@ void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
     ops[2].lo = -128;
     ops[2].hi = 127;
     ops[3].value = 127 + int32_t(rng.next() % 3);
+  } else if (rng.next() % 2) {
+    // An i8 layer's: the second shift of 17..30 bits and its clamp within i8's range, which
+    // the run computes in 16-bit lanes into i8 (LayerChain::i8_pack).
+    ops[2].shift = 16 + int(rng.next() % 14);
+    ops[2].lo = rng.next() % 2 ? -128 : 0;
+    ops[2].hi = int32_t(rng.next() % 128);
   }
 }
 
@@ -130,7 +136,8 @@ BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
           }
         }
         if (trial % 8 == 4 || trial % 16 == 0) quantizer_ranges(ops, rng);
-        const int64_t n = int64_t(rng.next() % 70);
+        // Runs of up to 3 of the 4-register groups of the 16-bit lanes, with every remainder.
+        const int64_t n = int64_t(rng.next() % (trial % 2 ? 70 : 200));
         std::vector<int32_t> src(static_cast<std::size_t>(n));
         for (int32_t& v : src) v = any_i32(rng);
         for (int bytes : {1, 2, 4}) {
@@ -212,7 +219,7 @@ BOOST_AUTO_TEST_CASE(rows_with_a_multiplier_each) {
           if (o.kind == K::mul && (mul_op < 0 || rng.next() % 2)) mul_op = int(k);
         }
         if (!layer && rng.next() % 4 == 0) mul_op = -1;
-        const int64_t n = int64_t(rng.next() % 70), rows = 1 + int64_t(rng.next() % 5);
+        const int64_t n = int64_t(rng.next() % (trial % 2 ? 70 : 200)), rows = 1 + int64_t(rng.next() % 5);
         std::vector<int32_t> muls(static_cast<std::size_t>(rows)), src(static_cast<std::size_t>(n * rows));
         for (int32_t& v : muls) v = rng.next() % 2 ? int32_t(rng.next() % 30000) : any_i32(rng);
         // Half of the layer chains with mlvm-quantize's ranges, every row's multiplier in i16's.
@@ -228,26 +235,36 @@ BOOST_AUTO_TEST_CASE(rows_with_a_multiplier_each) {
           for (const RequantOp& o : row_ops) v = reference_step(o, v);
           return uint32_t(int32_t(v));
         };
-        for (bool in_place : {false, true}) {
-          for (int bytes : {1, 2, 4}) {
-            std::vector<int32_t> buf = src;
-            std::vector<uint8_t> out(std::size_t(n * rows) * 4 + 16, 0xAB);
-            void* dst = in_place ? static_cast<void*>(buf.data()) : out.data();
-            run(ops.data(), int(ops.size()), mul_op, muls.data(), buf.data(), dst, n, rows, bytes);
-            const auto* got_bytes = static_cast<const uint8_t*>(dst);
-            const uint32_t mask = bytes == 4 ? 0xFFFFFFFFu : (1u << (8 * bytes)) - 1;
-            int bad = 0;
-            for (int64_t i = 0; i < n * rows; ++i) {
-              uint32_t got = 0;
-              std::memcpy(&got, got_bytes + std::size_t(i) * std::size_t(bytes), std::size_t(bytes));
-              if ((want(i) & mask) != got && bad++ < 3)
-                BOOST_ERROR((in_place ? "in place, " : "") << "bytes " << bytes << " element " << i << " of "
-                                                           << rows << " rows of " << n);
+        // Out of place also into rows `gap` elements apart (a block of rows of each conv plane).
+        for (int64_t gap : {int64_t(0), int64_t(3)})
+          for (bool in_place : {false, true}) {
+            if (in_place && gap) continue;
+            const int64_t stride = n + gap;
+            for (int bytes : {1, 2, 4}) {
+              std::vector<int32_t> buf = src;
+              std::vector<uint8_t> out(std::size_t(stride * rows) * 4 + 16, 0xAB);
+              void* dst = in_place ? static_cast<void*>(buf.data()) : out.data();
+              run(ops.data(), int(ops.size()), mul_op, muls.data(), buf.data(), dst, n, rows, bytes, stride);
+              const auto* got_bytes = static_cast<const uint8_t*>(dst);
+              const uint32_t mask = bytes == 4 ? 0xFFFFFFFFu : (1u << (8 * bytes)) - 1;
+              int bad = 0;
+              for (int64_t i = 0; i < n * rows; ++i) {
+                uint32_t got = 0;
+                const int64_t at = i / n * stride + i % n;
+                std::memcpy(&got, got_bytes + std::size_t(at) * std::size_t(bytes), std::size_t(bytes));
+                if ((want(i) & mask) != got && bad++ < 3)
+                  BOOST_ERROR((in_place ? "in place, " : "") << "bytes " << bytes << " element " << i << " of "
+                                                             << rows << " rows of " << n << ", gap " << gap);
+              }
+              BOOST_TEST(bad == 0);
+              if (in_place) continue;
+              // Nothing between the rows or past the last is written.
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t e = r * stride + n; e < (r + 1) * stride; ++e)
+                  for (int b = 0; b < bytes; ++b) BOOST_TEST(out[std::size_t(e * bytes + b)] == 0xAB);
+              BOOST_TEST(out[std::size_t(stride * rows) * std::size_t(bytes)] == 0xAB);
             }
-            BOOST_TEST(bad == 0);
-            if (!in_place) BOOST_TEST(out[std::size_t(n * rows) * std::size_t(bytes)] == 0xAB);
           }
-        }
       }
     }
   }
