@@ -375,13 +375,21 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
   const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
   const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
   if (how == ExactDepthwise::planes) {
-    for_each_item(env.pool, s.n * s.c, [&](int64_t t) {
+    // A requantization takes the planes of up to 16 channels in one rows run (the chain set
+    // up once, not per plane), their sums in a scratch of at most 64 KiB.
+    const int64_t group = d.rq ? std::clamp<int64_t>((int64_t(64) << 10) / (4 * oplane), 1, 16) : 1;
+    const int64_t groups = (s.c + group - 1) / group;
+    for_each_item(env.pool, s.n * groups, [&](int64_t t) {
       env.check_cancelled();
-      const int64_t c = t % s.c;
-      int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, oplane) : d.y + t * oplane;
-      depthwise_plane_exact<T>(geo, d.x + t * plane, d.w + c * s.kh * s.kw, d.bias ? d.bias + c * d.bias_stride : nullptr,
-                               y);
-      if (d.rq) requant_into(d, y, t * oplane, oplane, c);
+      const int64_t n = t / groups, c0 = t % groups * group, rows = std::min(group, s.c - c0);
+      const int64_t at = (n * s.c + c0) * oplane;
+      int32_t* y = d.rq ? conv_scratch<int32_t>(1, rows * oplane) : d.y + at;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t c = c0 + r;
+        depthwise_plane_exact<T>(geo, d.x + (n * s.c + c) * plane, d.w + c * s.kh * s.kw,
+                                 d.bias ? d.bias + c * d.bias_stride : nullptr, y + r * oplane);
+      }
+      if (d.rq) requant_rows_into(d, y, at, oplane, rows, c0, oplane);
     });
     return;
   }
