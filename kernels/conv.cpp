@@ -424,17 +424,25 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
     if (s.ocg == 1)
       if (const ExactDepthwise how = exact_depthwise(d.w, s.oc * s.kh * s.kw, geo); how != ExactDepthwise::none)
         return conv_depthwise_exact(s, p, d, how, env);
-  const int64_t planes = s.n * s.oc;
-  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw));
-  parallel_for(env.pool, planes, grain, [&](int64_t f, int64_t l) {
+  // A requantization takes up to 16 planes of one image in one rows run (the chain set up
+  // once, not per plane), their sums in a scratch of at most 64 KiB.
+  using Out = gemm_out_t<T>;
+  const int64_t oplane = s.oh * s.ow;
+  const int64_t group = d.rq ? std::clamp<int64_t>((int64_t(64) << 10) / (int64_t(sizeof(Out)) * oplane), 1, 16) : 1;
+  const int64_t groups = (s.oc + group - 1) / group;
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, group * oplane * s.kh * s.kw));
+  parallel_for(env.pool, s.n * groups, grain, [&](int64_t f, int64_t l) {
     for (int64_t t = f; t < l; ++t) {
-      if ((t - f) % 64 == 0) env.check_cancelled();
-      const int64_t n = t / s.oc, o = t % s.oc, g = o / s.ocg;
-      // A narrowing requantization reads the plane from a scratch one instead.
-      gemm_out_t<T>* y = d.y_narrow ? conv_scratch<gemm_out_t<T>>(1, s.oh * s.ow) : d.y + t * s.oh * s.ow;
-      simd::depthwise_plane<T>(d.x + (n * s.c + g) * s.h * s.w, d.w + o * s.kh * s.kw,
-                               d.bias ? d.bias + o * d.bias_stride : nullptr, geo, y);
-      if (d.rq) requant_into(d, y, t * s.oh * s.ow, s.oh * s.ow, o);  // the plane is in cache
+      if ((t - f) % 64 == 0 || group > 1) env.check_cancelled();
+      const int64_t n = t / groups, o0 = t % groups * group, rows = std::min(group, s.oc - o0);
+      const int64_t at = (n * s.oc + o0) * oplane;
+      Out* y = d.rq ? conv_scratch<Out>(1, rows * oplane) : d.y + at;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t o = o0 + r, g = o / s.ocg;
+        simd::depthwise_plane<T>(d.x + (n * s.c + g) * s.h * s.w, d.w + o * s.kh * s.kw,
+                                 d.bias ? d.bias + o * d.bias_stride : nullptr, geo, y + r * oplane);
+      }
+      if (d.rq) requant_rows_into(d, y, at, oplane, rows, o0, oplane);  // the planes are in cache
     }
   });
 }
