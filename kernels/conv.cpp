@@ -400,7 +400,10 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
     const int64_t at = (n * s.oc + c0) * oplane;
     if constexpr (std::is_same_v<T, int8_t>) {
       // The requantization in the kernel's registers, where the chain allows.
-      const auto ops = d.rq ? (d.chain ? d.chain->as_ops() : std::nullopt) : std::optional<RequantChain::Ops>(RequantChain::Ops{nullptr, 0, -1, nullptr});
+      using Ops = RequantChain::Ops;
+      const std::optional<Ops> ops = !d.rq ? std::optional<Ops>(Ops{nullptr, 0, -1, nullptr})
+                                     : d.chain ? d.chain->as_ops()
+                                               : std::nullopt;
       void* out = d.y_narrow ? static_cast<void*>(d.y_narrow + at * d.narrow_bytes) : static_cast<void*>(d.y + at);
       if (ops && depthwise_block_i8(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
                                     d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, ops->ops, ops->nops,

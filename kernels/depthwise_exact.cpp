@@ -112,9 +112,10 @@ bool depthwise_block_i8(const simd::DepthwiseGeometry& g, const int8_t* x, int64
   const int64_t work = simd::depthwise_blocked_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
   float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
   const float inf = std::numeric_limits<float>::infinity();
-  const simd::DepthwiseBlocked f{nullptr, channels, g.h,  g.w,  g.kh,       g.kw,        g.oh, g.ow,    g.top, g.left,
-                                 g.sh,    g.sw,     g.dh, g.dw, wf.data(), nullptr,     bias_stride, -inf, inf,  nullptr,
-                                 buf};
+  // x, bias and y unused: the i8 planes, the i32 bias and the results are the call's own.
+  const simd::DepthwiseBlocked f{nullptr, channels,  g.h,         g.w,  g.kh, g.kw,    g.oh,
+                                 g.ow,    g.top,     g.left,      g.sh, g.sw, g.dh,    g.dw,
+                                 wf.data(), nullptr, bias_stride, -inf, inf,  nullptr, buf};
   table.depthwise_blocked_i8({f, x, bias, ops, nops, mul_op, mul_values, y, out_bytes});
   return true;
 }

@@ -251,7 +251,8 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
   if (l.head == 0) {
     const int s = ops[0].shift + 1;
     const int64_t half = int64_t(1) << (s - 1);
-    const int64_t lo = int64_t(ops[0].lo) * (int64_t(1) << s) - half, hi = int64_t(ops[0].hi) * (int64_t(1) << s) + half - 1;
+    const int64_t lo = int64_t(ops[0].lo) * (int64_t(1) << s) - half;
+    const int64_t hi = int64_t(ops[0].hi) * (int64_t(1) << s) + half - 1;
     if (ops[0].lo <= ops[0].hi && lo >= INT32_MIN && hi + half <= INT32_MAX) {
       l.head = 1;
       l.a_in.lo = int32_t(lo);
@@ -375,7 +376,8 @@ inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int
                       layer_quad_i8<H>(c, m16, load(s + k), load(s + k + kLanes), load(s + k + 2 * kLanes),
                                        load(s + k + 3 * kLanes)));
       }
-      for (; k + kLanes <= n; k += kLanes) store(dst, r * dst_stride + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
+      for (; k + kLanes <= n; k += kLanes)
+        store(dst, r * dst_stride + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
       if (k < n) store(dst, r * dst_stride + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
     }
   });
