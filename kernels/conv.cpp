@@ -367,6 +367,14 @@ void conv_depthwise_float(const ConvShape& s, const ConvParams& p, const ConvDat
   });
 }
 
+// Depthwise planes of oplane accumulators per requantization run (the chain set up once for
+// them, not per plane): up to 16, in at most 64 KiB of scratch; 1 with none (y's own planes).
+template <class T>
+int64_t planes_per_requant(const ConvData<T>& d, int64_t oplane) {
+  if (!d.rq) return 1;
+  return std::clamp<int64_t>((int64_t(64) << 10) / (int64_t(sizeof(gemm_out_t<T>)) * oplane), 1, 16);
+}
+
 // Integer depthwise with one output channel per input channel in f32 where that is exact
 // (kernels/depthwise_exact.hpp), by planes or a register of channels at a time.
 template <class T>
@@ -375,9 +383,7 @@ void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvDat
   const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
   const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
   if (how == ExactDepthwise::planes) {
-    // A requantization takes the planes of up to 16 channels in one rows run (the chain set
-    // up once, not per plane), their sums in a scratch of at most 64 KiB.
-    const int64_t group = d.rq ? std::clamp<int64_t>((int64_t(64) << 10) / (4 * oplane), 1, 16) : 1;
+    const int64_t group = planes_per_requant(d, oplane);
     const int64_t groups = (s.c + group - 1) / group;
     for_each_item(env.pool, s.n * groups, [&](int64_t t) {
       env.check_cancelled();
@@ -427,11 +433,9 @@ void conv_depthwise(const ConvShape& s, const ConvParams& p, const ConvData<T>& 
     if (s.ocg == 1)
       if (const ExactDepthwise how = exact_depthwise(d.w, s.oc * s.kh * s.kw, geo); how != ExactDepthwise::none)
         return conv_depthwise_exact(s, p, d, how, env);
-  // A requantization takes up to 16 planes of one image in one rows run (the chain set up
-  // once, not per plane), their sums in a scratch of at most 64 KiB.
   using Out = gemm_out_t<T>;
   const int64_t oplane = s.oh * s.ow;
-  const int64_t group = d.rq ? std::clamp<int64_t>((int64_t(64) << 10) / (int64_t(sizeof(Out)) * oplane), 1, 16) : 1;
+  const int64_t group = planes_per_requant(d, oplane);
   const int64_t groups = (s.oc + group - 1) / group;
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, group * oplane * s.kh * s.kw));
   parallel_for(env.pool, s.n * groups, grain, [&](int64_t f, int64_t l) {

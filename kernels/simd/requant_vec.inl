@@ -45,22 +45,18 @@ inline IV order_quads(IV v) {
   return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v);
 }
 inline void store_bytes(void* dst, int64_t k, IV v) { _mm512_storeu_si512(static_cast<uint8_t*>(dst) + k, v); }
-// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
-// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
-// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
-template <bool kPlusOne>
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped (a layer chain's
+// shifts that cannot overflow take LayerChain's shorter forms).
 inline IV rshift_round(const RequantOp& o, IV v) {
   const IV q = _mm512_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
-  IV t;
-  if constexpr (kPlusOne) t = _mm512_srai_epi32(_mm512_add_epi32(q, splat(1)), 1);
-  else t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
+  const IV t = _mm512_add_epi32(_mm512_srai_epi32(q, 1), _mm512_and_si512(q, splat(1)));
   return _mm512_min_epi32(_mm512_max_epi32(t, splat(o.lo)), splat(o.hi));
 }
 template <RequantOp::Kind K>
 inline IV vector_step(const RequantOp& o, IV v) {
   switch (K) {
     case RequantOp::Kind::rshift:
-      return rshift_round<false>(o, v);
+      return rshift_round(o, v);
     case RequantOp::Kind::clip:
       return _mm512_min_epi32(_mm512_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
@@ -103,22 +99,18 @@ inline IV order_quads(IV v) { return _mm256_permutevar8x32_epi32(v, _mm256_setr_
 inline void store_bytes(void* dst, int64_t k, IV v) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(dst) + k), v);
 }
-// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped. With
-// kPlusOne (shift >= 1, so q + 1 cannot overflow) the same value as (q + 1) >> 1, one
-// instruction fewer: q = 2k gives k, q = 2k + 1 gives k + 1 either way.
-template <bool kPlusOne>
+// cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped (a layer chain's
+// shifts that cannot overflow take LayerChain's shorter forms).
 inline IV rshift_round(const RequantOp& o, IV v) {
   const IV q = _mm256_srav_epi32(v, splat(o.shift));  // one uop; vpsrad by an xmm count is two
-  IV t;
-  if constexpr (kPlusOne) t = _mm256_srai_epi32(_mm256_add_epi32(q, splat(1)), 1);
-  else t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
+  const IV t = _mm256_add_epi32(_mm256_srai_epi32(q, 1), _mm256_and_si256(q, splat(1)));
   return _mm256_min_epi32(_mm256_max_epi32(t, splat(o.lo)), splat(o.hi));
 }
 template <RequantOp::Kind K>
 inline IV vector_step(const RequantOp& o, IV v) {
   switch (K) {
     case RequantOp::Kind::rshift:
-      return rshift_round<false>(o, v);
+      return rshift_round(o, v);
     case RequantOp::Kind::clip:
       return _mm256_min_epi32(_mm256_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
@@ -226,11 +218,11 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
 // overflow a shift and its clamp are an add, a shift and two bounds, one instruction fewer:
 //  * the head clamps first, clamp(r(v), lo, hi) = r(clamp(v, lo·2^s - 2^(s-1),
 //    hi·2^s + 2^(s-1) - 1)), r being monotone and those the least and greatest v of r(v) in
-//    [lo, hi]; then v + 2^(s-1) <= (hi + 1)·2^s - 1, which must fit in 32 bits (fast_head);
+//    [lo, hi]; then v + 2^(s-1) <= (hi + 1)·2^s - 1, which must fit in 32 bits (head 1);
 //  * the second shift adds first: its operand is a product of two i16 values, at most 2^30
 //    in magnitude, so v + 2^(s-1) fits for s <= 30 (fast_c).
 struct LayerChain {
-  int head = 0;  // 0: a shift (rshift_round), 1: a shift clamping first (fast_head), 2: a clip
+  int head = 0;  // 0: a shift (rshift_round), 1: a shift clamping first, 2: a clip
   bool fast_c = false;  // the second shift adds first
   bool lut = false;     // an add and a table follow
   RequantOp a, c, add, table;  // c with the clip's range merged in
@@ -280,22 +272,24 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
   return l;
 }
 inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
+// The chain's head on one register (LayerChain::head), in 32-bit lanes.
+template <int kHead>
+inline IV layer_head(const LayerChain& l, IV v) {
+  using K = RequantOp::Kind;
+  if constexpr (kHead == 2) return vector_step<K::clip>(l.a, v);
+  else if constexpr (kHead == 1)
+    return sra_by(vector_step<K::add>(l.a_in, vector_step<K::clip>(l.a_in, v)), l.a_in.shift);
+  else return rshift_round(l.a, v);
+}
 // One register through the chain, m from multiplier_halves.
 template <int kHead, bool kFastC, bool kLut>
 inline IV layer_register(const LayerChain& l, IV m, IV v) {
   using K = RequantOp::Kind;
-  if constexpr (kHead == 2) {
-    v = vector_step<K::clip>(l.a, v);
-  } else if constexpr (kHead == 1) {
-    v = sra_by(vector_step<K::add>(l.a_in, vector_step<K::clip>(l.a_in, v)), l.a_in.shift);
-  } else {
-    v = rshift_round<false>(l.a, v);
-  }
-  v = madd16(v, m);
+  v = madd16(layer_head<kHead>(l, v), m);
   if constexpr (kFastC) {
     v = vector_step<K::clip>(l.c, sra_by(vector_step<K::add>(l.c_round, v), l.c.shift + 1));
   } else {
-    v = rshift_round<false>(l.c, v);
+    v = rshift_round(l.c, v);
   }
   if constexpr (kLut) v = vector_step<K::lut>(l.table, vector_step<K::add>(l.add, v));
   return v;
@@ -311,20 +305,13 @@ inline IV layer_register(const LayerChain& l, IV m, IV v) {
 // s <= 30. The clamp's range lies in i8's, so packs16's saturation changes nothing.
 template <int kHead>
 inline IV layer_quad_i8(const LayerChain& l, IV m16, IV a, IV b, IV c, IV d) {
-  using K = RequantOp::Kind;
-  auto head = [&](IV v) {
-    if constexpr (kHead == 2) return vector_step<K::clip>(l.a, v);
-    else if constexpr (kHead == 1)
-      return sra_by(vector_step<K::add>(l.a_in, vector_step<K::clip>(l.a_in, v)), l.a_in.shift);
-    else return rshift_round<false>(l.a, v);
-  };
+  auto head = [&](IV v) { return layer_head<kHead>(l, v); };
   const int s = l.c.shift + 1;
   const IV round = splat16(int32_t(1) << (s - 17)), lo = splat16(l.c.lo), hi = splat16(l.c.hi);
   auto second = [&](IV t16) { return clamp16(sra16(add16(mulhi16(t16, m16), round), s - 16), lo, hi); };
   const IV ab = second(packs32(head(a), head(b))), cd = second(packs32(head(c), head(d)));
   return order_quads(packs16(ab, cd));
 }
-inline IV multiplier16(int32_t m) { return splat16(m); }
 
 // f.template operator()<kHead, kFastC, kLut>() for l.
 template <class F>
@@ -348,7 +335,7 @@ inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, v
     const IV m = multiplier_halves(mul);
     int64_t k = 0;
     if (out_bytes == 1 && c.i8_pack) {
-      const IV m16 = multiplier16(mul);
+      const IV m16 = splat16(mul);
       for (; k + 4 * kLanes <= n; k += 4 * kLanes)
         store_bytes(dst, k,
                     layer_quad_i8<H>(c, m16, load(src + k), load(src + k + kLanes), load(src + k + 2 * kLanes),
@@ -370,7 +357,7 @@ inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int
       const IV m = multiplier_halves(mul_values[r]), last = load(s + n - kLanes);
       int64_t k = 0;
       if (out_bytes == 1 && c.i8_pack) {
-        const IV m16 = multiplier16(mul_values[r]);
+        const IV m16 = splat16(mul_values[r]);
         for (; k + 4 * kLanes <= n; k += 4 * kLanes)
           store_bytes(dst, r * dst_stride + k,
                       layer_quad_i8<H>(c, m16, load(s + k), load(s + k + kLanes), load(s + k + 2 * kLanes),
