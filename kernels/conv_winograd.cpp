@@ -150,6 +150,17 @@ std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int6
 
 namespace {
 
+// The slack past each of M's `rows` rows (ts = tiles + kWinogradSlack apart) is read by the
+// output transform (into lanes that are dropped), never written by a GEMM: zeros, stored as
+// each position's GEMM finishes, while its rows' ends are still in cache (zeroing all of M
+// first, 36·oc rows a cache line each, was a pass over memory of its own).
+void zero_slack(float* mm, int64_t rows, int64_t tiles, int64_t ts) {
+  for (int64_t row = 0; row < rows; ++row) {
+    float* slack = mm + row * ts + tiles;
+    for (int64_t j = 0; j < simd::kWinogradSlack; ++j) slack[j] = 0.f;
+  }
+}
+
 // Position xi's GEMM for output channels [o0, o1): M[xi] = U[xi] V[xi], or with `swap` Mᵀ =
 // Vᵀ Uᵀ through this thread's work and transposed back into M. V's and M's rows are ts apart
 // (`tiles` used), M holds the channels' rows only, and the filters are the prepared ones when
@@ -168,7 +179,8 @@ void position_run(const WinogradConv& a, const float* u, bool packed, bool swap,
     g.csb = 1;
     g.c = mx;
     g.ldc = ts;
-    return gemm(g, nullptr);
+    gemm(g, nullptr);
+    return zero_slack(mx, o1 - o0, tiles, ts);
   }
   if (packed) g.b_packed = a.prepared->parts[std::size_t(xi)].get();
   g.m = tiles;
@@ -180,13 +192,9 @@ void position_run(const WinogradConv& a, const float* u, bool packed, bool swap,
   g.ldc = g.n;
   gemm(g, nullptr);
   for (int64_t j = 0; j < g.n; j += 16) transpose_columns(mt, tiles, g.n, j, std::min(g.n, j + 16), mx, ts);
+  zero_slack(mx, g.n, tiles, ts);
 }
 
-// The slack past each of M's `rows` rows (ts apart, `tiles` used) is read by the output
-// transform (into lanes that are dropped), never written: zeros.
-void zero_slack(float* mm, int64_t rows, int64_t tiles, int64_t ts) {
-  for (int64_t row = 0; row < rows; ++row) std::fill(mm + row * ts + tiles, mm + (row + 1) * ts, 0.f);
-}
 
 // Tile rows [r0, r1) of image n, the whole pipeline on the calling thread in its own scratch
 // (V and M of just these tiles): input transform of every channel over the rows' part of the
@@ -203,7 +211,6 @@ void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1
   const simd::WinogradTable& kern = simd::winograd_kernels();
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
-  zero_slack(mm, npos * a.oc, tiles, ts);
   // The input rows from the first tile row's on (past the top padding unless r0 is 0).
   const int64_t skip = r0 == 0 ? 0 : r0 * m - a.top, top = r0 == 0 ? a.top : 0;
   for (int64_t i = 0; i < a.c; ++i) {
@@ -260,7 +267,6 @@ void winograd_channels(const WinogradConv& a, int64_t n, int64_t o0, int64_t o1,
   const int npos = positions(a.m);
   const int64_t tiles = tile_count(a.m, a.oh, a.ow), ts = tiles + simd::kWinogradSlack;
   float* mm = scratch(1, npos * (o1 - o0) * ts);
-  zero_slack(mm, npos * (o1 - o0), tiles, ts);
   float* v = scratch(0, npos * a.c * ts);
   for (int64_t i = 0; i < a.c; ++i) input_channel(a, n, i, v, ts);
   for (int xi = 0; xi < npos; ++xi) position_run(a, u, packed, swap, xi, o0, o1, v, mm, tiles, ts);
@@ -271,6 +277,12 @@ void winograd_channels(const WinogradConv& a, int64_t n, int64_t o0, int64_t o1,
 // positions or the output channels are split across the pool (ResNet's 128-512-channel
 // layers: 2.4-16 MB).
 constexpr int64_t kTileSplitMaxFilterBytes = int64_t(1) << 20;
+
+// V and M of one band of tile rows at most (about): half of a 1 MB L2.
+constexpr int64_t kBandBytes = int64_t(512) << 10;
+// Register tiles of columns (tiles) one band's position GEMMs take at least: 96 tiles at
+// AVX2, 192 at AVX-512, where two bands of a 56 x 56 plane's 196 tiles were slower than one.
+constexpr int64_t kBandMinPanels = 6;
 
 }  // namespace
 
@@ -290,20 +302,26 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
     transform_filters(a.filt, a.oc, a.c, m, u);
   }
   const std::array<float, 2> bounds = clamp_bounds<float>(a.act);
-  // On a 2-core VM whose host from time to time runs the two threads on cores that share no
-  // cache (a 370 ns cache-line round trip between them instead of 90), V and M exchanged
-  // between the threads go through memory. With tile rows enough for two a thread and small
-  // filters, each thread takes a band of tile rows through the whole pipeline
-  // (winograd_tile_rows), and no thread reads what another wrote: split by position,
-  // SqueezeNet's 55 x 55 layers took 1.7x their 1-thread time (2-thread SqueezeNet 4.3 ms
-  // against 2.5).
+  // Bands of tile rows, each through the whole pipeline on one thread (winograd_tile_rows):
+  // one band's V and M (npos·(c + oc) floats a tile) stay in L2, where all of a 56 x 56
+  // layer's (4 MB at 64 channels) went through memory twice. With threads, no thread reads
+  // what another wrote: on a 2-core VM whose host from time to time runs the two threads on
+  // cores that share no cache (a 370 ns cache-line round trip between them instead of 90),
+  // V and M exchanged between threads go through memory (split by position, SqueezeNet's
+  // 55 x 55 layers took 1.7x their 1-thread time). Only with small filters, which every band
+  // reads again.
   const int64_t threads = env.pool ? env.pool->size() : 1;
   const int64_t filter_bytes = npos * a.oc * a.c * int64_t(sizeof(float));
-  if (threads > 1 && !swap && th >= 2 * threads && a.top <= m && filter_bytes <= kTileSplitMaxFilterBytes) {
+  const int64_t row_bytes = npos * (a.c + a.oc) * tw * int64_t(sizeof(float));
+  const int64_t min_tiles = kBandMinPanels * gemm_tile_shape<float>().nr;
+  // At least a band a thread, and two tile rows a band.
+  const int64_t bands = std::min(
+      std::max(std::min((th * row_bytes + kBandBytes - 1) / kBandBytes, tiles / min_tiles), threads), th / 2);
+  if (bands > 1 && bands >= threads && !swap && a.top <= m && filter_bytes <= kTileSplitMaxFilterBytes) {
     for (int64_t n = 0; n < a.n; ++n) {
       env.check_cancelled();
-      for_each_item(env.pool, threads, [&](int64_t t) {
-        winograd_tile_rows(a, n, th * t / threads, th * (t + 1) / threads, u, packed, bounds);
+      for_each_item(env.pool, bands, [&](int64_t t) {
+        winograd_tile_rows(a, n, th * t / bands, th * (t + 1) / bands, u, packed, bounds);
       });
       float* yn = a.y + n * a.oc * a.oh * a.ow;
       if (applied_after(a.act))
@@ -331,7 +349,6 @@ void conv_winograd(const WinogradConv& a, ExecEnv& env) {
   // Else the positions are split across the pool, V and M shared.
   float* v = scratch(0, npos * a.c * ts);
   float* mm = scratch(1, npos * a.oc * ts);
-  zero_slack(mm, npos * a.oc, tiles, ts);
   for (int64_t n = 0; n < a.n; ++n) {
     env.check_cancelled();
     for_each_item(env.pool, a.c, [&](int64_t i) { input_channel(a, n, i, v, ts); });

@@ -62,6 +62,9 @@ const std::vector<WinoCase>& wino_cases() {
       // Too few tile rows to split between 2 threads: far apart, they split the output
       // channels in whole register panels at every level (40 = 5 panels of 8, 6 2/3 of 6, 10 of 4).
       {{1, 16, 6, 34}, {40, 16, 3, 3}, {1, 1, 1, 1}, 2},   // 3 tile rows of 17
+      // 400 tiles of 1.8 MB of V and M: bands of tile rows at 1 thread too (2 at AVX-512, 4 at
+      // AVX2), each through the whole pipeline.
+      {{1, 16, 80, 80}, {16, 16, 3, 3}, {1, 1, 1, 1}, 4},
   };
   return c;
 }
