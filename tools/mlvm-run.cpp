@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mlvm/mlvm.hpp"
@@ -181,7 +183,7 @@ const char* kUsage =
     "usage: mlvm-run PROGRAM(.mlbc|.mlasm|.onnx) [--input NAME=FILE.npy|-|VALUE[:DTYPE] ...]\n"
     "                [--inputs FILE.npz] [--output NAME=FILE.npy ...] [--outputs FILE.npz]\n"
     "                [--print] [--threads N] [--max-memory BYTES] [--max-steps N] [--repeat N]\n"
-    "                [--profile[=json]] [--list-ops]\n"
+    "                [--gap MS] [--profile[=json]] [--list-ops]\n"
     "       mlvm-run --cvm SYMBOL.json PARAMS [the same options]\n"
     "\n"
     "Runs a verified mlvm program. A .mlasm file is assembled in memory first, an .onnx model\n"
@@ -200,6 +202,7 @@ int run_main(int argc, char** argv) {
   int threads = 0;
   int64_t max_steps = 0;
   int repeat = 1;
+  double gap_ms = 0;
   // clang-format off
   visible.add_options()
     ("help,h", "print this help and exit")
@@ -217,6 +220,8 @@ int run_main(int argc, char** argv) {
                                                 "(suffix K, M, G, T allowed; default: physical memory)")
     ("max-steps", po::value(&max_steps)->default_value(0), "instructions the run may execute (0: no limit)")
     ("repeat", po::value(&repeat)->default_value(1), "run N times on the same inputs (timing)")
+    ("gap", po::value(&gap_ms)->default_value(0), "MS: pause between repeats, as an application running "
+                                                  "now and then sees (caches cold, cores idle)")
     ("profile", po::value(&profile_format)->implicit_value("table"),
      "after the run: time per op kind and total min/median/max over the runs; "
      "--profile=json writes the same as a JSON document")
@@ -264,6 +269,7 @@ int run_main(int argc, char** argv) {
   if (threads < 0) throw UsageError{"--threads must be >= 0 (0: all cores)"};
   if (max_steps < 0) throw UsageError{"--max-steps must be >= 0 (0: no limit)"};
   if (repeat < 1) throw UsageError{"--repeat must be >= 1"};
+  if (!(gap_ms >= 0 && gap_ms <= 60000)) throw UsageError{"--gap must be 0..60000 ms"};
   const bool profile = vm.count("profile") > 0;
   if (profile && profile_format != "table" && profile_format != "json")
     throw UsageError{"--profile=" + profile_format + ": expected --profile or --profile=json"};
@@ -402,6 +408,7 @@ int run_main(int argc, char** argv) {
         // The previous run's outputs still count against --max-memory: drop them first, so
         // that every repeat runs under the same budget as the first.
         results.clear();
+        if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
         results = again.run(values);
         runs.push_back(again.stats());
       }

@@ -133,6 +133,9 @@ BOOST_AUTO_TEST_CASE(exit_1_usage_and_file_errors) {
       {"prog.mlasm -i x=x.npy -o q=q.npy", "--output q: unknown output q"},
       {"prog.mlasm -i x", "NAME=FILE.npy"},
       {"prog.mlasm -i x=x.npy --repeat 0", "--repeat"},
+      {"prog.mlasm -i x=x.npy --repeat 2 --gap -1", "--gap must be 0..60000 ms"},
+      {"prog.mlasm -i x=x.npy --repeat 2 --gap 1e9", "--gap must be 0..60000 ms"},
+      {"prog.mlasm -i x=x.npy --repeat 2 --gap nan", "--gap must be 0..60000 ms"},
       {"prog.mlasm -i x=x.npy --threads -2", "--threads"},
       {"prog.mlasm -i x=x.npy --max-memory 12Q", "unknown unit"},
       {"missing.mlasm", "missing.mlasm"},
@@ -204,6 +207,10 @@ BOOST_AUTO_TEST_CASE(exit_4_limits) {
   // released before the next one starts.
   r = f.run("big.mlasm -i x=x256.npy --max-memory 3K --repeat 3 -o y=y_rep.npy");
   CHECK_RUN(r, 0);
+  // A pause between the repeats changes nothing but the timing.
+  r = f.run("big.mlasm -i x=x256.npy --max-memory 3K --repeat 3 --gap 2 -o y=y_gap.npy");
+  CHECK_RUN(r, 0);
+  BOOST_TEST(slurp(f.dir / "y_gap.npy") == slurp(f.dir / "y_rep.npy"));
 }
 
 BOOST_AUTO_TEST_CASE(profile_rows_and_exact_final_line) {
