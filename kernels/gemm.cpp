@@ -60,8 +60,8 @@ std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::spa
     offsets.push_back(total);
     total += GemmRun<T>(g, plan).packed_bytes(side_a);
   }
-  std::shared_ptr<char[]> raw(new char[std::size_t(total + 64)]);
-  advise_huge_pages(raw.get(), std::size_t(total + 64));
+  std::shared_ptr<char[]> raw(static_cast<char*>(huge_page_alloc(std::size_t(total + 64))), FreeDeleter{});
+  if (!raw) throw std::bad_alloc();
   char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
   std::vector<std::shared_ptr<const PackedOperand>> packed;
   for (std::size_t i = 0; i < only.size(); ++i)

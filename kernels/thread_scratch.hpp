@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensor/huge_pages.hpp"
+
 namespace mlvm {
 
 inline constexpr int kThreadScratchSlots = 4;
@@ -15,7 +17,7 @@ inline constexpr int kThreadScratchSlots = 4;
 // At least `count` elements; the contents are whatever the slot held last.
 template <class Owner, class E>
 E* thread_scratch(int slot, int64_t count) {
-  thread_local std::vector<E> bufs[kThreadScratchSlots];
+  thread_local std::vector<E, HugePageAllocator<E>> bufs[kThreadScratchSlots];
   if (int64_t(bufs[slot].size()) < count) bufs[slot].resize(std::size_t(count));
   return bufs[slot].data();
 }

@@ -1,6 +1,7 @@
 #include "tensor/huge_pages.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -19,6 +20,22 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
   (void)p;
   (void)bytes;
 #endif
+}
+
+std::size_t huge_page_capacity(std::size_t bytes) noexcept {
+  if (bytes >= kHugePageAllocMinBytes) return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  return (bytes + 63) / 64 * 64;
+}
+
+void* huge_page_alloc(std::size_t bytes) noexcept {
+  if (bytes == 0 || bytes > std::size_t(-1) / 2) return nullptr;
+  const std::size_t capacity = huge_page_capacity(bytes);
+  if (bytes < kHugePageAllocMinBytes) return std::aligned_alloc(64, capacity);
+  void* p = std::aligned_alloc(kHugePageBytes, capacity);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (p) madvise(p, capacity, MADV_HUGEPAGE);  // a hint: errors ignored
+#endif
+  return p;
 }
 
 }  // namespace mlvm

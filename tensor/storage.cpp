@@ -53,7 +53,7 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
     }
   }
 #endif
-  void* p = std::aligned_alloc(kAlign, rounded);
+  void* p = huge_page_alloc(rounded);
   if (!p) {
     // Under the budget but refused by the system: the limit is larger than what is free.
     const std::string budget_note =
@@ -68,9 +68,8 @@ std::shared_ptr<Storage> Storage::allocate(int64_t bytes, std::shared_ptr<Memory
     fail(ErrorKind::limit, "out of memory: the system refused a tensor of " +
                                std::to_string(bytes) + " bytes" + budget_note);
   }
-  advise_huge_pages(p, rounded);
   s->data_ = static_cast<std::byte*>(p);
-  s->capacity_ = rounded;
+  s->capacity_ = huge_page_capacity(rounded);
   return s;
 }
 
