@@ -60,7 +60,7 @@ std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::spa
     offsets.push_back(total);
     total += GemmRun<T>(g, plan).packed_bytes(side_a);
   }
-  std::shared_ptr<char[]> raw(static_cast<char*>(huge_page_alloc(std::size_t(total + 64))), FreeDeleter{});
+  std::shared_ptr<char[]> raw(static_cast<char*>(huge_page_alloc(std::size_t(total + 64))), HugePageDeleter{});
   if (!raw) throw std::bad_alloc();
   char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
   std::vector<std::shared_ptr<const PackedOperand>> packed;

@@ -195,7 +195,7 @@ class GemmRun {
     p->panel_bytes = side_a ? a_panel_bytes(kc_) : b_panel_bytes(kc_);
     if (!data) {
       const int64_t bytes = packed_bytes(side_a) + 64;
-      raw.reset(static_cast<char*>(huge_page_alloc(std::size_t(bytes))), FreeDeleter{});
+      raw.reset(static_cast<char*>(huge_page_alloc(std::size_t(bytes))), HugePageDeleter{});
       if (!raw) throw std::bad_alloc();
       data = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
     }

@@ -2,7 +2,8 @@
 # The second command of the README: build and run the whole test suite.
 # MLVM_SANITIZE=1 builds into build-asan with AddressSanitizer + UndefinedBehaviorSanitizer.
 # MLVM_TSAN=1 builds into build-tsan with ThreadSanitizer and runs the suites that use threads:
-# the VM (sessions on many threads, cancellation, the thread pool under kernels) and the C API.
+# the VM (sessions on many threads, cancellation, the thread pool under kernels), the C API and
+# the huge-page slabs every thread allocates from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The Release build goes through build.sh (Ninja for a new build/). The sanitizer folders keep
@@ -13,11 +14,12 @@ if [[ "${MLVM_TSAN:-0}" == "1" ]]; then
   bash scripts/setup.sh
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DMLVM_TSAN=ON -DMLVM_BUILD_BENCH=OFF \
     -DMLVM_BUILD_PYTHON=OFF >/dev/null
-  targets=(test_vm test_kernels_thread_pool_test)
+  targets=(test_vm test_kernels_thread_pool_test test_tensor)
   [[ -d tests/capi ]] && targets+=(test_capi_all)
   cmake --build build-tsan -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   build-tsan/tests/test_kernels_thread_pool_test --log_level=warning
+  build-tsan/tests/test_tensor --run_test=huge_pages --log_level=warning  # the shared slabs
   ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L '^(vm|capi)$'
 elif [[ "${MLVM_SANITIZE:-0}" == "1" ]]; then
   bash scripts/setup.sh

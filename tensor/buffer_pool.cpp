@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "tensor/huge_pages.hpp"
+
 namespace mlvm {
 
 BufferPool::~BufferPool() {
-  for (auto& [capacity, c] : free_) std::free(c.p);
+  for (auto& [capacity, c] : free_) huge_page_free(c.p);
 }
 
 std::byte* BufferPool::take(std::size_t bytes, std::size_t& capacity) {

@@ -43,7 +43,7 @@ class BufferPool {
   // A cached buffer of `bytes` to largest_fit(bytes) (64-byte aligned, contents undefined),
   // the one given last among those, or null; `capacity` gets its size, which give() takes back.
   std::byte* take(std::size_t bytes, std::size_t& capacity);
-  // Keeps `p` (allocated with aligned_alloc for `capacity` bytes) for reuse; false when the
+  // Keeps `p` (from huge_page_alloc, `capacity` bytes) for reuse; false when the
   // pool is full (the caller frees it). Safe from any thread: outputs die wherever the host
   // drops them.
   bool give(std::byte* p, std::size_t capacity);

@@ -14,24 +14,26 @@ namespace mlvm {
 inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 
 // From this size on, huge_page_alloc gives a buffer whole 2 MiB pages of its own: a 55 x 55
-// layer's activations, a Winograd layer's scratch, a classifier's packed weights. Each such
-// buffer is then a handful of TLB entries instead of hundreds; a run that finds its caches
-// cold (an application running a model now and then) walks the page tables of every 4 KiB
-// page it touches again, and SqueezeNet ran 8% faster so. At most half of a buffer is
-// rounding, and only for the smallest ones.
+// layer's activations, a Winograd layer's scratch, a classifier's packed weights; from 64 KiB
+// on, a block of a 2 MiB slab shared with buffers of its size class (a power of two). Each
+// such buffer then lies in a handful of TLB entries instead of hundreds: a run that finds its
+// caches cold (an application running a model now and then) walks the page tables of every
+// 4 KiB page it touches again, and SqueezeNet ran 8% faster so. Smaller buffers, and every
+// buffer under AddressSanitizer, are plain 64-byte-aligned allocations.
 inline constexpr std::size_t kHugePageAllocMinBytes = std::size_t(1) << 20;
 
 // What huge_page_alloc reserves for `bytes`: whole 2 MiB pages from kHugePageAllocMinBytes
-// on, else `bytes` rounded up to 64.
+// on, a slab block (the next power of two) from 64 KiB, else `bytes` rounded up to 64.
 std::size_t huge_page_capacity(std::size_t bytes) noexcept;
 
-// huge_page_capacity(bytes) bytes, 64-byte aligned (2 MiB-aligned and advised, as
-// advise_huge_pages, from kHugePageAllocMinBytes on), released with std::free; null when the
-// system refuses, or for 0 bytes.
+// huge_page_capacity(bytes) bytes, 64-byte aligned, released with huge_page_free (not
+// std::free: a slab block is not a malloc'd pointer); null when the system refuses, or for 0
+// bytes. Thread-safe.
 void* huge_page_alloc(std::size_t bytes) noexcept;
+void huge_page_free(void* p) noexcept;
 
-struct FreeDeleter {
-  void operator()(void* p) const noexcept { std::free(p); }
+struct HugePageDeleter {
+  void operator()(void* p) const noexcept { huge_page_free(p); }
 };
 
 // A standard allocator over huge_page_alloc (per-thread scratch vectors).
@@ -47,7 +49,7 @@ struct HugePageAllocator {
     if (!p) throw std::bad_alloc();
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  void deallocate(T* p, std::size_t) noexcept { huge_page_free(p); }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {
     return true;

@@ -94,7 +94,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, int64_t bytes, bool writabl
 
 Storage::~Storage() {
   if (origin_ == StorageOrigin::allocated && bytes_ > 0) {
-    if (!pool_ || !pool_->give(data_, capacity_)) std::free(data_);
+    if (!pool_ || !pool_->give(data_, capacity_)) huge_page_free(data_);
   }
   if (budget_) budget_->release(bytes_);
 }
