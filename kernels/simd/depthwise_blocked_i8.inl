@@ -69,42 +69,6 @@ inline void pixel_major_row_i8(float* row, const int8_t* src, int64_t plane, int
     for (int64_t c = 0; c < L; ++c) row[col * L + c] = c < channels ? float(src[c * plane + col]) : 0.f;
 }
 
-inline requant_detail::IV sums_to_i32(const float* p) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_cvttps_epi32(_mm512_loadu_ps(p));
-#else
-  return _mm256_cvttps_epi32(_mm256_loadu_ps(p));
-#endif
-}
-inline requant_detail::IV lanes_add(requant_detail::IV a, requant_detail::IV b) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_add_epi32(a, b);
-#else
-  return _mm256_add_epi32(a, b);
-#endif
-}
-inline requant_detail::IV lanes_mul(requant_detail::IV a, requant_detail::IV b) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_mullo_epi32(a, b);
-#else
-  return _mm256_mullo_epi32(a, b);
-#endif
-}
-inline V<float> as_f32(requant_detail::IV v) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_castsi512_ps(v);
-#else
-  return _mm256_castsi256_ps(v);
-#endif
-}
-inline requant_detail::IV as_i32(const V<float>& v) {
-#if MLVM_SIMD_BYTES == 64
-  return _mm512_castps_si512(v);
-#else
-  return _mm256_castps_si256(v);
-#endif
-}
-
 // The strip's pixel-major sums out[p·L + c], p < pixels, as results into y's planes at pixel
 // `at` of each: finish(int32(sum) + bias) per pixel register, in place, then transposed and
 // stored as kBytes-byte elements for c < channels. A last partial block of pixels is the last
@@ -117,14 +81,14 @@ void emit_strip(const DepthwiseBlockedI8& a, float* out, int64_t pixels, int64_t
   constexpr int64_t L = kLanes<float>;
   const int64_t oplane = a.f.oh * a.f.ow, channels = a.f.channels;
   auto* y = static_cast<std::byte*>(a.y) + at * kBytes;
-  for (int64_t p = 0; p < pixels; ++p) store(out + p * L, as_f32(finish(lanes_add(sums_to_i32(out + p * L), vb))));
+  for (int64_t p = 0; p < pixels; ++p) store(out + p * L, V<float>(r::as_f32(finish(r::add(r::truncate(out + p * L), vb)))));
   if (pixels >= L) {
     for (int64_t p0 = 0; p0 < pixels; p0 += L) {
       const int64_t p = std::min(p0, pixels - L);
       V<float> blk[L];
       for (int64_t k = 0; k < L; ++k) blk[k] = load(out + (p + k) * L);
       transpose_block(blk);
-      for (int64_t c = 0; c < channels; ++c) r::store(y + c * oplane * kBytes, p, as_i32(blk[c]), kBytes);
+      for (int64_t c = 0; c < channels; ++c) r::store(y + c * oplane * kBytes, p, r::as_i32(blk[c]), kBytes);
     }
     return;
   }
@@ -178,7 +142,7 @@ void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
     return;
   }
   strips_into(a, fill, vb, [&](r::IV v) {
-    for (int s = 0; s < a.nops; ++s) v = s == a.mul_op ? lanes_mul(v, vm) : r::any_step(a.ops[s], v);
+    for (int s = 0; s < a.nops; ++s) v = s == a.mul_op ? r::mul(v, vm) : r::any_step(a.ops[s], v);
     return v;
   });
 }

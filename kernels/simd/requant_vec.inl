@@ -30,6 +30,13 @@ inline IV splat(int32_t v) { return _mm512_set1_epi32(v); }
 // vpmulld's two.
 inline IV madd16(IV t, IV m) { return _mm512_madd_epi16(t, m); }
 inline IV sra_by(IV v, int bits) { return _mm512_srav_epi32(v, splat(bits)); }  // one uop, as in rshift_round
+inline IV add(IV a, IV b) { return _mm512_add_epi32(a, b); }
+inline IV mul(IV a, IV b) { return _mm512_mullo_epi32(a, b); }
+// The f32 lanes at p truncated to i32 (a depthwise kernel's exact sums), and a register's bits
+// seen as the other type.
+inline IV truncate(const float* p) { return _mm512_cvttps_epi32(_mm512_loadu_ps(p)); }
+inline __m512 as_f32(IV v) { return _mm512_castsi512_ps(v); }
+inline IV as_i32(__m512 v) { return _mm512_castps_si512(v); }
 // 16-bit lanes (LayerChain::i8_pack): saturating packs within 128-bit blocks, the high half of
 // signed products, an add, an arithmetic shift and bounds.
 inline IV packs32(IV a, IV b) { return _mm512_packs_epi32(a, b); }
@@ -60,9 +67,9 @@ inline IV vector_step(const RequantOp& o, IV v) {
     case RequantOp::Kind::clip:
       return _mm512_min_epi32(_mm512_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
-      return _mm512_mullo_epi32(v, splat(o.value));
+      return mul(v, splat(o.value));
     case RequantOp::Kind::add:
-      return _mm512_add_epi32(v, splat(o.value));
+      return add(v, splat(o.value));
     case RequantOp::Kind::lut: {
       const int32_t top = int32_t(std::min<int64_t>(o.count - 1, INT32_MAX));
       const IV i = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_setzero_si512()), splat(top));
@@ -87,6 +94,11 @@ inline IV splat(int32_t v) { return _mm256_set1_epi32(v); }
 // As the AVX-512 madd16: vpmaddwd, one uop against vpmulld's two.
 inline IV madd16(IV t, IV m) { return _mm256_madd_epi16(t, m); }
 inline IV sra_by(IV v, int bits) { return _mm256_srav_epi32(v, splat(bits)); }
+inline IV add(IV a, IV b) { return _mm256_add_epi32(a, b); }
+inline IV mul(IV a, IV b) { return _mm256_mullo_epi32(a, b); }
+inline IV truncate(const float* p) { return _mm256_cvttps_epi32(_mm256_loadu_ps(p)); }  // as the AVX-512 ones
+inline __m256 as_f32(IV v) { return _mm256_castsi256_ps(v); }
+inline IV as_i32(__m256 v) { return _mm256_castps_si256(v); }
 // As the AVX-512 ones, two 128-bit blocks.
 inline IV packs32(IV a, IV b) { return _mm256_packs_epi32(a, b); }
 inline IV packs16(IV a, IV b) { return _mm256_packs_epi16(a, b); }
@@ -114,9 +126,9 @@ inline IV vector_step(const RequantOp& o, IV v) {
     case RequantOp::Kind::clip:
       return _mm256_min_epi32(_mm256_max_epi32(v, splat(o.lo)), splat(o.hi));
     case RequantOp::Kind::mul:
-      return _mm256_mullo_epi32(v, splat(o.value));
+      return mul(v, splat(o.value));
     case RequantOp::Kind::add:
-      return _mm256_add_epi32(v, splat(o.value));
+      return add(v, splat(o.value));
     case RequantOp::Kind::lut: {
       const int32_t top = int32_t(std::min<int64_t>(o.count - 1, INT32_MAX));
       const IV i = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()), splat(top));
