@@ -12,20 +12,18 @@
 
 namespace mlvm {
 
-void advise_huge_pages(void* p, std::size_t bytes) noexcept {
+namespace {
+
+// [p, p + bytes) backed by huge pages where the system gives them on request: a hint, errors
+// ignored.
+void advise(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (!p || bytes < kHugePageMinBytes) return;
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: errors ignored
+  madvise(p, bytes, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;
 #endif
 }
-
-namespace {
 
 #if defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer sees each buffer at its own size: no rounding, no slabs, whose blocks would
@@ -47,14 +45,6 @@ int slab_class(std::size_t bytes) {
   return c;
 }
 
-void advise(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: errors ignored
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
 
 // The slabs in use, by base address. Never destroyed (buffers may be freed by thread-local
 // and static destructors after it would be); a slab whose blocks are all free goes back to
@@ -124,6 +114,13 @@ Slabs& slabs() {
 
 }  // namespace
 
+void advise_huge_pages(void* p, std::size_t bytes) noexcept {
+  if (!p || bytes < kHugePageMinBytes) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHugePageBytes - 1);
+  if (end > begin) advise(reinterpret_cast<void*>(begin), end - begin);
+}
+
 std::size_t huge_page_capacity(std::size_t bytes) noexcept {
   if (kHugePages && bytes >= kHugePageAllocMinBytes)
     return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
@@ -149,7 +146,9 @@ void* huge_page_alloc(std::size_t bytes) noexcept {
 
 void huge_page_free(void* p) noexcept {
   if (!p) return;
-  if (kHugePages && slabs().give(p)) return;
+  // A slab block lies at a multiple of its size, 64 KiB at least, from a 2 MiB-aligned base:
+  // other pointers (most small buffers) skip the slabs' lock.
+  if (kHugePages && reinterpret_cast<std::uintptr_t>(p) % kSlabMinBytes == 0 && slabs().give(p)) return;
   std::free(p);
 }
 
