@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "mlvm/mlvm.hpp"
@@ -44,6 +45,12 @@ int main(int argc, char** argv) {
       "overflow-free (strict precision). Ops without an integer lowering run in float between a\n"
       "dequantization and a quantization (--report lists them). The program keeps the model's\n"
       "inputs and outputs.\n\nOptions");
+  std::ostringstream default_noise;  // the help's default is the quantizer's own constant
+  default_noise << quant::kAutoInputNoise;
+  const std::string input_noise_help =
+      "with --layer-input-bits auto: the most noise (a multiple of the result's own 8-bit rounding noise; the "
+      "report's 'in noise') an 8-bit input may add to a layer (default " + default_noise.str() +
+      "); lower keeps more layers at 16 bits";
   visible.add_options()                          //
       ("help,h", "print this help and exit")     //
       ("version", "print the version and exit")  //
@@ -55,7 +62,7 @@ int main(int argc, char** argv) {
       ("keep-float", po::value<std::vector<std::string>>()->composing(), "keep these instructions in float (repeatable): a shell pattern (*, ?) matched against op names (sigmoid), result registers, and ONNX node names (/layer4/*)")  //
       ("max-samples", po::value<int64_t>(), "use at most N calibration samples (default: all)")  //
       ("layer-input-bits", po::value<std::string>()->default_value("16"), "the widest (8..16) a conv or dense input is held where its i32 accumulator has room: more bits, less error; 8, the i8 kernels (faster); auto: 16 only for the layers whose error an 8-bit input would raise (the rest on the i8 kernels)")  //
-      ("input-noise", po::value<double>(), "with --layer-input-bits auto: the most noise (a multiple of the result's own 8-bit rounding noise; the report's 'in noise') an 8-bit input may add to a layer (default 16); lower keeps more layers at 16 bits")  //
+      ("input-noise", po::value<double>(), input_noise_help.c_str())  //
       ("scales", po::value<std::string>()->default_value("max"), "how an 8-bit activation's power-of-two scale is chosen: max (the finest that holds the calibrated maximum) or mse (the least squared error over the calibration values: rare large values are clipped)")  //
       ("threads", po::value<int>()->default_value(0), "kernel threads for the calibration runs (0: all cores)");
   po::variables_map vm;
