@@ -81,7 +81,8 @@ void emit_strip(const DepthwiseBlockedI8& a, float* out, int64_t pixels, int64_t
   constexpr int64_t L = kLanes<float>;
   const int64_t oplane = a.f.oh * a.f.ow, channels = a.f.channels;
   auto* y = static_cast<std::byte*>(a.y) + at * kBytes;
-  for (int64_t p = 0; p < pixels; ++p) store(out + p * L, V<float>(r::as_f32(finish(r::add(r::truncate(out + p * L), vb)))));
+  for (int64_t p = 0; p < pixels; ++p)
+    store(out + p * L, V<float>(r::as_f32(finish(r::add(r::truncate(out + p * L), vb)))));
   if (pixels >= L) {
     for (int64_t p0 = 0; p0 < pixels; p0 += L) {
       const int64_t p = std::min(p0, pixels - L);
