@@ -238,45 +238,93 @@ void resize_pass(const T* src, T* dst, int64_t outer, int64_t inner, const DimTa
 // (a changed maximum changes the next DynamicQuantizeLinear's scale, and every value after it).
 // Terms of weight 0 are skipped, as in ONNX's definition (0 · NaN does not reach the output).
 // src is (outer, ty.in, tx.in, inner), dst (outer, ty.out, tx.out, inner).
-// One output row of bilinear_pass with one element per pixel (NCHW planes): the four taps of
-// every column gathered into lines first, then the same products summed in the same order with
-// the same terms skipped, branch-free so that the loop vectorizes: the same bits as the
-// per-pixel loop, several times faster.
-void bilinear_row(const float* const row[2], const float wy[2], const DimTaps& tx, std::vector<float>& taps,
-                  float* d) {
-  const int64_t n = tx.out;
-  float *t0 = taps.data(), *t1 = t0 + n, *t2 = t1 + n, *t3 = t2 + n;
+void plain_sums(const float* __restrict wl, const float* __restrict wh, float y0, float y1,
+                const float* __restrict t0, const float* __restrict t1, const float* __restrict t2,
+                const float* __restrict t3, float* __restrict d, int64_t n) {
   for (int64_t x = 0; x < n; ++x) {
-    const int64_t lo = tx.lo[std::size_t(x)], hi = tx.hi[std::size_t(x)];
-    t0[x] = row[0][lo];
-    t1[x] = row[0][hi];
-    t2[x] = row[1][lo];
-    t3[x] = row[1][hi];
+    const float w0 = wl[x] * y0, w1 = wh[x] * y0, w2 = wl[x] * y1, w3 = wh[x] * y1;
+    d[x] = ((w0 * t0[x] + w1 * t1[x]) + w2 * t2[x]) + w3 * t3[x];
   }
+}
+
+// One output row of bilinear_pass with one element per pixel (NCHW planes): the four taps of
+// every column gathered into lines first, then summed. Where all four weights are nonzero (every
+// column but those in `partial`, when neither row weight is 0) the sum is the plain
+// ((w0·t0 + w1·t1) + w2·t2) + w3·t3, a loop without branches that vectorizes; the columns with
+// a zero weight then take the per-pixel rule (the first term taken starts the sum, terms of
+// weight 0 skipped): the same bits as the per-pixel loop everywhere.
+float skipping_sum(float w0, float w1, float w2, float w3, float t0, float t1, float t2, float t3) {
+  float acc = w0 != 0 ? w0 * t0 : 0.0f;  // 0 + -0 would be +0
+  bool on = w0 != 0;
+  acc = w1 != 0 ? (on ? acc + w1 * t1 : w1 * t1) : acc;
+  on = on || w1 != 0;
+  acc = w2 != 0 ? (on ? acc + w2 * t2 : w2 * t2) : acc;
+  on = on || w2 != 0;
+  return w3 != 0 ? (on ? acc + w3 * t3 : w3 * t3) : acc;
+}
+
+// The two taps of every output column (lo line then hi line, 2·tx.out floats) of the last two
+// source rows gathered: consecutive output rows read the same source rows (each source row
+// serves about four output rows when enlarging twice), so each is gathered once. Keys are row
+// addresses, valid within one task of one call only (reset()).
+struct GatheredRows {
+  const float* key[2] = {nullptr, nullptr};
+  std::vector<float> line[2];
+  int last = 0;  // the slot used last
+
+  void reset(int64_t n) {
+    key[0] = key[1] = nullptr;
+    for (auto& l : line) l.resize(std::size_t(2 * n));
+  }
+  // The gathered line of `row`, kept in a slot other than `keep` when it has to be gathered.
+  const float* get(const float* row, const DimTaps& tx, int keep, int& slot) {
+    for (int s = 0; s < 2; ++s)
+      if (key[s] == row) return line[last = slot = s].data();
+    slot = keep >= 0 ? 1 - keep : 1 - last;
+    key[slot] = row;
+    last = slot;
+    float* lo = line[slot].data();
+    float* hi = lo + tx.out;
+    for (int64_t x = 0; x < tx.out; ++x) {
+      lo[x] = row[tx.lo[std::size_t(x)]];
+      hi[x] = row[tx.hi[std::size_t(x)]];
+    }
+    return lo;
+  }
+};
+
+// One output row of bilinear_pass with one element per pixel (NCHW planes).
+void bilinear_row(const float* const row[2], const float wy[2], const DimTaps& tx,
+                  const std::vector<int64_t>& partial, GatheredRows& rows, float* d) {
+  const int64_t n = tx.out;
+  int s0 = -1, s1 = -1;
+  const float* t0 = rows.get(row[0], tx, -1, s0);
+  const float* t2 = rows.get(row[1], tx, s0, s1);
+  const float *t1 = t0 + n, *t3 = t2 + n;
   const float* wl = tx.w_lo.data();
   const float* wh = tx.w_hi.data();
   const float y0 = wy[0], y1 = wy[1];
-  for (int64_t x = 0; x < n; ++x) {
-    const float w0 = wl[x] * y0, w1 = wh[x] * y0, w2 = wl[x] * y1, w3 = wh[x] * y1;
-    // The first term taken starts the sum (0 + -0 would be +0); none taken leaves 0.
-    float acc = w0 != 0 ? w0 * t0[x] : 0.0f;
-    bool on = w0 != 0;
-    acc = w1 != 0 ? (on ? acc + w1 * t1[x] : w1 * t1[x]) : acc;
-    on = on || w1 != 0;
-    acc = w2 != 0 ? (on ? acc + w2 * t2[x] : w2 * t2[x]) : acc;
-    on = on || w2 != 0;
-    acc = w3 != 0 ? (on ? acc + w3 * t3[x] : w3 * t3[x]) : acc;
-    d[x] = acc;
+  if (y0 != 0 && y1 != 0) {
+    plain_sums(wl, wh, y0, y1, t0, t1, t2, t3, d, n);
+    for (const int64_t x : partial)
+      d[x] = skipping_sum(wl[x] * y0, wh[x] * y0, wl[x] * y1, wh[x] * y1, t0[x], t1[x], t2[x], t3[x]);
+    return;
   }
+  for (int64_t x = 0; x < n; ++x)
+    d[x] = skipping_sum(wl[x] * y0, wh[x] * y0, wl[x] * y1, wh[x] * y1, t0[x], t1[x], t2[x], t3[x]);
 }
 
 void bilinear_pass(const float* src, float* dst, int64_t outer, int64_t inner, const DimTaps& ty,
                    const DimTaps& tx, ThreadPool* pool) {
   const int64_t rows = outer * ty.out;
-  parallel_for(pool, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, tx.out * inner * 4)),
+  std::vector<int64_t> partial;  // columns with a weight of 0
+  for (int64_t x = 0; x < tx.out; ++x)
+    if (tx.w_lo[std::size_t(x)] == 0 || tx.w_hi[std::size_t(x)] == 0) partial.push_back(x);
+  // Tasks of about 64 KiB of output: enough rows that most source rows are gathered once.
+  parallel_for(pool, rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, tx.out * inner * 4)),
                [&](int64_t f, int64_t l) {
-                 thread_local std::vector<float> taps;
-                 if (inner == 1) taps.resize(std::size_t(4 * tx.out));
+                 thread_local GatheredRows gathered;
+                 if (inner == 1) gathered.reset(tx.out);
                  for (int64_t r = f; r < l; ++r) {
                    const int64_t o = r / ty.out, y = r % ty.out;
                    const float* plane = src + o * ty.in * tx.in * inner;
@@ -285,7 +333,7 @@ void bilinear_pass(const float* src, float* dst, int64_t outer, int64_t inner, c
                    const float wy[2] = {ty.w_lo[std::size_t(y)], ty.w_hi[std::size_t(y)]};
                    float* d = dst + r * tx.out * inner;
                    if (inner == 1) {
-                     bilinear_row(row, wy, tx, taps, d);
+                     bilinear_row(row, wy, tx, partial, gathered, d);
                      continue;
                    }
                    for (int64_t x = 0; x < tx.out; ++x, d += inner) {

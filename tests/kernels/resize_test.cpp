@@ -397,7 +397,9 @@ BOOST_AUTO_TEST_CASE(bilinear_f32_is_onnx_runtimes_to_the_bit) {
   // NCHW up and down, NHWC (dims 1 and 2 of 4), rank 2 and 3, one side shrinking, the other growing
   const std::vector<std::tuple<Dims, Dims, int>> cases = {
       {{1, 3, 17, 23}, {1, 3, 40, 61}, 2}, {{2, 2, 30, 28}, {2, 2, 11, 9}, 2}, {{1, 9, 7, 5}, {1, 19, 12, 5}, 1},
-      {{13, 8}, {29, 5}, 0},               {{3, 6, 10}, {3, 15, 4}, 1},      {{1, 1, 1, 4}, {1, 1, 3, 8}, 2}};
+      {{13, 8}, {29, 5}, 0},               {{3, 6, 10}, {3, 15, 4}, 1},      {{1, 1, 1, 4}, {1, 1, 3, 8}, 2},
+      // planes of many tasks each: rows gathered once per task, the first of a task gathered afresh
+      {{1, 2, 70, 301}, {1, 2, 141, 602}, 2}};
   int n = 0;
   for (const auto& [in, out, dy] : cases)
     for (const std::string coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}) {
