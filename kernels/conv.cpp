@@ -65,7 +65,7 @@ GemmArgs<T> planes_gemm(const ConvShape& s, const ConvData<T>& d, int64_t g, con
   a.a = d.w + g * s.ocg * kg;
   a.rsa = kg;
   a.csa = 1;
-  if (d.packed && !d.packed->b_side) a.a_packed = d.packed->parts[std::size_t(g)].get();
+  if (d.packed && !d.packed->b_side) a.a_packed = packed_a(d, g, a);
   a.b = planes;
   a.b_without_min = d.x_without_min;  // the planes are x and zeros
   a.b_nonnegative = d.x_nonnegative;

@@ -32,6 +32,16 @@ struct ConvData {
   bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
 
+// Group g's weights packed ahead as the A operand of `a` (the GEMM over x): for i8 x holding
+// -128 where the level has the sign trick, the packing for any B, made once and kept.
+template <class T>
+const PackedOperand* packed_a(const ConvData<T>& d, int64_t g, const GemmArgs<T>& a) {
+  if constexpr (std::is_same_v<T, int8_t>)
+    if (gemm_prefers_b_values<T>() && !d.x_without_min)
+      return d.packed->any_b_part(std::size_t(g), [&] { return gemm_prepack_a(a, true); });
+  return d.packed->parts[std::size_t(g)].get();
+}
+
 // The fused requantization of channel ch's n accumulators at src into dst (may be src), or
 // into y's elements [at, at + n), narrowed when it narrows (requant_into; src overwritten).
 template <class T>

@@ -35,15 +35,15 @@ int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
 }
 
 template <class T>
-std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g) {
+std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g, bool b_any) {
   if (g.m <= 0 || g.k <= 0) return nullptr;
   GemmArgs<T> only = g;
   only.n = 1;
   only.bias = nullptr;
   // For the s8 quads kernels where a level has them (B without -128 or without negatives: the
-  // same panels), the likelier ones (conv2d's activations, checked per run); a GEMM that
-  // falls back to the i16 pairs packs A again.
-  const Plan<T> plan = plan_for<T>(BValues::without_min);
+  // same panels), the likelier ones (conv2d's activations, checked per run), unless `b_any`;
+  // a GEMM that falls back to the i16 pairs packs A again.
+  const Plan<T> plan = plan_for<T>(b_any ? BValues::any : BValues::without_min);
   return GemmRun<T>(only, plan).prepack(true);
 }
 
@@ -92,7 +92,7 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
 
 #define MLVM_GEMM(T)                                                                   \
   template void gemm<T>(const GemmArgs<T>&, ThreadPool*);                               \
-  template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&); \
+  template std::shared_ptr<const PackedOperand> gemm_prepack_a<T>(const GemmArgs<T>&, bool); \
   template std::shared_ptr<const PackedOperand> gemm_prepack_b<T>(const GemmArgs<T>&); \
   template bool gemm_reads_windows<T>();                                              \
   template bool gemm_prefers_b_values<T>();                                            \

@@ -95,9 +95,11 @@ template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool);
 
 // Packs A (reads m, k, a, rsa, csa) or B (reads n, k, b, rsb, csb; not b_row_offsets) of `g`
-// for later GEMMs of the same shape at the current level. Null for an empty operand.
+// for later GEMMs of the same shape at the current level. Null for an empty operand. For
+// int8_t, A is packed for the kernels of B without -128 (the likelier B), or, with `b_any`,
+// for the kernel of any B (the i16 pairs where the level has the sign trick).
 template <class T>
-std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g);
+std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g, bool b_any = false);
 template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
 // gemm_prepack_a (side_a) or gemm_prepack_b of each GEMM, all packed into one allocation

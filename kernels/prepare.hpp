@@ -7,8 +7,11 @@
 // does its usual work: preparing is an optimisation, never a change of results.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include "ir/attrs.hpp"
 #include "ir/opcode.hpp"
@@ -54,6 +57,18 @@ struct PackedWeights {
   // (kernels/conv_winograd.cpp): parts pack the weights as the GEMM's B operand.
   bool b_side = false;
 
+  // Part g packed for B of any values (int8_t: the i16 pairs at levels with the sign trick),
+  // made by `make` on the first call that needs it and kept: an input holding -128 (a u8
+  // activation's 0, centred) usually holds it on every run, where the GEMM would otherwise
+  // pack A for that kernel again each time. Thread-safe: sessions share the prepared weights.
+  const PackedOperand* any_b_part(std::size_t g,
+                                  const std::function<std::shared_ptr<const PackedOperand>()>& make) const {
+    std::lock_guard<std::mutex> lock(any_b_mu_);
+    if (any_b_parts_.size() <= g) any_b_parts_.resize(parts.size() > g ? parts.size() : g + 1);
+    if (!any_b_parts_[g]) any_b_parts_[g] = make();
+    return any_b_parts_[g].get();
+  }
+
   // The packed parts when `w` is the tensor they were packed from, else null.
   const PackedWeights* for_tensor(const Tensor& w) const {
     return w.defined() && w.raw_data() == data && w.dtype() == dtype && w.shape() == shape &&
@@ -61,6 +76,10 @@ struct PackedWeights {
                ? this
                : nullptr;
   }
+
+ private:
+  mutable std::mutex any_b_mu_;
+  mutable std::vector<std::shared_ptr<const PackedOperand>> any_b_parts_;
 };
 
 }  // namespace mlvm
