@@ -90,6 +90,28 @@ const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
   return x ? static_cast<const PackedWeights*>(x->prepared.get()) : nullptr;
 }
 
+// `check(prepared weights of constant, session of constant, session of input)` at every SIMD
+// level, one and two threads; `constant` has the weights as a constant, `input` as an input.
+template <class Check>
+void at_every_level(const std::string& constant, const std::string& input, Check&& check) {
+  const simd::Level saved = simd::level();
+  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
+    simd::set_level_for_testing(level);
+    const Program pc = program_from(constant), pi = program_from(input);
+    const PackedWeights* pw = prepared_at(pc, 0);
+    BOOST_REQUIRE(pw);
+    for (int threads : {1, 2}) {
+      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
+        SessionOptions o;
+        o.threads = threads;
+        Session sc(pc, o), si(pi, o);
+        check(*pw, sc, si);
+      }
+    }
+  }
+  simd::set_level_for_testing(saved);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(vm_conv_plan)
@@ -168,24 +190,11 @@ BOOST_AUTO_TEST_CASE(transposed_1x1_weights_prepared_as_b) {
                            {"b", make_input(DType::f32, {120}, Layout::contiguous, Fill::small, 10)}};
   TensorMap in = in_const;
   in["w"] = w;
-  const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
-    simd::set_level_for_testing(level);
-    const Program pc = program_from(constant), pi = program_from(input);
-    const PackedWeights* pw = prepared_at(pc, 0);
-    BOOST_REQUIRE(pw);
-    BOOST_TEST(pw->b_side);
-    BOOST_TEST(pw->winograd_level == -1);
-    for (int threads : {1, 2}) {
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
-        SessionOptions o;
-        o.threads = threads;
-        Session sc(pc, o), si(pi, o);
-        BOOST_TEST(same_bits(sc.run(in_const).at("y"), si.run(in).at("y")));
-      }
-    }
-  }
-  simd::set_level_for_testing(saved);
+  at_every_level(constant, input, [&](const PackedWeights& pw, Session& sc, Session& si) {
+    BOOST_TEST(pw.b_side);
+    BOOST_TEST(pw.winograd_level == -1);
+    BOOST_TEST(same_bits(sc.run(in_const).at("y"), si.run(in).at("y")));
+  });
 }
 
 BOOST_AUTO_TEST_CASE(i8_weights_kept_packed_for_inputs_holding_min) {
@@ -213,32 +222,18 @@ BOOST_AUTO_TEST_CASE(i8_weights_kept_packed_for_inputs_holding_min) {
     with_min.data<int8_t>()[k] = int8_t(k % 7 == 0 ? -128 : (k * 53) % 256 - 128);
     without_min.data<int8_t>()[k] = int8_t((k * 53) % 255 - 127);
   }
-  const simd::Level saved = simd::level();
-  for (simd::Level level : {simd::Level::sse2, simd::Level::avx2, simd::Level::avx512}) {
-    simd::set_level_for_testing(level);
-    const Program pc = program_from(constant), pi = program_from(input);
-    const PackedWeights* pw = prepared_at(pc, 0);
-    BOOST_REQUIRE(pw);
-    for (int threads : {1, 2}) {
-      BOOST_TEST_CONTEXT(simd::level_name(simd::level()) << ", threads " << threads) {
-        SessionOptions o;
-        o.threads = threads;
-        Session sc(pc, o), si(pi, o);
-        for (const Tensor& x : {without_min, with_min, without_min}) {
-          BOOST_TEST(same_bits(sc.run({{"x", x}}).at("y"), si.run({{"x", x}, {"w", w}}).at("y")));
-        }
-        if (level == simd::Level::avx2) {  // kept from the run on with_min: not made again
-          bool made = false;
-          pw->any_b_part(0, [&] {
-            made = true;
-            return std::shared_ptr<const PackedOperand>();
-          });
-          BOOST_TEST(!made);
-        }
-      }
+  at_every_level(constant, input, [&](const PackedWeights& pw, Session& sc, Session& si) {
+    for (const Tensor& x : {without_min, with_min, without_min})
+      BOOST_TEST(same_bits(sc.run({{"x", x}}).at("y"), si.run({{"x", x}, {"w", w}}).at("y")));
+    if (simd::level() == simd::Level::avx2) {  // kept from the run on with_min: not made again
+      bool made = false;
+      pw.any_b_part(0, [&] {
+        made = true;
+        return std::shared_ptr<const PackedOperand>();
+      });
+      BOOST_TEST(!made);
     }
-  }
-  simd::set_level_for_testing(saved);
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
