@@ -484,7 +484,7 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
   // of -128 or of negatives: one pass, against the GEMM's KH·KW·OC/groups multiply-adds per
   // element.
   if constexpr (std::is_same_v<T, int8_t>)
-    if (gemm_prefers_b_values<T>()) {
+    if (gemm_prefers_b_values<T>() && takes_x_values(d)) {
       const int least = simd::min_int8(d.x, s.n * s.c, s.h * s.w, s.h * s.w, 1);
       d.x_without_min = least > -128;
       d.x_nonnegative = least >= 0;

@@ -32,12 +32,21 @@ struct ConvData {
   bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
 
+// Whether the GEMM over x needs x's values known (i8 at AVX2 without VNNI): not when the
+// weights were packed ahead for a kernel that takes any x (7-bit weights).
+template <class T>
+bool takes_x_values(const ConvData<T>& d) {
+  return !d.packed || d.packed->b_side || d.packed->parts.empty() ||
+         gemm_packed_for_b_values(d.packed->parts[0].get());
+}
+
 // Group g's weights packed ahead as the A operand of `a` (the GEMM over x): for i8 x holding
 // -128 where the level has the sign trick, the packing for any B, made once and kept.
 template <class T>
 const PackedOperand* packed_a(const ConvData<T>& d, int64_t g, const GemmArgs<T>& a) {
   if constexpr (std::is_same_v<T, int8_t>)
-    if (gemm_prefers_b_values<T>() && !d.x_without_min)
+    if (gemm_prefers_b_values<T>() && !d.x_without_min &&
+        gemm_packed_for_b_values(d.packed->parts[std::size_t(g)].get()))
       return d.packed->any_b_part(std::size_t(g), [&] { return gemm_prepack_a(a, true); });
   return d.packed->parts[std::size_t(g)].get();
 }

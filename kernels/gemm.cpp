@@ -14,11 +14,33 @@ using gemm_run::BValues;
 using gemm_run::GemmRun;
 using gemm_run::Plan;
 using gemm_run::plan_for;
+using gemm_run::plan_of;
 using gemm_run::prefers_b_values;
+using gemm_run::Small;
+
+namespace {
+
+// Whether the i8 matrix (rows x cols, element strides sr, sc) lies within [-64, 64], where
+// the level has the kernels for a 7-bit operand: checked once, when constant weights are
+// packed ahead.
+template <class T>
+bool takes_small(const T* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    const simd::GemmKernelTable& t = simd::gemm_kernels();
+    if (!t.s8_offset_b_quads.fn || t.u8s8_quads.fn) return false;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        if (data[r * sr + c * sc] < -64 || data[r * sr + c * sc] > 64) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 template <class T>
 void gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-  Plan<T> plan = plan_for<T>(b_values(g));
+  Plan<T> plan = plan_of(g);
   if constexpr (std::is_same_v<T, float>) gemm_run::fit_rows(plan, g);
   GemmRun<T>(g, plan).run(pool);
 }
@@ -30,8 +52,15 @@ bool gemm_prefers_b_values() {
 
 int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
   const simd::GemmKernelTable& t = simd::gemm_kernels();
-  const simd::MicroKernel fn = plan_for<int8_t>(b_values(g)).kern.fn;
+  const simd::MicroKernel fn = plan_of(g).kern.fn;
+  if (fn == t.s8_offset_b_quads.fn) return 4;
+  if (fn == t.u8_offset_a_quads.fn) return 5;
   return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : fn == t.u8s8_quads.fn ? 3 : 0;
+}
+
+bool gemm_packed_for_b_values(const PackedOperand* p) {
+  return p && simd::gemm_kernels().s8_sign_quads.fn &&
+         p->kernel == reinterpret_cast<const void*>(simd::gemm_kernels().s8_sign_quads.fn);
 }
 
 template <class T>
@@ -42,8 +71,10 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g, bool b
   only.bias = nullptr;
   // For the s8 quads kernels where a level has them (B without -128 or without negatives: the
   // same panels), the likelier ones (conv2d's activations, checked per run), unless `b_any`;
-  // a GEMM that falls back to the i16 pairs packs A again.
-  const Plan<T> plan = plan_for<T>(b_any ? BValues::any : BValues::without_min);
+  // a GEMM that falls back to the i16 pairs packs A again. A within 7 bits takes every B.
+  const Plan<T> plan = takes_small(g.a, g.m, g.k, g.rsa, g.csa)
+                           ? plan_for<T>(BValues::any, Small::a)
+                           : plan_for<T>(b_any ? BValues::any : BValues::without_min);
   return GemmRun<T>(only, plan).prepack(true);
 }
 
@@ -86,7 +117,8 @@ std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g) {
   GemmArgs<T> only = g;
   only.m = 1;
   only.bias = nullptr;
-  const Plan<T> plan = plan_for<T>(b_values(g));
+  const Plan<T> plan = takes_small(g.b, g.k, g.n, g.rsb, g.csb) ? plan_for<T>(BValues::any, Small::b)
+                                                                : plan_for<T>(b_values(g));
   return GemmRun<T>(only, plan).prepack(false);
 }
 

@@ -115,6 +115,24 @@ struct UnsignedBQuads {
   }
 };
 
+// u8 (A, packed as a + 128) · s8 (B within [-64, 64]: 7-bit weights) quads without VNNI
+// (GemmKernelTable::u8_offset_a_quads): vpmaddubsw with B signed, A unsigned, widened as
+// UnsignedBQuads; a pair sum is at most 2·255·64 = 32640. The mirror of UnsignedBQuads, whose
+// s8_offset_b_quads form takes A within [-64, 64] and B shifted.
+struct UnsignedAQuads {
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i t;
+    __asm__(
+        "vpmaddubsw %[b], %[a], %[t]\n\t"
+        "vpmaddwd %[ones], %[t], %[t]\n\t"
+        "vpaddd %[t], %[acc], %[acc]"
+        : [acc] "+x"(acc), [t] "=&x"(t)
+        : [a] "x"(a), [b] "x"(b), [ones] "x"(ones));
+    return acc;
+  }
+};
+
 // AVX-VNNI (the avx2_vnni level, kernels/simd/cpu_features.hpp): the fused, non-saturating
 // dot products of gemm_avx512.cpp's DpPairs and DpQuads on ymm, VEX-encoded ({vex}: the
 // assembler would otherwise pick the EVEX form, which needs AVX-512). As asm, for the reason
@@ -147,6 +165,12 @@ GemmKernelTable make_table(bool vnni) {
   // registers (6 x 16 spilled accumulators). KC 1024 keeps conv2d's K (576) in one block.
   t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);
   t.s8_unsigned_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2>(1024, 120, 2048);  // as s8_sign_quads
+  // One operand within 7 bits, the other shifted to u8: the same steps, no sign trick and no
+  // B to check; 128 times the small operand's sums (packed after its panel) taken off.
+  t.s8_offset_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2, Correct::a_rows>(1024, 120, 2048);
+  t.u8_offset_a_quads = int_entry<VI32, UnsignedAQuads, 4, 4, 2, Correct::b_columns>(1024, 120, 2048);
+  t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
+  t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;
   t.pack_quads_s8 = &pack_quads_s8_panel;
   t.pack_quads_s8_abs = &pack_quads_s8_abs_panel;
   t.pack_pairs16_i8 = &pack_pairs16_i8_panel;
@@ -158,7 +182,7 @@ GemmKernelTable make_table(bool vnni) {
     // 6 x 16: 12 accumulators, 2 B vectors and the broadcast, as the f32 tile. The u8·s8
     // kernel takes every i8 B: plan_for picks it before the sign-trick ones.
     t.i16_pairs = int_entry<VI32, VexDpPairs, 2, 6, 2>(512, 120, 2048);
-    t.u8s8_quads = int_entry<VI32, VexDpQuads, 4, 6, 2, true>(1024, 120, 2048);
+    t.u8s8_quads = int_entry<VI32, VexDpQuads, 4, 6, 2, Correct::b_columns>(1024, 120, 2048);
     t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
     t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;
   }

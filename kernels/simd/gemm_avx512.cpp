@@ -127,7 +127,7 @@ GemmKernelTable make_table(bool vnni) {
   t.f64 = fma_entry<VF64, 8, 2>(256, 64, 1024);
   t.i16_pairs = vnni ? int_entry<VI32, DpPairs, 2, 8, 2>(512, 128, 2048)
                      : int_entry<VI32, MaddPairs, 2, 8, 2>(512, 128, 2048);
-  if (vnni) t.u8s8_quads = int_entry<VI32, DpQuads, 4, 8, 2, true>(1024, 128, 2048);
+  if (vnni) t.u8s8_quads = int_entry<VI32, DpQuads, 4, 8, 2, Correct::b_columns>(1024, 128, 2048);
   t.i32 = fma_entry<VI32, 8, 2>(256, 128, 2048);
   t.pack_f32 = &pack_f32_panel;
   t.pack_pairs16_i16 = &avx2::pack_pairs16_i16_panel;

@@ -114,6 +114,11 @@ struct GemmKernelTable {
   // after a relu): B as the unsigned operand of vpmaddubsw and A as the signed one, no sign
   // trick; a pair sum is at most 2·127·128. Packed operands are shared with s8_sign_quads.
   GemmKernel s8_unsigned_b_quads;
+  // Without VNNI, one operand within [-64, 64] (7-bit weights, packed ahead and checked then):
+  // the other shifted to u8 (x + 128) as vpmaddubsw's unsigned operand, any i8 values; the
+  // small one packed with 128 times its sums (quads_s8_sums), taken off at the end.
+  GemmKernel s8_offset_b_quads;  // A within 7 bits (quads_s8_sums), B quads_u8_offset
+  GemmKernel u8_offset_a_quads;  // B within 7 bits (quads_s8_sums), A quads_u8_offset
   GemmKernel i32;        // i32 panels, KU 1, wrapping
   GemmKernel i64;        // i64 panels, KU 1, wrapping
   // Optional packers (null: pack_panel): f32 plain panels, and the two u8·s8 quad formats.

@@ -277,13 +277,16 @@ void fma_row_kernel(const RowTile& rt) {
 }
 
 // Integer kernel over 4-byte groups: per step (KU consecutive k), NV vectors of B, MR 4-byte
-// broadcasts of A, MR·NV Step::apply. kCorrect: the u8·s8 quads, whose B panel is followed by
-// NR i32 corrections (128 · column sums of B) subtracted at the end — A was packed as a + 128.
+// broadcasts of A, MR·NV Step::apply. kCorrect, for the u8·s8 quads whose u8 side was packed
+// as x + 128: Correct::b_columns, B's panel is followed by NR i32 corrections (128 · column
+// sums of B) subtracted at the end (A shifted); Correct::a_rows, A's panel by MR (128 · row
+// sums of A; B shifted).
 // A Step with kAbsA reads A as quads_s8_abs panels: each broadcast comes with the one of |a|
 // from the panel's second half, Step::apply(acc, a, |a|, b).
 template <class Step>
 concept StepWithAbsA = Step::kAbsA;
-template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect>
+enum class Correct { none, b_columns, a_rows };
+template <class Vec, class Step, int KU, int MR, int NV, Correct kCorrect>
 void int_kernel(const MicroTile& t) {
   using V = typename Vec::V;
   constexpr int L = Vec::L;
@@ -317,7 +320,15 @@ void int_kernel(const MicroTile& t) {
       }
     }
   }
-  if constexpr (kCorrect) {
+  if constexpr (kCorrect == Correct::a_rows) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const V corr = Vec::bcast(a + i * 4);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = Vec::sub(acc[i][v], corr);
+    }
+  }
+  if constexpr (kCorrect == Correct::b_columns) {
     V corr[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) corr[v] = Vec::load(b + v * L * 4);
@@ -351,7 +362,7 @@ constexpr GemmKernel fma_entry(int64_t kc, int64_t mc, int64_t nc) {
                     &fma_strip_kernel<Vec, MR, NV>};
 }
 
-template <class Vec, class Step, int KU, int MR, int NV, bool kCorrect = false>
+template <class Vec, class Step, int KU, int MR, int NV, Correct kCorrect = Correct::none>
 constexpr GemmKernel int_entry(int64_t kc, int64_t mc, int64_t nc) {
   return GemmKernel{&int_kernel<Vec, Step, KU, MR, NV, kCorrect>, MR, NV * Vec::L, kc, mc, nc};
 }

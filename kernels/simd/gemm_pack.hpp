@@ -15,8 +15,8 @@ namespace mlvm::simd {
 enum class PackFormat {
   plain,            // KU 1, the input type itself (f32, f64, i32, i64)
   pairs16,          // KU 2, i16 (from i8, u8 or i16)
-  quads_u8_offset,  // KU 4, u8 = x + 128 (from i8; the A side of vpdpbusd)
-  quads_s8_sums,    // KU 4, s8 (from i8), then R i32 corrections 128·sum_k x (the B side)
+  quads_u8_offset,  // KU 4, u8 = x + 128 (from i8; the A side of vpdpbusd, either side without VNNI)
+  quads_s8_sums,    // KU 4, s8 (from i8), then R i32 corrections 128·sum_k x (the other side)
   quads_s8,         // KU 4, s8 (from i8) as it is (B of AVX2's sign-trick kernel)
   // KU 4: the quads_s8 panel, then the same bytes' absolute values as u8 (A of AVX2's
   // sign-trick kernel, whose |a| is then loaded, not computed per step).

@@ -5,7 +5,9 @@
 // every level, on 1, 2 and 3 threads and with operands packed ahead, the result is the exact
 // sum modulo 2^32 of an independent loop, bit for bit. The values are the ones where
 // vpmaddubsw would saturate if the choice were wrong: A at -128 against B at ±127 (pair sums
-// of ±32512, the largest the kernels see), and A negative against B's -128.
+// of ±32512, the largest the kernels see), and A negative against B's -128. An operand
+// packed ahead within [-64, 64] (7-bit weights) takes, at AVX2 without VNNI, the kernels that
+// shift the other one to u8, whatever its values: at the extremes, 2·255·64 = 32640.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -64,6 +66,12 @@ int check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_
   g.ldc = s.n;
   g.bias = bias.data(), g.bias_stride = 1;
   const auto pa = gemm_prepack_a(g), pb = gemm_prepack_b(g);
+  auto small = [](const std::vector<int8_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int8_t x) { return x >= -64 && x <= 64; });
+  };
+  // Packed ahead: A within 7 bits first, then B, where the level has the sign trick.
+  const bool offsets = gemm_prefers_b_values<int8_t>();
+  const int offset_kernel = offsets && small(av) ? 4 : offsets && small(bv) ? 5 : 0;
   for (int variant = 0; variant < 6; ++variant) {
     GemmArgs<int8_t> gv = g;
     if (variant >= 3) gv.a_packed = pa.get(), gv.b_packed = pb.get();
@@ -75,7 +83,8 @@ int check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_
       BOOST_TEST((std::memcmp(c.data(), want.data(), want.size() * 4) == 0));
       // B packed ahead is known free of -128, not of negatives: the sign trick at most.
       const int unpacked = gemm_int8_kernel(g);
-      if (variant >= 3) BOOST_TEST(gemm_int8_kernel(gv) == (unpacked == 2 ? 1 : unpacked));
+      if (variant >= 3)
+        BOOST_TEST(gemm_int8_kernel(gv) == (offset_kernel ? offset_kernel : unpacked == 2 ? 1 : unpacked));
     }
   }
   return gemm_int8_kernel(g);
@@ -149,6 +158,36 @@ BOOST_AUTO_TEST_CASE(extremes) {
         BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), -127), rng, &pool2, &pool3) == sign);
         BOOST_TEST(check(s, lo_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3) == general);
         BOOST_TEST(check(s, pm_a, std::vector<int8_t>(pm_b.size(), -128), rng, &pool2, &pool3) == general);
+      }
+  }
+}
+
+// A within [-64, 64] against B over the whole range, -128 and 127 included, and the mirror:
+// the offset kernels (4 and 5) when packed ahead at AVX2 without VNNI, the extremes of their
+// pair sums (A ±64 against B -128 and 127, i.e. u8 0 and 255), K past KC (the corrections per
+// k block), every level and pool.
+BOOST_AUTO_TEST_CASE(seven_bit_operands) {
+  LevelGuard guard;
+  ThreadPool pool2(2), pool3(3);
+  for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
+    simd_test::set_gemm_level(level);
+    std::mt19937_64 rng(46);
+    for (const Shape& s : {Shape{7, 33, 1030}, Shape{13, 17, 64}, Shape{1, 1, 4099}, Shape{64, 100, 576},
+                           Shape{5, 40, 9}})
+      BOOST_TEST_CONTEXT(simd::current_level_name() << " m=" << s.m << " n=" << s.n << " k=" << s.k) {
+        const std::vector<int8_t> a7 = fill(s.m * s.k, rng, -64, 64), b7 = fill(s.k * s.n, rng, -64, 64);
+        const std::vector<int8_t> a = fill(s.m * s.k, rng, -128, 127), b = fill(s.k * s.n, rng, -128, 127);
+        std::vector<int8_t> a_ext(a7.size()), b_ext(b.size()), a_ext8(a.size()), b_ext7(b7.size());
+        for (auto& x : a_ext) x = rng() % 2 ? int8_t(64) : int8_t(-64);
+        for (auto& x : b_ext) x = rng() % 2 ? int8_t(127) : int8_t(-128);
+        for (auto& x : a_ext8) x = rng() % 2 ? int8_t(127) : int8_t(-128);
+        for (auto& x : b_ext7) x = rng() % 2 ? int8_t(64) : int8_t(-64);
+        check(s, a7, b, rng, &pool2, &pool3);
+        check(s, a_ext, b_ext, rng, &pool2, &pool3);
+        check(s, std::vector<int8_t>(a7.size(), 64), std::vector<int8_t>(b.size(), 127), rng, &pool2, &pool3);
+        check(s, std::vector<int8_t>(a7.size(), -64), std::vector<int8_t>(b.size(), -128), rng, &pool2, &pool3);
+        check(s, a, b7, rng, &pool2, &pool3);
+        check(s, a_ext8, b_ext7, rng, &pool2, &pool3);
       }
   }
 }
