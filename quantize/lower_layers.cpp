@@ -103,7 +103,8 @@ void Lowerer::weighted_layer(const GraphNode& n) {
   const bool folds = !p_.fused_affine[std::size_t(n.pc)].empty();
   const Folded f = folds ? fold_affine(g_, p_, n, s.channel_abs) : Folded{};
   const Tensor& w_float = m.constants[std::size_t(g_.values[std::size_t(n.args[1])].constant)].value;
-  const ChannelWeights w = quantize_weights(folds ? make_tensor<float>(f.dims, std::span<const float>(f.w)) : w_float);
+  const ChannelWeights w =
+      quantize_weights(folds ? make_tensor<float>(f.dims, std::span<const float>(f.w)) : w_float, p_.weight_bits);
   const double sa = std::ldexp(1.0, -x.exp);
   const Tensor wq = wide ? make_tensor<int16_t>(w.q.shape(), std::span<const int16_t>(widen(w.q))) : w.q;
   std::vector<std::string> args{x.reg, e_.constant(hint(n.args[1], folds ? ".folded.q" : ".q"), wq), "none"};
@@ -176,7 +177,8 @@ void Lowerer::matmul(const GraphNode& n) {
   std::vector<float> wt(wv.size());
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < cols; ++j) wt[std::size_t(j * k + i)] = wv[std::size_t(i * cols + j)];
-  const ChannelWeights cw = quantize_weights(make_tensor<float>(Dims{cols, k}, std::span<const float>(wt)));
+  const ChannelWeights cw =
+      quantize_weights(make_tensor<float>(Dims{cols, k}, std::span<const float>(wt)), p_.weight_bits);
   const std::vector<int8_t> qt = to_vector<int8_t>(cw.q);
   std::vector<int8_t> q(qt.size());
   for (int64_t i = 0; i < k; ++i)

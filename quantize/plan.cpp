@@ -460,6 +460,9 @@ QuantPlan plan_quantization(const Graph& g, int32_t input, const PlanOptions& op
   }
 
   p.input_cap.assign(g.nodes.size(), std::clamp(options.layer_input_bits, 8, 16));
+  if (options.weight_bits != 7 && options.weight_bits != 8)
+    fail_invalid("weight bits must be 7 or 8, got " + std::to_string(options.weight_bits));
+  p.weight_bits = options.weight_bits;
   assign_bits(g, p);
   // The calibration run: the nodes the activations need, and whatever those nodes read.
   std::vector<bool> needed(g.values.size(), false);

@@ -38,6 +38,7 @@ struct PlanOptions {
   std::vector<std::string> keep_float;
   bool pointwise_tables = true;  // find_pointwise_chains (QuantizeOptions::pointwise_tables)
   int layer_input_bits = 16;     // the widest a conv2d or dense input is held (QuantizeOptions)
+  int weight_bits = 8;           // QuantizeOptions::weight_bits: 7 or 8
 };
 
 struct QuantPlan {
@@ -54,6 +55,7 @@ struct QuantPlan {
   // Per node: the most bits a conv2d or dense by constant weights takes its input in (8..16;
   // PlanOptions::layer_input_bits, lowered to 8 per layer by narrow_layer_inputs).
   std::vector<int> input_cap;
+  int weight_bits = 8;  // of every layer's weights (PlanOptions::weight_bits)
   std::vector<NodeRole> role;     // per node
   // Per node of role `layer`: the relu or clip node folded into it, or -1.
   std::vector<int32_t> fused_relu;

@@ -41,7 +41,9 @@ QuantizeResult quantize_with(const Program& program, const std::function<Tensor(
   const CompiledProgram& compiled = ProgramAccess::compiled(program);
   const Graph g = build_graph(compiled.module, compiled.verified);
   const int32_t input = find_activation_input(g, options.input);
-  QuantPlan plan = plan_quantization(g, input, PlanOptions{options.keep_float, options.pointwise_tables, options.layer_input_bits});
+  QuantPlan plan = plan_quantization(
+      g, input,
+      PlanOptions{options.keep_float, options.pointwise_tables, options.layer_input_bits, options.weight_bits});
   CalibrationBatches batches;
   try {
     batches = make_batches(samples_for(g.name(input)), g.values[std::size_t(input)].type, g.name(input),

@@ -27,7 +27,9 @@ int pow2_exponent(double max_abs, int precision) {
   return std::clamp(e, -100, 100);
 }
 
-ChannelWeights quantize_weights(const Tensor& w) {
+ChannelWeights quantize_weights(const Tensor& w, int bits) {
+  if (bits != 7 && bits != 8) fail_invalid("weight bits must be 7 or 8, got " + std::to_string(bits));
+  const double m = double(magnitude(bits));
   if (w.rank() < 1 || w.dim(0) < 1) fail_invalid("weights " + w.type_string() + " have no output channels");
   const std::vector<float> v = to_vector<float>(w);
   const std::size_t channels = std::size_t(w.dim(0));
@@ -37,15 +39,15 @@ ChannelWeights quantize_weights(const Tensor& w) {
     for (std::size_t k = 0; k < per; ++k) max_abs[o] = std::max(max_abs[o], double(std::fabs(v[o * per + k])));
   const double top = *std::max_element(max_abs.begin(), max_abs.end());
   if (!std::isfinite(top)) fail_invalid("weights " + w.type_string() + " hold a non-finite value");
-  const double floor_scale = top > 0 ? top / 127.0 / 64.0 : 1.0;
+  const double floor_scale = top > 0 ? top / m / 64.0 : 1.0;
   ChannelWeights out;
   out.scale.resize(channels);
   std::vector<int8_t> q(v.size());
   for (std::size_t o = 0; o < channels; ++o) {
-    out.scale[o] = std::max(max_abs[o] / 127.0, floor_scale);
+    out.scale[o] = std::max(max_abs[o] / m, floor_scale);
     for (std::size_t k = 0; k < per; ++k) {
       const double r = std::round(double(v[o * per + k]) / out.scale[o]);
-      q[o * per + k] = int8_t(std::clamp(r, -127.0, 127.0));
+      q[o * per + k] = int8_t(std::clamp(r, -m, m));
     }
   }
   out.q = make_tensor<int8_t>(w.shape(), std::span<const int8_t>(q));

@@ -23,8 +23,9 @@ int64_t magnitude(int precision);
 // scale that holds the calibrated range. 0 when max_abs is 0; clamped to [-100, 100].
 int pow2_exponent(double max_abs, int precision);
 
-// Symmetric per-output-channel weights (axis 0: conv2d's OC, dense's units): scale[o] =
-// max|w[o]| / 127 and q = round(w / scale[o]) (half away from zero), i8 with |q| <= 127. A
+// Symmetric per-output-channel weights (axis 0: conv2d's OC, dense's units) of `bits` (7 or 8):
+// with m = 2^(bits-1) - 1 (127 or 63), scale[o] = max|w[o]| / m and q = round(w / scale[o])
+// (half away from zero), i8 with |q| <= m. A
 // channel that is all zeros, or whose largest weight is below 2^-6 of the layer's largest,
 // gets that floor as its scale: one requantization (one pre-shift) serves every channel, and
 // a channel whose scale is 2^12 times finer makes its accumulator range set a pre-shift that
@@ -35,7 +36,7 @@ struct ChannelWeights {
   Tensor q;                   // i8, w's shape
   std::vector<double> scale;  // per output channel
 };
-ChannelWeights quantize_weights(const Tensor& w);
+ChannelWeights quantize_weights(const Tensor& w, int bits = 8);
 
 // The bias at each channel's accumulator scale: round(b[o] / (act_scale * w_scale[o])), i32.
 // Error(invalid) naming the channel when it does not fit 31 bits.

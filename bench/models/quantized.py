@@ -10,7 +10,7 @@ relative to the float output's largest magnitude), and the geometric mean of the
 MLVM_SIMD picks the level (avx2 stands in for an AVX2-only CPU on an AVX-512 machine).
 
     /usr/bin/python3 bench/models/quantized.py [--build BUILD] [--runs 20] [--models a,b]
-        [--layer-input-bits 16] [--input-noise F] [--scales max|mse] [--work DIR]
+        [--layer-input-bits 16] [--input-noise F] [--scales max|mse] [--weight-bits 8|7] [--work DIR]
 
 Needs the mlvm package and mlvm-quantize in BUILD, numpy and PIL; torch for the torchvision
 models and the model cache (scripts/fetch_models.sh) for PP-OCR; a model whose inputs are
@@ -42,6 +42,7 @@ def parse_args():
     p.add_argument("--layer-input-bits", default="16", help="passed to mlvm-quantize (8..16 or auto)")
     p.add_argument("--input-noise", help="passed to mlvm-quantize (with --layer-input-bits auto)")
     p.add_argument("--scales", default="max", choices=["max", "mse"], help="passed to mlvm-quantize")
+    p.add_argument("--weight-bits", default="8", choices=["8", "7"], help="passed to mlvm-quantize")
     p.add_argument("--cache", default=os.environ.get("MLVM_MODEL_CACHE", os.path.expanduser("~/.cache/mlvm-models")))
     p.add_argument("--work", help="keep the models, calibration data and programs here")
     return p.parse_args()
@@ -76,11 +77,11 @@ def torchvision_model(name, work):
     return (path, smooth_images(32, 224, 1).astype(np.float32), smooth_images(1, 224, 2).astype(np.float32)), ""
 
 
-def quantize(tool, model, calib, work, name, bits, scales, noise=None):
+def quantize(tool, model, calib, work, name, bits, scales, noise=None, weight_bits="8"):
     np.save(os.path.join(work, name + ".calib.npy"), calib.astype(np.float32))
     out = os.path.join(work, name + "_int8.mlbc")
     cmd = [tool, model, "--calib", os.path.join(work, name + ".calib.npy"), "-o", out, "--layer-input-bits", str(bits),
-           "--scales", scales] + (["--input-noise", str(noise)] if noise else [])
+           "--scales", scales, "--weight-bits", weight_bits] + (["--input-noise", str(noise)] if noise else [])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     if r.returncode != 0:
         sys.exit(f"quantized.py: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
@@ -96,7 +97,8 @@ def main():
     level = os.environ.get("MLVM_SIMD", "best")
     print(f"int8 / f32 at 1 thread, MLVM_SIMD={level}, median of {args.runs} alternating runs, "
           f"--layer-input-bits {args.layer_input_bits}"
-          + (f" --input-noise {args.input_noise}" if args.input_noise else "") + f" --scales {args.scales}")
+          + (f" --input-noise {args.input_noise}" if args.input_noise else "") + f" --scales {args.scales}"
+          + f" --weight-bits {args.weight_bits}")
     print(f"{'model':14} {'f32 ms':>8} {'int8 ms':>8} {'f32/int8':>9} {'cosine':>9} {'max err':>9}")
     ratios = []
     for name in args.models.split(","):
@@ -106,7 +108,7 @@ def main():
             continue
         model, calib, x = got
         program = quantize(os.path.join(args.build, "tools", "mlvm-quantize"), model, calib, work, name,
-                           args.layer_input_bits, args.scales, args.input_noise)
+                           args.layer_input_bits, args.scales, args.input_noise, args.weight_bits)
         pf, pq = mlvm.from_onnx(model), mlvm.load(program)
         f, q = mlvm.Session(pf, threads=1), mlvm.Session(pq, threads=1)
         feed = {pf.inputs[0].name: x}

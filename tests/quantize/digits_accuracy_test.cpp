@@ -8,9 +8,13 @@
 //     own accuracy; batch fixed at 360).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "common/quantize_support.hpp"
+#include "common/tensors.hpp"
+#include "kernels/simd/cpu_features.hpp"
 
 using namespace mlvm;
 using namespace mlvm::quant_test;
@@ -66,6 +70,41 @@ BOOST_AUTO_TEST_CASE(the_onnx_cnn) {
   check_within_a_point("digits_cnn.onnx", scalar(fo.at("accuracy")), scalar(qo.at("accuracy")));
   // Its own count agrees with the accuracy it reports.
   BOOST_TEST(scalar(qo.at("accuracy")) == scalar(qo.at("correct")) * 100.0 / 360, boost::test_tools::tolerance(1e-4));
+}
+
+// 7-bit weights (QuantizeOptions::weight_bits, for AVX2 without VNNI): every layer's weights
+// within [-63, 63], the accuracy still within a point, and every output the same bits at every
+// SIMD level the CPU has (AVX2 runs its kernels for a 7-bit operand, the others their usual).
+BOOST_AUTO_TEST_CASE(the_onnx_cnn_with_7_bit_weights) {
+  const Program f = Program::load_file(kSamples + "onnx/digits_cnn.onnx");
+  quant::QuantizeOptions o;
+  o.weight_bits = 7;
+  o.layer_input_bits = 8;  // every layer on the i8 kernels
+  const quant::QuantizeResult r = quant::quantize_program(f, kCalibration, o);
+  int layers = 0, largest = 0;
+  for (const ConstDecl& c : r.module.constants)
+    if (c.value.dtype() == DType::i8 && (c.value.rank() == 4 || c.value.rank() == 2)) {
+      ++layers;
+      for (const int8_t v : to_vector<int8_t>(c.value)) largest = std::max(largest, std::abs(int(v)));
+    }
+  BOOST_TEST(layers == 4);  // two conv2d, two dense
+  BOOST_TEST(largest == 63);
+  const TensorMap in{{"images", load_npy(kTestImages)}, {"labels", load_npy(kTestLabels)}};
+  const simd::Level saved = simd::level();
+  const bool saved_vnni = simd::avx2_uses_vnni();
+  TensorMap first;
+  for (int l = 0; l <= int(simd::cpu_best_level()); ++l) {
+    simd::set_level_for_testing(simd::Level(l));
+    const TensorMap qo = run(strict_program(r.module), in);
+    if (first.empty()) {
+      first = qo;
+      check_within_a_point("digits_cnn.onnx, 7-bit weights", scalar(run(f, in).at("accuracy")),
+                           scalar(qo.at("accuracy")));
+    }
+    for (const auto& [name, t] : first)
+      BOOST_TEST(mlvm::testing::same_bits(t, qo.at(name)), name << " at " << simd::current_level_name());
+  }
+  simd::set_level_for_testing(saved, saved_vnni);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -87,6 +87,13 @@ BOOST_AUTO_TEST_CASE(writes_beside_the_model_by_default_and_runs_the_onnx_cnn) {
                             " --output accuracy=acc_mse.npy"),
             0);
   BOOST_TEST(mlvm::testing::values(load_npy(s.path("acc_mse.npy")))[0] > 98.0);
+  // 7-bit weights (the kernels of CPUs without VNNI): the same bar.
+  r = s.run(kQuantize, "cnn.onnx --calib " + quoted(kCalibration) + " --max-samples 720 --weight-bits 7 -o w7.mlbc");
+  CHECK_RUN(r, 0);
+  CHECK_RUN(s.run(kRun, "w7.mlbc --input images=" + quoted(kTestImages) + " --input labels=" + quoted(kTestLabels) +
+                            " --output accuracy=acc_w7.npy"),
+            0);
+  BOOST_TEST(mlvm::testing::values(load_npy(s.path("acc_w7.npy")))[0] > 98.0);
 }
 
 BOOST_AUTO_TEST_CASE(a_constant_named_by_input_is_quantized_in_the_program) {
@@ -118,6 +125,9 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_1) {
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits 17");
   CHECK_RUN(r, 1);
   BOOST_TEST(contains(r.err, "--layer-input-bits takes 8 to 16 or auto, got '17'"));
+  r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --weight-bits 6");
+  CHECK_RUN(r, 1);
+  BOOST_TEST(contains(r.err, "--weight-bits takes 7 or 8, got 6"));
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits 8x");
   CHECK_RUN(r, 1);
   r = s.run(kQuantize, quoted(kMlp) + " --calib c.npy --layer-input-bits auto --input-noise 0");

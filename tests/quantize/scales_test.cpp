@@ -40,6 +40,19 @@ BOOST_AUTO_TEST_CASE(weights_are_quantized_per_output_channel) {
   BOOST_TEST(q.scale[2] == 1.0 / 127 / 64, boost::test_tools::tolerance(1e-12));
 }
 
+BOOST_AUTO_TEST_CASE(seven_bit_weights_hold_63) {
+  // The same rows in 7 bits: scales max / 63 (the floor 1/63/64); 0.75·63 = 47.25, 0.2·63 =
+  // 12.6, -0.03/0.1·63 = -18.9. Only 7 and 8 bits are kernels' formats.
+  const Tensor w = make_tensor<float>({3, 3}, {0.75f, -1.0f, 0.2f, 0.1f, 0.0f, -0.03f, 0.0f, 0.0f, 0.0f});
+  const ChannelWeights q = quantize_weights(w, 7);
+  BOOST_TEST(to_vector<int8_t>(q.q) == (std::vector<int8_t>{47, -63, 13, 63, 0, -19, 0, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(q.scale[0] == 1.0 / 63, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(q.scale[1] == double(0.1f) / 63, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(q.scale[2] == 1.0 / 63 / 64, boost::test_tools::tolerance(1e-12));
+  expect_error([&] { quantize_weights(w, 6); }, ErrorKind::invalid, "weight bits must be 7 or 8, got 6");
+}
+
 BOOST_AUTO_TEST_CASE(a_tiny_channel_gets_the_floor_scale) {
   const Tensor w = make_tensor<float>({2, 1}, {1.0f, 1e-9f});
   const ChannelWeights q = quantize_weights(w);
