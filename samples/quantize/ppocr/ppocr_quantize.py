@@ -10,7 +10,7 @@ fraction of pixels that agree.
 
 Usage: ppocr_quantize.py --quantize BUILD/tools/mlvm-quantize --python BUILD/python
        [--cache DIR] [--work DIR] [--min-agree N] [--detector] [--min-pixels F] [--keep-float P]...
-       [--layer-input-bits 16|8|auto] [--input-noise F] [--scales max|mse]
+       [--layer-input-bits 16|8|auto] [--input-noise F] [--scales max|mse] [--weight-bits 8|7]
 Exit 0 when at least --min-agree of the 8 lines agree (and, with --detector, at least
 --min-pixels of the pixels), 1 otherwise, 77 when the model cache, numpy, PIL or the mlvm
 package is missing (skipped, not passed).
@@ -74,9 +74,10 @@ def det_page(lines, seed):
     return a.transpose(2, 0, 1)[None].astype(np.float32)
 
 
-def quantize(tool, model, calib, out, keep_float, work, layer_input_bits=16, scales="max", input_noise=None):
+def quantize(tool, model, calib, out, keep_float, work, layer_input_bits=16, scales="max", input_noise=None,
+             weight_bits="8"):
     cmd = [tool, model, "--calib", calib, "--report", "-o", out, "--layer-input-bits", str(layer_input_bits),
-           "--scales", scales] + (["--input-noise", str(input_noise)] if input_noise else [])
+           "--scales", scales, "--weight-bits", weight_bits] + (["--input-noise", str(input_noise)] if input_noise else [])
     for p in keep_float:
         cmd += ["--keep-float", p]
     t = time.perf_counter()
@@ -107,7 +108,7 @@ def recognizer(args, mlvm, makers, ctc_decode, work):
     np.save(calib, rec_batch(makers, CALIB))
     out = os.path.join(work, "rec_int8.mlbc")
     quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits, args.scales,
-             args.input_noise)
+             args.input_noise, args.weight_bits)
     f = mlvm.Session(mlvm.from_onnx(model), threads=1)
     q = mlvm.Session(mlvm.load(out), threads=1)
     agree, tf, tq = 0, 0.0, 0.0
@@ -131,7 +132,7 @@ def detector(args, mlvm, makers, work):
     np.save(calib, np.concatenate([det_page(lines, k + 1) for k, lines in enumerate(DET_CALIB)]))
     out = os.path.join(work, "det_int8.mlbc")
     quantize(args.quantize, model, calib, out, args.keep_float, work, args.layer_input_bits, args.scales,
-             args.input_noise)
+             args.input_noise, args.weight_bits)
     x = makers.det_page()  # the corpus's receipt page: not among the calibration pages
     yf, tf = timed(mlvm.Session(mlvm.from_onnx(model), threads=1), x)
     yq, tq = timed(mlvm.Session(mlvm.load(out), threads=1), x)
@@ -155,6 +156,7 @@ def main():
     ap.add_argument("--layer-input-bits", default="16", help="passed to mlvm-quantize (8: i8 layers only; auto: 16 bits only where an 8-bit input adds error)")
     ap.add_argument("--scales", default="max", choices=["max", "mse"], help="passed to mlvm-quantize")
     ap.add_argument("--input-noise", help="passed to mlvm-quantize (with --layer-input-bits auto)")
+    ap.add_argument("--weight-bits", default="8", choices=["8", "7"], help="passed to mlvm-quantize")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.cache, GUTEN, "ch_PP-OCRv4_rec_infer.onnx")):
         skip(f"no PP-OCRv4 models in {args.cache} (scripts/fetch_models.sh fetches them)")
