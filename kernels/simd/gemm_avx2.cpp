@@ -120,17 +120,7 @@ struct UnsignedBQuads {
 // UnsignedBQuads; a pair sum is at most 2·255·64 = 32640. The mirror of UnsignedBQuads, whose
 // s8_offset_b_quads form takes A within [-64, 64] and B shifted.
 struct UnsignedAQuads {
-  static __m256i apply(__m256i acc, __m256i a, __m256i b) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256i t;
-    __asm__(
-        "vpmaddubsw %[b], %[a], %[t]\n\t"
-        "vpmaddwd %[ones], %[t], %[t]\n\t"
-        "vpaddd %[t], %[acc], %[acc]"
-        : [acc] "+x"(acc), [t] "=&x"(t)
-        : [a] "x"(a), [b] "x"(b), [ones] "x"(ones));
-    return acc;
-  }
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) { return UnsignedBQuads::apply(acc, b, a); }
 };
 
 // AVX-VNNI (the avx2_vnni level, kernels/simd/cpu_features.hpp): the fused, non-saturating
