@@ -25,14 +25,6 @@ void advise(void* p, std::size_t bytes) {
 #endif
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-// AddressSanitizer sees each buffer at its own size: no rounding, no slabs, whose blocks would
-// hide a kernel's overflow into the next one.
-constexpr bool kHugePages = false;
-#else
-constexpr bool kHugePages = true;
-#endif
-
 // Buffers of kSlabMinBytes up to kHugePageAllocMinBytes share 2 MiB slabs, each cut into
 // blocks of one power of two (64 KiB .. 1 MiB): a convolution's packed filters or a 28 x 28
 // layer's activations, too small for pages of their own, still lie in huge pages.
@@ -122,16 +114,16 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 }
 
 std::size_t huge_page_capacity(std::size_t bytes) noexcept {
-  if (kHugePages && bytes >= kHugePageAllocMinBytes)
+  if (kHugePagesUsed && bytes >= kHugePageAllocMinBytes)
     return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  if (kHugePages && bytes >= kSlabMinBytes) return kSlabMinBytes << slab_class(bytes);
+  if (kHugePagesUsed && bytes >= kSlabMinBytes) return kSlabMinBytes << slab_class(bytes);
   return (bytes + 63) / 64 * 64;
 }
 
 void* huge_page_alloc(std::size_t bytes) noexcept {
   if (bytes == 0 || bytes > std::size_t(-1) / 2) return nullptr;
   const std::size_t capacity = huge_page_capacity(bytes);
-  if (!kHugePages || bytes < kSlabMinBytes) return std::aligned_alloc(64, capacity);
+  if (!kHugePagesUsed || bytes < kSlabMinBytes) return std::aligned_alloc(64, capacity);
   if (bytes < kHugePageAllocMinBytes) {
     try {
       return slabs().take(bytes);
@@ -148,7 +140,7 @@ void huge_page_free(void* p) noexcept {
   if (!p) return;
   // A slab block lies at a multiple of its size, 64 KiB at least, from a 2 MiB-aligned base:
   // other pointers (most small buffers) skip the slabs' lock.
-  if (kHugePages && reinterpret_cast<std::uintptr_t>(p) % kSlabMinBytes == 0 && slabs().give(p)) return;
+  if (kHugePagesUsed && reinterpret_cast<std::uintptr_t>(p) % kSlabMinBytes == 0 && slabs().give(p)) return;
   std::free(p);
 }
 

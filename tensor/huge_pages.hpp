@@ -22,6 +22,14 @@ inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 // buffer under AddressSanitizer, are plain 64-byte-aligned allocations.
 inline constexpr std::size_t kHugePageAllocMinBytes = std::size_t(1) << 20;
 
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer sees each buffer at its own size: no rounding, no slabs, whose blocks would
+// hide a kernel's overflow into the next one.
+inline constexpr bool kHugePagesUsed = false;
+#else
+inline constexpr bool kHugePagesUsed = true;
+#endif
+
 // What huge_page_alloc reserves for `bytes`: whole 2 MiB pages from kHugePageAllocMinBytes
 // on, a slab block (the next power of two) from 64 KiB, else `bytes` rounded up to 64.
 std::size_t huge_page_capacity(std::size_t bytes) noexcept;

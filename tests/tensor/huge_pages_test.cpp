@@ -19,11 +19,7 @@ using namespace mlvm;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRounded = false;
-#else
-constexpr bool kRounded = true;
-#endif
+constexpr bool kRounded = kHugePagesUsed;  // plain buffers under AddressSanitizer
 
 struct Buffer {
   uint32_t* p;
