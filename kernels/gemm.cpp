@@ -59,8 +59,8 @@ int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
 }
 
 bool gemm_packed_for_b_values(const PackedOperand* p) {
-  return p && simd::gemm_kernels().s8_sign_quads.fn &&
-         p->kernel == reinterpret_cast<const void*>(simd::gemm_kernels().s8_sign_quads.fn);
+  const void* key = gemm_run::kernel_key(simd::gemm_kernels().s8_sign_quads);
+  return p && key && p->kernel == key;
 }
 
 template <class T>

@@ -28,6 +28,16 @@ using simd::GemmKernel;
 using simd::MicroTile;
 using simd::PackFormat;
 
+// What operands packed for kernel k are marked with (PackedOperand::kernel).
+inline const void* kernel_key(const GemmKernel& k) { return reinterpret_cast<const void*>(k.fn); }
+
+// Whether p, packed for the plan marked `key` at depth k, holds rows [first, first + rows) in
+// whole panels of `height`: a GEMM then reads it as packed.
+inline bool packed_fits(const PackedOperand* p, const void* key, int64_t k, int64_t rows, int64_t first,
+                        int64_t height) {
+  return p && key && p->kernel == key && p->k == k && first >= 0 && first % height == 0 && first + rows <= p->rows;
+}
+
 // How one GEMM over T runs at the current SIMD level: the micro-kernel, the panel formats of
 // A and B, and the level's packers for them where it has its own (else pack_panel).
 template <class T>
@@ -75,11 +85,11 @@ Plan<T> plan_for(BValues b = BValues::any, Small small = Small::none) {
       else if (b != BValues::any && t.s8_sign_quads.fn) {
         p = {t.s8_sign_quads, PackFormat::quads_s8_abs, PackFormat::quads_s8, t.pack_quads_s8_abs, t.pack_quads_s8};
         if (b == BValues::nonnegative && t.s8_unsigned_b_quads.fn) p.kern = t.s8_unsigned_b_quads;
-        p.pack_key = reinterpret_cast<const void*>(t.s8_sign_quads.fn);
+        p.pack_key = kernel_key(t.s8_sign_quads);
       }
     }
   }
-  if (!p.pack_key) p.pack_key = reinterpret_cast<const void*>(p.kern.fn);
+  if (!p.pack_key) p.pack_key = kernel_key(p.kern);
   return p;
 }
 
@@ -119,8 +129,8 @@ BValues b_values(const GemmArgs<T>& g) {
     if (p && p->k == g.k && g.b_packed_col0 >= 0 && g.b_packed_col0 + g.n <= p->rows && !g.b_row_offsets &&
         !g.b_window) {
       const simd::GemmKernelTable& t = simd::gemm_kernels();
-      if (p->kernel == reinterpret_cast<const void*>(t.s8_sign_quads.fn)) return BValues::without_min;
-      if (p->kernel == reinterpret_cast<const void*>(t.i16_pairs.fn)) return BValues::any;
+      if (p->kernel == kernel_key(t.s8_sign_quads)) return BValues::without_min;
+      if (p->kernel == kernel_key(t.i16_pairs)) return BValues::any;
     }
     if (g.b_row_offsets || g.b_window || !g.b || g.n <= 0 || g.k <= 0) return BValues::any;
     const int least = simd::min_int8(g.b, g.k, g.n, g.rsb, g.csb);
@@ -130,20 +140,14 @@ BValues b_values(const GemmArgs<T>& g) {
 }
 
 
-// The operand of g packed ahead for a Small plan, when GemmRun will use it as packed (as
-// GemmRun::fits: the same depth, its rows covering g's from a panel boundary).
+// The operand of g packed ahead for a Small plan, when the GEMM will read it as packed.
 template <class T>
 Small small_operand(const GemmArgs<T>& g) {
   if constexpr (std::is_same_v<T, int8_t>) {
     const simd::GemmKernelTable& t = simd::gemm_kernels();
-    const PackedOperand *pa = g.a_packed, *pb = g.b_packed;
-    if (pa && t.s8_offset_b_quads.fn && pa->kernel == reinterpret_cast<const void*>(t.s8_offset_b_quads.fn) &&
-        pa->k == g.k && g.a_packed_row0 >= 0 && g.a_packed_row0 % t.s8_offset_b_quads.mr == 0 &&
-        g.a_packed_row0 + g.m <= pa->rows)
-      return Small::a;
-    if (pb && t.u8_offset_a_quads.fn && pb->kernel == reinterpret_cast<const void*>(t.u8_offset_a_quads.fn) &&
-        pb->k == g.k && g.b_packed_col0 >= 0 && g.b_packed_col0 % t.u8_offset_a_quads.nr == 0 &&
-        g.b_packed_col0 + g.n <= pb->rows && !g.b_row_offsets && !g.b_window)
+    const GemmKernel &ka = t.s8_offset_b_quads, &kb = t.u8_offset_a_quads;
+    if (packed_fits(g.a_packed, kernel_key(ka), g.k, g.m, g.a_packed_row0, ka.mr)) return Small::a;
+    if (!g.b_row_offsets && !g.b_window && packed_fits(g.b_packed, kernel_key(kb), g.k, g.n, g.b_packed_col0, kb.nr))
       return Small::b;
   }
   return Small::none;

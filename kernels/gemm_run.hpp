@@ -129,8 +129,7 @@ class GemmRun {
  private:
   // Rows [first, first + rows) of p, whole panels of `height`.
   bool fits(const PackedOperand* p, int64_t rows, int64_t first, int64_t height) const {
-    return p && p->kernel == p_.pack_key && p->k == g_.k && first >= 0 &&
-           first % height == 0 && first + rows <= p->rows;
+    return packed_fits(p, p_.pack_key, g_.k, rows, first, height);
   }
   // Few row panels (a 1x1 convolution to few channels: MobileNet's projections) reuse each
   // packed B panel only that many times, and packing B cost a third of such a GEMM: f32 B whose
