@@ -150,7 +150,9 @@ GemmKernelTable make_table(bool vnni) {
   GemmKernelTable t;
   t.f32 = fma_entry<VF32, 6, 2>(256, 120, 2048);
   t.f64 = fma_entry<VF64, 6, 2>(256, 60, 1024);
-  t.i16_pairs = int_entry<VI32, MaddPairs, 2, 6, 2>(512, 120, 2048);
+  // 4 x 16, as the quads below: each vpmaddwd's result needs a register of its own before its
+  // vpaddd, so 6 x 16's 12 accumulators spilled to the stack.
+  t.i16_pairs = int_entry<VI32, MaddPairs, 2, 4, 2>(512, 120, 2048);
   // 4 x 16: 8 accumulators, 2 B vectors, a, |a|, the ones and a temporary fit the 16 ymm
   // registers (6 x 16 spilled accumulators). KC 1024 keeps conv2d's K (576) in one block.
   t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);
