@@ -6,16 +6,16 @@
 // unpadded input seen as a window (kernels/simd/conv_window.hpp), the padding masked off and
 // the output rows written in place. One input channel per group (depthwise) has direct kernels
 // (kernels/simd/conv_depthwise.hpp): f32 with one output per input channel a register of
-// channels at a time (conv_depthwise_blocked), other floats over the same phase planes. An f32
-// 3x3 stride-1 convolution with enough channels and tiles runs as Winograd
-// (kernels/conv_winograd.hpp), a 3x1 or 1x3 one as 1-D Winograd (conv_winograd_1d.hpp). A
-// relu or clip the planner fused into the convolution (kernels/fused_activation.hpp) is
-// applied as each tile of output is stored; a silu as each plane or group block is finished.
-// The static rule is in ir/infer_conv.cpp; the rules it shares with the kernel, ir/nn_rules.hpp.
+// channels at a time (conv_depthwise_blocked), other floats over the same phase planes. A 3x3
+// stride-1 convolution with enough channels and tiles runs as Winograd (f32:
+// kernels/conv_winograd.hpp; i8: conv_winograd_int8.hpp), an f32 3x1 or 1x3 one as 1-D
+// Winograd (conv_winograd_1d.hpp). A relu or clip the planner fused into the convolution
+// (kernels/fused_activation.hpp) is applied as each tile of output is stored; a silu as each
+// plane or group block is finished. The static rule is in ir/infer_conv.cpp; the rules it
+// shares with the kernel, ir/nn_rules.hpp.
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "kernels/conv_stacked.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/conv_winograd_1d.hpp"
+#include "kernels/conv_winograd_int8.hpp"
 #include "kernels/depthwise_exact.hpp"
 #include "kernels/fused_activation.hpp"
 #include "kernels/gemm.hpp"
@@ -246,9 +247,8 @@ void conv_group_implicit(const ConvShape& s, const ConvParams& p, const ConvData
     // Output rows in blocks whose wide result (ocg x rows·wq) stays in L2, each block one
     // GEMM, copied to y while it is there. Output row r0 + r is wide row r of the planes
     // moved down r0 rows (every phase plane is wq wide). Per element the same sum as one GEMM
-    // over all rows: the k blocking does not depend on N.
-    // A fused requantization is applied to the block in place first (the wide rows' extra
-    // columns too, which are dropped).
+    // over all rows: the k blocking does not depend on N. A fused requantization is applied
+    // to the block in place first (the wide rows' extra columns too, which are dropped).
     const auto copy_rows = simd::conv_row_kernels().copy_rows_4;
     for_row_blocks<T>(s, l.wq, pool, [&](int64_t r0, int64_t rows, Out* out, ThreadPool* inner) {
       const int64_t wide = (rows - 1) * l.wq + s.ow;
@@ -470,19 +470,19 @@ void run_conv(const ConvShape& s, const ConvParams& p, ConvData<T> d, ExecEnv& e
       return conv_winograd_1d({s.kw == 1, s.n, s.c, s.h, s.w, s.oc, s.oh, s.ow, s.kw == 1 ? p.top : p.left, d.x, d.w,
                                d.bias, d.bias_stride, d.act, d.y},
                               env);
-  }
-  if constexpr (std::is_same_v<T, float>)
     if (takes_stacked(s.n, s.groups, s.kh, s.kw, p, s.oh, s.ow) && (!d.packed || !d.packed->b_side))
       return conv_stacked({s.n, s.c, s.h, s.w, s.oc, s.kh, s.kw, s.oh, s.ow, d.x, d.w,
                            d.packed ? d.packed->parts[0].get() : nullptr, d.bias, d.bias_stride, d.act, d.y},
                           p, env);
+  } else if constexpr (std::is_same_v<T, int8_t>) {
+    if (conv_winograd_int8(s, p, d, env)) return;  // else d.packed is the GEMM's, or cleared
+  }
   if (s.cg == 1 && s.groups > 1) {
     if constexpr (std::is_floating_point_v<T>) return conv_depthwise_float<T>(s, p, d, env);
     return conv_depthwise<T>(s, p, d, env);
   }
   // The GEMM reads x at row offsets, so x is checked here for the i8 kernels that need it free
-  // of -128 or of negatives: one pass, against the GEMM's KH·KW·OC/groups multiply-adds per
-  // element.
+  // of -128 or of negatives: one pass, against KH·KW·OC/groups multiply-adds per element.
   if constexpr (std::is_same_v<T, int8_t>)
     if (gemm_prefers_b_values<T>() && takes_x_values(d)) {
       const int least = simd::min_int8(d.x, s.n * s.c, s.h * s.w, s.h * s.w, 1);

@@ -1,12 +1,14 @@
-// conv2d's constant weights prepared at plan time (kernels/prepare.hpp): the Winograd path's
-// transformed filters, or the GEMM operand conv_group_implicit (kernels/conv.cpp) reads, packed
-// once per group, on the side the kernel will take (conv_phases.hpp: swaps_operands).
+// conv2d's constant weights prepared at plan time (kernels/prepare.hpp): the Winograd paths'
+// transformed filters (f32 and i8), or the GEMM operand conv_group_implicit (kernels/conv.cpp)
+// reads, packed once per group, on the side the kernel will take (conv_phases.hpp:
+// swaps_operands).
 #include <memory>
 
 #include "ir/nn_rules.hpp"
 #include "kernels/conv_phases.hpp"
 #include "kernels/conv_winograd.hpp"
 #include "kernels/conv_winograd_1d.hpp"
+#include "kernels/conv_winograd_int8.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/prepare.hpp"
 #include "kernels/run_time_type.hpp"
@@ -25,13 +27,23 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
   const TensorType* r = ctx.result;
   const bool plane_known = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0;
   const ConvParams cp = conv_params(ctx.attrs.get<conv2d_attrs>());
-  const int tile = plane_known && w.dtype() == DType::f32
-                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
-                       : 0;
+  int tile = plane_known && w.dtype() == DType::f32
+                 ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
+                 : 0;
   std::shared_ptr<PackedWeights> packed =
       tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile, r->dims[2], r->dims[3])
            : std::make_shared<PackedWeights>();
   if (!packed) return nullptr;
+  // The integer Winograd's filters, unless a sum could leave its exact range (then the GEMM's).
+  const int int_tile = plane_known && w.dtype() == DType::i8
+                           ? winograd_int8_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
+                           : 0;
+  if (int_tile) {
+    if (auto wi = winograd_int8_prepare(w.template data<int8_t>(), w.dim(0), w.dim(1), int_tile)) {
+      packed = std::move(wi);
+      tile = int_tile;
+    }
+  }
   // 1-D Winograd transforms its filters per run: nothing of the GEMM path's to keep.
   if (!tile && plane_known && w.dtype() == DType::f32 &&
       takes_winograd_1d(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3]))

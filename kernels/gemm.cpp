@@ -79,7 +79,8 @@ std::shared_ptr<const PackedOperand> gemm_prepack_a(const GemmArgs<T>& g, bool b
 }
 
 template <class T>
-std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a) {
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a,
+                                                                         char* (*buffer)(int64_t bytes)) {
   const Plan<T> plan = plan_for<T>();
   std::vector<GemmArgs<T>> only(gs.begin(), gs.end());
   std::vector<int64_t> offsets;
@@ -91,9 +92,11 @@ std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::spa
     offsets.push_back(total);
     total += GemmRun<T>(g, plan).packed_bytes(side_a);
   }
-  std::shared_ptr<char[]> raw(static_cast<char*>(huge_page_alloc(std::size_t(total + 64))), HugePageDeleter{});
-  if (!raw) throw std::bad_alloc();
-  char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.get()) + 63) & ~std::uintptr_t(63));
+  std::shared_ptr<char[]> raw;
+  if (!buffer) raw.reset(static_cast<char*>(huge_page_alloc(std::size_t(total + 64))), HugePageDeleter{});
+  char* start = buffer ? buffer(total + 64) : raw.get();
+  if (!start) throw std::bad_alloc();
+  char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(start) + 63) & ~std::uintptr_t(63));
   std::vector<std::shared_ptr<const PackedOperand>> packed;
   for (std::size_t i = 0; i < only.size(); ++i)
     packed.push_back(GemmRun<T>(only[i], plan).prepack(side_a, raw, base + offsets[i]));
@@ -138,6 +141,8 @@ MLVM_GEMM(int32_t)
 MLVM_GEMM(int64_t)
 #undef MLVM_GEMM
 template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together<float>(
-    std::span<const GemmArgs<float>>, bool);
+    std::span<const GemmArgs<float>>, bool, char* (*)(int64_t));
+template std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together<int16_t>(
+    std::span<const GemmArgs<int16_t>>, bool, char* (*)(int64_t));
 
 }  // namespace mlvm

@@ -104,9 +104,12 @@ template <class T>
 std::shared_ptr<const PackedOperand> gemm_prepack_b(const GemmArgs<T>& g);
 // gemm_prepack_a (side_a) or gemm_prepack_b of each GEMM, all packed into one allocation
 // (large enough for huge pages, tensor/huge_pages.hpp): a Winograd layer's per-position GEMMs.
-// Empty when any operand is empty. Instantiated for float.
+// Or, with `buffer`, into the memory buffer(bytes) returns, which the caller keeps while the
+// operands are used (a kernel packing its weights on every run, into its thread's scratch).
+// Empty when any operand is empty. Instantiated for float and int16_t (the integer Winograd's).
 template <class T>
-std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a);
+std::vector<std::shared_ptr<const PackedOperand>> gemm_prepack_together(std::span<const GemmArgs<T>> gs, bool side_a,
+                                                                         char* (*buffer)(int64_t bytes) = nullptr);
 
 // Whether the current level packs B from a GemmArgs::b_window for T (int8_t with AVX-512
 // VNNI); elsewhere a caller builds the padded planes itself. Instantiated for every T gemm is.

@@ -1,0 +1,207 @@
+// The exact integer Winograd transforms of one SIMD level (interface, matrices and why they
+// are exact: kernels/simd/winograd_int.hpp), included after winograd_impl.inl by
+// winograd_{avx512,avx2,sse2}.cpp, whose float transforms these follow: lanes are consecutive
+// tiles of a tile row, the input rows split by column phase first.
+#pragma once
+
+#include <algorithm>
+
+#include "kernels/simd/ew_vec.inl"
+#include "kernels/simd/winograd_int.hpp"
+
+namespace mlvm::simd::MLVM_SIMD_NS {
+namespace {
+
+using VS = V<int16_t>;
+using VI = V<int32_t>;
+using VU = V<uint32_t>;
+
+// Multiples by additions, which every level has for both widths.
+template <class R>
+inline R twice(const R& x) {
+  return x + x;
+}
+template <class R>
+inline R four_times(const R& x) {
+  return twice(twice(x));
+}
+
+// Bᵀ d over a column of the patch, as input_1d (winograd_impl.inl). Every value is exact in
+// i16: |d| <= 128 gives at most 10 · 128 after one pass and 100 · 128 after both (and a sum
+// wrapping on the way still ends exact, all of it being arithmetic modulo 2^16).
+template <int M>
+inline void input_1d_int(const VS (&d)[M + 2], VS (&t)[M + 2]) {
+  if constexpr (M == 4) {
+    t[0] = four_times(d[0] - d[2]) - d[2] + d[4];
+    const VS a = d[4] - four_times(d[2]), b = d[3] - four_times(d[1]);
+    t[1] = a + b;
+    t[2] = a - b;
+    const VS c = d[4] - d[2], e = twice(d[3] - d[1]);
+    t[3] = c + e;
+    t[4] = c - e;
+    t[5] = four_times(d[1] - d[3]) - d[3] + d[5];
+  } else {
+    t[0] = d[0] - d[2];
+    t[1] = d[1] + d[2];
+    t[2] = d[2] - d[1];
+    t[3] = d[1] - d[3];
+  }
+}
+
+// A'ᵀ m over a column of N giving M: A'ᵀ = Aᵀ diag(L / s), rows (6, 4, 4, 1, 1, 0),
+// (0, 4, -4, 2, -2, 0), (0, 4, 4, 4, 4, 0), (0, 4, -4, 8, -8, 24) for F(4x4), (2, 1, 1, 0),
+// (0, 1, -1, -2) for F(2x2).
+template <int M>
+inline void output_1d_int(const VI (&m)[M + 2], VI (&y)[M]) {
+  if constexpr (M == 4) {
+    const VI s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+    const VI d12x4 = four_times(d12);
+    y[0] = four_times(m[0]) + twice(m[0]) + four_times(s12) + s34;
+    y[1] = d12x4 + twice(d34);
+    y[2] = four_times(s12 + s34);
+    const VI m5x8 = four_times(twice(m[5]));
+    y[3] = d12x4 + four_times(twice(d34)) + m5x8 + twice(m5x8);
+  } else {
+    y[0] = twice(m[0]) + m[1] + m[2];
+    y[1] = m[1] - m[2] - twice(m[3]);
+  }
+}
+
+// Y from L² Y modulo 2^32 (winograd_int.hpp): 576 = 2^6 · 9, and 0x38E38E39 · 9 = 1 modulo
+// 2^32; 4 = 2^2.
+template <int M>
+inline VI divided_out(const VI& x) {
+  if constexpr (M == 4) {
+    const VU odd_y = xsimd::bitwise_cast<VU>(x) >> 6;     // 9 Y modulo 2^26
+    const VU y = odd_y * VU(0x38E38E39u);                   // Y modulo 2^26
+    return xsimd::bitwise_cast<VI>(y << 6) >> 6;            // sign-extended from bit 25
+  } else {
+    return x >> 2;
+  }
+}
+
+// The padded input rows of one channel split by column phase as i16 (split_rows in
+// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u.
+template <int M>
+void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc) {
+  int16_t* prow = split + rows * M * sc;  // one padded input row
+  const int64_t plen = M * sc;
+  const int64_t c0 = std::min(a.left, plen), c1 = std::min(a.left + a.w, plen);
+  for (int64_t r = 0; r < rows; ++r) {
+    int16_t* q = split + r * M * sc;
+    const int64_t ih = r - a.top;
+    if (ih < 0 || ih >= a.h) {
+      std::fill(q, q + M * sc, int16_t(0));
+      continue;
+    }
+    const int8_t* xr = a.x + ih * a.w - a.left;
+    std::fill(prow, prow + c0, int16_t(0));
+    for (int64_t c = c0; c < c1; ++c) prow[c] = xr[c];
+    std::fill(prow + c1, prow + plen, int16_t(0));
+    if constexpr (M == 4) {
+      int16_t *q0 = q, *q1 = q + sc, *q2 = q + 2 * sc, *q3 = q + 3 * sc;
+      for (int64_t j = 0; j < sc; ++j) {
+        q0[j] = prow[4 * j];
+        q1[j] = prow[4 * j + 1];
+        q2[j] = prow[4 * j + 2];
+        q3[j] = prow[4 * j + 3];
+      }
+    } else {
+      int16_t *q0 = q, *q1 = q + sc;
+      for (int64_t j = 0; j < sc; ++j) {
+        q0[j] = prow[2 * j];
+        q1[j] = prow[2 * j + 1];
+      }
+    }
+  }
+}
+
+template <int M>
+void winograd_input_int(const WinogradInputI8& a) {
+  constexpr int N = M + 2;
+  constexpr int64_t W = kLanes<int16_t>;
+  const int64_t cols = (a.tw + kWinogradIntSlack - 1) / kWinogradIntSlack * kWinogradIntSlack;
+  const int64_t sc = cols + kWinogradIntSlack, srow = M * sc;
+  split_rows_int<M>(a, a.work, M * a.th + 2, sc);
+  for (int64_t ti = 0; ti < a.th; ++ti) {
+    const int16_t* base = a.work + M * ti * srow;
+    for (int64_t j = 0; j < a.tw; j += W) {
+      VS t[N][N];  // t[r][s]: (Bᵀ d)[r] at column s
+      for (int s = 0; s < N; ++s) {
+        VS d[N], col[N];
+        // Columns M and M + 1 of tile j are columns 0 and 1 of tile j + 1.
+        for (int r = 0; r < N; ++r) d[r] = load(base + r * srow + (s % M) * sc + j + s / M);
+        input_1d_int<M>(d, col);
+        for (int r = 0; r < N; ++r) t[r][s] = col[r];
+      }
+      int16_t* out = a.v + ti * a.tw + j;
+      for (int r = 0; r < N; ++r) {
+        VS o[N];
+        input_1d_int<M>(t[r], o);
+        for (int s = 0; s < N; ++s) store(out + (N * r + s) * a.v_stride, o[s]);
+      }
+    }
+  }
+}
+
+template <int M>
+void winograd_output_int(const WinogradOutputI32& a) {
+  constexpr int N = M + 2;
+  constexpr int64_t W = kLanes<int32_t>;
+  alignas(64) int32_t tmp[M * M][W];
+  const VI vb(a.bias);
+  for (int64_t ti = 0; ti < a.th; ++ti) {
+    const int32_t* mt = a.m + ti * a.tw;
+    const int64_t rows = std::min<int64_t>(M, a.oh - M * ti);
+    for (int64_t j = 0; j < a.tw; j += W) {
+      VI t[M][N];  // t[r][s]: (A'ᵀ m)[r] at column s
+      for (int s = 0; s < N; ++s) {
+        VI in[N], col[M];
+        for (int r = 0; r < N; ++r) in[r] = load(mt + j + (N * r + s) * a.m_stride);
+        output_1d_int<M>(in, col);
+        for (int r = 0; r < M; ++r) t[r][s] = col[r];
+      }
+      // All W tiles wholly inside the plane's columns: each output row's values are the M
+      // column registers interleaved (store_interleaved, on the same bits as floats).
+      const bool whole = M * (j + W) <= a.ow;
+      for (int r = 0; r < M; ++r) {
+        VI y[M];
+        output_1d_int<M>(t[r], y);
+        for (int s = 0; s < M; ++s) y[s] = divided_out<M>(y[s]) + vb;
+        if (!whole) {
+          for (int s = 0; s < M; ++s) y[s].store_aligned(tmp[M * r + s]);
+        } else if (r < rows) {
+          VF f[M];
+          for (int s = 0; s < M; ++s) f[s] = xsimd::bitwise_cast<VF>(y[s]);
+          store_interleaved<M>(f, reinterpret_cast<float*>(a.y + (M * ti + r) * a.ow + M * j));
+        }
+      }
+      if (whole) continue;
+      const int64_t lanes = std::min(W, a.tw - j);
+      for (int64_t r = 0; r < rows; ++r) {
+        int32_t* yr = a.y + (M * ti + r) * a.ow;
+        for (int64_t l = 0; l < lanes; ++l)
+          for (int s = 0; s < M && M * (j + l) + s < a.ow; ++s) yr[M * (j + l) + s] = tmp[M * r + s][l];
+      }
+    }
+  }
+}
+
+void int_input_any(const WinogradInputI8& a) {
+  if (a.m == 2) winograd_input_int<2>(a);
+  else winograd_input_int<4>(a);
+}
+void int_output_any(const WinogradOutputI32& a) {
+  if (a.tile == 2) winograd_output_int<2>(a);
+  else winograd_output_int<4>(a);
+}
+
+}  // namespace
+
+const WinogradIntTable& winograd_int_table() {
+  static_assert(kLanes<int16_t> <= kWinogradIntSlack, "the slack must cover one register");
+  static const WinogradIntTable table{int_input_any, int_output_any};
+  return table;
+}
+
+}  // namespace mlvm::simd::MLVM_SIMD_NS
