@@ -184,11 +184,12 @@ int winograd_int8_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const Conv
 
 std::shared_ptr<PackedWeights> winograd_int8_prepare(const int8_t* w, int64_t oc, int64_t c, int m) {
   if (!sums_in_range(w, oc, c, m)) return nullptr;
-  std::vector<int16_t> u(std::size_t(positions(m) * oc * c));
+  // Every element is written by the transform: no zero fill first.
+  std::unique_ptr<int16_t[]> u(new int16_t[std::size_t(positions(m) * oc * c)]);
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
   packed->winograd_tile = m;
-  packed->parts = pack_filters(w, oc, c, m, u.data(), nullptr);
+  packed->parts = pack_filters(w, oc, c, m, u.get(), nullptr);
   if (packed->parts.empty()) return nullptr;
   return packed;
 }
