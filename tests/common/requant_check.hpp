@@ -51,6 +51,16 @@ inline void check_requant(const std::string& header, const std::string& hidden, 
   expect_same_y_everywhere(fused, plain, inputs);
 }
 
+// MobileNet-V2's ReLU6 chain from `acc` into i8 `y` with per-channel multipliers `m`, as
+// mlvm-quantize writes it: five steps after the layer.
+inline const std::string kRelu6I8 = R"(    acc = relu acc
+    t = cvm_right_shift acc, precision=16, shift_bit=4
+    t = mul t, m
+    t = cvm_right_shift t, precision=8, shift_bit=19
+    t = cast t, dtype=i8
+    y = clip t, a_min=0, a_max=127
+)";
+
 inline Tensor full_range(DType dt, const Dims& shape, uint64_t seed, testing::Layout lay = testing::Layout::contiguous) {
   return testing::make_input(dt, shape, lay, testing::Fill::full, seed);  // -128 and 127 among them for i8
 }

@@ -29,15 +29,6 @@ void check_depthwise(const std::string& dims, int64_t c, int64_t k, const std::s
                  {"w", full_range(DType::i8, {c, 1, k, k}, seed + 1)}});
 }
 
-// MobileNet-V2's ReLU6 chain into i8, as mlvm-quantize writes it.
-const std::string kRelu6I8 = R"(    acc = relu acc
-    t = cvm_right_shift acc, precision=16, shift_bit=4
-    t = mul t, m
-    t = cvm_right_shift t, precision=8, shift_bit=19
-    t = cast t, dtype=i8
-    y = clip t, a_min=0, a_max=127
-)";
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(vm_requant_depthwise)
