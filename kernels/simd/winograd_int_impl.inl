@@ -80,11 +80,41 @@ inline VI divided_out(const VI& x) {
   }
 }
 
+#if MLVM_SIMD_BYTES >= 32
+// Phases 0 .. M - 1 of 16 consecutive tiles from the padded i8 row at p (columns M·j + u of
+// tiles j = 0 .. 15), widened to i16 at q + u·sc: byte shuffles group each load's phases, a
+// transpose of their 4-byte (8-byte) groups gathers a phase's 16 bytes.
+template <int M>
+inline void split_16(const int8_t* p, int16_t* q, int64_t sc) {
+  auto load16 = [&](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k)); };
+  auto store_phase = [&](int u, __m128i bytes) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + u * sc), _mm256_cvtepi8_epi16(bytes));
+  };
+  if constexpr (M == 4) {
+    const __m128i by_phase = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m128i r0 = _mm_shuffle_epi8(load16(0), by_phase), r1 = _mm_shuffle_epi8(load16(1), by_phase);
+    const __m128i r2 = _mm_shuffle_epi8(load16(2), by_phase), r3 = _mm_shuffle_epi8(load16(3), by_phase);
+    const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+    const __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+    store_phase(0, _mm_unpacklo_epi64(t0, t2));
+    store_phase(1, _mm_unpackhi_epi64(t0, t2));
+    store_phase(2, _mm_unpacklo_epi64(t1, t3));
+    store_phase(3, _mm_unpackhi_epi64(t1, t3));
+  } else {
+    const __m128i by_phase = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m128i r0 = _mm_shuffle_epi8(load16(0), by_phase), r1 = _mm_shuffle_epi8(load16(1), by_phase);
+    store_phase(0, _mm_unpacklo_epi64(r0, r1));
+    store_phase(1, _mm_unpackhi_epi64(r0, r1));
+  }
+}
+#endif
+
 // The padded input rows of one channel split by column phase as i16 (split_rows in
-// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u.
+// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u. sc is
+// a multiple of 16.
 template <int M>
 void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc) {
-  int16_t* prow = split + rows * M * sc;  // one padded input row
+  int16_t* prow = split + rows * M * sc;  // one padded input row (as i8 where split_16 runs)
   const int64_t plen = M * sc;
   const int64_t c0 = std::min(a.left, plen), c1 = std::min(a.left + a.w, plen);
   for (int64_t r = 0; r < rows; ++r) {
@@ -94,9 +124,16 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
       std::fill(q, q + M * sc, int16_t(0));
       continue;
     }
-    const int8_t* xr = a.x + ih * a.w - a.left;
+    const int8_t* xr = a.x + ih * a.w;  // padded column c is xr[c - left]
+#if MLVM_SIMD_BYTES >= 32
+    int8_t* p8 = reinterpret_cast<int8_t*>(prow);
+    std::fill(p8, p8 + c0, int8_t(0));
+    std::copy(xr, xr + (c1 - c0), p8 + c0);
+    std::fill(p8 + c1, p8 + plen, int8_t(0));
+    for (int64_t j = 0; j < sc; j += 16) split_16<M>(p8 + M * j, q + j, sc);
+#else
     std::fill(prow, prow + c0, int16_t(0));
-    for (int64_t c = c0; c < c1; ++c) prow[c] = xr[c];
+    for (int64_t c = c0; c < c1; ++c) prow[c] = xr[c - a.left];
     std::fill(prow + c1, prow + plen, int16_t(0));
     if constexpr (M == 4) {
       int16_t *q0 = q, *q1 = q + sc, *q2 = q + 2 * sc, *q3 = q + 3 * sc;
@@ -113,6 +150,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
         q1[j] = prow[2 * j + 1];
       }
     }
+#endif
   }
 }
 
