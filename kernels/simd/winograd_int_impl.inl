@@ -110,10 +110,10 @@ inline void split_16(const int8_t* p, int16_t* q, int64_t sc) {
 #endif
 
 // The padded input rows of one channel split by column phase as i16 (split_rows in
-// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u. sc is
-// a multiple of 16.
+// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u, for
+// the positions [0, used) the transform reads (used and sc multiples of 16).
 template <int M>
-void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc) {
+void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc, int64_t used) {
   int16_t* prow = split + rows * M * sc;  // one padded input row (as i8 where split_16 runs)
   const int64_t plen = M * sc;
   const int64_t c0 = std::min(a.left, plen), c1 = std::min(a.left + a.w, plen);
@@ -121,23 +121,29 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
     int16_t* q = split + r * M * sc;
     const int64_t ih = r - a.top;
     if (ih < 0 || ih >= a.h) {
-      std::fill(q, q + M * sc, int16_t(0));
+      for (int u = 0; u < M; ++u) std::fill(q + u * sc, q + u * sc + used, int16_t(0));
       continue;
     }
     const int8_t* xr = a.x + ih * a.w;  // padded column c is xr[c - left]
 #if MLVM_SIMD_BYTES >= 32
+    // Straight from the row where 16 tiles' columns lie inside it; through a zero-padded copy
+    // at its ends (only there: loads of what was just stored in other widths wait for the
+    // stores, which cost as much as the split itself).
     int8_t* p8 = reinterpret_cast<int8_t*>(prow);
     std::fill(p8, p8 + c0, int8_t(0));
     std::copy(xr, xr + (c1 - c0), p8 + c0);
     std::fill(p8 + c1, p8 + plen, int8_t(0));
-    for (int64_t j = 0; j < sc; j += 16) split_16<M>(p8 + M * j, q + j, sc);
+    for (int64_t j = 0; j < used; j += 16) {
+      const int64_t first = M * j - a.left;  // the row's column at tile j's column 0
+      split_16<M>(first >= 0 && first + 16 * M <= a.w ? xr + first : p8 + M * j, q + j, sc);
+    }
 #else
     std::fill(prow, prow + c0, int16_t(0));
     for (int64_t c = c0; c < c1; ++c) prow[c] = xr[c - a.left];
     std::fill(prow + c1, prow + plen, int16_t(0));
     if constexpr (M == 4) {
       int16_t *q0 = q, *q1 = q + sc, *q2 = q + 2 * sc, *q3 = q + 3 * sc;
-      for (int64_t j = 0; j < sc; ++j) {
+      for (int64_t j = 0; j < used; ++j) {
         q0[j] = prow[4 * j];
         q1[j] = prow[4 * j + 1];
         q2[j] = prow[4 * j + 2];
@@ -145,7 +151,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
       }
     } else {
       int16_t *q0 = q, *q1 = q + sc;
-      for (int64_t j = 0; j < sc; ++j) {
+      for (int64_t j = 0; j < used; ++j) {
         q0[j] = prow[2 * j];
         q1[j] = prow[2 * j + 1];
       }
@@ -160,7 +166,9 @@ void winograd_input_int(const WinogradInputI8& a) {
   constexpr int64_t W = kLanes<int16_t>;
   const int64_t cols = (a.tw + kWinogradIntSlack - 1) / kWinogradIntSlack * kWinogradIntSlack;
   const int64_t sc = cols + kWinogradIntSlack, srow = M * sc;
-  split_rows_int<M>(a, a.work, M * a.th + 2, sc);
+  // Registers of tiles read up to one position past their last tile.
+  const int64_t used = ((a.tw + W - 1) / W * W + 1 + 15) / 16 * 16;
+  split_rows_int<M>(a, a.work, M * a.th + 2, sc, used);
   for (int64_t ti = 0; ti < a.th; ++ti) {
     const int16_t* base = a.work + M * ti * srow;
     for (int64_t j = 0; j < a.tw; j += W) {
@@ -186,7 +194,7 @@ template <int M>
 void winograd_output_int(const WinogradOutputI32& a) {
   constexpr int N = M + 2;
   constexpr int64_t W = kLanes<int32_t>;
-  alignas(64) int32_t tmp[M * M][W];
+  alignas(64) int32_t row[M * W];  // one output row of a register of tiles, when cut short
   const VI vb(a.bias);
   for (int64_t ti = 0; ti < a.th; ++ti) {
     const int32_t* mt = a.m + ti * a.tw;
@@ -199,27 +207,22 @@ void winograd_output_int(const WinogradOutputI32& a) {
         output_1d_int<M>(in, col);
         for (int r = 0; r < M; ++r) t[r][s] = col[r];
       }
-      // All W tiles wholly inside the plane's columns: each output row's values are the M
-      // column registers interleaved (store_interleaved, on the same bits as floats).
-      const bool whole = M * (j + W) <= a.ow;
-      for (int r = 0; r < M; ++r) {
+      // Each output row's values are the M column registers interleaved (store_interleaved,
+      // on the same bits as floats): straight into y when all W tiles lie inside the plane's
+      // columns, else through `row`, of which the columns inside are copied.
+      const int64_t inside = std::clamp<int64_t>(a.ow - M * j, 0, M * W);
+      for (int r = 0; r < rows; ++r) {
         VI y[M];
         output_1d_int<M>(t[r], y);
-        for (int s = 0; s < M; ++s) y[s] = divided_out<M>(y[s]) + vb;
-        if (!whole) {
-          for (int s = 0; s < M; ++s) y[s].store_aligned(tmp[M * r + s]);
-        } else if (r < rows) {
-          VF f[M];
-          for (int s = 0; s < M; ++s) f[s] = xsimd::bitwise_cast<VF>(y[s]);
-          store_interleaved<M>(f, reinterpret_cast<float*>(a.y + (M * ti + r) * a.ow + M * j));
+        VF f[M];
+        for (int s = 0; s < M; ++s) f[s] = xsimd::bitwise_cast<VF>(divided_out<M>(y[s]) + vb);
+        int32_t* yr = a.y + (M * ti + r) * a.ow + M * j;
+        if (inside == M * W) {
+          store_interleaved<M>(f, reinterpret_cast<float*>(yr));
+        } else if (inside > 0) {
+          store_interleaved<M>(f, reinterpret_cast<float*>(row));
+          std::copy(row, row + inside, yr);
         }
-      }
-      if (whole) continue;
-      const int64_t lanes = std::min(W, a.tw - j);
-      for (int64_t r = 0; r < rows; ++r) {
-        int32_t* yr = a.y + (M * ti + r) * a.ow;
-        for (int64_t l = 0; l < lanes; ++l)
-          for (int s = 0; s < M && M * (j + l) + s < a.ow; ++s) yr[M * (j + l) + s] = tmp[M * r + s][l];
       }
     }
   }

@@ -83,8 +83,8 @@ BOOST_AUTO_TEST_CASE(output_transform_divides_out_l_squared_exactly) {
   for (int m : {4, 2}) {
     const int n = m + 2, l2 = m == 4 ? 576 : 4;
     // 21 tiles a row: whole registers of tiles at every level and a partial one; the last
-    // tile row and column cut short by the plane.
-    const int64_t th = 3, tw = 21, tiles = th * tw, oh = m * th - 1, ow = m * tw - 3;
+    // tile row and column cut short by the plane (to one row and one column).
+    const int64_t th = 3, tw = 21, tiles = th * tw, oh = m * (th - 1) + 1, ow = m * (tw - 1) + 1;
     const int64_t stride = tiles + kWinogradIntSlack;
     std::vector<int32_t> r(std::size_t(n * n * stride), 0), mm(r.size(), 0);
     for (std::size_t e = 0; e < r.size(); ++e) {
