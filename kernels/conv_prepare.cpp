@@ -27,32 +27,29 @@ std::shared_ptr<const void> prepare_conv2d(const PrepareContext& ctx) {
   const TensorType* r = ctx.result;
   const bool plane_known = r && r->dims.size() == 4 && r->dims[2] >= 0 && r->dims[3] >= 0;
   const ConvParams cp = conv_params(ctx.attrs.get<conv2d_attrs>());
-  int tile = plane_known && w.dtype() == DType::f32
-                 ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
-                 : 0;
-  std::shared_ptr<PackedWeights> packed =
-      tile ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile, r->dims[2], r->dims[3])
-           : std::make_shared<PackedWeights>();
-  if (!packed) return nullptr;
-  // The integer Winograd's filters, unless a sum could leave its exact range (then the GEMM's).
+  const int tile = plane_known && w.dtype() == DType::f32
+                       ? winograd_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
+                       : 0;
   const int int_tile = plane_known && w.dtype() == DType::i8
                            ? winograd_int8_tile(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3])
                            : 0;
-  if (int_tile) {
-    if (auto wi = winograd_int8_prepare(w.template data<int8_t>(), w.dim(0), w.dim(1), int_tile)) {
-      packed = std::move(wi);
-      tile = int_tile;
-    }
-  }
+  // The Winograd paths' filters: f32 ones (null: out of memory), or i8 ones unless a sum could
+  // leave their exact range (then the GEMM's below).
+  const std::shared_ptr<PackedWeights> winograd =
+      tile       ? winograd_prepare(w.template data<float>(), w.dim(0), w.dim(1), tile, r->dims[2], r->dims[3])
+      : int_tile ? winograd_int8_prepare(w.template data<int8_t>(), w.dim(0), w.dim(1), int_tile)
+                 : nullptr;
+  if (tile && !winograd) return nullptr;
   // 1-D Winograd transforms its filters per run: nothing of the GEMM path's to keep.
   if (!tile && plane_known && w.dtype() == DType::f32 &&
       takes_winograd_1d(w.dim(1), w.dim(0), w.dim(2), w.dim(3), cp, r->dims[2], r->dims[3]))
     return nullptr;
+  const std::shared_ptr<PackedWeights> packed = winograd ? winograd : std::make_shared<PackedWeights>();
   packed->data = w.raw_data();
   packed->dtype = w.dtype();
   packed->shape = w.shape();
   packed->strides = w.strides();
-  if (tile) return packed;
+  if (winograd) return packed;
   const int64_t ocg = w.dim(0) / groups, kg = w.dim(1) * w.dim(2) * w.dim(3);
   const bool b_side = plane_known && swaps_operands(is_float(w.dtype()), w.dim(2), w.dim(3), cp, ocg, r->dims[2],
                                                     r->dims[3]);
