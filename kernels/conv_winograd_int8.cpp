@@ -98,9 +98,6 @@ int64_t tile_count(int64_t m, int64_t extent) { return (extent + m - 1) / m; }
 // columns (tiles) a band's GEMMs take at least, as in conv_winograd.cpp.
 constexpr int64_t kBandBytes = int64_t(512) << 10;
 constexpr int64_t kBandMinPanels = 6;
-// The widest level's i32 lanes.
-constexpr int64_t kOutputSlack = 16;
-static_assert(kOutputSlack <= simd::kWinogradIntSlack);
 
 using Parts = std::vector<std::shared_ptr<const PackedOperand>>;
 
@@ -157,10 +154,10 @@ void winograd_band(const ConvShape& s, const ConvParams& p, const ConvData<int8_
     g.csb = 1;
     g.c = mm + xi * s.oc * ts;
     g.ldc = ts;
+    // The output transform reads up to a register past the last tile of each row, into lanes
+    // it drops: integers, so whatever the scratch held there does no harm (the float path
+    // zeroes its slack against NaNs and subnormals).
     gemm(g, nullptr);
-    // The output transform reads up to a register past the last tile (lanes it drops): zeros,
-    // not what the scratch held.
-    for (int64_t o = 0; o < s.oc; ++o) std::fill_n(g.c + o * ts + tiles, kOutputSlack, 0);
   }
   const int64_t y0 = r0 * m, oh = std::min(s.oh - y0, rows * m), plane = s.oh * s.ow;
   // Into y when it takes the accumulators as they are, else into scratch for the requantization.

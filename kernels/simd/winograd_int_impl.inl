@@ -110,10 +110,10 @@ inline void split_16(const int8_t* p, int16_t* q, int64_t sc) {
 #endif
 
 // The padded input rows of one channel split by column phase as i16 (split_rows in
-// winograd_impl.inl): split row R, phase u, position j is padded input column M·j + u, for
-// the positions [0, used) the transform reads (used and sc multiples of 16).
+// winograd_impl.inl): split row R, phase u, position j < sc is padded input column M·j + u
+// (sc a multiple of 16).
 template <int M>
-void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc, int64_t used) {
+void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int64_t sc) {
   int16_t* prow = split + rows * M * sc;  // one padded input row (as i8 where split_16 runs)
   const int64_t plen = M * sc;
   const int64_t c0 = std::min(a.left, plen), c1 = std::min(a.left + a.w, plen);
@@ -121,7 +121,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
     int16_t* q = split + r * M * sc;
     const int64_t ih = r - a.top;
     if (ih < 0 || ih >= a.h) {
-      for (int u = 0; u < M; ++u) std::fill(q + u * sc, q + u * sc + used, int16_t(0));
+      std::fill(q, q + M * sc, int16_t(0));
       continue;
     }
     const int8_t* xr = a.x + ih * a.w;  // padded column c is xr[c - left]
@@ -133,7 +133,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
     std::fill(p8, p8 + c0, int8_t(0));
     std::copy(xr, xr + (c1 - c0), p8 + c0);
     std::fill(p8 + c1, p8 + plen, int8_t(0));
-    for (int64_t j = 0; j < used; j += 16) {
+    for (int64_t j = 0; j < sc; j += 16) {
       const int64_t first = M * j - a.left;  // the row's column at tile j's column 0
       split_16<M>(first >= 0 && first + 16 * M <= a.w ? xr + first : p8 + M * j, q + j, sc);
     }
@@ -143,7 +143,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
     std::fill(prow + c1, prow + plen, int16_t(0));
     if constexpr (M == 4) {
       int16_t *q0 = q, *q1 = q + sc, *q2 = q + 2 * sc, *q3 = q + 3 * sc;
-      for (int64_t j = 0; j < used; ++j) {
+      for (int64_t j = 0; j < sc; ++j) {
         q0[j] = prow[4 * j];
         q1[j] = prow[4 * j + 1];
         q2[j] = prow[4 * j + 2];
@@ -151,7 +151,7 @@ void split_rows_int(const WinogradInputI8& a, int16_t* split, int64_t rows, int6
       }
     } else {
       int16_t *q0 = q, *q1 = q + sc;
-      for (int64_t j = 0; j < used; ++j) {
+      for (int64_t j = 0; j < sc; ++j) {
         q0[j] = prow[2 * j];
         q1[j] = prow[2 * j + 1];
       }
@@ -164,11 +164,10 @@ template <int M>
 void winograd_input_int(const WinogradInputI8& a) {
   constexpr int N = M + 2;
   constexpr int64_t W = kLanes<int16_t>;
-  const int64_t cols = (a.tw + kWinogradIntSlack - 1) / kWinogradIntSlack * kWinogradIntSlack;
-  const int64_t sc = cols + kWinogradIntSlack, srow = M * sc;
-  // Registers of tiles read up to one position past their last tile.
-  const int64_t used = ((a.tw + W - 1) / W * W + 1 + 15) / 16 * 16;
-  split_rows_int<M>(a, a.work, M * a.th + 2, sc, used);
+  // A split row's phases hold the positions the registers of tiles read: up to one past
+  // their last tile.
+  const int64_t sc = ((a.tw + W - 1) / W * W + 1 + 15) / 16 * 16, srow = M * sc;
+  split_rows_int<M>(a, a.work, M * a.th + 2, sc);
   for (int64_t ti = 0; ti < a.th; ++ti) {
     const int16_t* base = a.work + M * ti * srow;
     for (int64_t j = 0; j < a.tw; j += W) {
