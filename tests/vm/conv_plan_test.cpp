@@ -84,12 +84,6 @@ std::string program(const Geometry& g, bool constant_filters, bool clip, bool cl
   return s;
 }
 
-const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
-  const ExecPlan& plan = ProgramAccess::compiled(p).plan;
-  const StepExtras* x = pc < plan.code.size() ? plan.extras_of(pc) : nullptr;
-  return x ? static_cast<const PackedWeights*>(x->prepared.get()) : nullptr;
-}
-
 // `check(prepared weights of constant, session of constant, session of input)` at every SIMD
 // level, one and two threads; `constant` has the weights as a constant, `input` as an input.
 template <class Check>

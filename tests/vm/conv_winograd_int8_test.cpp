@@ -82,24 +82,14 @@ Tensor naive(const Case& k, const Tensor& x, const Tensor& w, const Tensor& b) {
 
 bool winograd_level() { return !simd::gemm_kernels().u8s8_quads.fn; }
 
-// The prepared weights of the program's first step.
-const PackedWeights* prepared(const Program& p) {
-  const StepExtras* x = ProgramAccess::compiled(p).plan.extras_of(0);
-  return x ? static_cast<const PackedWeights*>(x->prepared.get()) : nullptr;
-}
-
 // Both programs at every level and thread count against `expected`; at the levels that take
 // the Winograd path the constant weights were prepared for it (`tile`), or for the GEMM when
 // their sums are out of its range (tile 0).
 void check_everywhere(const std::string& constant, const std::string& input, const TensorMap& in, const Tensor& w,
                       const Tensor& expected, int tile) {
-  const simd::Level saved = simd::level();
-  const bool saved_vnni = simd::avx2_uses_vnni();
-  for (const auto& [level, vnni] : {std::pair{simd::Level::sse2, false}, std::pair{simd::Level::avx2, false},
-                                    std::pair{simd::Level::avx2, true}, std::pair{simd::Level::avx512, false}}) {
-    simd::set_level_for_testing(level, vnni);
+  for_every_level([&] {
     const Program pc = program_from(constant), pi = program_from(input);
-    const PackedWeights* pw = prepared(pc);
+    const PackedWeights* pw = prepared_at(pc, 0);
     BOOST_REQUIRE(pw);
     for (int threads : {1, 2}) {
       BOOST_TEST_CONTEXT(simd::current_level_name() << ", threads " << threads) {
@@ -113,8 +103,7 @@ void check_everywhere(const std::string& constant, const std::string& input, con
         BOOST_TEST(testing::same_bits(si.run(with_w).at("y"), expected));
       }
     }
-  }
-  simd::set_level_for_testing(saved, saved_vnni);
+  });
 }
 
 }  // namespace

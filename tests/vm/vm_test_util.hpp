@@ -9,10 +9,12 @@
 #include <utility>
 
 #include "common/tensors.hpp"
+#include "kernels/prepare.hpp"
 #include "kernels/simd/cpu_features.hpp"
 #include "mlvm/mlvm.hpp"
 #include "tensor/copy.hpp"
 #include "tensor/storage.hpp"
+#include "vm/compiled.hpp"
 #include "vm/program_access.hpp"
 
 namespace mlvm::test {
@@ -49,17 +51,26 @@ inline SessionOptions single_thread() {
   return o;
 }
 
-// Runs `a` and `b` on `inputs` at sse2, avx2, avx2 with AVX-VNNI and avx512 (the best the CPU
-// has, if it lacks one) on 1 and 2 threads: output y must agree bit for bit (a fused program
-// and its unfused twin). The process-wide level is restored afterwards.
-inline void expect_same_y_everywhere(const Program& a, const Program& b, const TensorMap& inputs) {
+// Runs fn() at sse2, avx2, avx2 with AVX-VNNI and avx512 (the best the CPU has, if it lacks
+// one), the process-wide level set for each and restored afterwards.
+template <class F>
+void for_every_level(F&& fn) {
   const simd::Level saved = simd::level();
   const bool saved_vnni = simd::avx2_uses_vnni();
   const std::pair<simd::Level, bool> levels[] = {
       {simd::Level::sse2, false}, {simd::Level::avx2, false}, {simd::Level::avx2, true}, {simd::Level::avx512, false}};
-  for (const auto& [level, vnni] : levels)
+  for (const auto& [level, vnni] : levels) {
+    simd::set_level_for_testing(level, vnni);
+    fn();
+  }
+  simd::set_level_for_testing(saved, saved_vnni);
+}
+
+// Runs `a` and `b` on `inputs` at every level (for_every_level) on 1 and 2 threads: output y
+// must agree bit for bit (a fused program and its unfused twin).
+inline void expect_same_y_everywhere(const Program& a, const Program& b, const TensorMap& inputs) {
+  for_every_level([&] {
     for (int threads : {1, 2}) {
-      simd::set_level_for_testing(level, vnni);
       BOOST_TEST_CONTEXT(simd::current_level_name() << ", threads " << threads) {
         SessionOptions o;
         o.threads = threads;
@@ -68,7 +79,14 @@ inline void expect_same_y_everywhere(const Program& a, const Program& b, const T
         BOOST_TEST(mlvm::testing::same_bits(ya.at("y"), yb.at("y")));
       }
     }
-  simd::set_level_for_testing(saved, saved_vnni);
+  });
+}
+
+// The constant weights the planner prepared for instruction pc (kernels/prepare.hpp), or null.
+inline const PackedWeights* prepared_at(const Program& p, std::size_t pc) {
+  const ExecPlan& plan = ProgramAccess::compiled(p).plan;
+  const StepExtras* x = pc < plan.code.size() ? plan.extras_of(pc) : nullptr;
+  return x ? static_cast<const PackedWeights*>(x->prepared.get()) : nullptr;
 }
 
 }  // namespace mlvm::test
