@@ -158,10 +158,22 @@ inline void profile_json(std::ostream& os, const std::vector<RunStats>& runs) {
   // Every executed kernel instruction, summed over the runs, in program order.
   os << (first ? "],\n  \"instructions\": [" : "\n  ],\n  \"instructions\": [");
   first = true;
+  // Its median time per run too: a layer's first runs (page faults, cold caches) weigh on the
+  // mean; the median is the steady state to set beside another engine's per-node profile.
+  std::map<int64_t, std::vector<double>> per_run;
+  for (const auto& r : runs) {
+    std::map<int64_t, double> in_run;
+    for (const auto& i : r.instructions) in_run[i.pc] += i.seconds;
+    for (const auto& [pc, seconds] : in_run) per_run[pc].push_back(seconds);
+  }
   for (const InstructionTiming& t : instructions_summed(runs)) {
+    std::vector<double>& v = per_run[t.pc];
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    const double median = v.empty() ? 0.0 : v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
     os << (first ? "\n" : ",\n") << "    {\"pc\": " << t.pc << ", \"op\": " << json_string(t.op)
        << ", \"origin\": " << json_string(t.origin) << ", \"calls\": " << t.count
-       << ", \"total_ms\": " << t.seconds * 1e3 << "}";
+       << ", \"total_ms\": " << t.seconds * 1e3 << ", \"median_ms\": " << median * 1e3 << "}";
     first = false;
   }
   os << (first ? "]\n}\n" : "\n  ]\n}\n");

@@ -4,6 +4,7 @@
 // that are never abbreviated.
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -190,6 +191,16 @@ BOOST_AUTO_TEST_CASE(list_ops_and_profile_json) {
   BOOST_TEST(contains(r.out, "\"instructions\": [\n    {\"pc\": 1, \"op\": \"abs\", \"origin\": \"line 4\", "
                              "\"calls\": 2, \"total_ms\": "),
              r.out);
+  {
+    // The median per run of two runs is their mean: half the total, as printed.
+    const std::size_t t = r.out.find("\"total_ms\": ", r.out.find("\"instructions\""));
+    const std::size_t m = r.out.find(", \"median_ms\": ", t);
+    BOOST_TEST_REQUIRE((t != std::string::npos && m != std::string::npos), r.out);
+    const double total = std::stod(r.out.substr(t + 12)), median = std::stod(r.out.substr(m + 15));
+    BOOST_TEST(median > 0.0);
+    BOOST_TEST(median <= total);
+    BOOST_TEST(std::abs(median - total / 2) <= 1e-3 * total);
+  }
   BOOST_TEST(!contains(r.out, "\"op\": \"print\""));
   BOOST_TEST(!contains(r.out, "total: min="));
   r = f.run("p.mlasm -i x=x.npy --profile=xml");
