@@ -235,14 +235,39 @@ class GemmRun {
     }
     void run(int64_t ir, const void* apanel) {
       const int64_t i0 = ir * r_.mr_;
+      const int mr = int(std::min<int64_t>(r_.mr_, r_.g_.m - i0));
+      if (mr <= kRowTail && mr < r_.mr_ && r_.k_.row && !rt_.tile.b_rows) return rows(i0, mr, apanel);
       rt_.tile.a = apanel;
       rt_.tile.c = c0_ + i0 * r_.g_.ldc;
-      rt_.tile.mr = int(std::min<int64_t>(r_.mr_, r_.g_.m - i0));
+      rt_.tile.mr = mr;
       if (!r_.row_bias_.empty()) rt_.tile.row_bias = r_.row_bias_.data() + i0;
       r_.k_.strip(rt_);
     }
 
    private:
+    // A last row panel of at most kRowTail rows (M = 49 pixels, a 7 x 7 plane run transposed,
+    // leaves one of MR 6) row by row through the row kernel, which sums and stores each row as
+    // the tile would: the tile spends MR rows of multiply-adds on it whatever its height.
+    static constexpr int kRowTail = 3;
+    void rows(int64_t i0, int mr, const void* apanel) const {
+      const int step = r_.k_.row_panels;
+      for (int i = 0; i < mr; ++i)
+        for (int p0 = 0; p0 < rt_.panels; p0 += step) {
+          simd::RowTile rt = rt_;
+          const int panels = std::min(step, rt_.panels - p0);
+          rt.panels = panels;
+          rt.a_stride = r_.mr_;
+          rt.tile.a = static_cast<const T*>(apanel) + i;
+          rt.tile.b = static_cast<const char*>(rt_.tile.b) + p0 * rt_.b_panel_bytes;
+          rt.tile.c = c0_ + (i0 + i) * r_.g_.ldc + int64_t(p0) * r_.nr_;
+          rt.tile.mr = 1;
+          if (p0 + panels < rt_.panels) rt.tile.nr = r_.nr_;
+          if (!r_.row_bias_.empty()) rt.tile.row_bias = r_.row_bias_.data() + i0 + i;
+          if (rt_.tile.col_bias) rt.tile.col_bias = static_cast<const Out*>(rt_.tile.col_bias) + int64_t(p0) * r_.nr_;
+          r_.k_.row(rt);
+        }
+    }
+
     const GemmRun& r_;
     simd::RowTile rt_;
     Out* c0_ = nullptr;

@@ -230,7 +230,8 @@ void fma_strip_kernel(const RowTile& rt) {
 
 // fma_kernel's row 0 over up to P panels at once (RowTile): P·NV independent accumulator
 // chains instead of NV, so the FMA latency is hidden without reordering any sum. A panel past
-// `panels` is neither read nor written.
+// `panels` is neither read nor written. B packed, or in place with tile.b_stride (its panels
+// then b_panel_bytes apart along the row).
 template <class Vec, int MR, int NV, int P>
 void fma_row_kernel(const RowTile& rt) {
   using T = typename Vec::T;
@@ -246,6 +247,7 @@ void fma_row_kernel(const RowTile& rt) {
   const int64_t as = rt.a_stride;
   const T* b[P];
   const int panels = rt.panels;
+  const int64_t bs = t.b_stride ? t.b_stride : NV * L;
   for (int p = 0; p < P; ++p)
     b[p] = reinterpret_cast<const T*>(static_cast<const char*>(t.b) + (p < panels ? p : 0) * rt.b_panel_bytes);
   if (panels == P) {
@@ -254,14 +256,14 @@ void fma_row_kernel(const RowTile& rt) {
 #pragma GCC unroll 8
       for (int p = 0; p < P; ++p)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::load(b[p] + k * NV * L + v * L), acc[p][v]);
+        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::loadu(b[p] + k * bs + v * L), acc[p][v]);
     }
   } else {
     for (int64_t k = 0; k < t.kc; ++k, a += as) {
       const V ai = Vec::bcast(a);
       for (int p = 0; p < panels; ++p)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::load(b[p] + k * NV * L + v * L), acc[p][v]);
+        for (int v = 0; v < NV; ++v) acc[p][v] = Vec::fma(ai, Vec::loadu(b[p] + k * bs + v * L), acc[p][v]);
     }
   }
   for (int p = 0; p < panels; ++p) {
