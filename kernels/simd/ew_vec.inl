@@ -186,11 +186,43 @@ inline V<T> fused_neg_mul_add(const V<T>& a, const V<T>& b, const V<T>& c) {
 #endif
 }
 
+// deinterleave's even and odd lanes in an order of the level's choosing, the same for every
+// call: lane-wise arithmetic on such registers, then deinterleaved_in_order, gives what it would
+// on deinterleave's. At AVX2 this saves two cross-lane permutes per call (one per result).
+inline void deinterleave_any_order(const V<float>& a, const V<float>& b, V<float>& even, V<float>& odd) {
+#if MLVM_SIMD_BYTES == 32
+  even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+  odd = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+#else
+  deinterleave(a, b, even, odd);
+#endif
+}
+inline V<float> deinterleaved_in_order(const V<float>& v) {
+#if MLVM_SIMD_BYTES == 32
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+#else
+  return v;
+#endif
+}
+
 // v < lo ? lo : v > hi ? hi : v in each lane (NaN fails both compares and passes): clip, and
 // the fused relu/clip the conv kernels apply as they store their sums.
 template <class T>
 inline V<T> clip_lanes(const V<T>& v, const V<T>& lo, const V<T>& hi) {
-  return xsimd::select(v < lo, lo, xsimd::select(v > hi, hi, v));
+  if constexpr (std::is_same_v<T, float>) {
+    // The same lanes in two instructions instead of two compares and two blends: x86's
+    // max(a, b) is a > b ? a : b, so max(lo, v) keeps v unless v < lo (a NaN v fails the
+    // compare and stays), and min(hi, ·) likewise.
+#if MLVM_SIMD_BYTES == 64
+    return V<T>(_mm512_min_ps(hi, _mm512_max_ps(lo, v)));
+#elif MLVM_SIMD_BYTES == 32
+    return V<T>(_mm256_min_ps(hi, _mm256_max_ps(lo, v)));
+#else
+    return V<T>(_mm_min_ps(hi, _mm_max_ps(lo, v)));
+#endif
+  } else {
+    return xsimd::select(v < lo, lo, xsimd::select(v > hi, hi, v));
+  }
 }
 
 #if MLVM_SIMD_BYTES != 16
