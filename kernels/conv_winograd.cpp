@@ -20,8 +20,6 @@ namespace mlvm {
 
 namespace {
 
-int positions(int m) { return (m + 2) * (m + 2); }
-
 // Per-thread scratch floats (kernels/thread_scratch.hpp). Slots: 0 V, 1 M, 2 the filters
 // transformed at run time, 3 a transform's work.
 struct WinogradScratch;
@@ -98,29 +96,6 @@ bool swaps_operands(int64_t tiles, int64_t oc) {
 
 int64_t tile_count(int m, int64_t oh, int64_t ow) { return ((oh + m - 1) / m) * ((ow + m - 1) / m); }
 
-// Position xi's GEMM over output channels [o0, o1) of the filters U[xi] (oc x c, or null
-// when they come packed): U V (channels x tiles), or with `swap` Vᵀ Uᵀ (tiles x channels).
-// The caller sets the tiles' side.
-GemmArgs<float> position_gemm(int64_t oc, int64_t c, const float* u, int xi, bool swap, int64_t o0, int64_t o1) {
-  GemmArgs<float> g;
-  g.k = c;
-  const float* ux = u ? u + (xi * oc + o0) * c : nullptr;
-  if (swap) {  // B element (i, o) = U[xi][o][i]
-    g.n = o1 - o0;
-    g.b = ux;
-    g.rsb = 1;
-    g.csb = c;
-    g.b_packed_col0 = o0;
-  } else {
-    g.m = o1 - o0;
-    g.a = ux;
-    g.rsa = c;
-    g.csa = 1;
-    g.a_packed_row0 = o0;
-  }
-  return g;
-}
-
 }  // namespace
 
 int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParams& p, int64_t oh, int64_t ow) {
@@ -134,15 +109,16 @@ int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParam
 std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m, int64_t oh,
                                                int64_t ow) {
   // Every element is written by the transform: no zero fill first.
-  std::unique_ptr<float[]> u(new float[std::size_t(positions(m) * oc * c)]);
-  advise_huge_pages(u.get(), std::size_t(positions(m) * oc * c) * sizeof(float));
+  std::unique_ptr<float[]> u(new float[std::size_t(winograd_positions(m) * oc * c)]);
+  advise_huge_pages(u.get(), std::size_t(winograd_positions(m) * oc * c) * sizeof(float));
   transform_filters(w, oc, c, m, u.get());
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
   packed->winograd_tile = m;
   packed->b_side = swaps_operands(tile_count(m, oh, ow), oc);
   std::vector<GemmArgs<float>> gemms;
-  for (int xi = 0; xi < positions(m); ++xi) gemms.push_back(position_gemm(oc, c, u.get(), xi, packed->b_side, 0, oc));
+  for (int xi = 0; xi < winograd_positions(m); ++xi)
+    gemms.push_back(winograd_position_gemm<float>(oc, c, u.get(), xi, packed->b_side, 0, oc));
   packed->parts = gemm_prepack_together<float>(gemms, !packed->b_side);
   if (packed->parts.empty()) return nullptr;
   return packed;
@@ -168,7 +144,7 @@ void zero_slack(float* mm, int64_t rows, int64_t tiles, int64_t ts) {
 // thread's band of tiles alike.
 void position_run(const WinogradConv& a, const float* u, bool packed, bool swap, int xi, int64_t o0, int64_t o1,
                   const float* v, float* mm, int64_t tiles, int64_t ts) {
-  GemmArgs<float> g = position_gemm(a.oc, a.c, u, xi, swap, o0, o1);
+  GemmArgs<float> g = winograd_position_gemm<float>(a.oc, a.c, u, xi, swap, o0, o1);
   const float* vx = v + xi * a.c * ts;
   float* mx = mm + xi * (o1 - o0) * ts;
   if (!swap) {
@@ -205,7 +181,7 @@ void position_run(const WinogradConv& a, const float* u, bool packed, bool swap,
 // SiLU (its runs would then end at the split; the caller applies it per plane).
 void winograd_tile_rows(const WinogradConv& a, int64_t n, int64_t r0, int64_t r1, const float* u, bool packed,
                         const std::array<float, 2>& bounds) {
-  const int m = a.m, npos = positions(m);
+  const int m = a.m, npos = winograd_positions(m);
   const int64_t tw = (a.ow + m - 1) / m, rows = r1 - r0, tiles = rows * tw;
   const int64_t ts = tiles + simd::kWinogradSlack;
   const simd::WinogradTable& kern = simd::winograd_kernels();
@@ -264,7 +240,7 @@ void output_channel(const WinogradConv& a, int64_t n, int64_t o, const float* mr
 // tile).
 void winograd_channels(const WinogradConv& a, int64_t n, int64_t o0, int64_t o1, const float* u, bool packed,
                        bool swap, const std::array<float, 2>& bounds) {
-  const int npos = positions(a.m);
+  const int npos = winograd_positions(a.m);
   const int64_t tiles = tile_count(a.m, a.oh, a.ow), ts = tiles + simd::kWinogradSlack;
   float* mm = scratch(1, npos * (o1 - o0) * ts);
   float* v = scratch(0, npos * a.c * ts);
@@ -287,7 +263,7 @@ constexpr int64_t kBandMinPanels = 6;
 }  // namespace
 
 void conv_winograd(const WinogradConv& a, ExecEnv& env) {
-  const int m = a.m, npos = positions(m);
+  const int m = a.m, npos = winograd_positions(m);
   const int64_t th = (a.oh + m - 1) / m, tw = (a.ow + m - 1) / m, tiles = th * tw;
   const int64_t ts = tiles + simd::kWinogradSlack;  // row stride of V and M
   // The prepared filters when they were packed at this level for this tile (then the GEMM

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "ir/nn_rules.hpp"
+#include "kernels/gemm.hpp"
 
 namespace mlvm {
 
@@ -37,6 +38,33 @@ int winograd_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const ConvParam
 // if out of memory.
 std::shared_ptr<PackedWeights> winograd_prepare(const float* w, int64_t oc, int64_t c, int m, int64_t oh,
                                                int64_t ow);
+
+// The transformed positions of F(m x m, 3x3): one GEMM each.
+inline int winograd_positions(int m) { return (m + 2) * (m + 2); }
+
+// Position xi's GEMM over output channels [o0, o1) of the filters U[xi] (oc x c, or null
+// when they come packed): U V (channels x tiles), or with `swap` Vᵀ Uᵀ (tiles x channels).
+// The caller sets the tiles' side. The float path's and the exact i8 path's (i16 filters).
+template <class T>
+GemmArgs<T> winograd_position_gemm(int64_t oc, int64_t c, const T* u, int xi, bool swap, int64_t o0, int64_t o1) {
+  GemmArgs<T> g;
+  g.k = c;
+  const T* ux = u ? u + (xi * oc + o0) * c : nullptr;
+  if (swap) {  // B element (i, o) = U[xi][o][i]
+    g.n = o1 - o0;
+    g.b = ux;
+    g.rsb = 1;
+    g.csb = c;
+    g.b_packed_col0 = o0;
+  } else {
+    g.m = o1 - o0;
+    g.a = ux;
+    g.rsa = c;
+    g.csa = 1;
+    g.a_packed_row0 = o0;
+  }
+  return g;
+}
 
 struct WinogradConv {
   int m;  // winograd_tile(...)

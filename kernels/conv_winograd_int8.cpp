@@ -22,8 +22,6 @@ namespace {
 
 using namespace conv_detail;
 
-int positions(int m) { return (m + 2) * (m + 2); }
-
 // Per-thread scratch (kernels/thread_scratch.hpp). i16 slots: 0 V, 1 the input transform's
 // work, 2 the filters transformed at run time; i32 slots: 0 M, 1 a band's outputs before their
 // requantization; char slot 0: those filters packed.
@@ -106,15 +104,9 @@ using Parts = std::vector<std::shared_ptr<const PackedOperand>>;
 Parts pack_filters(const int8_t* w, int64_t oc, int64_t c, int m, int16_t* u, char* (*buffer)(int64_t)) {
   if (m == 4) transform_filters<4>(w, oc, c, u);
   else transform_filters<2>(w, oc, c, u);
-  auto gemms = std::vector<GemmArgs<int16_t>>(std::size_t(positions(m)));
-  for (int xi = 0; xi < positions(m); ++xi) {
-    GemmArgs<int16_t>& g = gemms[std::size_t(xi)];
-    g.m = oc;
-    g.k = c;
-    g.a = u + xi * oc * c;
-    g.rsa = c;
-    g.csa = 1;
-  }
+  std::vector<GemmArgs<int16_t>> gemms;
+  for (int xi = 0; xi < winograd_positions(m); ++xi)
+    gemms.push_back(winograd_position_gemm<int16_t>(oc, c, u, xi, false, 0, oc));
   return gemm_prepack_together<int16_t>(gemms, true, buffer);
 }
 
@@ -126,7 +118,7 @@ char* packing_scratch(int64_t bytes) { return scratch<char>(0, bytes); }
 // The results are exact, so the split does not change a bit.
 void winograd_band(const ConvShape& s, const ConvParams& p, const ConvData<int8_t>& d, const Parts& parts, int m,
                    int64_t n, int64_t r0, int64_t r1) {
-  const int npos = positions(m);
+  const int npos = winograd_positions(m);
   const int64_t tw = tile_count(m, s.ow), rows = r1 - r0, tiles = rows * tw;
   const int64_t ts = tiles + simd::kWinogradIntSlack;  // row stride of V and M
   const simd::WinogradIntTable& kern = simd::winograd_int_kernels();
@@ -142,12 +134,8 @@ void winograd_band(const ConvShape& s, const ConvParams& p, const ConvData<int8_
                 s.c * ts, work});
   }
   for (int xi = 0; xi < npos; ++xi) {
-    GemmArgs<int16_t> g;
-    g.m = s.oc;
+    GemmArgs<int16_t> g = winograd_position_gemm<int16_t>(s.oc, s.c, nullptr, xi, false, 0, s.oc);
     g.n = tiles;
-    g.k = s.c;
-    g.rsa = s.c;
-    g.csa = 1;
     g.a_packed = parts[std::size_t(xi)].get();
     g.b = v + xi * s.c * ts;
     g.rsb = ts;
@@ -182,7 +170,7 @@ int winograd_int8_tile(int64_t c, int64_t oc, int64_t kh, int64_t kw, const Conv
 std::shared_ptr<PackedWeights> winograd_int8_prepare(const int8_t* w, int64_t oc, int64_t c, int m) {
   if (!sums_in_range(w, oc, c, m)) return nullptr;
   // Every element is written by the transform: no zero fill first.
-  std::unique_ptr<int16_t[]> u(new int16_t[std::size_t(positions(m) * oc * c)]);
+  std::unique_ptr<int16_t[]> u(new int16_t[std::size_t(winograd_positions(m) * oc * c)]);
   auto packed = std::make_shared<PackedWeights>();
   packed->winograd_level = int(simd::level());
   packed->winograd_tile = m;
@@ -198,7 +186,7 @@ bool conv_winograd_int8(const ConvShape& s, const ConvParams& p, ConvData<int8_t
   const PackedWeights* pw = d.packed;
   const bool prepared = pw && pw->winograd_level >= 0;
   const bool use_prepared = prepared && m && pw->winograd_level == int(simd::level()) && pw->winograd_tile == m &&
-                            int64_t(pw->parts.size()) == positions(m);
+                            int64_t(pw->parts.size()) == winograd_positions(m);
   if (prepared && !use_prepared) d.packed = nullptr;
   // Weights packed for the GEMM stay with it: the prepared filters' sums were out of range.
   if (m == 0 || (d.packed && !use_prepared)) return false;
@@ -206,13 +194,14 @@ bool conv_winograd_int8(const ConvShape& s, const ConvParams& p, ConvData<int8_t
   Parts run_parts;
   if (!use_prepared) {
     if (!sums_in_range(d.w, s.oc, s.c, m)) return false;
-    run_parts = pack_filters(d.w, s.oc, s.c, m, scratch<int16_t>(2, positions(m) * s.oc * s.c), packing_scratch);
+    int16_t* u = scratch<int16_t>(2, winograd_positions(m) * s.oc * s.c);
+    run_parts = pack_filters(d.w, s.oc, s.c, m, u, packing_scratch);
     if (run_parts.empty()) return false;
   }
   const Parts& parts = use_prepared ? pw->parts : run_parts;
   const int64_t th = tile_count(m, s.oh), tw = tile_count(m, s.ow);
   const int64_t threads = env.pool ? env.pool->size() : 1;
-  const int64_t row_bytes = positions(m) * (s.c * 2 + s.oc * 4) * tw;
+  const int64_t row_bytes = winograd_positions(m) * (s.c * 2 + s.oc * 4) * tw;
   const int64_t min_tiles = kBandMinPanels * gemm_tile_shape<int16_t>().nr;
   // Bands of whole tile rows, at least one a thread (of rows enough) per image.
   int64_t bands = std::min((th * row_bytes + kBandBytes - 1) / kBandBytes, th * tw / min_tiles);
