@@ -25,11 +25,12 @@ namespace {
 // y[r][q·L + l] for l < n. Load u of an input row (u < loads) starts at column
 // first + u·SW... : at column stride 1 it is tap column j = u; at stride 2 load u is 2L columns
 // whose even and odd lanes are tap columns 2u and 2u + 1. m[u][k]: the lanes of its register k
-// that lie inside the input row.
+// that lie inside the input row (set for an edge block only).
 template <int KW, int SW>
 struct Block {
   static constexpr int kLoads = SW == 1 ? KW : (KW + 1) / 2;
   static constexpr int kRegs = SW;  // registers per load
+  static constexpr int64_t kSpan = SW * (kLoads - 1) + SW * kLanes<float>;  // columns the loads cover
   int64_t ih0;                      // input row of the block's first window row (may be < 0)
   const float* at;                  // input row 0's column `first`
   LaneMask m[kLoads][kRegs];
@@ -117,17 +118,18 @@ void column_sums(const DepthwisePlane& a) {
       const int64_t first = q * L * SW - a.left;  // input column of the first load's lane 0
       b.ih0 = ih0;
       b.at = a.x + first;
-      bool inside = rows_inside;
+      b.out = a.y + rb * a.ow + q * L;
+      b.n = std::min(L, a.ow - q * L);
+      if (rows_inside && first >= 0 && first + Block<KW, SW>::kSpan <= a.w) {
+        block_sums<KH, KW, SH, SW, RB, 1, false>(a, &b, w);
+        continue;
+      }
       for (int u = 0; u < Block<KW, SW>::kLoads; ++u)
         for (int k = 0; k < SW; ++k) {
           const int64_t c = first + SW * u + k * L;  // column of the register's lane 0
           b.m[u][k] = lanes_between(-c, a.w - c);  // the lanes inside the input row
-          inside = inside && c >= 0 && c + L <= a.w;
         }
-      b.out = a.y + rb * a.ow + q * L;
-      b.n = std::min(L, a.ow - q * L);
-      if (inside) block_sums<KH, KW, SH, SW, RB, 1, false>(a, &b, w);
-      else block_sums<KH, KW, SH, SW, RB, 1, true>(a, &b, w);
+      block_sums<KH, KW, SH, SW, RB, 1, true>(a, &b, w);
     }
   }
 }
