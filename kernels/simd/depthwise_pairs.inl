@@ -5,67 +5,47 @@
 //
 // The input plane is first copied as i16 with its column padding (zeros) and, at column stride
 // 2, split into even and odd columns, so that every tap of a register of output columns is one
-// unaligned load. Window rows i and i + 1 are then interleaved in registers (unpack lo/hi:
-// pairs of the two rows' values per column) and multiplied by the pair (w[i][j], w[i + 1][j])
-// with vpmaddwd, 32 products per AVX-512 instruction where the plain loop's widened 32-bit
-// multiplies made the i16 depthwise convolutions of quantized PP-OCRv4 a quarter of its time.
-// An odd last row is paired with a row of zeros and a zero weight.
+// unaligned load. Window rows i and i + 1 are then paired: a pair row holds in each 32-bit lane
+// one column's values of two input rows (the first in the low half), so that a load of it
+// times the pair (w[i][j], w[i + 1][j]) by vpmaddwd gives a register of outputs their two
+// taps, in column order. Each pair row is built once per plane and read by every output row
+// and tap column it serves; interleaving the two rows in registers per tap instead (unpack
+// lo/hi, then permutes back to column order) spent as many shuffles as multiply-adds. An odd
+// last window row is paired with whatever row follows it and a zero weight.
 //
 // Bits: the plain loop sums in uint32 (wrapping). vpmaddwd's pair sum is exact except when all
 // four operands are -32768, where it gives 0x80000000, which is 2^31 modulo 2^32: the same
 // bits; vpaddd wraps. Integer sums modulo 2^32 do not depend on their order.
 #if MLVM_SIMD_BYTES == 64 || MLVM_SIMD_BYTES == 32
 
-// The register forms: 16 output columns per pair of accumulators in 256-bit registers (both
-// levels: AVX-512 takes them for planes at most 16 wide, where 32 columns would be mostly
-// waste), 32 in 512-bit ones.
+// The register forms: i32 lanes of output columns, K registers per chunk of columns.
 struct Pairs256 {
   using R = __m256i;
-  static constexpr int64_t kCols = 16;
-  static R load(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-  static R lo(R a, R b) { return _mm256_unpacklo_epi16(a, b); }
-  static R hi(R a, R b) { return _mm256_unpackhi_epi16(a, b); }
+  static constexpr int64_t kLanes = 8;
+  static R load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
   static R madd(R a, R w, R acc) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
+  static R add(R a, R b) { return _mm256_add_epi32(a, b); }
   static R set1(int32_t v) { return _mm256_set1_epi32(v); }
   static R zero() { return _mm256_setzero_si256(); }
-  // lo holds columns {0-3, 8-11}, hi {4-7, 12-15}.
-  static void store(int32_t* y, R lo, R hi, R bias, int64_t n) {
-    const R first = _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), bias);
-    const R second = _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), bias);
-    if (n >= 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), first);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 8), second);
-      return;
-    }
-    alignas(32) int32_t t[16];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t), first);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t + 8), second);
-    std::copy(t, t + n, y);
+  static void store(int32_t* y, R v, int64_t n) {
+    if (n >= kLanes) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    _mm256_maskstore_epi32(y, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)), lanes), v);
   }
 };
 
 #if MLVM_SIMD_BYTES == 64
 struct Pairs512 {
   using R = __m512i;
-  static constexpr int64_t kCols = 32;
-  static R load(const int16_t* p) { return _mm512_loadu_si512(p); }
-  static R lo(R a, R b) { return _mm512_unpacklo_epi16(a, b); }
-  static R hi(R a, R b) { return _mm512_unpackhi_epi16(a, b); }
+  static constexpr int64_t kLanes = 16;
+  static R load(const int32_t* p) { return _mm512_loadu_si512(p); }
   static R madd(R a, R w, R acc) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w)); }
+  static R add(R a, R b) { return _mm512_add_epi32(a, b); }
   static R set1(int32_t v) { return _mm512_set1_epi32(v); }
   static R zero() { return _mm512_setzero_si512(); }
-  // lo holds columns {0-3, 8-11, 16-19, 24-27}, hi {4-7, 12-15, 20-23, 28-31} (unpack works
-  // within 128-bit lanes): back to column order, 16 columns per register.
-  static void store(int32_t* y, R lo, R hi, R bias, int64_t n) {
-    const R first = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), hi), bias);
-    const R second = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), hi), bias);
-    if (n >= 32) {
-      _mm512_storeu_si512(y, first);
-      _mm512_storeu_si512(y + 16, second);
-      return;
-    }
-    _mm512_mask_storeu_epi32(y, __mmask16((1u << std::min<int64_t>(n, 16)) - 1), first);
-    if (n > 16) _mm512_mask_storeu_epi32(y + 16, __mmask16((1u << (n - 16)) - 1), second);
+  static void store(int32_t* y, R v, int64_t n) {
+    if (n >= kLanes) return _mm512_storeu_si512(y, v);
+    _mm512_mask_storeu_epi32(y, __mmask16((1u << n) - 1), v);
   }
 };
 #endif
@@ -98,18 +78,48 @@ inline bool pairs_fit(const DepthwiseGeometry& g) {
   return (g.sw == 1 || g.sw == 2) && g.dw == 1 && g.kw <= 16 && g.kh <= 16;
 }
 
-template <class P, class T>
+// The sums of one output row, K registers of columns at a time: pr[p] the pair row of window
+// rows 2p and 2p + 1, wp[p·16 + j] the weight pair of their tap column j.
+template <class P, int K>
+void pair_row_sums(const int32_t* const* pr, const typename P::R* wp, const std::array<int64_t, 16>& tap_at,
+                   int64_t pairs, int64_t kw, int32_t bias, int64_t ow, int32_t* y) {
+  using R = typename P::R;
+  constexpr int64_t kCols = K * P::kLanes;
+  const R vbias = P::set1(bias);
+  for (int64_t q = 0; q < ow; q += kCols) {
+    R acc[K];
+    for (int k = 0; k < K; ++k) acc[k] = vbias;
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int32_t* row = pr[p] + q;
+      for (int64_t j = 0; j < kw; ++j) {
+        const R wv = wp[p * 16 + j];
+        const int32_t* at = row + tap_at[std::size_t(j)];
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) acc[k] = P::madd(P::load(at + k * P::kLanes), wv, acc[k]);
+      }
+    }
+    for (int k = 0; k < K; ++k)
+      if (q + k * P::kLanes < ow) P::store(y + q + k * P::kLanes, acc[k], ow - q - k * P::kLanes);
+  }
+}
+
+template <class P, int K, class T>
 void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const DepthwiseGeometry& g, int32_t* y) {
   using PairReg = typename P::R;
-  constexpr int64_t kPairCols = P::kCols;
+  constexpr int64_t kCols = K * P::kLanes;
   // Padded column q·sw + phase of a phase row is input column q·sw + phase - left; each phase
   // row holds what the last register of outputs reads, and one register more.
   const int64_t reach = (g.kw - 1) / g.sw;  // phase columns a window spans past its first
-  const int64_t chunks = (g.ow + kPairCols - 1) / kPairCols;
-  const int64_t wq = chunks * kPairCols + reach + kPairCols;
+  const int64_t chunks = (g.ow + kCols - 1) / kCols;
+  const int64_t wq = chunks * kCols + reach + P::kLanes;
   const int64_t row_len = g.sw * wq;
+  // Pair row r (input rows r and r + dh) for r in [r0, r1]: the window rows of every output.
+  const int64_t pairs = (g.kh + 1) / 2;
+  const int64_t r0 = -g.top, r1 = (g.oh - 1) * g.sh - g.top + 2 * (pairs - 1) * g.dh;
   thread_local std::vector<int16_t> buf;
+  thread_local std::vector<int32_t> pair_buf;
   if (buf.size() < std::size_t((g.h + 1) * row_len)) buf.resize(std::size_t((g.h + 1) * row_len));
+  if (pair_buf.size() < std::size_t((r1 - r0 + 1) * row_len)) pair_buf.resize(std::size_t((r1 - r0 + 1) * row_len));
   int16_t* planes = buf.data();
   int16_t* zero_row = planes + g.h * row_len;  // rows outside the input
   std::fill(zero_row, zero_row + row_len, int16_t(0));
@@ -134,8 +144,17 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
       }
     }
   }
+  auto input_row = [&](int64_t r) { return r >= 0 && r < g.h ? planes + r * row_len : zero_row; };
+  // Only the pair rows some output reads (at row stride 2, every other one).
+  auto pair_row = [&](int64_t r) { return pair_buf.data() + (r - r0) * row_len; };
+  for (int64_t r = r0; r <= r1; ++r) {
+    if ((r - r0) % std::gcd(g.sh, 2 * g.dh) != 0) continue;
+    const int16_t* a = input_row(r);
+    const int16_t* b = input_row(r + g.dh);
+    int32_t* d = pair_row(r);
+    for (int64_t k = 0; k < row_len; ++k) d[k] = int32_t(uint32_t(uint16_t(a[k])) | uint32_t(uint16_t(b[k])) << 16);
+  }
   // The weight pairs (w[i][j], w[i + 1][j]) per row pair and column, as vpmaddwd reads them.
-  const int64_t pairs = (g.kh + 1) / 2;
   PairReg wp[8 * 16];
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t j = 0; j < g.kw; ++j) {
@@ -144,32 +163,14 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
       const uint32_t b = i + 1 < g.kh ? uint16_t(int16_t(w[(i + 1) * g.kw + j])) : 0u;
       wp[p * 16 + j] = P::set1(int32_t(a | (b << 16)));
     }
-  const PairReg vbias = P::set1(bias ? *bias : 0);
   // Where tap column j starts in a phase row, computed once: a division per tap in the inner
   // loop (the stride is known only at run time) cost more than the tap's arithmetic.
   std::array<int64_t, 16> tap_at;
   for (int64_t j = 0; j < g.kw; ++j) tap_at[std::size_t(j)] = (j % g.sw) * wq + j / g.sw;
-  std::array<const int16_t*, 16> rows;
+  std::array<const int32_t*, 8> pr;
   for (int64_t oh = 0; oh < g.oh; ++oh) {
-    for (int64_t i = 0; i < 2 * pairs; ++i) {
-      const int64_t ih = oh * g.sh - g.top + i * g.dh;
-      rows[std::size_t(i)] = i < g.kh && ih >= 0 && ih < g.h ? planes + ih * row_len : zero_row;
-    }
-    for (int64_t c = 0; c < chunks; ++c) {
-      PairReg lo = P::zero(), hi = P::zero();
-      for (int64_t p = 0; p < pairs; ++p) {
-        const int16_t* ra = rows[std::size_t(2 * p)] + c * kPairCols;
-        const int16_t* rb = rows[std::size_t(2 * p + 1)] + c * kPairCols;
-        for (int64_t j = 0; j < g.kw; ++j) {
-          const int64_t at = tap_at[std::size_t(j)];
-          const PairReg a = P::load(ra + at), b = P::load(rb + at);
-          const PairReg wv = wp[p * 16 + j];
-          lo = P::madd(P::lo(a, b), wv, lo);
-          hi = P::madd(P::hi(a, b), wv, hi);
-        }
-      }
-      P::store(y + oh * g.ow + c * kPairCols, lo, hi, vbias, g.ow - c * kPairCols);
-    }
+    for (int64_t p = 0; p < pairs; ++p) pr[std::size_t(p)] = pair_row(oh * g.sh - g.top + 2 * p * g.dh);
+    pair_row_sums<P, K>(pr.data(), wp, tap_at, pairs, g.kw, bias ? *bias : 0, g.ow, y + oh * g.ow);
   }
 }
 
@@ -177,9 +178,10 @@ template <class T>
 void pairs_depthwise_plane(const T* x, const T* w, const int32_t* bias, const DepthwiseGeometry& g, int32_t* y) {
   if (!pairs_fit(g)) return plain_depthwise_plane(x, w, bias, g, y);
 #if MLVM_SIMD_BYTES == 64
-  if (g.ow > Pairs256::kCols) return pairs_plane_with<Pairs512>(x, w, bias, g, y);
+  if (g.ow > 16) return pairs_plane_with<Pairs512, 2>(x, w, bias, g, y);
 #endif
-  pairs_plane_with<Pairs256>(x, w, bias, g, y);
+  if (g.ow > 16) return pairs_plane_with<Pairs256, 4>(x, w, bias, g, y);
+  pairs_plane_with<Pairs256, 2>(x, w, bias, g, y);
 }
 
 #else
