@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/simd/conv_depthwise.hpp"
+#include "kernels/simd/cpu_features.hpp"
 #include "kernels/simd/ew_vec.inl"
 #include "kernels/simd/depthwise_exact_io.inl"
 #include "kernels/simd/depthwise_plane.inl"

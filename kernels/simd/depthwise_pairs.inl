@@ -24,7 +24,12 @@ struct Pairs256 {
   static constexpr int64_t kLanes = 8;
   static R load(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
   static R madd(R a, R w, R acc) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
-  static R add(R a, R b) { return _mm256_add_epi32(a, b); }
+  // AVX-VNNI's fused form (the avx2 level on a CPU with it), as asm for the reason given at
+  // gemm_avx2.cpp's VexDpPairs.
+  static R dp(R a, R w, R acc) {
+    __asm__("%{vex%} vpdpwssd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(w));
+    return acc;
+  }
   static R set1(int32_t v) { return _mm256_set1_epi32(v); }
   static R zero() { return _mm256_setzero_si256(); }
   static void store(int32_t* y, R v, int64_t n) {
@@ -40,7 +45,10 @@ struct Pairs512 {
   static constexpr int64_t kLanes = 16;
   static R load(const int32_t* p) { return _mm512_loadu_si512(p); }
   static R madd(R a, R w, R acc) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w)); }
-  static R add(R a, R b) { return _mm512_add_epi32(a, b); }
+  static R dp(R a, R w, R acc) {  // AVX-512 VNNI
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w));
+    return acc;
+  }
   static R set1(int32_t v) { return _mm512_set1_epi32(v); }
   static R zero() { return _mm512_setzero_si512(); }
   static void store(int32_t* y, R v, int64_t n) {
@@ -78,32 +86,39 @@ inline bool pairs_fit(const DepthwiseGeometry& g) {
   return (g.sw == 1 || g.sw == 2) && g.dw == 1 && g.kw <= 16 && g.kh <= 16;
 }
 
-// The sums of one output row, K registers of columns at a time: pr[p] the pair row of window
-// rows 2p and 2p + 1, wp[p·16 + j] the weight pair of their tap column j.
-template <class P, int K>
+// The sums of NR output rows (1 or 2), K registers of columns at a time: pr[r·8 + p] the pair
+// row of row r's window rows 2p and 2p + 1, wp[p·16 + j] the weight pair of their tap column j.
+// With VNNI each multiply-add is one vpdpwssd, whose latency the NR·K independent sums hide.
+template <class P, int K, int NR, bool kVnni>
 void pair_row_sums(const int32_t* const* pr, const typename P::R* wp, const std::array<int64_t, 16>& tap_at,
-                   int64_t pairs, int64_t kw, int32_t bias, int64_t ow, int32_t* y) {
+                   int64_t pairs, int64_t kw, int32_t bias, int64_t ow, int32_t* y, int64_t y_stride) {
   using R = typename P::R;
   constexpr int64_t kCols = K * P::kLanes;
   const R vbias = P::set1(bias);
   for (int64_t q = 0; q < ow; q += kCols) {
-    R acc[K];
-    for (int k = 0; k < K; ++k) acc[k] = vbias;
+    R acc[NR][K];
+    for (int r = 0; r < NR; ++r)
+      for (int k = 0; k < K; ++k) acc[r][k] = vbias;
     for (int64_t p = 0; p < pairs; ++p) {
-      const int32_t* row = pr[p] + q;
       for (int64_t j = 0; j < kw; ++j) {
         const R wv = wp[p * 16 + j];
-        const int32_t* at = row + tap_at[std::size_t(j)];
+        const int64_t at = q + tap_at[std::size_t(j)];
+#pragma GCC unroll 2
+        for (int r = 0; r < NR; ++r)
 #pragma GCC unroll 4
-        for (int k = 0; k < K; ++k) acc[k] = P::madd(P::load(at + k * P::kLanes), wv, acc[k]);
+          for (int k = 0; k < K; ++k) {
+            const R a = P::load(pr[r * 8 + p] + at + k * P::kLanes);
+            acc[r][k] = kVnni ? P::dp(a, wv, acc[r][k]) : P::madd(a, wv, acc[r][k]);
+          }
       }
     }
-    for (int k = 0; k < K; ++k)
-      if (q + k * P::kLanes < ow) P::store(y + q + k * P::kLanes, acc[k], ow - q - k * P::kLanes);
+    for (int r = 0; r < NR; ++r)
+      for (int k = 0; k < K; ++k)
+        if (q + k * P::kLanes < ow) P::store(y + r * y_stride + q + k * P::kLanes, acc[r][k], ow - q - k * P::kLanes);
   }
 }
 
-template <class P, int K, class T>
+template <class P, int K, bool kVnni, class T>
 void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const DepthwiseGeometry& g, int32_t* y) {
   using PairReg = typename P::R;
   constexpr int64_t kCols = K * P::kLanes;
@@ -167,21 +182,34 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
   // loop (the stride is known only at run time) cost more than the tap's arithmetic.
   std::array<int64_t, 16> tap_at;
   for (int64_t j = 0; j < g.kw; ++j) tap_at[std::size_t(j)] = (j % g.sw) * wq + j / g.sw;
-  std::array<const int32_t*, 8> pr;
-  for (int64_t oh = 0; oh < g.oh; ++oh) {
-    for (int64_t p = 0; p < pairs; ++p) pr[std::size_t(p)] = pair_row(oh * g.sh - g.top + 2 * p * g.dh);
-    pair_row_sums<P, K>(pr.data(), wp, tap_at, pairs, g.kw, bias ? *bias : 0, g.ow, y + oh * g.ow);
+  // Two output rows at once: each weight pair loaded once for both.
+  std::array<const int32_t*, 16> pr;
+  for (int64_t oh = 0; oh < g.oh; oh += 2) {
+    for (int64_t r = 0; r < 2 && oh + r < g.oh; ++r)
+      for (int64_t p = 0; p < pairs; ++p) pr[std::size_t(r * 8 + p)] = pair_row((oh + r) * g.sh - g.top + 2 * p * g.dh);
+    const int32_t b = bias ? *bias : 0;
+    if (oh + 1 < g.oh) pair_row_sums<P, K, 2, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b, g.ow, y + oh * g.ow, g.ow);
+    else pair_row_sums<P, K, 1, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b, g.ow, y + oh * g.ow, g.ow);
   }
 }
 
 template <class T>
 void pairs_depthwise_plane(const T* x, const T* w, const int32_t* bias, const DepthwiseGeometry& g, int32_t* y) {
   if (!pairs_fit(g)) return plain_depthwise_plane(x, w, bias, g, y);
+  auto run = [&]<bool kVnni>() {
 #if MLVM_SIMD_BYTES == 64
-  if (g.ow > 16) return pairs_plane_with<Pairs512, 2>(x, w, bias, g, y);
+    if (g.ow > 16) return pairs_plane_with<Pairs512, 2, kVnni>(x, w, bias, g, y);
 #endif
-  if (g.ow > 16) return pairs_plane_with<Pairs256, 4>(x, w, bias, g, y);
-  pairs_plane_with<Pairs256, 2>(x, w, bias, g, y);
+    if (g.ow > 16) return pairs_plane_with<Pairs256, 4, kVnni>(x, w, bias, g, y);
+    pairs_plane_with<Pairs256, 2, kVnni>(x, w, bias, g, y);
+  };
+#if MLVM_SIMD_BYTES == 64
+  static const bool vnni = cpu_has_avx512_vnni();
+#else
+  const bool vnni = avx2_uses_vnni();
+#endif
+  if (vnni) return run.template operator()<true>();
+  run.template operator()<false>();
 }
 
 #else
