@@ -32,12 +32,12 @@ struct ConvData {
   bool x_nonnegative = false;             // i8: nor any negative value (GemmArgs::b_nonnegative)
 };
 
-// Whether the GEMM over x needs x's values known (i8 at AVX2 without VNNI): not when the
-// weights were packed ahead for a kernel that takes any x (7-bit weights).
+// Whether the GEMM over x needs x's values known (i8 at AVX2 without VNNI), or runs faster
+// knowing them (7-bit weights packed ahead, x without negatives: gemm_packed_prefers_b_values).
 template <class T>
 bool takes_x_values(const ConvData<T>& d) {
   return !d.packed || d.packed->b_side || d.packed->parts.empty() ||
-         gemm_packed_for_b_values(d.packed->parts[0].get());
+         gemm_packed_prefers_b_values(d.packed->parts[0].get());
 }
 
 // Group g's weights packed ahead as the A operand of `a` (the GEMM over x): for i8 x holding

@@ -55,12 +55,19 @@ int gemm_int8_kernel(const GemmArgs<int8_t>& g) {
   const simd::MicroKernel fn = plan_of(g).kern.fn;
   if (fn == t.s8_offset_b_quads.fn) return 4;
   if (fn == t.u8_offset_a_quads.fn) return 5;
+  if (fn == t.s8_small_a_unsigned_b_quads.fn) return 6;
   return fn == t.s8_sign_quads.fn ? 1 : fn == t.s8_unsigned_b_quads.fn ? 2 : fn == t.u8s8_quads.fn ? 3 : 0;
 }
 
 bool gemm_packed_for_b_values(const PackedOperand* p) {
   const void* key = gemm_run::kernel_key(simd::gemm_kernels().s8_sign_quads);
   return p && key && p->kernel == key;
+}
+
+bool gemm_packed_prefers_b_values(const PackedOperand* p) {
+  const simd::GemmKernelTable& t = simd::gemm_kernels();
+  return gemm_packed_for_b_values(p) ||
+         (p && t.s8_small_a_unsigned_b_quads.fn && p->kernel == gemm_run::kernel_key(t.s8_offset_b_quads));
 }
 
 template <class T>

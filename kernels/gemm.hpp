@@ -124,11 +124,15 @@ template <class T>
 bool gemm_prefers_b_values();
 // Which i8 kernel gemm(g) runs (for tests): 0 the i16 pairs, 1 the sign trick (B without
 // -128), 2 B as u8 (B without negatives), 3 the u8·s8 quads (AVX-512 VNNI, AVX-VNNI),
-// 4 A within 7 bits (packed ahead), B as u8 (b + 128); 5 the mirror, B within 7 bits.
+// 4 A within 7 bits (packed ahead), B as u8 (b + 128); 5 the mirror, B within 7 bits; 6 A
+// within 7 bits (packed ahead), B packed here without negatives: two quads summed in i16.
 int gemm_int8_kernel(const GemmArgs<int8_t>& g);
 // Whether p was packed for the kernels that need B's values known (the sign trick): a
 // caller whose B may hold -128 then has A packed again for any B (gemm_prepack_a's b_any).
 bool gemm_packed_for_b_values(const PackedOperand* p);
+// Whether a GEMM with p as its A runs faster knowing B's values: packed for the sign trick, or
+// for the 7-bit A kernel where the level has its form for B without negatives.
+bool gemm_packed_prefers_b_values(const PackedOperand* p);
 
 // The current level's register tile for T: C is computed in MR x NR blocks, so a GEMM's M is
 // padded up to whole MR and its N to whole NR (what a caller weighs when it can choose which

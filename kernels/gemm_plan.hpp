@@ -76,7 +76,12 @@ Plan<T> plan_for(BValues b = BValues::any, Small small = Small::none) {
       if (t.u8s8_quads.fn)
         p = {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
              t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
-      else if (small == Small::a && t.s8_offset_b_quads.fn)
+      else if (small == Small::a && b == BValues::nonnegative && t.s8_small_a_unsigned_b_quads.fn) {
+        // B packed here (plan_of), so only A's panels, those of s8_offset_b_quads, are shared.
+        p = {t.s8_small_a_unsigned_b_quads, PackFormat::quads_s8_sums, PackFormat::quads_s8, t.pack_quads_s8_sums,
+             t.pack_quads_s8};
+        p.pack_key = kernel_key(t.s8_offset_b_quads);
+      } else if (small == Small::a && t.s8_offset_b_quads.fn)
         p = {t.s8_offset_b_quads, PackFormat::quads_s8_sums, PackFormat::quads_u8_offset, t.pack_quads_s8_sums,
              t.pack_quads_u8_offset};
       else if (small == Small::b && t.u8_offset_a_quads.fn)
@@ -154,9 +159,13 @@ Small small_operand(const GemmArgs<T>& g) {
 }
 
 // The plan of g: a Small one when an operand was packed for it, else by B's values.
+// With A small and a B packed here that holds no negative value, the kernel adding two quads'
+// pair sums (s8_small_a_unsigned_b_quads).
 template <class T>
 Plan<T> plan_of(const GemmArgs<T>& g) {
   const Small s = small_operand(g);
+  if (s == Small::a && !g.b_packed)
+    return plan_for<T>(b_values(g) == BValues::nonnegative ? BValues::nonnegative : BValues::any, s);
   return s != Small::none ? plan_for<T>(BValues::any, s) : plan_for<T>(b_values(g));
 }
 

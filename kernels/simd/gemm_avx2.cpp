@@ -115,6 +115,29 @@ struct UnsignedBQuads {
   }
 };
 
+// Two quads at once where A lies within [-64, 64] (7-bit weights) and B within [0, 127] (a
+// relu's activations): the two vpmaddubsw's pair sums, each at most 2·127·64, are added in i16
+// (4·127·64 = 32512 fits) before the one widening vpmaddwd and vpaddd: 5 instructions per 64
+// products against UnsignedBQuads' 6. A is the s8_offset_b_quads panel (its sums after it
+// unread), B the plain quads (GemmKernelTable::s8_small_a_unsigned_b_quads).
+struct UnsignedBQuadPairs {
+  static constexpr bool kPaired = true;
+  static __m256i apply(__m256i acc, __m256i a, __m256i b) { return UnsignedBQuads::apply(acc, a, b); }
+  static __m256i apply2(__m256i acc, __m256i a0, __m256i b0, __m256i a1, __m256i b1) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i t, u;
+    __asm__(
+        "vpmaddubsw %[a0], %[b0], %[t]\n\t"
+        "vpmaddubsw %[a1], %[b1], %[u]\n\t"
+        "vpaddw %[u], %[t], %[t]\n\t"
+        "vpmaddwd %[ones], %[t], %[t]\n\t"
+        "vpaddd %[t], %[acc], %[acc]"
+        : [acc] "+x"(acc), [t] "=&x"(t), [u] "=&x"(u)
+        : [a0] "x"(a0), [b0] "x"(b0), [a1] "x"(a1), [b1] "x"(b1), [ones] "x"(ones));
+    return acc;
+  }
+};
+
 // u8 (A, packed as a + 128) · s8 (B within [-64, 64]: 7-bit weights) quads without VNNI
 // (GemmKernelTable::u8_offset_a_quads): vpmaddubsw with B signed, A unsigned, widened as
 // UnsignedBQuads; a pair sum is at most 2·255·64 = 32640. The mirror of UnsignedBQuads, whose
@@ -161,6 +184,8 @@ GemmKernelTable make_table(bool vnni) {
   // B to check; 128 times the small operand's sums (packed after its panel) taken off.
   t.s8_offset_b_quads = int_entry<VI32, UnsignedBQuads, 4, 4, 2, Correct::a_rows>(1024, 120, 2048);
   t.u8_offset_a_quads = int_entry<VI32, UnsignedAQuads, 4, 4, 2, Correct::b_columns>(1024, 120, 2048);
+  // s8_offset_b_quads' tile and blocks, so that its A packed ahead serves both.
+  t.s8_small_a_unsigned_b_quads = int_entry<VI32, UnsignedBQuadPairs, 4, 4, 2>(1024, 120, 2048);
   t.pack_quads_u8_offset = &pack_quads_u8_offset_panel;
   t.pack_quads_s8_sums = &pack_quads_s8_sums_panel;
   t.pack_quads_s8 = &pack_quads_s8_panel;

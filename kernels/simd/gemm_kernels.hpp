@@ -119,6 +119,9 @@ struct GemmKernelTable {
   // small one packed with 128 times its sums (quads_s8_sums), taken off at the end.
   GemmKernel s8_offset_b_quads;  // A within 7 bits (quads_s8_sums), B quads_u8_offset
   GemmKernel u8_offset_a_quads;  // B within 7 bits (quads_s8_sums), A quads_u8_offset
+  // A within 7 bits (quads_s8_sums, as s8_offset_b_quads packs it) and B within [0, 127]
+  // (plain quads_s8): two quads' pair sums added in i16 before widening, no offset to correct.
+  GemmKernel s8_small_a_unsigned_b_quads;
   GemmKernel i32;        // i32 panels, KU 1, wrapping
   GemmKernel i64;        // i64 panels, KU 1, wrapping
   // Optional packers (null: pack_panel): f32 plain panels, and the two u8·s8 quad formats.

@@ -288,6 +288,10 @@ void fma_row_kernel(const RowTile& rt) {
 template <class Step>
 concept StepWithAbsA = Step::kAbsA;
 enum class Correct { none, b_columns, a_rows };
+// A step that also takes two KU steps at once (apply2), where their sums are cheaper together.
+template <class S>
+concept StepPaired = S::kPaired;
+
 template <class Vec, class Step, int KU, int MR, int NV, Correct kCorrect>
 void int_kernel(const MicroTile& t) {
   using V = typename Vec::V;
@@ -302,7 +306,23 @@ void int_kernel(const MicroTile& t) {
   const char* b = static_cast<const char*>(t.b);
   const int64_t steps = (t.kc + KU - 1) / KU;
   [[maybe_unused]] const int64_t abs_off = steps * MR * 4;  // |a| half of a quads_s8_abs panel
-  for (int64_t s = 0; s < steps; ++s, a += MR * 4, b += NV * L * 4) {
+  int64_t s = 0;
+  if constexpr (StepPaired<Step>) {
+    // Two steps at once (Step::apply2), each B register loaded where it is used: a0, a1, the
+    // two B registers, the ones and two temporaries beside the accumulators fill the registers.
+    for (; s + 1 < steps; s += 2, a += 2 * MR * 4, b += 2 * NV * L * 4) {
+      prefetch_stream<2 * MR * 4>(a);
+      prefetch_stream<2 * NV * L * 4>(b);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        const V b0 = Vec::load(b + v * L * 4), b1 = Vec::load(b + (NV + v) * L * 4);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i)
+          acc[i][v] = Step::apply2(acc[i][v], Vec::bcast(a + i * 4), b0, Vec::bcast(a + (MR + i) * 4), b1);
+      }
+    }
+  }
+  for (; s < steps; ++s, a += MR * 4, b += NV * L * 4) {
     prefetch_stream<MR * 4>(a);
     if constexpr (StepWithAbsA<Step>) prefetch_stream<MR * 4>(a + abs_off);
     prefetch_stream<NV * L * 4>(b);

@@ -72,9 +72,13 @@ int check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_
   // Packed ahead: A within 7 bits first, then B, where the level has the sign trick.
   const bool offsets = gemm_prefers_b_values<int8_t>();
   const int offset_kernel = offsets && small(av) ? 4 : offsets && small(bv) ? 5 : 0;
-  for (int variant = 0; variant < 6; ++variant) {
+  // Variants 6-8: A alone packed ahead, B packed here (kernel 6 when A is small and B holds no
+  // negative value).
+  const bool b_nonnegative = std::all_of(bv.begin(), bv.end(), [](int8_t x) { return x >= 0; });
+  for (int variant = 0; variant < 9; ++variant) {
     GemmArgs<int8_t> gv = g;
-    if (variant >= 3) gv.a_packed = pa.get(), gv.b_packed = pb.get();
+    if (variant >= 3) gv.a_packed = pa.get();
+    if (variant >= 3 && variant < 6) gv.b_packed = pb.get();
     ThreadPool* pool = variant % 3 == 1 ? pool2 : variant % 3 == 2 ? pool3 : nullptr;
     guarded_vector<int32_t> c(std::size_t(s.m * s.n), 7);
     gv.c = c.data();
@@ -83,8 +87,9 @@ int check(const Shape& s, const std::vector<int8_t>& av, const std::vector<int8_
       BOOST_TEST((std::memcmp(c.data(), want.data(), want.size() * 4) == 0));
       // B packed ahead is known free of -128, not of negatives: the sign trick at most.
       const int unpacked = gemm_int8_kernel(g);
-      if (variant >= 3)
+      if (variant >= 3 && variant < 6)
         BOOST_TEST(gemm_int8_kernel(gv) == (offset_kernel ? offset_kernel : unpacked == 2 ? 1 : unpacked));
+      if (variant >= 6 && offsets && small(av)) BOOST_TEST(gemm_int8_kernel(gv) == (b_nonnegative ? 6 : 4));
     }
   }
   return gemm_int8_kernel(g);
@@ -163,7 +168,8 @@ BOOST_AUTO_TEST_CASE(extremes) {
 }
 
 // A within [-64, 64] against B over the whole range, -128 and 127 included, and the mirror:
-// the offset kernels (4 and 5) when packed ahead at AVX2 without VNNI, the extremes of their
+// the offset kernels (4 and 5) when packed ahead at AVX2 without VNNI, and against B within
+// [0, 127] (kernel 6), the extremes of their
 // pair sums (A ±64 against B -128 and 127, i.e. u8 0 and 255), K past KC (the corrections per
 // k block), every level and pool.
 BOOST_AUTO_TEST_CASE(seven_bit_operands) {
@@ -188,6 +194,13 @@ BOOST_AUTO_TEST_CASE(seven_bit_operands) {
         check(s, std::vector<int8_t>(a7.size(), -64), std::vector<int8_t>(b.size(), -128), rng, &pool2, &pool3);
         check(s, a, b7, rng, &pool2, &pool3);
         check(s, a_ext8, b_ext7, rng, &pool2, &pool3);
+        // B within [0, 127] (kernel 6 with A alone packed ahead): four products of ±64 · 127
+        // summed in i16, ±32512, and random ones.
+        const std::vector<int8_t> b_pos = fill(s.k * s.n, rng, 0, 127);
+        check(s, a7, b_pos, rng, &pool2, &pool3);
+        check(s, a_ext, std::vector<int8_t>(b.size(), 127), rng, &pool2, &pool3);
+        check(s, std::vector<int8_t>(a7.size(), 64), std::vector<int8_t>(b.size(), 127), rng, &pool2, &pool3);
+        check(s, std::vector<int8_t>(a7.size(), -64), std::vector<int8_t>(b.size(), 127), rng, &pool2, &pool3);
       }
   }
 }
