@@ -59,21 +59,24 @@ struct Pairs512 {
 #endif
 
 // dst[q] = src[2q] for q in [q0, q1) a register at a time while whole registers fit and read
-// no further than src[avail - 1]; returns where it stopped. The 32-bit lanes' low halves are the even columns: sign-extended in place
-// (shift left, arithmetic shift right) they pack back to i16 unchanged.
+// no further than src[avail - 1]; returns where it stopped. The 32-bit lanes' low halves are
+// the even columns: sign-extended in place (shift left, arithmetic shift right) they pack back
+// to i16 unchanged.
 inline int64_t pair_even_columns(const int16_t* src, int16_t* dst, int64_t q0, int64_t q1, int64_t avail) {
   constexpr int64_t L = MLVM_SIMD_BYTES / 2;  // i16 lanes
   int64_t q = q0;
   for (; q + L <= q1 && 2 * (q + L) <= avail; q += L) {
 #if MLVM_SIMD_BYTES == 64
     const __m512i a = _mm512_loadu_si512(src + 2 * q), b = _mm512_loadu_si512(src + 2 * q + L);
-    const __m512i ea = _mm512_srai_epi32(_mm512_slli_epi32(a, 16), 16), eb = _mm512_srai_epi32(_mm512_slli_epi32(b, 16), 16);
+    const __m512i ea = _mm512_srai_epi32(_mm512_slli_epi32(a, 16), 16);
+    const __m512i eb = _mm512_srai_epi32(_mm512_slli_epi32(b, 16), 16);
     const __m512i packed = _mm512_packs_epi32(ea, eb);  // per 128-bit lane: 4 of a, 4 of b
     _mm512_storeu_si512(dst + q, _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), packed));
 #else
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * q));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * q + L));
-    const __m256i ea = _mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16), eb = _mm256_srai_epi32(_mm256_slli_epi32(b, 16), 16);
+    const __m256i ea = _mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16);
+    const __m256i eb = _mm256_srai_epi32(_mm256_slli_epi32(b, 16), 16);
     const __m256i packed = _mm256_packs_epi32(ea, eb);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + q), _mm256_permute4x64_epi64(packed, 0xD8));
 #endif
