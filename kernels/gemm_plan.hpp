@@ -165,7 +165,7 @@ template <class T>
 Plan<T> plan_of(const GemmArgs<T>& g) {
   const Small s = small_operand(g);
   if (s == Small::a && !g.b_packed)
-    return plan_for<T>(b_values(g) == BValues::nonnegative ? BValues::nonnegative : BValues::any, s);
+    return plan_for<T>(b_values(g), s);
   return s != Small::none ? plan_for<T>(BValues::any, s) : plan_for<T>(b_values(g));
 }
 

@@ -31,7 +31,6 @@ struct Pairs256 {
     return acc;
   }
   static R set1(int32_t v) { return _mm256_set1_epi32(v); }
-  static R zero() { return _mm256_setzero_si256(); }
   static void store(int32_t* y, R v, int64_t n) {
     if (n >= kLanes) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -50,7 +49,6 @@ struct Pairs512 {
     return acc;
   }
   static R set1(int32_t v) { return _mm512_set1_epi32(v); }
-  static R zero() { return _mm512_setzero_si512(); }
   static void store(int32_t* y, R v, int64_t n) {
     if (n >= kLanes) return _mm512_storeu_si512(y, v);
     _mm512_mask_storeu_epi32(y, __mmask16((1u << n) - 1), v);
@@ -165,8 +163,7 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
   auto input_row = [&](int64_t r) { return r >= 0 && r < g.h ? planes + r * row_len : zero_row; };
   // Only the pair rows some output reads (at row stride 2, every other one).
   auto pair_row = [&](int64_t r) { return pair_buf.data() + (r - r0) * row_len; };
-  for (int64_t r = r0; r <= r1; ++r) {
-    if ((r - r0) % std::gcd(g.sh, 2 * g.dh) != 0) continue;
+  for (int64_t r = r0; r <= r1; r += std::gcd(g.sh, 2 * g.dh)) {
     const int16_t* a = input_row(r);
     const int16_t* b = input_row(r + g.dh);
     int32_t* d = pair_row(r);
@@ -187,12 +184,12 @@ void pairs_plane_with(const T* x, const T* w, const int32_t* bias, const Depthwi
   for (int64_t j = 0; j < g.kw; ++j) tap_at[std::size_t(j)] = (j % g.sw) * wq + j / g.sw;
   // Two output rows at once: each weight pair loaded once for both.
   std::array<const int32_t*, 16> pr;
+  const int32_t b0 = bias ? *bias : 0;
   for (int64_t oh = 0; oh < g.oh; oh += 2) {
     for (int64_t r = 0; r < 2 && oh + r < g.oh; ++r)
       for (int64_t p = 0; p < pairs; ++p) pr[std::size_t(r * 8 + p)] = pair_row((oh + r) * g.sh - g.top + 2 * p * g.dh);
-    const int32_t b = bias ? *bias : 0;
-    if (oh + 1 < g.oh) pair_row_sums<P, K, 2, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b, g.ow, y + oh * g.ow, g.ow);
-    else pair_row_sums<P, K, 1, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b, g.ow, y + oh * g.ow, g.ow);
+    if (oh + 1 < g.oh) pair_row_sums<P, K, 2, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b0, g.ow, y + oh * g.ow, g.ow);
+    else pair_row_sums<P, K, 1, kVnni>(pr.data(), wp, tap_at, pairs, g.kw, b0, g.ow, y + oh * g.ow, g.ow);
   }
 }
 
