@@ -30,7 +30,8 @@
 //          anywhere is ilo >= 0 and the clips intersect. On an i32 result further steps may
 //          follow, applied in order (RequantStep): what mlvm-quantize writes after it, a mul by
 //          per-channel multipliers, a second cvm_right_shift, a cast to i32 (no step), the add
-//          of a lookup table's offset and the cvm_lut. The kernels apply it to each block of
+//          of a lookup table's offset and the cvm_lut, or an integer hard-swish: the product of
+//          the value and its clip (self_mul), a shift, a multiplier, an add and a shift. The kernels apply it to each block of
 //          the result while the block is in cache (apply_fused_requant), so the wide
 //          accumulators never reach the result tensor, and the steps read it there too.
 // Either way a fused run gives the same bits as the unfused one.
@@ -51,19 +52,20 @@ namespace mlvm {
 class ThreadPool;
 
 // One step of a requantization after its first stage, on i32 values in place, with the bits
-// of the op it stands for (wrapping mul and add, cvm_right_shift, clip, cvm_lut in mode clip).
+// of the op it stands for (wrapping mul and add, cvm_right_shift, clip, cvm_lut in mode clip);
+// self_mul is three ops, t = add v, c; t = clip t, lo, hi; v = mul v, t (simd::RequantOp's).
 struct RequantStep {
-  enum class Kind : uint8_t { mul, rshift, clip, add, lut };
+  enum class Kind : uint8_t { mul, rshift, clip, add, lut, self_mul };
   Kind kind = Kind::clip;
-  // mul: the multipliers (1, or one per channel, or one per column); add: the one addend;
-  // lut: the table. Constants of the module, which outlives the plan that points at them.
+  // mul: the multipliers (1, or one per channel, or one per column); add, self_mul: the one
+  // addend; lut: the table. Constants of the module, which outlives the plan that points at them.
   const int32_t* values = nullptr;
   int64_t count = 0;        // mul: how many multipliers; lut: the table's length (> 0)
   bool per_column = false;  // mul: indexed by the column (dense, matmul), else by the channel
   int shift = 0;            // rshift: cvm_right_shift's shift_bit - 1 (0..31)
-  int32_t lo = 0, hi = 0;   // rshift, clip: the bounds
+  int32_t lo = 0, hi = 0;   // rshift, clip, self_mul: the bounds
 };
-inline constexpr int kMaxRequantSteps = 8;
+inline constexpr int kMaxRequantSteps = 12;
 
 struct FusedActivation {
   enum class Kind : uint8_t { clamp, silu, leaky, hardswish, requant };

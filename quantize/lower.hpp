@@ -75,6 +75,9 @@ class Lowerer {
   void mul(const GraphNode& n);  // and div by a constant
   void table(const GraphNode& n);
   void chain_table(const GraphNode& n);  // a pointwise chain (QuantPlan::chain) as one table
+  // A chain x · clip(x + a, lo, hi) · k + b (hard-swish) in integers, without a table; false
+  // (nothing emitted) for any other chain, or where the integers would be far from the table.
+  bool product_chain(const GraphNode& n);
   // The table of ys (the function at (k - 128) * 2^-x.exp, k = 0..255) for node n's result.
   void emit_table(const GraphNode& n, const QValue& x, const std::vector<float>& ys, const std::string& op);
   // x's integers clipped to clip's bounds at exponent exp (rounded, within x's precision).

@@ -128,6 +128,7 @@ void Lowerer::table(const GraphNode& n) {
 }
 
 void Lowerer::chain_table(const GraphNode& n) {
+  if (product_chain(n)) return;
   const int32_t root = p_.chain_root[std::size_t(n.pc)];
   const QValue x = qv(root);
   if (x.precision > kTableInputBits)

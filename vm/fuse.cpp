@@ -14,7 +14,7 @@
 //                       (an i32 or i64 result: the integer path's requantization); on i32
 //                       then mul by per-channel constants, shifts, clips, relus, casts to
 //                       i32, add of a constant and cvm_lut in a constant table, in any order
-//                       (mlvm-quantize's requantization and lookup-table activations)
+//                       (mlvm-quantize's requantization, tables and integer hard-swish)
 // The module is not changed: p's step writes y's register and carries the activation; the
 // absorbed steps become `fused` steps that run nothing (they still count as steps, so step
 // limits and profiles see the program as written).
@@ -253,7 +253,7 @@ class Fuser {
     std::size_t taken = 0;
     bool relu = false, cvm = false, stepping = false;
     int32_t h = at(pc).results(pool())[0];
-    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 16; ++qc) {
+    for (std::size_t qc = pc + 1; qc < plan_.code.size() && taken < 24; ++qc) {
       const PlannedInstruction& q = at(qc);
       if (i32 && (cvm || a.num_steps > 0) && at(pc).op == Opcode::conv2d && narrowing_step(qc, h, a)) {
         ++taken;  // the last step but a clip: its result is no longer i32
@@ -261,6 +261,16 @@ class Fuser {
         if (trailing_clip(qc + 1, q.results(pool())[0], a)) ++taken;
         break;
       }
+      if (i32 && (cvm || a.num_steps > 0))
+        if (const std::optional<RequantStep> st = self_product(pc, qc, h)) {
+          if (a.num_steps == kMaxRequantSteps) break;
+          a.steps[std::size_t(a.num_steps++)] = *st;
+          stepping = true;
+          qc += 2;
+          h = at(qc).results(pool())[0];
+          taken += 3;
+          continue;
+        }
       if (!absorbable(qc, q.num_args, dt) || q.num_args < 1 || q.num_args > 2 || !dies_at(qc, h)) break;
       if (!stepping && q.num_args == 1 && q.args(pool())[0] == h) {
         try {
@@ -371,6 +381,41 @@ class Fuser {
     }
     a.steps[std::size_t(a.num_steps++)] = st;
     return true;
+  }
+
+  // The three instructions at qc t = add h, c; u = clip t, lo, hi; y = mul h, u (either order),
+  // c a one-element i32 constant and h read by nothing after them (mlvm-quantize's integer
+  // hard-swish, x · clip(x + 3, 0, 6) at x's scale) as one self_mul step, or nothing.
+  std::optional<RequantStep> self_product(std::size_t pc, std::size_t qc, int32_t h) const {
+    if (!absorbable(qc, 2, DType::i32) || !absorbable(qc + 1, 1, DType::i32) || !absorbable(qc + 2, 2, DType::i32))
+      return std::nullopt;
+    const PlannedInstruction &add = at(qc), &clip = at(qc + 1), &mul = at(qc + 2);
+    if (add.op != Opcode::add || clip.op != Opcode::clip || mul.op != Opcode::mul) return std::nullopt;
+    const int32_t a0 = add.args(pool())[0], a1 = add.args(pool())[1];
+    if ((a0 == h) == (a1 == h) || dies_at(qc, h)) return std::nullopt;
+    const Tensor* c = constant_at(a0 == h ? a1 : a0);
+    const int32_t type = at(pc).result_types(pool())[0];
+    if (!c || c->dtype() != DType::i32 || c->numel() != 1 || type == kNoType ||
+        c->rank() > plan_.types[std::size_t(type)].dims.rank())
+      return std::nullopt;
+    const int32_t t = add.results(pool())[0];
+    if (clip.args(pool())[0] != t || !dies_at(qc + 1, t)) return std::nullopt;
+    const int32_t u = clip.results(pool())[0], m0 = mul.args(pool())[0], m1 = mul.args(pool())[1];
+    if (!((m0 == h && m1 == u) || (m0 == u && m1 == h)) || !dies_at(qc + 2, h) || !dies_at(qc + 2, u))
+      return std::nullopt;
+    RequantStep st;
+    st.kind = RequantStep::Kind::self_mul;
+    st.values = c->data<int32_t>();
+    st.count = 1;
+    try {
+      const ew::ClipBounds b =
+          ew::clip_bounds(DType::i32, clip.attrs->get<clip_attrs>().a_min, clip.attrs->get<clip_attrs>().a_max);
+      st.lo = int32_t(std::clamp<int64_t>(b.ilo, INT32_MIN, INT32_MAX));
+      st.hi = int32_t(std::clamp<int64_t>(b.ihi, INT32_MIN, INT32_MAX));
+    } catch (...) {
+      return std::nullopt;  // the verifier accepted the bounds, so this does not happen
+    }
+    return st;
   }
 
   // st's bounds: the CVM clip range of `precision`, ±(2^(p-1) - 1), within i32.

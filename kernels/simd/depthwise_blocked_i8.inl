@@ -135,7 +135,7 @@ void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
     alignas(64) int32_t halves[L];
     for (int64_t c = 0; c < L; ++c) halves[c] = int32_t(uint32_t(mul[c]) & 0xFFFFu);
     const r::IV mh = r::load(halves);  // lanes past the channels 0
-    r::with_layer_chain(*layer, [&]<int H, bool W, bool T>() {
+    r::with_layer_chain(*layer, [&]<int H, bool W, int T>() {
       const r::LayerChain l = *layer;
       // By value: the chain's splats then leave the loops (stores to the strip cannot alias it).
       strips_into(a, fill, vb, [l, mh](r::IV v) { return r::layer_register<H, W, T>(l, mh, v); });

@@ -76,8 +76,10 @@ inline int32_t cvm_round_shift32(int32_t v, int s, int32_t lo, int32_t hi) {
 //   rshift: q = v >> shift, then clamp((q >> 1) + (q & 1), lo, hi)   (cvm_right_shift_run)
 //   clip:   clamp(v, lo, hi);  mul, add: v · value, v + value wrapping modulo 2^32
 //   lut:    table[clamp(v, 0, count - 1)]                             (lut32_run)
+//   self_mul: v · clamp(v + value, lo, hi), the add and the product wrapping modulo 2^32 (an
+//           add, a clip and a mul of the value by that: mlvm-quantize's integer hard-swish)
 struct RequantOp {
-  enum class Kind : uint8_t { rshift, clip, mul, add, lut };
+  enum class Kind : uint8_t { rshift, clip, mul, add, lut, self_mul };
   Kind kind = Kind::clip;
   int shift = 0;  // 0..31
   int32_t lo = 0, hi = 0, value = 0;

@@ -75,6 +75,8 @@ inline IV vector_step(const RequantOp& o, IV v) {
       const IV i = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_setzero_si512()), splat(top));
       return _mm512_i32gather_epi32(i, o.table, 4);
     }
+    case RequantOp::Kind::self_mul:
+      return mul(v, _mm512_min_epi32(_mm512_max_epi32(add(v, splat(o.value)), splat(o.lo)), splat(o.hi)));
   }
   return v;
 }
@@ -134,6 +136,8 @@ inline IV vector_step(const RequantOp& o, IV v) {
       const IV i = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()), splat(top));
       return _mm256_i32gather_epi32(reinterpret_cast<const int*>(o.table), i, 4);
     }
+    case RequantOp::Kind::self_mul:
+      return mul(v, _mm256_min_epi32(_mm256_max_epi32(add(v, splat(o.value)), splat(o.lo)), splat(o.hi)));
   }
   return v;
 }
@@ -169,6 +173,7 @@ inline void apply_step(const RequantOp& o, const int32_t* in, int32_t* out, int6
     case RequantOp::Kind::mul: return step_loop<RequantOp::Kind::mul>(o, in, out, m);
     case RequantOp::Kind::add: return step_loop<RequantOp::Kind::add>(o, in, out, m);
     case RequantOp::Kind::lut: return step_loop<RequantOp::Kind::lut>(o, in, out, m);
+    case RequantOp::Kind::self_mul: return step_loop<RequantOp::Kind::self_mul>(o, in, out, m);
   }
 }
 
@@ -180,6 +185,7 @@ inline IV any_step(const RequantOp& o, IV v) {
     case RequantOp::Kind::mul: return vector_step<RequantOp::Kind::mul>(o, v);
     case RequantOp::Kind::add: return vector_step<RequantOp::Kind::add>(o, v);
     case RequantOp::Kind::lut: return vector_step<RequantOp::Kind::lut>(o, v);
+    case RequantOp::Kind::self_mul: return vector_step<RequantOp::Kind::self_mul>(o, v);
   }
   return v;
 }
@@ -198,6 +204,10 @@ inline int32_t scalar_step(const RequantOp& o, int32_t v) {
     case RequantOp::Kind::lut: {
       const int64_t top = std::min<int64_t>(o.count - 1, INT32_MAX);
       return o.table[v < 0 ? 0 : v > top ? top : v];
+    }
+    case RequantOp::Kind::self_mul: {
+      const int32_t t = int32_t(uint32_t(v) + uint32_t(o.value));
+      return int32_t(uint32_t(v) * uint32_t(t < o.lo ? o.lo : t > o.hi ? o.hi : t));
     }
   }
   return v;
@@ -218,7 +228,8 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
 // The chains mlvm-quantize writes for a layer, with every step in registers (no store and
 // load between steps): a head — cvm_right_shift, or cvm_clip where the accumulator needs no
 // shift — the per-channel multiplier, a shift, then a clip (ReLU6), or an add and a lookup
-// table (an activation as a table: hard-swish, hard-sigmoid), or nothing.
+// table (an activation as a table: hard-sigmoid), or an integer hard-swish (LayerChain::tail
+// 2), or nothing.
 //
 // The multiplier's product in i16 products (madd16): the head clamps every value within i16's
 // range (the quantizer's clamp to 16 bits: quantize/scales.hpp), and the multiplier is in it
@@ -236,8 +247,12 @@ inline void tail(const RequantOp* ops, int nops, const int32_t* src, void* dst, 
 struct LayerChain {
   int head = 0;  // 0: a shift (rshift_round), 1: a shift clamping first, 2: a clip
   bool fast_c = false;  // the second shift adds first
-  bool lut = false;     // an add and a table follow
+  // What follows the second shift: 0 nothing (or a clip, merged into c), 1 an add and a
+  // table, 2 mlvm-quantize's integer hard-swish: self_mul, a shift (or clip), a multiplier,
+  // an add (none: of 0) and a shift.
+  int tail = 0;
   RequantOp a, c, add, table;  // c with the clip's range merged in
+  RequantOp self, p_shift, p_mul, p_add, p_out;  // tail 2
   RequantOp a_in;     // head 1: the input's bounds (lo, hi), 2^(s-1) (value) and s (shift)
   RequantOp c_round;  // fast_c: the add of 2^(s-1) of the second shift's s
   // No table, a second shift of s in [17, 30] bits and its clamp within i8's range: into i8,
@@ -247,7 +262,7 @@ struct LayerChain {
 inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
 inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) {
   using K = RequantOp::Kind;
-  if (nops < 3 || nops > 5 || (ops[0].kind != K::rshift && ops[0].kind != K::clip) || ops[1].kind != K::mul ||
+  if (nops < 3 || nops > 8 || (ops[0].kind != K::rshift && ops[0].kind != K::clip) || ops[1].kind != K::mul ||
       ops[2].kind != K::rshift || !in_i16(ops[0].lo) || !in_i16(ops[0].hi))
     return std::nullopt;
   LayerChain l;
@@ -274,13 +289,23 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
     if (ops[3].kind != K::clip || std::max(l.c.lo, ops[3].lo) > std::min(l.c.hi, ops[3].hi)) return std::nullopt;
     l.c.lo = std::max(l.c.lo, ops[3].lo);
     l.c.hi = std::min(l.c.hi, ops[3].hi);
-  } else if (nops == 5) {
-    if (ops[3].kind != K::add || ops[4].kind != K::lut || ops[4].count < 1) return std::nullopt;
-    l.lut = true;
+  } else if (nops == 5 && ops[3].kind == K::add && ops[4].kind == K::lut && ops[4].count >= 1) {
+    l.tail = 1;
     l.add = ops[3];
     l.table = ops[4];
+  } else if (nops >= 7 && ops[3].kind == K::self_mul && (ops[4].kind == K::rshift || ops[4].kind == K::clip) &&
+             ops[5].kind == K::mul && (nops == 7 || ops[6].kind == K::add) && ops[nops - 1].kind == K::rshift) {
+    l.tail = 2;
+    l.self = ops[3];
+    l.p_shift = ops[4];
+    l.p_mul = ops[5];
+    l.p_add.kind = K::add;
+    if (nops == 8) l.p_add = ops[6];
+    l.p_out = ops[nops - 1];
+  } else if (nops != 3) {
+    return std::nullopt;
   }
-  l.i8_pack = !l.lut && ops[2].shift + 1 >= 17 && ops[2].shift + 1 <= 30 && l.c.lo >= -128 && l.c.hi <= 127;
+  l.i8_pack = l.tail == 0 && ops[2].shift + 1 >= 17 && ops[2].shift + 1 <= 30 && l.c.lo >= -128 && l.c.hi <= 127;
   return l;
 }
 inline IV multiplier_halves(int32_t m) { return splat(int32_t(uint32_t(m) & 0xFFFFu)); }
@@ -294,7 +319,7 @@ inline IV layer_head(const LayerChain& l, IV v) {
   else return rshift_round(l.a, v);
 }
 // One register through the chain, m from multiplier_halves.
-template <int kHead, bool kFastC, bool kLut>
+template <int kHead, bool kFastC, int kTail>
 inline IV layer_register(const LayerChain& l, IV m, IV v) {
   using K = RequantOp::Kind;
   v = madd16(layer_head<kHead>(l, v), m);
@@ -303,7 +328,12 @@ inline IV layer_register(const LayerChain& l, IV m, IV v) {
   } else {
     v = rshift_round(l.c, v);
   }
-  if constexpr (kLut) v = vector_step<K::lut>(l.table, vector_step<K::add>(l.add, v));
+  if constexpr (kTail == 1) v = vector_step<K::lut>(l.table, vector_step<K::add>(l.add, v));
+  if constexpr (kTail == 2) {
+    v = vector_step<K::self_mul>(l.self, v);
+    v = l.p_shift.kind == K::rshift ? rshift_round(l.p_shift, v) : vector_step<K::clip>(l.p_shift, v);
+    v = rshift_round(l.p_out, vector_step<K::add>(l.p_add, vector_step<K::mul>(l.p_mul, v)));
+  }
   return v;
 }
 // Four registers of values a, b, c, d (in that order) through l where l.i8_pack, into one
@@ -325,11 +355,12 @@ inline IV layer_quad_i8(const LayerChain& l, IV m16, IV a, IV b, IV c, IV d) {
   return order_quads(packs16(ab, cd));
 }
 
-// f.template operator()<kHead, kFastC, kLut>() for l.
+// f.template operator()<kHead, kFastC, kTail>() for l.
 template <class F>
 auto with_layer_chain(const LayerChain& l, F&& f) {
   auto pick_lut = [&]<int H, bool W>() {
-    return l.lut ? f.template operator()<H, W, true>() : f.template operator()<H, W, false>();
+    if (l.tail == 1) return f.template operator()<H, W, 1>();
+    return l.tail == 2 ? f.template operator()<H, W, 2>() : f.template operator()<H, W, 0>();
   };
   auto pick_fast = [&]<int H>() {
     return l.fast_c ? pick_lut.template operator()<H, true>() : pick_lut.template operator()<H, false>();
@@ -342,7 +373,7 @@ auto with_layer_chain(const LayerChain& l, F&& f) {
 // The whole registers of n values through l with multiplier mul (in i16's range); returns
 // how many values it did.
 inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, void* dst, int64_t n, int out_bytes) {
-  return with_layer_chain(l, [&]<int H, bool W, bool L>() {
+  return with_layer_chain(l, [&]<int H, bool W, int L>() {
     const LayerChain c = l;  // a copy: the stores to dst cannot change it, so splats leave the loop
     const IV m = multiplier_halves(mul);
     int64_t k = 0;
@@ -362,7 +393,7 @@ inline int64_t layer_run(const LayerChain& l, int32_t mul, const int32_t* src, v
 // row's first store (as requant_run's).
 inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int32_t* src, void* dst, int64_t n,
                        int64_t rows, int out_bytes, int64_t dst_stride) {
-  with_layer_chain(l, [&]<int H, bool W, bool L>() {
+  with_layer_chain(l, [&]<int H, bool W, int L>() {
     const LayerChain c = l;
     for (int64_t r = 0; r < rows; ++r) {
       const int32_t* s = src + r * n;

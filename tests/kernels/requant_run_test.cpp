@@ -40,6 +40,10 @@ int64_t reference_step(const RequantOp& o, int64_t v) {
       return int32_t(uint32_t(uint64_t(v + int64_t(o.value)) & 0xFFFFFFFFu));
     case RequantOp::Kind::lut:
       return o.table[std::clamp<int64_t>(v, 0, o.count - 1)];
+    case RequantOp::Kind::self_mul: {
+      const int64_t t = std::clamp<int64_t>(int32_t(uint32_t(uint64_t(v + int64_t(o.value)) & 0xFFFFFFFFu)), o.lo, o.hi);
+      return int32_t(uint32_t(uint64_t(v * t) & 0xFFFFFFFFu));
+    }
   }
   return v;
 }
@@ -67,9 +71,12 @@ int32_t any_i16(simd_test::Rng& rng) {
 std::vector<RequantOp::Kind> layer_chain_kinds(int trial, simd_test::Rng& rng) {
   using K = RequantOp::Kind;
   std::vector<K> kinds = {rng.next() % 3 == 0 ? K::clip : K::rshift, K::mul, K::rshift};
-  const int tail = (trial / 4) % 3;
+  const int tail = (trial / 4) % 5;
   if (tail == 1) kinds.push_back(K::clip);
   if (tail == 2) kinds.insert(kinds.end(), {K::add, K::lut});
+  // An integer hard-swish (LayerChain::tail 2), its product shifted or clipped, with a bias or not.
+  if (tail == 3) kinds.insert(kinds.end(), {K::self_mul, K::rshift, K::mul, K::add, K::rshift});
+  if (tail == 4) kinds.insert(kinds.end(), {K::self_mul, K::clip, K::mul, K::rshift});
   return kinds;
 }
 
@@ -84,6 +91,14 @@ void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
     ops[2].lo = -128;
     ops[2].hi = 127;
     ops[3].value = 127 + int32_t(rng.next() % 3);
+  } else if (ops.size() >= 7) {  // a hard-swish's: 12 bits, x · clip(x + 3·2^e, 0, 6·2^e)
+    ops[2].lo = -2047;
+    ops[2].hi = 2047;
+    const int e = int(rng.next() % 9);
+    ops[3].value = 3 << e;
+    ops[3].lo = 0;
+    ops[3].hi = 6 << e;
+    ops[5].value = int32_t(rng.next() % 32767) - 16383;
   } else if (rng.next() % 2) {
     // An i8 layer's: the second shift of 17..30 bits and its clamp within i8's range, which
     // the run computes in 16-bit lanes into i8 (LayerChain::i8_pack).
@@ -119,7 +134,7 @@ BOOST_AUTO_TEST_CASE(every_step_kind_against_its_definition) {
         tables.assign(ops.size(), {});
         for (std::size_t s = 0; s < ops.size(); ++s) {
           RequantOp& o = ops[s];
-          o.kind = trial % 4 == 0 ? chain[s] : RequantOp::Kind(rng.next() % 5);
+          o.kind = trial % 4 == 0 ? chain[s] : RequantOp::Kind(rng.next() % 6);
           o.shift = int(rng.next() % 32);
           // A layer's shifts of 0 a third of the time: the run rounds shifts of 0 and of at
           // least 1 with different instructions (q + 1 overflows only for shift 0).

@@ -204,6 +204,53 @@ BOOST_AUTO_TEST_CASE(mlvm_quantize_chain_with_constant_multipliers_and_a_lookup_
           {"b", full_range(DType::i32, {9}, 42)}});
 }
 
+BOOST_AUTO_TEST_CASE(mlvm_quantize_integer_hard_swish) {
+  // quantize/lower_product.cpp's x · clip(x + a, lo, hi): add, clip and mul of the chain's
+  // value by that (one self_mul step, either operand order), then a shift, a multiplier, a
+  // bias and a shift; into i8 after a 1x1 conv, into i16 after an i16 depthwise one (the
+  // kernels' register chains, LayerChain's tail 2), and with a clip for the shift.
+  const std::string consts = i32_constant("m", {9, 1, 1}, 1, 30000, 3) + i32_constant("a", {1}, 192, 192, 0) +
+                             i32_constant("k", {1}, -9000, -9000, 0) + i32_constant("c", {1}, 77777, 77777, 0);
+  check_requant(R"(
+.input x : i8[1, 7, 12, 21]
+.input w : i8[9, 7, 1, 1]
+.input b : i32[9]
+.output y : i8[1, 9, 12, 21]
+)" + consts, ".output acc : i32[1, 9, 12, 21]", R"(
+    acc = conv2d x, w, b
+    t = cvm_clip acc, precision=16
+    t = mul t, m
+    t = cvm_right_shift t, precision=12, shift_bit=10
+    u = add t, a
+    u = clip u, a_min=0, a_max=384
+    p = mul t, u
+    p = cvm_right_shift p, precision=16, shift_bit=5
+    p = mul p, k
+    p = add p, c
+    p = cvm_right_shift p, precision=8, shift_bit=14
+    y = cast p, dtype=i8
+)", 11, {{"x", full_range(DType::i8, {1, 7, 12, 21}, 50)}, {"w", full_range(DType::i8, {9, 7, 1, 1}, 51)},
+           {"b", full_range(DType::i32, {9}, 52)}});
+  check_requant(R"(
+.input x : i16[2, 6, 19, 37]
+.input w : i16[6, 1, 5, 5]
+.output y : i16[2, 6, 19, 37]
+)" + consts + i32_constant("m6", {1, 6, 1, 1}, -500, 20000, 5),
+                ".output acc : i32[2, 6, 19, 37]", R"(
+    acc = conv2d x, w, padding=(2, 2), groups=6
+    t = cvm_right_shift acc, precision=16, shift_bit=9
+    t = mul m6, t
+    t = cvm_right_shift t, precision=12, shift_bit=13
+    u = add a, t
+    u = clip u, a_min=-100, a_max=384
+    p = mul u, t
+    p = cvm_clip p, precision=16
+    p = mul p, k
+    p = cvm_right_shift p, precision=16, shift_bit=12
+    y = cast p, dtype=i16
+)", 10, {{"x", full_range(DType::i16, {2, 6, 19, 37}, 53)}, {"w", full_range(DType::i16, {6, 1, 5, 5}, 54)}});
+}
+
 BOOST_AUTO_TEST_CASE(per_channel_multipliers_of_depthwise_and_grouped_convs) {
   // The multiplier of channel g·OC/groups + o, in the depthwise planes and in each group's
   // GEMM blocks; i16 inputs as mlvm-quantize widens them; a relu and a clip among the steps.
