@@ -249,10 +249,14 @@ struct LayerChain {
   bool fast_c = false;  // the second shift adds first
   // What follows the second shift: 0 nothing (or a clip, merged into c), 1 an add and a
   // table, 2 mlvm-quantize's integer hard-swish: self_mul, a shift (or clip), a multiplier,
-  // an add (none: of 0) and a shift.
+  // an add (none: of 0) and a shift; 3 the same where nothing overflows (layer_chain_of
+  // checks), so both products are i16 products (madd16) and the shifts add, shift and clamp,
+  // the bias and the last shift's 2^(s-1) one add (p_round, p_bias).
   int tail = 0;
   RequantOp a, c, add, table;  // c with the clip's range merged in
-  RequantOp self, p_shift, p_mul, p_add, p_out;  // tail 2
+  RequantOp self, p_shift, p_mul, p_add, p_out;  // tails 2 and 3
+  int32_t p_round = 0, p_bias = 0;  // tail 3: the add before each shift (0 and no shift: a clip)
+  int p_bits = 0;                   // tail 3: the first shift's bits (0: a clip)
   RequantOp a_in;     // head 1: the input's bounds (lo, hi), 2^(s-1) (value) and s (shift)
   RequantOp c_round;  // fast_c: the add of 2^(s-1) of the second shift's s
   // No table, a second shift of s in [17, 30] bits and its clamp within i8's range: into i8,
@@ -260,6 +264,26 @@ struct LayerChain {
   bool i8_pack = false;
 };
 inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
+// Whether tail 2 of l runs as tail 3, its result unchanged: the value x entering it within
+// i16 (c's clamp) and x + c within i32, the clip t within [0, 32767] (so x · t is one i16
+// product, at most 2^30 in magnitude), the first shift of at most 30 bits (its add of
+// 2^(s-1) fits) clamping within i16, the multiplier within i16 (a second i16 product), and
+// the product plus the bias plus the last shift's 2^(s-1) within i32.
+inline bool hard_swish_in_i16(LayerChain& l) {
+  using K = RequantOp::Kind;
+  const int64_t x = std::max(std::abs(int64_t(l.c.lo)), std::abs(int64_t(l.c.hi)));
+  if (!in_i16(l.c.lo) || !in_i16(l.c.hi) || l.c.lo > l.c.hi || std::abs(int64_t(l.self.value)) + x > INT32_MAX ||
+      l.self.lo < 0 || l.self.hi > 32767 || !in_i16(l.p_shift.lo) || !in_i16(l.p_shift.hi) ||
+      (l.p_shift.kind == K::rshift && l.p_shift.shift + 1 > 30) || !in_i16(l.p_mul.value) || l.p_out.shift + 1 > 31)
+    return false;
+  const int64_t p1 = std::max(std::abs(int64_t(l.p_shift.lo)), std::abs(int64_t(l.p_shift.hi)));
+  const int64_t round = int64_t(1) << l.p_out.shift, bias = int64_t(l.p_add.value) + round;
+  if (p1 * std::abs(int64_t(l.p_mul.value)) + std::abs(bias) > INT32_MAX) return false;
+  l.p_bits = l.p_shift.kind == K::rshift ? l.p_shift.shift + 1 : 0;
+  l.p_round = l.p_bits ? int32_t(1) << l.p_shift.shift : 0;
+  l.p_bias = int32_t(bias);
+  return true;
+}
 inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) {
   using K = RequantOp::Kind;
   if (nops < 3 || nops > 8 || (ops[0].kind != K::rshift && ops[0].kind != K::clip) || ops[1].kind != K::mul ||
@@ -302,6 +326,7 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
     l.p_add.kind = K::add;
     if (nops == 8) l.p_add = ops[6];
     l.p_out = ops[nops - 1];
+    if (hard_swish_in_i16(l)) l.tail = 3;
   } else if (nops != 3) {
     return std::nullopt;
   }
@@ -334,6 +359,12 @@ inline IV layer_register(const LayerChain& l, IV m, IV v) {
     v = l.p_shift.kind == K::rshift ? rshift_round(l.p_shift, v) : vector_step<K::clip>(l.p_shift, v);
     v = rshift_round(l.p_out, vector_step<K::add>(l.p_add, vector_step<K::mul>(l.p_mul, v)));
   }
+  if constexpr (kTail == 3) {
+    v = madd16(v, vector_step<K::clip>(l.self, add(v, splat(l.self.value))));
+    v = vector_step<K::clip>(l.p_shift, sra_by(add(v, splat(l.p_round)), l.p_bits));
+    v = madd16(v, multiplier_halves(l.p_mul.value));
+    v = vector_step<K::clip>(l.p_out, sra_by(add(v, splat(l.p_bias)), l.p_out.shift + 1));
+  }
   return v;
 }
 // Four registers of values a, b, c, d (in that order) through l where l.i8_pack, into one
@@ -360,7 +391,8 @@ template <class F>
 auto with_layer_chain(const LayerChain& l, F&& f) {
   auto pick_lut = [&]<int H, bool W>() {
     if (l.tail == 1) return f.template operator()<H, W, 1>();
-    return l.tail == 2 ? f.template operator()<H, W, 2>() : f.template operator()<H, W, 0>();
+    if (l.tail == 2) return f.template operator()<H, W, 2>();
+    return l.tail == 3 ? f.template operator()<H, W, 3>() : f.template operator()<H, W, 0>();
   };
   auto pick_fast = [&]<int H>() {
     return l.fast_c ? pick_lut.template operator()<H, true>() : pick_lut.template operator()<H, false>();

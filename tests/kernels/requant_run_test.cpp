@@ -98,7 +98,14 @@ void quantizer_ranges(std::vector<RequantOp>& ops, simd_test::Rng& rng) {
     ops[3].value = 3 << e;
     ops[3].lo = 0;
     ops[3].hi = 6 << e;
+    // The product to 16 bits by a shift of up to 29 bits (or a clip), a 14-bit multiplier, a
+    // bias and a shift of 1 to 16 bits: the run's i16-product form (LayerChain tail 3).
+    ops[4].lo = -32767;
+    ops[4].hi = 32767;
+    ops[4].shift = int(rng.next() % 29);
     ops[5].value = int32_t(rng.next() % 32767) - 16383;
+    if (ops.size() == 8) ops[6].value = int32_t(rng.next() % (1 << 22)) - (1 << 21);
+    ops.back().shift = int(rng.next() % 16);
   } else if (rng.next() % 2) {
     // An i8 layer's: the second shift of 17..30 bits and its clamp within i8's range, which
     // the run computes in 16-bit lanes into i8 (LayerChain::i8_pack).
