@@ -31,9 +31,10 @@
 //          follow, applied in order (RequantStep): what mlvm-quantize writes after it, a mul by
 //          per-channel multipliers, a second cvm_right_shift, a cast to i32 (no step), the add
 //          of a lookup table's offset and the cvm_lut, or an integer hard-swish: the product of
-//          the value and its clip (self_mul), a shift, a multiplier, an add and a shift. The kernels apply it to each block of
-//          the result while the block is in cache (apply_fused_requant), so the wide
-//          accumulators never reach the result tensor, and the steps read it there too.
+//          the value and its clip (self_mul), a shift, a multiplier, an add and a shift. The
+//          kernels apply it to each block of the result while the block is in cache
+//          (apply_fused_requant), so the wide accumulators never reach the result tensor, and
+//          the steps read it there too.
 // Either way a fused run gives the same bits as the unfused one.
 #pragma once
 

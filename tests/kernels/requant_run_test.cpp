@@ -41,7 +41,8 @@ int64_t reference_step(const RequantOp& o, int64_t v) {
     case RequantOp::Kind::lut:
       return o.table[std::clamp<int64_t>(v, 0, o.count - 1)];
     case RequantOp::Kind::self_mul: {
-      const int64_t t = std::clamp<int64_t>(int32_t(uint32_t(uint64_t(v + int64_t(o.value)) & 0xFFFFFFFFu)), o.lo, o.hi);
+      const int32_t sum = int32_t(uint32_t(uint64_t(v + int64_t(o.value)) & 0xFFFFFFFFu));
+      const int64_t t = std::clamp<int64_t>(sum, o.lo, o.hi);
       return int32_t(uint32_t(uint64_t(v * t) & 0xFFFFFFFFu));
     }
   }

@@ -163,7 +163,8 @@ BOOST_AUTO_TEST_CASE(a_chain_after_a_layer_reads_12_bits) {
   // `tolerance` of the float program's range.
   auto after_dense = [&](const std::string& body, const std::string& op, double tolerance) {
     const Program f = assemble(
-        ".program hd\n.input  x : f32[?, 4]\n.const  w : f32[4, 4] = [[9, -7, 5, 3], [-8, 6, 4, -2], [7, 5, -9, 1], [3, 3, 3, -9]]\n"
+        ".program hd\n.input  x : f32[?, 4]\n"
+        ".const  w : f32[4, 4] = [[9, -7, 5, 3], [-8, 6, 4, -2], [7, 5, -9, 1], [3, 3, 3, -9]]\n"
         ".const  three : f32[1] = [3]\n.const  six : f32[1] = [6]\n.const  k : f32[1] = [0.2]\n"
         ".const  half : f32[1] = [0.5]\n.output y\n    h = dense x, w\n" + body);
     const quant::QuantizeResult r = quant::quantize_program(f, x);
