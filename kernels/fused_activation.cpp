@@ -45,10 +45,7 @@ void apply_requant_steps(const FusedActivation& a, int32_t* y, int64_t n, int64_
         t.lut32(reinterpret_cast<uint32_t*>(y), y, n, reinterpret_cast<const uint32_t*>(st.values), st.count);
         break;
       case RequantStep::Kind::self_mul:  // levels without requant_i32 (SSE2): no run of its own
-        for (int64_t i = 0; i < n; ++i) {
-          const int32_t c = int32_t(uint32_t(y[i]) + uint32_t(st.values[0]));
-          y[i] = int32_t(uint32_t(y[i]) * uint32_t(c < st.lo ? st.lo : c > st.hi ? st.hi : c));
-        }
+        for (int64_t i = 0; i < n; ++i) y[i] = simd::self_mul32(y[i], st.values[0], st.lo, st.hi);
         break;
     }
   }

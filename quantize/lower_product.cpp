@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/simd/ew.hpp"
 #include "quantize/lower.hpp"
 #include "quantize/scales.hpp"
 
@@ -72,12 +73,6 @@ std::optional<ProductChain> match(const Graph& g, const std::vector<int32_t>& pc
   return c;
 }
 
-// cvm_right_shift by s >= 1 bits: round half up, clipped to +-alpha.
-int64_t rshift(int64_t v, int s, int64_t alpha) {
-  const int64_t q = (v >> (s - 1));
-  return std::clamp<int64_t>((q >> 1) + (q & 1), -alpha, alpha);
-}
-
 }  // namespace
 
 bool Lowerer::product_chain(const GraphNode& n) {
@@ -116,8 +111,10 @@ bool Lowerer::product_chain(const GraphNode& n) {
     const double xr = double(q) / unit;
     const double want = (xr * std::clamp(xr + c->a, c->lo, c->hi) * c->k + c->b) * std::ldexp(1.0, eo);
     const int64_t t = std::clamp<int64_t>(q + int64_t(ai), int64_t(loi), int64_t(hii));
-    const int64_t p1 = s1 > 0 ? rshift(q * t, s1, 32767) : std::clamp<int64_t>(q * t, -32767, 32767);
-    const int64_t got = rshift(p1 * m + bi, s2, alpha);
+    // The ops' own arithmetic: q · t < 2^30 and p1 · m + bi < 2^29 + 2^30 fit in 32 bits.
+    const int32_t p1 = s1 > 0 ? simd::cvm_round_shift32(int32_t(q * t), s1 - 1, -32767, 32767)
+                              : int32_t(std::clamp<int64_t>(q * t, -32767, 32767));
+    const int32_t got = simd::cvm_round_shift32(int32_t(p1 * m + bi), s2 - 1, int32_t(-alpha), int32_t(alpha));
     if (std::fabs(double(got) - std::clamp(std::round(want), double(-alpha), double(alpha))) > double(slack))
       return false;
   }

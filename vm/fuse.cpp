@@ -403,19 +403,21 @@ class Fuser {
     const int32_t u = clip.results(pool())[0], m0 = mul.args(pool())[0], m1 = mul.args(pool())[1];
     if (!((m0 == h && m1 == u) || (m0 == u && m1 == h)) || !dies_at(qc + 2, h) || !dies_at(qc + 2, u))
       return std::nullopt;
-    RequantStep st;
-    st.kind = RequantStep::Kind::self_mul;
-    st.values = c->data<int32_t>();
-    st.count = 1;
+    RequantStep st{.kind = RequantStep::Kind::self_mul, .values = c->data<int32_t>(), .count = 1};
     try {
-      const ew::ClipBounds b =
-          ew::clip_bounds(DType::i32, clip.attrs->get<clip_attrs>().a_min, clip.attrs->get<clip_attrs>().a_max);
-      st.lo = int32_t(std::clamp<int64_t>(b.ilo, INT32_MIN, INT32_MAX));
-      st.hi = int32_t(std::clamp<int64_t>(b.ihi, INT32_MIN, INT32_MAX));
+      clip_bounds_i32(clip, st);
     } catch (...) {
       return std::nullopt;  // the verifier accepted the bounds, so this does not happen
     }
     return st;
+  }
+
+  // st's bounds: those of the clip q on i32 values (throws where its attributes do not read).
+  static void clip_bounds_i32(const PlannedInstruction& q, RequantStep& st) {
+    const ew::ClipBounds b =
+        ew::clip_bounds(DType::i32, q.attrs->get<clip_attrs>().a_min, q.attrs->get<clip_attrs>().a_max);
+    st.lo = int32_t(std::clamp<int64_t>(b.ilo, INT32_MIN, INT32_MAX));
+    st.hi = int32_t(std::clamp<int64_t>(b.ihi, INT32_MIN, INT32_MAX));
   }
 
   // st's bounds: the CVM clip range of `precision`, ±(2^(p-1) - 1), within i32.
@@ -443,10 +445,7 @@ class Fuser {
         } else if (q.op == Opcode::cvm_clip) {
           cvm_bounds(q.attrs->get<cvm_clip_attrs>().precision, st);
         } else if (q.op == Opcode::clip) {  // ReLU6 as mlvm-quantize writes it: bounds within i32
-          const ew::ClipBounds b = ew::clip_bounds(DType::i32, q.attrs->get<clip_attrs>().a_min,
-                                                   q.attrs->get<clip_attrs>().a_max);
-          st.lo = int32_t(std::clamp<int64_t>(b.ilo, INT32_MIN, INT32_MAX));
-          st.hi = int32_t(std::clamp<int64_t>(b.ihi, INT32_MIN, INT32_MAX));
+          clip_bounds_i32(q, st);
         } else if (q.op == Opcode::cvm_right_shift) {
           const auto& sh = q.attrs->get<cvm_shift_attrs>();
           if (sh.shift_bit < 1 || sh.shift_bit > 32) return false;

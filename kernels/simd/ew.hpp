@@ -71,6 +71,11 @@ inline int32_t cvm_round_shift32(int32_t v, int s, int32_t lo, int32_t hi) {
   const int32_t t = (q >> 1) + (q & 1);
   return t < lo ? lo : t > hi ? hi : t;
 }
+// RequantOp::Kind::self_mul's value: v · clamp(v + c, lo, hi), add and product modulo 2^32.
+inline int32_t self_mul32(int32_t v, int32_t c, int32_t lo, int32_t hi) {
+  const int32_t t = int32_t(uint32_t(v) + uint32_t(c));
+  return int32_t(uint32_t(v) * uint32_t(t < lo ? lo : t > hi ? hi : t));
+}
 
 // One step of a requantization chain over i32 values, the arithmetic of the op's own run:
 //   rshift: q = v >> shift, then clamp((q >> 1) + (q & 1), lo, hi)   (cvm_right_shift_run)

@@ -76,7 +76,7 @@ inline IV vector_step(const RequantOp& o, IV v) {
       return _mm512_i32gather_epi32(i, o.table, 4);
     }
     case RequantOp::Kind::self_mul:
-      return mul(v, _mm512_min_epi32(_mm512_max_epi32(add(v, splat(o.value)), splat(o.lo)), splat(o.hi)));
+      return mul(v, vector_step<RequantOp::Kind::clip>(o, add(v, splat(o.value))));
   }
   return v;
 }
@@ -137,7 +137,7 @@ inline IV vector_step(const RequantOp& o, IV v) {
       return _mm256_i32gather_epi32(reinterpret_cast<const int*>(o.table), i, 4);
     }
     case RequantOp::Kind::self_mul:
-      return mul(v, _mm256_min_epi32(_mm256_max_epi32(add(v, splat(o.value)), splat(o.lo)), splat(o.hi)));
+      return mul(v, vector_step<RequantOp::Kind::clip>(o, add(v, splat(o.value))));
   }
   return v;
 }
@@ -205,10 +205,8 @@ inline int32_t scalar_step(const RequantOp& o, int32_t v) {
       const int64_t top = std::min<int64_t>(o.count - 1, INT32_MAX);
       return o.table[v < 0 ? 0 : v > top ? top : v];
     }
-    case RequantOp::Kind::self_mul: {
-      const int32_t t = int32_t(uint32_t(v) + uint32_t(o.value));
-      return int32_t(uint32_t(v) * uint32_t(t < o.lo ? o.lo : t > o.hi ? o.hi : t));
-    }
+    case RequantOp::Kind::self_mul:
+      return self_mul32(v, o.value, o.lo, o.hi);
   }
   return v;
 }
