@@ -70,7 +70,7 @@ Plan<T> plan_for(BValues b = BValues::any, Small small = Small::none) {
   else if constexpr (std::is_same_v<T, int64_t>) p = {t.i64};
   else {
     p = {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
-    if constexpr (std::is_same_v<T, int16_t>) p.pack_b = t.pack_pairs16_i16;
+    if constexpr (std::is_same_v<T, int16_t>) p.pack_a = p.pack_b = t.pack_pairs16_i16;
     if constexpr (std::is_same_v<T, int8_t>) {
       p.pack_b = t.pack_pairs16_i8;
       if (t.u8s8_quads.fn)

@@ -63,10 +63,42 @@ struct VI32 {
   static V fma(V a, V b, V acc) { return _mm256_add_epi32(acc, _mm256_mullo_epi32(a, b)); }
 };
 
-// i16 pairs -> i32: vpmaddwd is exact modulo 2^32 (see gemm_avx512.cpp).
+// i16 pairs -> i32: vpmaddwd is exact modulo 2^32 (see gemm_avx512.cpp). The 6 x 16 tile's
+// k loop is one asm block (int_kernel's StepWithLoop): its 12 accumulators, 2 B vectors, the
+// broadcast and one product take all 16 ymm registers, and from intrinsics (or per-step asm)
+// GCC 12 kept a 4 x 16 tile with a register copy of each accumulator per step. vpmaddwd and
+// vpaddd share the vector ALU ports, which this loop keeps busy.
 struct MaddPairs {
   static __m256i apply(__m256i acc, __m256i a, __m256i b) {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+  }
+  template <int MR, int NV>
+  static void loop(__m256i (&c)[MR][NV], const char* a, const char* b, int64_t steps) {
+    static_assert(MR == 6 && NV == 2, "the asm loop is the 6 x 16 tile's");
+    if (steps <= 0) return;
+#define MLVM_PAIRS_ROW(i)                        \
+  "vpbroadcastd 4*" #i "(%[a]), %%ymm2\n\t"      \
+  "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"          \
+  "vpaddd %%ymm3, %[c" #i "0], %[c" #i "0]\n\t"  \
+  "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"          \
+  "vpaddd %%ymm3, %[c" #i "1], %[c" #i "1]\n\t"
+    __asm__(
+        "1:\n\t"
+        "prefetcht0 2048(%[b])\n\t"
+        "prefetcht0 2048(%[a])\n\t"
+        "vmovdqa (%[b]), %%ymm0\n\t"
+        "vmovdqa 32(%[b]), %%ymm1\n\t"
+        MLVM_PAIRS_ROW(0) MLVM_PAIRS_ROW(1) MLVM_PAIRS_ROW(2) MLVM_PAIRS_ROW(3) MLVM_PAIRS_ROW(4) MLVM_PAIRS_ROW(5)
+        "add $24, %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b"
+        : [c00] "+x"(c[0][0]), [c01] "+x"(c[0][1]), [c10] "+x"(c[1][0]), [c11] "+x"(c[1][1]), [c20] "+x"(c[2][0]),
+          [c21] "+x"(c[2][1]), [c30] "+x"(c[3][0]), [c31] "+x"(c[3][1]), [c40] "+x"(c[4][0]), [c41] "+x"(c[4][1]),
+          [c50] "+x"(c[5][0]), [c51] "+x"(c[5][1]), [a] "+r"(a), [b] "+r"(b), [n] "+r"(steps)
+        :
+        : "xmm0", "xmm1", "xmm2", "xmm3", "cc", "memory");
+#undef MLVM_PAIRS_ROW
   }
 };
 
@@ -173,9 +205,7 @@ GemmKernelTable make_table(bool vnni) {
   GemmKernelTable t;
   t.f32 = fma_entry<VF32, 6, 2>(256, 120, 2048);
   t.f64 = fma_entry<VF64, 6, 2>(256, 60, 1024);
-  // 4 x 16, as the quads below: each vpmaddwd's result needs a register of its own before its
-  // vpaddd, so 6 x 16's 12 accumulators spilled to the stack.
-  t.i16_pairs = int_entry<VI32, MaddPairs, 2, 4, 2>(512, 120, 2048);
+  t.i16_pairs = int_entry<VI32, MaddPairs, 2, 6, 2>(512, 120, 2048);  // MaddPairs::loop's tile
   // 4 x 16: 8 accumulators, 2 B vectors, a, |a|, the ones and a temporary fit the 16 ymm
   // registers (6 x 16 spilled accumulators). KC 1024 keeps conv2d's K (576) in one block.
   t.s8_sign_quads = int_entry<VI32, SignQuads, 4, 4, 2>(1024, 120, 2048);

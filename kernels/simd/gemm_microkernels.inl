@@ -291,6 +291,9 @@ enum class Correct { none, b_columns, a_rows };
 // A step that also takes two KU steps at once (apply2), where their sums are cheaper together.
 template <class S>
 concept StepPaired = S::kPaired;
+// A step whose whole k loop is its own (Step::loop, asm where the compiler's registers fell short).
+template <class S, int MR, int NV>
+concept StepWithLoop = requires { &S::template loop<MR, NV>; };
 
 template <class Vec, class Step, int KU, int MR, int NV, Correct kCorrect>
 void int_kernel(const MicroTile& t) {
@@ -307,6 +310,10 @@ void int_kernel(const MicroTile& t) {
   const int64_t steps = (t.kc + KU - 1) / KU;
   [[maybe_unused]] const int64_t abs_off = steps * MR * 4;  // |a| half of a quads_s8_abs panel
   int64_t s = 0;
+  if constexpr (StepWithLoop<Step, MR, NV>) {
+    Step::template loop<MR, NV>(acc, a, b, steps);
+    s = steps;
+  }
   if constexpr (StepPaired<Step>) {
     // Two steps at once (Step::apply2), each B register loaded where it is used: a0, a1, the
     // two B registers, the ones and two temporaries beside the accumulators fill the registers.

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/simd/gemm_kernels.hpp"
 #include "kernels/simd/gemm_pack.hpp"
@@ -162,23 +163,27 @@ void pairs_along_r_i16(const int16_t* data, int64_t sk, const int64_t* koff, int
     }
 }
 
-// Quads along k: d32[g·R + r] = the 4 bytes of row r at k = 4g (zero past kc and past rvalid).
-void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
-  const int64_t full = kc / 4, groups = (kc + 3) / 4;
+// 32-bit groups along k (quads of i8, pairs of i16): d32[g·R + r] = the 4 bytes of row r at
+// k = KU·g with KU = 4 / sizeof(T) (zero past kc and past rvalid).
+template <class T>
+void words_along_k(const T* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int64_t ku = 4 / sizeof(T);
+  const int64_t full = kc / ku, groups = (kc + ku - 1) / ku;
   for (int r = 0; r < R; ++r) {
     if (r >= rvalid) {
       for (int64_t g = 0; g < groups; ++g) d32[g * R + r] = 0;
       continue;
     }
-    const int8_t* row = data + r * sr;
+    const T* row = data + r * sr;
     for (int64_t g = 0; g < full; ++g) {
       uint32_t w;
-      __builtin_memcpy(&w, row + 4 * g, 4);
+      __builtin_memcpy(&w, row + ku * g, 4);
       d32[g * R + r] = w;
     }
     if (full < groups) {
       uint32_t w = 0;
-      for (int64_t k = 4 * full; k < kc; ++k) w |= uint32_t(uint8_t(row[k])) << (8 * (k - 4 * full));
+      for (int64_t k = ku * full; k < kc; ++k) w |= uint32_t(U(row[k])) << (8 * sizeof(T) * (k - ku * full));
       d32[full * R + r] = w;
     }
   }
@@ -189,7 +194,7 @@ void quads_along_k(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc
 void pack_quads_s8_panel(const int8_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                          int64_t kc, void* dst) {
   if (sr == 1 && R == 16 && rvalid == 16) return quads_along_r_16(data, sk, koff, kc, static_cast<int8_t*>(dst));
-  if (!koff && sk == 1 && sr != 1) return quads_along_k(data, sr, rvalid, R, kc, static_cast<uint32_t*>(dst));
+  if (!koff && sk == 1 && sr != 1) return words_along_k(data, sr, rvalid, R, kc, static_cast<uint32_t*>(dst));
   pack_panel<int8_t>(PackFormat::quads_s8, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 
@@ -253,6 +258,8 @@ void pack_pairs16_i8_panel(const int8_t* data, int64_t sr, int64_t sk, const int
 void pack_pairs16_i16_panel(const int16_t* data, int64_t sr, int64_t sk, const int64_t* koff, int rvalid, int R,
                             int64_t kc, void* dst) {
   if (sr == 1 && R % 16 == 0 && rvalid == R) return pairs_along_r_i16(data, sk, koff, kc, R, static_cast<int16_t*>(dst));
+  // Rows along k: A's filters (the integer Winograd transforms them per run where they are inputs).
+  if (!koff && sk == 1 && sr != 1) return words_along_k(data, sr, rvalid, R, kc, static_cast<uint32_t*>(dst));
   pack_panel<int16_t>(PackFormat::pairs16, data, sr, sk, koff, rvalid, R, kc, dst);
 }
 

@@ -220,7 +220,18 @@ void winograd_output_int(const WinogradOutputI32& a) {
           store_interleaved<M>(f, reinterpret_cast<float*>(yr));
         } else if (inside > 0) {
           store_interleaved<M>(f, reinterpret_cast<float*>(row));
+#if MLVM_SIMD_BYTES == 16
           std::copy(row, row + inside, yr);
+#else
+          // Register by register, the last masked: GCC made the copy a memcpy call (rep movs)
+          // per row, which a 56-wide plane's every other register of tiles (6 of 8) took.
+          auto* yf = reinterpret_cast<float*>(yr);
+          const auto* rf = reinterpret_cast<const float*>(row);
+          for (int64_t c = 0; c < inside; c += W) {
+            if (inside - c >= W) store(yf + c, load(rf + c));
+            else masked_store(lanes_between(0, inside - c), yf + c, load(rf + c));
+          }
+#endif
         }
       }
     }
