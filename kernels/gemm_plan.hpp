@@ -72,7 +72,7 @@ Plan<T> plan_for(BValues b = BValues::any, Small small = Small::none) {
     p = {t.i16_pairs, PackFormat::pairs16, PackFormat::pairs16};
     if constexpr (std::is_same_v<T, int16_t>) p.pack_a = p.pack_b = t.pack_pairs16_i16;
     if constexpr (std::is_same_v<T, int8_t>) {
-      p.pack_b = t.pack_pairs16_i8;
+      p.pack_a = p.pack_b = t.pack_pairs16_i8;
       if (t.u8s8_quads.fn)
         p = {t.u8s8_quads,           PackFormat::quads_u8_offset, PackFormat::quads_s8_sums,
              t.pack_quads_u8_offset, t.pack_quads_s8_sums,        t.pack_window_s8_sums};
