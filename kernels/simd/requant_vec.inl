@@ -52,6 +52,8 @@ inline IV order_quads(IV v) {
   return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v);
 }
 inline void store_bytes(void* dst, int64_t k, IV v) { _mm512_storeu_si512(static_cast<uint8_t*>(dst) + k, v); }
+// A register's narrowing store is one vpmovdb or vpmovdw: layer_rows packs none together.
+constexpr bool kPackStores = false;
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped (a layer chain's
 // shifts that cannot overflow take LayerChain's shorter forms).
 inline IV rshift_round(const RequantOp& o, IV v) {
@@ -113,6 +115,11 @@ inline IV order_quads(IV v) { return _mm256_permutevar8x32_epi32(v, _mm256_setr_
 inline void store_bytes(void* dst, int64_t k, IV v) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(dst) + k), v);
 }
+// packs32(a, b) holds a's and b's 4-value groups alternating; these qword indices put a, then b.
+inline IV order_pairs(IV v) { return _mm256_permute4x64_epi64(v, 0xD8); }
+// A register's narrowing store (store below) is a pack, an extract and two 4-byte stores, or a
+// pack, a permute and a 16-byte store: layer_rows packs 2 or 4 registers into one.
+constexpr bool kPackStores = true;
 // cvm_right_shift's rounding, (q >> 1) + (q & 1) of q = v >> shift, clamped (a layer chain's
 // shifts that cannot overflow take LayerChain's shorter forms).
 inline IV rshift_round(const RequantOp& o, IV v) {
@@ -260,6 +267,10 @@ struct LayerChain {
   // No table, a second shift of s in [17, 30] bits and its clamp within i8's range: into i8,
   // four registers at a time in 16-bit lanes (layer_quad_i8).
   bool i8_pack = false;
+  // The bytes of the narrowest integer holding every result (the last clamp's range), 4 where
+  // that is not known (a table): saturating packs of results that narrow are their casts, so
+  // 2 or 4 registers go to memory as one (layer_rows).
+  int fits_bytes = 4;
 };
 inline bool in_i16(int64_t v) { return v >= -32768 && v <= 32767; }
 // Whether tail 2 of l runs as tail 3, its result unchanged: the value x entering it within
@@ -327,6 +338,10 @@ inline std::optional<LayerChain> layer_chain_of(const RequantOp* ops, int nops) 
     if (hard_swish_in_i16(l)) l.tail = 3;
   } else if (nops != 3) {
     return std::nullopt;
+  }
+  if (l.tail != 1) {
+    const RequantOp& last = l.tail == 0 ? l.c : l.p_out;
+    l.fits_bytes = last.lo >= -128 && last.hi <= 127 ? 1 : in_i16(last.lo) && in_i16(last.hi) ? 2 : 4;
   }
   l.i8_pack = l.tail == 0 && ops[2].shift + 1 >= 17 && ops[2].shift + 1 <= 30 && l.c.lo >= -128 && l.c.hi <= 127;
   return l;
@@ -436,9 +451,20 @@ inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int
                       layer_quad_i8<H>(c, m16, load(s + k), load(s + k + kLanes), load(s + k + 2 * kLanes),
                                        load(s + k + 3 * kLanes)));
       }
-      for (; k + kLanes <= n; k += kLanes)
-        store(dst, r * dst_stride + k, layer_register<H, W, L>(c, m, load(s + k)), out_bytes);
-      if (k < n) store(dst, r * dst_stride + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
+      auto reg = [&](int64_t j) { return layer_register<H, W, L>(c, m, load(s + j)); };
+      const int64_t d0 = r * dst_stride;
+      // Several registers a store where the results narrow exactly (LayerChain::fits_bytes).
+      if (kPackStores && out_bytes == 1 && c.fits_bytes == 1)
+        for (; k + 4 * kLanes <= n; k += 4 * kLanes)
+          store_bytes(dst, d0 + k,
+                      order_quads(packs16(packs32(reg(k), reg(k + kLanes)),
+                                          packs32(reg(k + 2 * kLanes), reg(k + 3 * kLanes)))));
+      if constexpr (kPackStores)
+        if (out_bytes == 2 && c.fits_bytes <= 2)
+          for (; k + 2 * kLanes <= n; k += 2 * kLanes)
+            store_bytes(dst, 2 * (d0 + k), order_pairs(packs32(reg(k), reg(k + kLanes))));
+      for (; k + kLanes <= n; k += kLanes) store(dst, d0 + k, reg(k), out_bytes);
+      if (k < n) store(dst, d0 + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
     }
   });
 }
