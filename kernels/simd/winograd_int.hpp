@@ -8,9 +8,9 @@
 // are taken out of the filter transform row by row, G' = diag(s) G with s = (1, 2, 2, 1) or
 // (4, 6, 6, 24, 24, 1), which leaves G' integer. With L the largest of s, the output transform
 // uses A'ᵀ = Aᵀ diag(L / s), integer too, and gives L² Y; L² = 2^k · odd (4 = 2^2, 576 = 2^6 · 9)
-// is divided out exactly modulo 2^32: shifting out the k zero bits leaves odd · Y modulo
-// 2^(32 - k), which the odd number's inverse modulo 2^32 turns into Y modulo 2^(32 - k), the
-// true Y when |Y| < 2^(31 - k).
+// is divided out exactly modulo 2^32: the odd number's inverse modulo 2^32 turns L² Y into
+// 2^k · Y modulo 2^32, which is 2^k · Y itself when |Y| < 2^(31 - k), and an arithmetic shift
+// by k gives Y.
 //
 // This header is included by the per-level translation units: declarations and plain data
 // only (the ODR note in kernels/simd/cpu_features.hpp).

@@ -14,7 +14,6 @@ namespace {
 
 using VS = V<int16_t>;
 using VI = V<int32_t>;
-using VU = V<uint32_t>;
 
 // Multiples by additions, which every level has for both widths.
 template <class R>
@@ -68,16 +67,11 @@ inline void output_1d_int(const VI (&m)[M + 2], VI (&y)[M]) {
 }
 
 // Y from L² Y modulo 2^32 (winograd_int.hpp): 576 = 2^6 · 9, and 0x38E38E39 · 9 = 1 modulo
-// 2^32; 4 = 2^2.
+// 2^32, so the product is 2^6 · Y; 4 = 2^2.
 template <int M>
 inline VI divided_out(const VI& x) {
-  if constexpr (M == 4) {
-    const VU odd_y = xsimd::bitwise_cast<VU>(x) >> 6;     // 9 Y modulo 2^26
-    const VU y = odd_y * VU(0x38E38E39u);                   // Y modulo 2^26
-    return xsimd::bitwise_cast<VI>(y << 6) >> 6;            // sign-extended from bit 25
-  } else {
-    return x >> 2;
-  }
+  if constexpr (M == 4) return (x * VI(int32_t(0x38E38E39))) >> 6;  // wrapping vpmulld, then sign-preserving
+  else return x >> 2;
 }
 
 #if MLVM_SIMD_BYTES >= 32
