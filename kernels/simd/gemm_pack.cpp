@@ -75,17 +75,49 @@ void append_corrections(int R, int64_t kc, void* dst) {
 
 }  // namespace
 
+namespace {
+
+// The least of n contiguous bytes as signed, 16 at a time: with the sign bit flipped, bytes
+// order as unsigned as they did as signed, and SSE2 has the unsigned minimum (pminub), not the
+// signed one. In GCC's vector extension: at -O2 the compiler's vectorizer left the plain loop
+// scalar (its count is unknown), a twentieth of a quantized MobileNet-V2 at AVX2.
+int8_t least_in_row(const int8_t* p, int64_t n) {
+  int8_t least = 127;
+  if (n < 16) {
+    for (int64_t c = 0; c < n; ++c) least = p[c] < least ? p[c] : least;
+    return least;
+  }
+  using U8x16 = uint8_t __attribute__((vector_size(16)));
+  const U8x16 flip = U8x16{} + 0x80;
+  U8x16 m, v;
+  std::memcpy(&m, p, 16);
+  m ^= flip;
+  auto take = [&](int64_t c) {
+    std::memcpy(&v, p + c, 16);
+    v ^= flip;
+    m = v < m ? v : m;
+  };
+  for (int64_t c = 16; c + 16 <= n; c += 16) take(c);
+  take(n - 16);  // the last 16 again: covers what the loop left
+  uint8_t f = 255;
+  for (int i = 0; i < 16; ++i) f = m[i] < f ? m[i] : f;
+  return int8_t(uint8_t(f ^ 0x80));
+}
+
+}  // namespace
+
 int min_int8(const int8_t* data, int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
   if (rows <= 0 || cols <= 0) return 0;
-  // The contiguous axis inner (either may be), as a branch-free minimum the compiler vectorizes.
-  if (sr == 1 && sc != 1) std::swap(rows, cols), std::swap(sr, sc);
+  if (sr == 1 && sc != 1) std::swap(rows, cols), std::swap(sr, sc);  // the contiguous axis inner
   int8_t least = 127;
   for (int64_t r = 0; r < rows && least > -128; ++r) {
     const int8_t* p = data + r * sr;
-    if (sc == 1)
-      for (int64_t c = 0; c < cols; ++c) least = p[c] < least ? p[c] : least;
-    else
+    if (sc == 1) {
+      const int8_t l = least_in_row(p, cols);
+      least = l < least ? l : least;
+    } else {
       for (int64_t c = 0; c < cols; ++c) least = p[c * sc] < least ? p[c * sc] : least;
+    }
   }
   return least;
 }
