@@ -14,6 +14,7 @@ namespace {
 
 using VS = V<int16_t>;
 using VI = V<int32_t>;
+using VU = V<uint32_t>;
 
 // Multiples by additions, which every level has for both widths.
 template <class R>
@@ -70,8 +71,14 @@ inline void output_1d_int(const VI (&m)[M + 2], VI (&y)[M]) {
 // 2^32, so the product is 2^6 · Y; 4 = 2^2.
 template <int M>
 inline VI divided_out(const VI& x) {
-  if constexpr (M == 4) return (x * VI(int32_t(0x38E38E39))) >> 6;  // wrapping vpmulld, then sign-preserving
-  else return x >> 2;
+  if constexpr (M == 4) {
+    // The product in u32 lanes: wrapping by definition (SSE2's generic multiply is per lane in
+    // C++, where a signed product past i32 is undefined); then an arithmetic shift.
+    const VU scaled = xsimd::bitwise_cast<VU>(x) * VU(0x38E38E39u);  // 2^6 · Y modulo 2^32
+    return xsimd::bitwise_cast<VI>(scaled) >> 6;
+  } else {
+    return x >> 2;
+  }
 }
 
 #if MLVM_SIMD_BYTES >= 32
