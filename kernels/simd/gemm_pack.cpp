@@ -73,10 +73,6 @@ void append_corrections(int R, int64_t kc, void* dst) {
   for (int r = 0; r < R; ++r) corr[r] *= 128u;
 }
 
-}  // namespace
-
-namespace {
-
 // The least of n contiguous bytes as signed, 16 at a time: with the sign bit flipped, bytes
 // order as unsigned as they did as signed, and SSE2 has the unsigned minimum (pminub), not the
 // signed one. In GCC's vector extension: at -O2 the compiler's vectorizer left the plain loop

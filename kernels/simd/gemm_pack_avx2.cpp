@@ -141,48 +141,25 @@ void pairs_along_r_16(const int8_t* data, int64_t sk, const int64_t* koff, int64
   }
 }
 
-// The 8 x 8 transpose of 32-bit words: r[i] lane j <-> r[j] lane i.
-inline void transpose_8x8_words(__m256i (&r)[8]) {
-  __m256i t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4)
-    for (int h = 0; h < 2; ++h) {
-      u[i + h] = _mm256_unpacklo_epi64(t[i + h], t[i + 2 + h]);
-      u[i + 2 + h] = _mm256_unpackhi_epi64(t[i + h], t[i + 2 + h]);
-    }
-  // u[0..3] hold rows 0-3's words (0, 4), (2, 6), (1, 5), (3, 7) by 128-bit lane; u[4..7] rows 4-7's.
-  const int order[4] = {0, 2, 1, 3};
-  for (int q = 0; q < 4; ++q) {
-    r[q] = _mm256_permute2x128_si256(u[order[q]], u[4 + order[q]], 0x20);
-    r[q + 4] = _mm256_permute2x128_si256(u[order[q]], u[4 + order[q]], 0x31);
-  }
-}
-
 // i16 pairs of rows read along k (a row-major A, dense's transposed B): d32[g·R + r] = row r's
 // i8 at k = 2g and 2g + 1 sign-extended to two i16 (zero past kc and past rvalid). Eight rows by
-// eight pairs at a time: one 16-byte load and widening per row, a transpose of the words; what
-// is left of k word by word. The generic packer's element at a time took 8% of a 1024^3 i8
-// dense.
+// eight pairs at a time: one 16-byte load and widening per row, transpose8 on the words, each
+// pair's lanes stored as pack_along_k stores them (groups of rows last to first, so that a
+// group narrower than 8 is stored whole); what is left of k word by word. The generic
+// packer's element at a time took 8% of a 1024^3 i8 dense.
 void pairs_along_k_i8(const int8_t* data, int64_t sr, int rvalid, int R, int64_t kc, uint32_t* d32) {
   const int64_t groups = (kc + 1) / 2, blocked = kc / 16 * 8;  // groups taken 8 at a time
-  for (int r0 = 0; r0 < R; r0 += 8) {
+  for (int r0 = (R - 1) / 8 * 8; r0 >= 0; r0 -= 8) {
     const int rows = std::min(8, R - r0);
-    const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     for (int64_t g0 = 0; g0 < blocked; g0 += 8) {
-      __m256i w[8];
+      __m256 w[8];
       for (int i = 0; i < 8; ++i)
-        w[i] = r0 + i < rvalid ? _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                                     reinterpret_cast<const __m128i*>(data + (r0 + i) * sr + 2 * g0)))
-                               : _mm256_setzero_si256();
-      transpose_8x8_words(w);
-      for (int q = 0; q < 8; ++q) {
-        auto* out = reinterpret_cast<int32_t*>(d32 + (g0 + q) * R + r0);
-        if (rows == 8) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), w[q]);
-        else _mm256_maskstore_epi32(out, keep, w[q]);
-      }
+        w[i] = r0 + i < rvalid ? _mm256_castsi256_ps(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                     reinterpret_cast<const __m128i*>(data + (r0 + i) * sr + 2 * g0))))
+                               : _mm256_setzero_ps();
+      transpose8(w);
+      for (int q = 0; q < 8; ++q)
+        store_lanes(reinterpret_cast<float*>(d32 + (g0 + q) * R + r0), w[q], rows, g0 + q + 1 < groups);
     }
     for (int r = r0; r < r0 + rows; ++r)
       for (int64_t g = blocked; g < groups; ++g) {

@@ -454,15 +454,16 @@ inline void layer_rows(const LayerChain& l, const int32_t* mul_values, const int
       auto reg = [&](int64_t j) { return layer_register<H, W, L>(c, m, load(s + j)); };
       const int64_t d0 = r * dst_stride;
       // Several registers a store where the results narrow exactly (LayerChain::fits_bytes).
-      if (kPackStores && out_bytes == 1 && c.fits_bytes == 1)
-        for (; k + 4 * kLanes <= n; k += 4 * kLanes)
-          store_bytes(dst, d0 + k,
-                      order_quads(packs16(packs32(reg(k), reg(k + kLanes)),
-                                          packs32(reg(k + 2 * kLanes), reg(k + 3 * kLanes)))));
-      if constexpr (kPackStores)
+      if constexpr (kPackStores) {
+        if (out_bytes == 1 && c.fits_bytes == 1)
+          for (; k + 4 * kLanes <= n; k += 4 * kLanes)
+            store_bytes(dst, d0 + k,
+                        order_quads(packs16(packs32(reg(k), reg(k + kLanes)),
+                                            packs32(reg(k + 2 * kLanes), reg(k + 3 * kLanes)))));
         if (out_bytes == 2 && c.fits_bytes <= 2)
           for (; k + 2 * kLanes <= n; k += 2 * kLanes)
             store_bytes(dst, 2 * (d0 + k), order_pairs(packs32(reg(k), reg(k + kLanes))));
+      }
       for (; k + kLanes <= n; k += kLanes) store(dst, d0 + k, reg(k), out_bytes);
       if (k < n) store(dst, d0 + n - kLanes, layer_register<H, W, L>(c, m, last), out_bytes);
     }
