@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(worker_moves_off_the_callers_cpu) {
 // far_apart's ping-pong between two threads of the pool gives a round trip (under a millisecond:
 // tens to hundreds of nanoseconds on real cores) at least once in 200 tries (a try fails
 // only when no worker joins within 2 ms); the pool works on after it, a call from inside a
-// chunk answers at once without measuring, and without workers nothing is far apart.
+// chunk answers without measuring, and without workers nothing is far apart.
 BOOST_AUTO_TEST_CASE(far_apart_measures_a_round_trip) {
   ThreadPool pool(2);
   double ns = -1;
@@ -248,14 +248,22 @@ BOOST_AUTO_TEST_CASE(far_apart_measures_a_round_trip) {
   BOOST_TEST(ns > 0);
   BOOST_TEST(ns < 1e6);
   check_cover(pool, 1000, 1, 2);
+  // A measurement from inside a chunk would wait out its 2 ms handshakes; an answer without one
+  // takes nanoseconds. One call a try, each after the recheck interval, so that every call
+  // would measure; the fastest of a few tries, so that a preempted call does not count.
   // (Checked after the join: Boost.Test's assertions are not for concurrent threads.)
-  std::atomic<int> slow_calls{0};
-  pool.parallel_for(2, 1, [&](int64_t, int64_t) {
-    const auto t0 = std::chrono::steady_clock::now();
-    pool.far_apart();
-    if (std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(1)) slow_calls.fetch_add(1);
-  });
-  BOOST_TEST(slow_calls.load() == 0);
+  std::atomic<int64_t> fastest_ns{INT64_MAX};
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ThreadPool::kDistanceRecheckMillis + 10));
+    pool.parallel_for(2, 1, [&](int64_t b, int64_t) {
+      if (b != 0) return;
+      const auto t0 = std::chrono::steady_clock::now();
+      pool.far_apart();
+      const int64_t ns = std::chrono::nanoseconds(std::chrono::steady_clock::now() - t0).count();
+      if (ns < fastest_ns.load()) fastest_ns.store(ns);
+    });
+  }
+  BOOST_TEST(fastest_ns.load() < 1'000'000);
   ThreadPool one(1);
   BOOST_TEST(!one.far_apart());
   BOOST_TEST(one.measure_round_trip_ns() < 0);
