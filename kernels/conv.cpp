@@ -375,52 +375,42 @@ int64_t planes_per_requant(const ConvData<T>& d, int64_t oplane) {
   return std::clamp<int64_t>((int64_t(64) << 10) / (int64_t(sizeof(gemm_out_t<T>)) * oplane), 1, 16);
 }
 
-// Integer depthwise with one output channel per input channel in f32 where that is exact
-// (kernels/depthwise_exact.hpp), by planes or a register of channels at a time.
+// Integer depthwise with one output channel per input channel a register of channels at a
+// time (kernels/depthwise_exact.hpp): in f32 where that is exact, or in i16 pairs.
 template <class T>
 void conv_depthwise_exact(const ConvShape& s, const ConvParams& p, const ConvData<T>& d, ExactDepthwise how,
                           ExecEnv& env) {
   const simd::DepthwiseGeometry geo{s.h, s.w, s.kh, s.kw, s.oh, s.ow, p.top, p.left, p.sh, p.sw, p.dh, p.dw};
   const int64_t plane = s.h * s.w, oplane = s.oh * s.ow;
-  if (how == ExactDepthwise::planes) {
-    const int64_t group = planes_per_requant(d, oplane);
-    const int64_t groups = (s.c + group - 1) / group;
-    for_each_item(env.pool, s.n * groups, [&](int64_t t) {
-      env.check_cancelled();
-      const int64_t n = t / groups, c0 = t % groups * group, rows = std::min(group, s.c - c0);
-      const int64_t at = (n * s.c + c0) * oplane;
-      int32_t* y = d.rq ? conv_scratch<int32_t>(1, rows * oplane) : d.y + at;
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t c = c0 + r;
-        depthwise_plane_exact<T>(geo, d.x + (n * s.c + c) * plane, d.w + c * s.kh * s.kw,
-                                 d.bias ? d.bias + c * d.bias_stride : nullptr, y + r * oplane);
-      }
-      if (d.rq) requant_rows_into(d, y, at, oplane, rows, c0, oplane);
-    });
-    return;
-  }
   const int64_t lanes = simd::conv_row_kernels().lanes, blocks = (s.c + lanes - 1) / lanes;
   for_each_item(env.pool, s.n * blocks, [&](int64_t t) {
     env.check_cancelled();
     const int64_t n = t / blocks, c0 = t % blocks * lanes, channels = std::min(lanes, s.c - c0);
     const int64_t at = (n * s.oc + c0) * oplane;
-    if constexpr (std::is_same_v<T, int8_t>) {
-      // The requantization in the kernel's registers, where the chain allows.
-      using Ops = RequantChain::Ops;
-      const std::optional<Ops> ops = !d.rq ? std::optional<Ops>(Ops{nullptr, 0, -1, nullptr})
-                                     : d.chain ? d.chain->as_ops()
-                                               : std::nullopt;
-      void* out = d.y_narrow ? static_cast<void*>(d.y_narrow + at * d.narrow_bytes) : static_cast<void*>(d.y + at);
-      if (ops && depthwise_block_i8(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
-                                    d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, ops->ops, ops->nops,
-                                    ops->mul_op, ops->values ? ops->values + c0 : nullptr, out,
-                                    d.y_narrow ? int(d.narrow_bytes) : 4))
+    const T* x = d.x + (n * s.c + c0) * plane;
+    const T* w = d.w + c0 * s.kh * s.kw;
+    const int32_t* bias = d.bias ? d.bias + c0 * d.bias_stride : nullptr;
+    // The requantization in the kernel's registers, where the chain allows.
+    using Ops = RequantChain::Ops;
+    const std::optional<Ops> ops = !d.rq ? std::optional<Ops>(Ops{nullptr, 0, -1, nullptr})
+                                   : d.chain ? d.chain->as_ops()
+                                             : std::nullopt;
+    void* out = d.y_narrow ? static_cast<void*>(d.y_narrow + at * d.narrow_bytes) : static_cast<void*>(d.y + at);
+    const int out_bytes = d.y_narrow ? int(d.narrow_bytes) : 4;
+    if (how == ExactDepthwise::pairs && ops &&
+        depthwise_block_pairs<T>(geo, x, channels, w, bias, d.bias_stride, ops->ops, ops->nops, ops->mul_op,
+                                 ops->values ? ops->values + c0 : nullptr, out, out_bytes))
+      return;
+    if constexpr (std::is_same_v<T, int8_t>)
+      if (how == ExactDepthwise::blocked && ops &&
+          depthwise_block_i8(geo, x, channels, w, bias, d.bias_stride, ops->ops, ops->nops, ops->mul_op,
+                             ops->values ? ops->values + c0 : nullptr, out, out_bytes))
         return;
-    }
     // A requantization reads the planes from scratch when it narrows them.
     int32_t* y = d.y_narrow ? conv_scratch<int32_t>(1, channels * oplane) : d.y + at;
-    depthwise_block_exact<T>(geo, d.x + (n * s.c + c0) * plane, channels, d.w + c0 * s.kh * s.kw,
-                             d.bias ? d.bias + c0 * d.bias_stride : nullptr, d.bias_stride, y);
+    if (how == ExactDepthwise::pairs)
+      depthwise_block_pairs<T>(geo, x, channels, w, bias, d.bias_stride, nullptr, 0, -1, nullptr, y, 4);
+    else depthwise_block_exact<T>(geo, x, channels, w, bias, d.bias_stride, y);
     if (d.rq) requant_rows_into(d, y, at, oplane, channels, c0, oplane);
   });
 }

@@ -60,17 +60,21 @@ bool depthwise_exact_in_f32(const T* w, int64_t count, int64_t taps) {
 
 template <class T>
 ExactDepthwise exact_depthwise(const T* w, int64_t count, const simd::DepthwiseGeometry& g) {
-  if (!depthwise_exact_in_f32(w, count, g.kh * g.kw)) return ExactDepthwise::none;
-  if (g.ow <= 16) return ExactDepthwise::blocked;
-  // i8 at column stride 2 and 48 columns or more: channels in lanes again, with the
-  // requantization in the kernel, where planes deinterleave each row's columns and requantize
-  // in a pass of their own.
-  if (sizeof(T) == 1 && g.sw == 2 && g.ow >= 48 && simd::conv_row_kernels().depthwise_blocked_i8)
-    return ExactDepthwise::blocked;
-  const bool planes = simd::conv_row_kernels().depthwise_plane &&
-                      simd::depthwise_plane_fits(g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.oh);
-  if (sizeof(T) == 1) return planes ? ExactDepthwise::planes : g.ow <= 32 ? ExactDepthwise::blocked : ExactDepthwise::none;
-  return planes && g.ow <= 32 ? ExactDepthwise::planes : ExactDepthwise::none;
+  if constexpr (!std::is_same_v<T, int8_t> && !std::is_same_v<T, int16_t>) {
+    (void)w, (void)count, (void)g;
+    return ExactDepthwise::none;
+  } else {
+    const bool in_f32 = depthwise_exact_in_f32(w, count, g.kh * g.kw);
+    // With the i16-pair kernel: i8 planes of up to 16 columns in f32 a register of channels at
+    // a time, everything else in pairs, which beat the f32 plane kernel (MobileNet-V2's 112 to
+    // 28 columns), the stride-2 blocks, the i16 inputs' two f32 halves and the integer row
+    // kernels (bench/results.md).
+    if (simd::conv_row_kernels().depthwise_blocked_pairs)
+      return sizeof(T) == 1 && in_f32 && g.ow <= 16 ? ExactDepthwise::blocked : ExactDepthwise::pairs;
+    // Without it (SSE2): i16 inputs, which take two f32 convolutions, only up to 16 columns,
+    // i8 up to 32; past those the integer row kernels are faster.
+    return in_f32 && (g.ow <= 16 || (sizeof(T) == 1 && g.ow <= 32)) ? ExactDepthwise::blocked : ExactDepthwise::none;
+  }
 }
 
 template <class T>
@@ -121,33 +125,24 @@ bool depthwise_block_i8(const simd::DepthwiseGeometry& g, const int8_t* x, int64
 }
 
 template <class T>
-void depthwise_plane_exact(const simd::DepthwiseGeometry& g, const T* x, const T* w, const int32_t* bias, int32_t* y) {
+bool depthwise_block_pairs(const simd::DepthwiseGeometry& g, const T* x, int64_t channels, const T* w,
+                           const int32_t* bias, int64_t bias_stride, const simd::RequantOp* ops, int nops, int mul_op,
+                           const int32_t* mul_values, void* y, int out_bytes) {
   const auto& table = simd::conv_row_kernels();
-  const int64_t taps = g.kh * g.kw, plane = g.h * g.w, oplane = g.oh * g.ow;
-  float wf[64];
-  for (int64_t t = 0; t < taps; ++t) wf[t] = float(w[t]);
-  float* xf = thread_scratch<DepthwiseExactScratch, float>(0, 2 * plane);
-  float* sums = thread_scratch<DepthwiseExactScratch, float>(1, 2 * oplane);
+  if (!table.depthwise_blocked_pairs) return false;
+  thread_local std::vector<int16_t> w16;
+  w16.assign(w, w + channels * g.kh * g.kw);
+  const int64_t work = simd::depthwise_pairs_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
+  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
   const float inf = std::numeric_limits<float>::infinity();
-  auto convolve = [&](const float* in, float* out) {
-    table.depthwise_plane({in, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.top, g.left, g.sh, g.sw, wf, 0.f, -inf, inf, out});
-  };
-  const uint32_t b = bias ? uint32_t(*bias) : 0u;
-  if constexpr (std::is_same_v<T, int8_t>) {
-    widen_i8(x, xf, plane);
-    convolve(xf, sums);
-    sums_plus(sums, b, y, oplane);
-  } else {
-    float* lo = xf + plane;
-    for (int64_t k = 0; k < plane; ++k) {
-      xf[k] = float(int32_t(x[k]) >> 8);
-      lo[k] = float(int32_t(x[k]) & 255);
-    }
-    convolve(xf, sums);
-    convolve(lo, sums + oplane);
-    for (int64_t k = 0; k < oplane; ++k)
-      y[k] = int32_t(uint32_t(int32_t(sums[k])) * 256u + uint32_t(int32_t(sums[oplane + k])) + b);
-  }
+  const simd::DepthwiseBlocked f{nullptr, channels, g.h,    g.w,  g.kh,    g.kw, g.oh, g.ow,   g.top, g.left, g.sh,
+                                 g.sw,    g.dh,     g.dw,   nullptr, nullptr, bias_stride, -inf, inf, nullptr, buf};
+  const int8_t* x8 = nullptr;
+  const int16_t* x16 = nullptr;
+  if constexpr (std::is_same_v<T, int8_t>) x8 = x;
+  else x16 = x;
+  table.depthwise_blocked_pairs({{f, x8, bias, ops, nops, mul_op, mul_values, y, out_bytes}, x16, w16.data()});
+  return true;
 }
 
 #define MLVM_DEPTHWISE_EXACT(T)                                                                  \
@@ -155,7 +150,8 @@ void depthwise_plane_exact(const simd::DepthwiseGeometry& g, const T* x, const T
   template ExactDepthwise exact_depthwise<T>(const T*, int64_t, const simd::DepthwiseGeometry&);   \
   template void depthwise_block_exact<T>(const simd::DepthwiseGeometry&, const T*, int64_t, const T*, \
                                          const int32_t*, int64_t, int32_t*);  \
-  template void depthwise_plane_exact<T>(const simd::DepthwiseGeometry&, const T*, const T*, const int32_t*, int32_t*);
+  template bool depthwise_block_pairs<T>(const simd::DepthwiseGeometry&, const T*, int64_t, const T*, const int32_t*, \
+                                         int64_t, const simd::RequantOp*, int, int, const int32_t*, void*, int);
 MLVM_DEPTHWISE_EXACT(int8_t)
 MLVM_DEPTHWISE_EXACT(int16_t)
 #undef MLVM_DEPTHWISE_EXACT

@@ -1,17 +1,19 @@
-// Integer depthwise convolutions computed exactly by the f32 kernels.
+// Integer depthwise convolutions a register of channels at a time: exactly by the f32 kernels,
+// or in i16 pairs.
 //
 // The integer depthwise kernels (kernels/simd/depthwise_pairs.inl) run along an output row, so
 // planes narrower than a register (MobileNet-V2's 14 x 14 and 7 x 7, with hundreds of
 // channels) leave most lanes idle: 3-5 times the time of the f32 convolution, which puts
-// channels in lanes (simd::DepthwiseBlocked); and the f32 plane kernel (simd::DepthwisePlane)
-// beats them on wider i8 planes too. Those kernels compute integer convolutions as well,
+// channels in lanes (simd::DepthwiseBlocked). That kernel computes integer convolutions as well,
 // bit for bit, wherever every sum it forms is an integer below 2^24 in magnitude: then each
 // product and each partial sum is exact in f32 at every SIMD level, with or without FMA, in
 // any order. An i8 input qualifies when taps · 128 · max|w| <= 2^24 (any i8 weights and up to
 // 1024 taps); an i16 input x is split as 256 · hi + lo (hi in [-128, 127], lo in [0, 255]) and
 // each half convolved on its own, which qualifies when taps · 256 · max|w| <= 2^24 (the
 // quantizer's i8-range weights widened to i16: up to 512 taps). The exact sums are then
-// combined and the bias added modulo 2^32, which is what the integer kernels compute.
+// combined and the bias added modulo 2^32, which is what the integer kernels compute. Past
+// 16 columns, and for i16 inputs, the pixel-major i16 pairs of simd::DepthwisePairsBlocked
+// are faster still, and exact for any weights.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +23,13 @@
 namespace mlvm {
 
 // How depthwise_exact computes a convolution with one output channel per input channel of
-// these `count` weights, if it does: planes narrower than the integer row kernels' registers
-// (16 columns) a register of channels at a time (depthwise_block_exact, for i8 with the
-// requantization in the kernel: depthwise_block_i8), as are i8 planes of 48 columns or more at
-// column stride 2; wider ones by the f32 plane kernel where the level has it
-// (depthwise_plane_exact); i16 inputs, which take two
-// f32 convolutions, only up to 32 output columns, past which their integer kernel is faster
-// (bench/results.md). none for types other than int8_t and int16_t.
-enum class ExactDepthwise { none, blocked, planes };
+// these `count` weights, if it does: where the level has the i16-pair kernel, i8 planes of up
+// to 16 columns in f32 a register of channels at a time (depthwise_block_i8, or
+// depthwise_block_exact without the requantization), everything else in pairs
+// (depthwise_block_pairs); without it, planes narrower than the integer row kernels'
+// registers (16 columns, 32 for i8) in f32, and none for the rest (bench/results.md). none
+// for types other than int8_t and int16_t.
+enum class ExactDepthwise { none, blocked, pairs };
 template <class T>
 ExactDepthwise exact_depthwise(const T* w, int64_t count, const simd::DepthwiseGeometry& geo);
 
@@ -55,10 +56,12 @@ bool depthwise_block_i8(const simd::DepthwiseGeometry& geo, const int8_t* x, int
                         const int32_t* bias, int64_t bias_stride, const simd::RequantOp* ops, int nops, int mul_op,
                         const int32_t* mul_values, void* y, int out_bytes);
 
-// One output plane of the same convolution (x one input plane, w its kh·kw taps, bias null or
-// one value) by the f32 plane kernel (simd::DepthwisePlane), which wide planes fill registers
-// of: only where the level has it and simd::depthwise_plane_fits, and depthwise_exact_in_f32.
+// The convolution of depthwise_block_i8 over i8 or i16 x with any weights of x's type, summed
+// exactly in i16 pairs (simd::DepthwisePairsBlocked): false, and nothing done, where the level
+// has no such kernel.
 template <class T>
-void depthwise_plane_exact(const simd::DepthwiseGeometry& geo, const T* x, const T* w, const int32_t* bias, int32_t* y);
+bool depthwise_block_pairs(const simd::DepthwiseGeometry& geo, const T* x, int64_t channels, const T* w,
+                           const int32_t* bias, int64_t bias_stride, const simd::RequantOp* ops, int nops, int mul_op,
+                           const int32_t* mul_values, void* y, int out_bytes);
 
 }  // namespace mlvm

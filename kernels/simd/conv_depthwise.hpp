@@ -96,14 +96,28 @@ struct DepthwiseBlockedI8 {
   int out_bytes;
 };
 
+// The same convolution and results as DepthwiseBlockedI8 over i8 or i16 planes, summed in
+// integers: each lane of a pixel-major register holds a channel's two neighbouring taps as
+// i16, multiplied by its weight pair in one vpmaddwd (kernels/simd/depthwise_blocked_pairs.inl),
+// exact modulo 2^32 for any i16 weights and inputs.
+//   y[c·oh·ow + p] = chain_c(sum over (i, j) of w[c·kh·kw + i·kw + j] · pad(x)[c][...] +
+//                    bias[c·bias_stride])    (modulo 2^32)
+// q as for DepthwiseBlockedI8 (q.f.w_taps unused, q.f.work depthwise_pairs_work floats), with
+// the input q.x (i8) or, where that is null, x16.
+struct DepthwisePairsBlocked {
+  DepthwiseBlockedI8 q;
+  const int16_t* x16;
+  const int16_t* w;
+};
+
 // Output rows a DepthwiseBlocked call computes at once: as many as keep its pixel-major input
 // and output strips (lanes channels each) within about 96 KiB, so they stay in L2 while the
 // planes stream through (a whole 112 x 112 plane would be 800 KiB).
 inline int64_t depthwise_strip_rows(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
-                                    int64_t sw, int64_t dh, int64_t dw) {
+                                    int64_t sw, int64_t dh, int64_t dw, int64_t budget_kib = 96) {
   const int64_t cols = (ow - 1) * sw + (kw - 1) * dw + 1;
   const int64_t per_row = lanes * (sh * cols + ow), halo = lanes * ((kh - 1) * dh + 1 - sh) * cols;
-  const int64_t budget = (int64_t(96) << 10) / int64_t(sizeof(float));
+  const int64_t budget = (budget_kib << 10) / int64_t(sizeof(float));
   return std::clamp<int64_t>((budget - std::max<int64_t>(0, halo)) / std::max<int64_t>(1, per_row), 1, oh);
 }
 
@@ -113,6 +127,18 @@ inline int64_t depthwise_blocked_work(int64_t lanes, int64_t kh, int64_t kw, int
   const int64_t strip = depthwise_strip_rows(lanes, kh, kw, oh, ow, sh, sw, dh, dw);
   const int64_t rows = (strip - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
   return lanes * (rows * cols + strip * ow + kh * kw + 1);
+}
+
+// DepthwisePairsBlocked's strips may take twice DepthwiseBlocked's L2: its halo rows cost a
+// conversion to pairs each, and PP-OCRv4's 12-row planes are then one strip, not two.
+inline constexpr int64_t kDepthwisePairsKiB = 192;
+// Scratch (4-byte units) for a DepthwisePairsBlocked call: the strip's pair rows and sums as
+// for DepthwiseBlocked, kh·ceil(kw/2) weight pairs and an i16 row dw columns longer.
+inline int64_t depthwise_pairs_work(int64_t lanes, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
+                                    int64_t sw, int64_t dh, int64_t dw) {
+  const int64_t strip = depthwise_strip_rows(lanes, kh, kw, oh, ow, sh, sw, dh, dw, kDepthwisePairsKiB);
+  const int64_t rows = (strip - 1) * sh + (kh - 1) * dh + 1, cols = (ow - 1) * sw + (kw - 1) * dw + 1;
+  return lanes * (rows * cols + strip * ow + kh * ((kw + 1) / 2)) + (lanes * (cols + dw) + 1) / 2;
 }
 
 // One f32 depthwise plane, pixels in lanes, straight from the input plane with masked loads
@@ -205,6 +231,8 @@ struct ConvRowTable {
   void (*f32_to_i32_plus)(const float* s, int32_t b, int32_t* y, int64_t n) = nullptr;
   // The exact i8 depthwise with its requantization (kernels/depthwise_exact.cpp), null at SSE2.
   void (*depthwise_blocked_i8)(const DepthwiseBlockedI8&) = nullptr;
+  // The integer depthwise in i16 pairs with its requantization, null at SSE2.
+  void (*depthwise_blocked_pairs)(const DepthwisePairsBlocked&) = nullptr;
 };
 
 // The current level's table.

@@ -74,15 +74,19 @@ inline void pixel_major_row_i8(float* row, const int8_t* src, int64_t plane, int
 // stored as kBytes-byte elements for c < channels. A last partial block of pixels is the last
 // whole one again (the same values stored twice); a strip of fewer than L pixels goes lane by
 // lane. (Finishing each block in registers just before its transpose spilled the block.)
-template <int kBytes, class Finish>
+// kIntSums: out holds i32 sums already (depthwise_blocked_pairs.inl), not f32 ones.
+template <int kBytes, bool kIntSums = false, class Finish>
 void emit_strip(const DepthwiseBlockedI8& a, float* out, int64_t pixels, int64_t at, requant_detail::IV vb,
                 Finish finish) {
   namespace r = requant_detail;
   constexpr int64_t L = kLanes<float>;
   const int64_t oplane = a.f.oh * a.f.ow, channels = a.f.channels;
   auto* y = static_cast<std::byte*>(a.y) + at * kBytes;
-  for (int64_t p = 0; p < pixels; ++p)
-    store(out + p * L, V<float>(r::as_f32(finish(r::add(r::truncate(out + p * L), vb)))));
+  auto sums = [&](int64_t p) {
+    if constexpr (kIntSums) return r::load(reinterpret_cast<const int32_t*>(out + p * L));
+    else return r::truncate(out + p * L);
+  };
+  for (int64_t p = 0; p < pixels; ++p) store(out + p * L, V<float>(r::as_f32(finish(r::add(sums(p), vb)))));
   if (pixels >= L) {
     for (int64_t p0 = 0; p0 < pixels; p0 += L) {
       const int64_t p = std::min(p0, pixels - L);
@@ -101,20 +105,18 @@ void emit_strip(const DepthwiseBlockedI8& a, float* out, int64_t pixels, int64_t
     }
 }
 
-// blocked_strips with emit_strip at a's element size.
-template <class Fill, class Finish>
-void strips_into(const DepthwiseBlockedI8& a, Fill fill, requant_detail::IV vb, Finish finish) {
-  auto run = [&]<int kBytes>() {
-    blocked_strips(a.f, fill, [&](float* out, int64_t pixels, int64_t at) {
-      emit_strip<kBytes>(a, out, pixels, at, vb, finish);
-    });
-  };
+// run.template operator()<kBytes>() at a's element size.
+template <class Run>
+void with_out_bytes(const DepthwiseBlockedI8& a, Run run) {
   if (a.out_bytes == 1) run.template operator()<1>();
   else if (a.out_bytes == 2) run.template operator()<2>();
   else run.template operator()<4>();
 }
 
-void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
+// run(vb, finish): a's bias as a register of channels and its chain as a function of a
+// register of i32 sums plus bias.
+template <class Run>
+void with_requant(const DepthwiseBlockedI8& a, Run run) {
   namespace r = requant_detail;
   constexpr int64_t L = kLanes<float>;
   const DepthwiseBlocked& f = a.f;
@@ -124,10 +126,6 @@ void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
     mul[c] = a.mul_op >= 0 ? a.mul_values[c] : 0;
   }
   const r::IV vb = r::load(bias), vm = r::load(mul);
-  const int64_t plane = f.h * f.w;
-  auto fill = [&](float* row, int64_t ih, int64_t cols, int64_t c_lo, int64_t c_hi) {
-    pixel_major_row_i8(row, a.x + ih * f.w - f.left, plane, f.channels, cols, c_lo, c_hi);
-  };
   // A layer's chain with its multipliers in i16 (requant_vec.inl's LayerChain): every step
   // in registers; any other chain its steps in order, the per-channel one by the lanes.
   const auto layer = a.mul_op == 1 ? r::layer_chain_of(a.ops, a.nops) : std::nullopt;
@@ -138,13 +136,27 @@ void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
     r::with_layer_chain(*layer, [&]<int H, bool W, int T>() {
       const r::LayerChain l = *layer;
       // By value: the chain's splats then leave the loops (stores to the strip cannot alias it).
-      strips_into(a, fill, vb, [l, mh](r::IV v) { return r::layer_register<H, W, T>(l, mh, v); });
+      run(vb, [l, mh](r::IV v) { return r::layer_register<H, W, T>(l, mh, v); });
     });
     return;
   }
-  strips_into(a, fill, vb, [&](r::IV v) {
+  run(vb, [&](r::IV v) {
     for (int s = 0; s < a.nops; ++s) v = s == a.mul_op ? r::mul(v, vm) : r::any_step(a.ops[s], v);
     return v;
+  });
+}
+
+void depthwise_blocked_i8(const DepthwiseBlockedI8& a) {
+  const int64_t plane = a.f.h * a.f.w;
+  auto fill = [&](float* row, int64_t ih, int64_t cols, int64_t c_lo, int64_t c_hi) {
+    pixel_major_row_i8(row, a.x + ih * a.f.w - a.f.left, plane, a.f.channels, cols, c_lo, c_hi);
+  };
+  with_requant(a, [&](requant_detail::IV vb, auto finish) {
+    with_out_bytes(a, [&]<int kBytes>() {
+      blocked_strips(a.f, fill, [&](float* out, int64_t pixels, int64_t at) {
+        emit_strip<kBytes>(a, out, pixels, at, vb, finish);
+      });
+    });
   });
 }
 #else

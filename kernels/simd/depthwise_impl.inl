@@ -253,6 +253,7 @@ void depthwise_blocked(const DepthwiseBlocked& a) {
 
 #include "kernels/simd/depthwise_plain.inl"
 #include "kernels/simd/depthwise_blocked_i8.inl"
+#include "kernels/simd/depthwise_blocked_pairs.inl"
 #include "kernels/simd/depthwise_pairs.inl"
 
 }  // namespace
@@ -266,7 +267,8 @@ const ConvRowTable& conv_row_table() {
                                   depthwise_blocked,     depthwise_plane,        int(kLanes<float>),
                                   max3_rows_f32,         max_pool_blocked,       copy_rows_4,
                                   pairs_depthwise_plane<int8_t>, pairs_depthwise_plane<uint8_t>,
-                                  pairs_depthwise_plane<int16_t>, f32_to_i32_plus, depthwise_blocked_i8};
+                                  pairs_depthwise_plane<int16_t>, f32_to_i32_plus, depthwise_blocked_i8,
+                                  depthwise_blocked_pairs};
   return table;
 }
 

@@ -307,18 +307,18 @@ BOOST_AUTO_TEST_CASE(i8_x_without_min) {
 }
 
 // The quantizer's depthwise convolutions: i16 inputs over the whole range with weights of i8's
-// range, which narrow planes compute in f32 as two exact halves (kernels/depthwise_exact.hpp),
-// at their limits (-32768 against -128 and 127); and weights one past that range's bound for
-// 3x3 (|w| 7282: 9 · 256 · 7282 > 2^24), which take the integer kernels instead. Each against
-// the naive sums.
+// range, which AVX2 and AVX-512 compute in i16 pairs and SSE2's narrow planes in f32 as two
+// exact halves (kernels/depthwise_exact.hpp), at their limits (-32768 against -128 and 127);
+// and weights one past that range's bound for 3x3 (|w| 7282: 9 · 256 · 7282 > 2^24), which
+// SSE2 takes to the integer row kernels instead. Each against the naive sums.
 BOOST_AUTO_TEST_CASE(i16_depthwise_with_i8_range_weights) {
   LevelGuard guard;
   ThreadPool pool(2);
   for (const simd_test::GemmLevel& level : simd_test::gemm_levels()) {
     simd_test::set_gemm_level(level);
     std::mt19937_64 rng(24);
-    // The list's depthwise cases, and planes of 17 to 32 output columns, which i16 inputs take
-    // through the f32 plane kernel (kernels/depthwise_exact.hpp: exact_depthwise).
+    // The list's depthwise cases, and planes of 17 to 32 output columns (i8 through SSE2's
+    // f32 blocks; kernels/depthwise_exact.hpp: exact_depthwise).
     std::vector<ConvCase> cases;
     for (const ConvCase& c : conv_cases())
       if (c.w[1] == 1 && c.groups > 1 && c.x[2] * c.x[3] < 20000) cases.push_back(c);
