@@ -43,6 +43,17 @@ void convolve_part(const simd::DepthwiseGeometry& g, const T* x, int64_t channel
                            nullptr, 0, -inf, inf, sums, buf});
 }
 
+// DepthwiseBlocked's geometry for the integer blocked kernels, which read their own input,
+// bias and results (x, bias and y unused), with w_taps (f32 weights or null) and `work` floats
+// of the calling thread's scratch.
+simd::DepthwiseBlocked blocked_geometry(const simd::DepthwiseGeometry& g, int64_t channels, const float* w_taps,
+                                        int64_t bias_stride, int64_t work) {
+  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
+  const float inf = std::numeric_limits<float>::infinity();
+  return {nullptr, channels, g.h,   g.w,  g.kh,    g.kw,        g.oh, g.ow, g.top,   g.left, g.sh,
+          g.sw,    g.dh,     g.dw,  w_taps, nullptr, bias_stride, -inf, inf,  nullptr, buf};
+}
+
 }  // namespace
 
 template <class T>
@@ -114,12 +125,7 @@ bool depthwise_block_i8(const simd::DepthwiseGeometry& g, const int8_t* x, int64
   thread_local std::vector<float> wf;
   wf.assign(w, w + channels * g.kh * g.kw);
   const int64_t work = simd::depthwise_blocked_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
-  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
-  const float inf = std::numeric_limits<float>::infinity();
-  // x, bias and y unused: the i8 planes, the i32 bias and the results are the call's own.
-  const simd::DepthwiseBlocked f{nullptr, channels,  g.h,         g.w,  g.kh, g.kw,    g.oh,
-                                 g.ow,    g.top,     g.left,      g.sh, g.sw, g.dh,    g.dw,
-                                 wf.data(), nullptr, bias_stride, -inf, inf,  nullptr, buf};
+  const simd::DepthwiseBlocked f = blocked_geometry(g, channels, wf.data(), bias_stride, work);
   table.depthwise_blocked_i8({f, x, bias, ops, nops, mul_op, mul_values, y, out_bytes});
   return true;
 }
@@ -133,10 +139,7 @@ bool depthwise_block_pairs(const simd::DepthwiseGeometry& g, const T* x, int64_t
   thread_local std::vector<int16_t> w16;
   w16.assign(w, w + channels * g.kh * g.kw);
   const int64_t work = simd::depthwise_pairs_work(table.lanes, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw);
-  float* buf = thread_scratch<DepthwiseExactScratch, float>(2, work);
-  const float inf = std::numeric_limits<float>::infinity();
-  const simd::DepthwiseBlocked f{nullptr, channels, g.h,    g.w,  g.kh,    g.kw, g.oh, g.ow,   g.top, g.left, g.sh,
-                                 g.sw,    g.dh,     g.dw,   nullptr, nullptr, bias_stride, -inf, inf, nullptr, buf};
+  const simd::DepthwiseBlocked f = blocked_geometry(g, channels, nullptr, bias_stride, work);
   const int8_t* x8 = nullptr;
   const int16_t* x16 = nullptr;
   if constexpr (std::is_same_v<T, int8_t>) x8 = x;

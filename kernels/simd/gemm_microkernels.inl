@@ -209,23 +209,31 @@ void fma_kernel(const MicroTile& t) {
   fma_wide_tile<Vec, MR, NV>(t);
 }
 
-// fma_kernel over rt.panels consecutive B panels with one A panel (StripKernel): the tiles a
-// driver would otherwise call one by one, without a call and its set-up per tile (a tile of
-// a small-k GEMM, a 1x1 convolution's, is only a few hundred cycles of work).
-template <class Vec, int MR, int NV>
-void fma_strip_kernel(const RowTile& rt) {
-  using T = typename Vec::T;
-  constexpr int NR = NV * Vec::L;
+// The tiles of a StripKernel call (rt.panels consecutive B panels with one A panel), each
+// through tile(t), which returns true to stop (a narrow last panel it finished otherwise): the
+// tiles a driver would otherwise call one by one, without a call and its set-up per tile (a
+// tile of a small-k GEMM, a 1x1 convolution's, is only a few hundred cycles of work).
+template <class T, int NR, class Tile>
+[[gnu::always_inline]] inline void strip_tiles(const RowTile& rt, Tile tile) {
   MicroTile t = rt.tile;
   const int last_nr = t.nr;
   for (int p = 0; p < rt.panels; ++p) {
     t.nr = p + 1 < rt.panels ? NR : last_nr;
-    if (fma_narrow_tile<Vec, MR, NV>(t)) break;  // only the last panel can be narrow
-    fma_wide_tile<Vec, MR, NV>(t);
+    if (tile(t)) break;
     t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
     t.c = static_cast<T*>(t.c) + NR;
     if (t.col_bias) t.col_bias = static_cast<const T*>(t.col_bias) + NR;
   }
+}
+
+// fma_kernel over a strip (StripKernel).
+template <class Vec, int MR, int NV>
+void fma_strip_kernel(const RowTile& rt) {
+  strip_tiles<typename Vec::T, NV * Vec::L>(rt, [](const MicroTile& t) {
+    if (fma_narrow_tile<Vec, MR, NV>(t)) return true;  // only the last panel can be narrow
+    fma_wide_tile<Vec, MR, NV>(t);
+    return false;
+  });
 }
 
 // fma_kernel's row 0 over up to P panels at once (RowTile): P·NV independent accumulator
@@ -369,23 +377,14 @@ void int_kernel(const MicroTile& t) {
   update_tile<Vec, MR, NV>(t, acc);
 }
 
-// int_kernel over rt.panels consecutive B panels with one A panel (StripKernel), as
-// fma_strip_kernel: a 1x1 convolution's integer tile over a small k (MobileNet-V2's 16-160
-// channels) is a few hundred cycles, and a driver call with its MicroTile for each one cost
-// as much as a tenth of a quantized MobileNet-V2 at AVX2.
+// int_kernel over a strip (StripKernel): the 1x1 convolutions of quantized models have integer
+// tiles over as few as 16 channels.
 template <class Vec, class Step, int KU, int MR, int NV, Correct kCorrect>
 void int_strip_kernel(const RowTile& rt) {
-  using T = typename Vec::T;
-  constexpr int NR = NV * Vec::L;
-  MicroTile t = rt.tile;
-  const int last_nr = t.nr;
-  for (int p = 0; p < rt.panels; ++p) {
-    t.nr = p + 1 < rt.panels ? NR : last_nr;
+  strip_tiles<typename Vec::T, NV * Vec::L>(rt, [](const MicroTile& t) {
     int_kernel<Vec, Step, KU, MR, NV, kCorrect>(t);
-    t.b = static_cast<const char*>(t.b) + rt.b_panel_bytes;
-    t.c = static_cast<T*>(t.c) + NR;
-    if (t.col_bias) t.col_bias = static_cast<const T*>(t.col_bias) + NR;
-  }
+    return false;
+  });
 }
 
 // Plain C++ kernel for what a level has no vector instruction for (i64 multiply before
